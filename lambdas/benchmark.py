@@ -1,0 +1,24 @@
+"""RunBenchmark: measure every shape (short CPU runs; long or GPU runs use a processing job)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from lambdas import clients
+from lambdas.observability import MetricUnit, logger, metrics, tracer
+from workflows.contracts import BenchmarkRequest
+from workflows.steps.benchmark import benchmark
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+@event_parser(model=BenchmarkRequest)
+def handler(event: BenchmarkRequest, context: LambdaContext) -> dict[str, Any]:
+    result = benchmark(event, runtime=clients.sagemaker_runtime())
+    logger.info("measured", extra={"run_id": event.run_id, "shapes": len(result.shapes)})
+    metrics.add_metric(name="BenchmarkSeconds", unit=MetricUnit.Seconds, value=result.seconds)
+    return result.model_dump(mode="json")

@@ -1,0 +1,46 @@
+"""AWS clients and settings for handlers, built once per execution environment (warm starts reuse them)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import boto3
+from botocore.config import Config
+
+from workflows.settings import Settings
+
+_STANDARD = Config(retries={"mode": "standard", "max_attempts": 5})
+# Cold starts can exceed botocore's 60 s default read timeout (serverless measured 12.8 s and more, F15).
+_RUNTIME = Config(
+    retries={"mode": "standard", "max_attempts": 1},
+    read_timeout=300,
+    connect_timeout=10,
+    max_pool_connections=64,
+)
+
+
+@lru_cache(maxsize=1)
+def settings() -> Settings:
+    return Settings.from_env()
+
+
+@lru_cache(maxsize=1)
+def sagemaker() -> Any:
+    return boto3.client("sagemaker", config=_STANDARD)
+
+
+@lru_cache(maxsize=1)
+def sagemaker_runtime() -> Any:
+    return boto3.client("sagemaker-runtime", config=_RUNTIME)
+
+
+@lru_cache(maxsize=1)
+def s3() -> Any:
+    return boto3.client("s3", config=_STANDARD)
+
+
+def clear() -> None:
+    """Forget cached clients and settings (the local engine calls this when it starts and stops)."""
+    for factory in (settings, sagemaker, sagemaker_runtime, s3):
+        factory.cache_clear()

@@ -1,0 +1,27 @@
+"""ConvertToOnnx: export, optimise and verify the model into the run's staging folder."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from lambdas import clients
+from lambdas.observability import MetricUnit, logger, metrics, tracer
+from workflows.contracts import StepRequest
+from workflows.steps.convert import convert
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+@event_parser(model=StepRequest)
+def handler(event: StepRequest, context: LambdaContext) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="convert-") as workdir:
+        result = convert(event, s3=clients.s3(), settings=clients.settings(), workdir=Path(workdir))
+    logger.info("converted", extra={"run_id": event.run_id, "optimization": result.manifest.optimization})
+    metrics.add_metric(name="ConvertSeconds", unit=MetricUnit.Seconds, value=result.seconds)
+    return result.model_dump(mode="json")

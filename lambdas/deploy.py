@@ -1,0 +1,27 @@
+"""DeployEndpoint: create the hosting mode's SageMaker resources."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from lambdas import clients
+from lambdas.observability import MetricUnit, logger, metrics, tracer
+from workflows.contracts import DeployRequest
+from workflows.steps.deploy import deploy
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+@event_parser(model=DeployRequest)
+def handler(event: DeployRequest, context: LambdaContext) -> dict[str, Any]:
+    result = deploy(event, sagemaker=clients.sagemaker(), settings=clients.settings())
+    logger.info(
+        "deploying",
+        extra={"run_id": event.run_id, "endpoint": result.endpoint_name, "instance": result.instance_type},
+    )
+    metrics.add_metric(name="DeployAttempts", unit=MetricUnit.Count, value=1)
+    return result.model_dump(mode="json")

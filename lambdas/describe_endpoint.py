@@ -1,0 +1,26 @@
+"""DescribeEndpoint: one status poll of the wait loop."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from lambdas import clients
+from lambdas.observability import MetricUnit, logger, metrics, tracer
+from workflows.contracts import DescribeRequest
+from workflows.steps.wait import describe
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+@event_parser(model=DescribeRequest)
+def handler(event: DescribeRequest, context: LambdaContext) -> dict[str, Any]:
+    result = describe(event, sagemaker=clients.sagemaker())
+    logger.info(
+        "endpoint status", extra={"run_id": event.run_id, "status": result.status, "polls": result.polls}
+    )
+    metrics.add_metric(name="EndpointPolls", unit=MetricUnit.Count, value=1)
+    return result.model_dump(mode="json")

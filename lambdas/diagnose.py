@@ -1,0 +1,23 @@
+"""DiagnoseFailure: match the caught error against the failure catalogue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from lambdas.observability import MetricUnit, logger, metrics, tracer
+from workflows.contracts import ErrorInfo, PipelineState
+from workflows.diagnosis import diagnose
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+@event_parser(model=PipelineState)
+def handler(event: PipelineState, context: LambdaContext) -> dict[str, Any]:
+    result = diagnose(event.error or ErrorInfo(Error="Unknown", Cause="no error was recorded"))
+    logger.info("diagnosed", extra={"run_id": event.run_id, "id": result.id, "action": result.action})
+    metrics.add_metric(name=f"Failure{result.id}", unit=MetricUnit.Count, value=1)
+    return result.model_dump(mode="json")

@@ -1,0 +1,24 @@
+"""TeardownEndpoint / TeardownAfterFailure: delete everything the run created and verify."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from lambdas import clients
+from lambdas.observability import MetricUnit, logger, metrics, tracer
+from workflows.contracts import PipelineState
+from workflows.steps.teardown import teardown
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+@event_parser(model=PipelineState)
+def handler(event: PipelineState, context: LambdaContext) -> dict[str, Any]:
+    result = teardown(event, sagemaker=clients.sagemaker(), s3=clients.s3(), settings=clients.settings())
+    logger.info("torn down", extra={"run_id": event.run_id, "deleted": result.deleted, "kept": result.kept})
+    metrics.add_metric(name="ResourcesDeleted", unit=MetricUnit.Count, value=len(result.deleted))
+    return result.model_dump(mode="json")

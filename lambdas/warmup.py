@@ -1,0 +1,24 @@
+"""WarmUpShapes: warm every shape until its latency is stable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from lambdas import clients
+from lambdas.observability import MetricUnit, logger, metrics, tracer
+from workflows.contracts import WarmupRequest
+from workflows.steps.warmup import warmup
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+@event_parser(model=WarmupRequest)
+def handler(event: WarmupRequest, context: LambdaContext) -> dict[str, Any]:
+    result = warmup(event, runtime=clients.sagemaker_runtime())
+    logger.info("warmed", extra={"run_id": event.run_id, "requests": sum(s.requests for s in result.shapes)})
+    metrics.add_metric(name="WarmupSeconds", unit=MetricUnit.Seconds, value=result.seconds)
+    return result.model_dump(mode="json")

@@ -1,0 +1,204 @@
+"""The deploy pipeline: convert -> pack -> preflight -> deploy -> wait -> warm up -> benchmark -> tear down.
+
+Every Task's failure is caught into ``$.error`` and goes through DiagnoseFailure and
+TeardownAfterFailure before the execution fails, so every path that may have created a
+resource reaches a teardown. Polling is Wait + describe + Choice (no ``.sync``): it runs the
+same on Step Functions and on the local engine, and a Wait costs nothing while it waits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workflows.errors import ResourceBusy, error_names, retryable_names
+
+LAMBDA_TRANSIENT = [
+    "Lambda.ServiceException",
+    "Lambda.AWSLambdaException",
+    "Lambda.SdkClientException",
+    "Lambda.TooManyRequestsException",
+]
+
+STEP_REQUEST = {"run_id.$": "$.run_id", "spec.$": "$.spec"}
+
+
+def retry_policy() -> list[dict[str, Any]]:
+    return [
+        {
+            "ErrorEquals": LAMBDA_TRANSIENT,
+            "IntervalSeconds": 2,
+            "MaxAttempts": 6,
+            "BackoffRate": 2.0,
+            "JitterStrategy": "FULL",
+        },
+        {
+            "ErrorEquals": [n for n in retryable_names() if n != ResourceBusy.__name__],
+            "IntervalSeconds": 5,
+            "MaxAttempts": 5,
+            "BackoffRate": 2.0,
+            "MaxDelaySeconds": 60,
+            "JitterStrategy": "FULL",
+        },
+    ]
+
+
+def catch_to(next_state: str, result_path: str | None = "$.error") -> list[dict[str, Any]]:
+    """Known errors first (named from the error module), then anything else."""
+    return [
+        {"ErrorEquals": sorted(error_names()), "ResultPath": result_path, "Next": next_state},
+        {"ErrorEquals": ["States.ALL"], "ResultPath": result_path, "Next": next_state},
+    ]
+
+
+def task(
+    function: str,
+    *,
+    next_state: str,
+    result_path: str,
+    parameters: dict[str, Any] | None = None,
+    comment: str,
+    catch: str = "DiagnoseFailure",
+    retry: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    state: dict[str, Any] = {
+        "Type": "Task",
+        "Comment": comment,
+        "Resource": f"${{{function}}}",
+        "ResultPath": result_path,
+        "Next": next_state,
+        "Retry": retry if retry is not None else retry_policy(),
+        "Catch": catch_to(catch),
+    }
+    if parameters is not None:
+        state["Parameters"] = parameters
+    return state
+
+
+def teardown_retry() -> list[dict[str, Any]]:
+    # A stalled endpoint cannot be deleted until it leaves Creating (F06: ~50 min): retry for about
+    # an hour (60 s doubling, capped at 10 min) before the janitor has to take over.
+    return [
+        *retry_policy(),
+        {
+            "ErrorEquals": [ResourceBusy.__name__],
+            "IntervalSeconds": 60,
+            "MaxAttempts": 9,
+            "BackoffRate": 2.0,
+            "MaxDelaySeconds": 600,
+        },
+    ]
+
+
+def definition() -> dict[str, Any]:
+    states: dict[str, Any] = {
+        "ConvertToOnnx": task(
+            "ConvertFunctionArn",
+            parameters=STEP_REQUEST,
+            result_path="$.convert",
+            next_state="PackArtifact",
+            comment="Export the model to ONNX, optimise it and check parity with PyTorch.",
+        ),
+        "PackArtifact": task(
+            "PackFunctionArn",
+            parameters={**STEP_REQUEST, "convert.$": "$.convert"},
+            result_path="$.pack",
+            next_state="RunPreflight",
+            comment="Verify every file, pack model.tar.gz atomically and upload it.",
+        ),
+        "RunPreflight": task(
+            "PreflightFunctionArn",
+            parameters={**STEP_REQUEST, "convert.$": "$.convert", "pack.$": "$.pack"},
+            result_path="$.preflight",
+            next_state="DeployEndpoint",
+            comment="Static checks from the failure catalogue, before any SageMaker resource exists.",
+        ),
+        "DeployEndpoint": task(
+            "DeployFunctionArn",
+            parameters={**STEP_REQUEST, "pack.$": "$.pack", "attempt.$": "$.attempt"},
+            result_path="$.deploy",
+            next_state="DescribeEndpoint",
+            comment="Create the hosting mode's resources.",
+        ),
+        "DescribeEndpoint": task(
+            "DescribeEndpointFunctionArn",
+            parameters={**STEP_REQUEST, "deploy.$": "$.deploy", "poll.$": "$.endpoint"},
+            result_path="$.endpoint",
+            next_state="IsEndpointInService",
+            comment="One status poll; raises on Failed, on a capacity stall and past the wait budget.",
+        ),
+        "IsEndpointInService": {
+            "Type": "Choice",
+            "Choices": [
+                {"Variable": "$.endpoint.status", "StringEquals": "InService", "Next": "WarmUpShapes"}
+            ],
+            "Default": "WaitForEndpoint",
+        },
+        "WaitForEndpoint": {
+            "Type": "Wait",
+            "SecondsPath": "$.endpoint.next_wait_s",
+            "Next": "DescribeEndpoint",
+        },
+        "WarmUpShapes": task(
+            "WarmupFunctionArn",
+            parameters={**STEP_REQUEST, "deploy.$": "$.deploy"},
+            result_path="$.warmup",
+            next_state="RunBenchmark",
+            comment="Warm every (batch, sequence) shape until its latency is stable.",
+        ),
+        "RunBenchmark": task(
+            "BenchmarkFunctionArn",
+            parameters={**STEP_REQUEST, "deploy.$": "$.deploy"},
+            result_path="$.benchmark",
+            next_state="TeardownEndpoint",
+            comment="Measure every shape until stable, with duration and count floors.",
+        ),
+        "TeardownEndpoint": task(
+            "TeardownFunctionArn",
+            result_path="$.teardown",
+            next_state="WriteReport",
+            comment="Delete everything the run created (unless keep_endpoint) and verify.",
+            retry=teardown_retry(),
+        ),
+        "WriteReport": task(
+            "ReportFunctionArn",
+            parameters={"state.$": "$", "status": "SUCCEEDED"},
+            result_path="$.report",
+            next_state="PipelineSucceeded",
+            comment="Write result.json and report.md.",
+        ),
+        "PipelineSucceeded": {"Type": "Succeed"},
+        "DiagnoseFailure": {
+            "Type": "Task",
+            "Comment": "Match the caught error against the failure catalogue.",
+            "Resource": "${DiagnoseFunctionArn}",
+            "ResultPath": "$.diagnosis",
+            "Next": "TeardownAfterFailure",
+            "Retry": retry_policy(),
+            "Catch": catch_to("TeardownAfterFailure", result_path=None),
+        },
+        "TeardownAfterFailure": {
+            "Type": "Task",
+            "Comment": "Delete everything the run created, whatever failed.",
+            "Resource": "${TeardownFunctionArn}",
+            "ResultPath": "$.teardown",
+            "Next": "WriteFailureReport",
+            "Retry": teardown_retry(),
+            "Catch": catch_to("WriteFailureReport", result_path="$.teardown_error"),
+        },
+        "WriteFailureReport": {
+            "Type": "Task",
+            "Comment": "Write result.json and report.md for the failed run.",
+            "Resource": "${ReportFunctionArn}",
+            "Parameters": {"state.$": "$", "status": "FAILED"},
+            "ResultPath": "$.report",
+            "Next": "PipelineFailed",
+            "Retry": retry_policy(),
+            "Catch": catch_to("PipelineFailed", result_path=None),
+        },
+        "PipelineFailed": {"Type": "Fail", "ErrorPath": "$.error.Error", "CausePath": "$.error.Cause"},
+    }
+    return {
+        "Comment": "deploybench deploy pipeline: convert, pack, preflight, deploy, wait, warm up, benchmark, tear down.",
+        "StartAt": "ConvertToOnnx",
+        "States": states,
+    }

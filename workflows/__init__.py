@@ -1,0 +1,1 @@
+"""deploybench: deploy, benchmark and diagnose encoder models on Amazon SageMaker."""

@@ -1,0 +1,92 @@
+"""Small helpers around boto3: S3 URIs and translation of client errors to workflow errors."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from workflows.errors import (
+    AwsServiceUnavailable,
+    AwsThrottled,
+    DeploybenchError,
+    DeployRejected,
+    ResourceBusy,
+)
+
+_THROTTLED = {
+    "ThrottlingException",
+    "Throttling",
+    "TooManyRequestsException",
+    "SlowDown",
+    "RequestLimitExceeded",
+}
+_UNAVAILABLE = {"InternalFailure", "InternalServerError", "ServiceUnavailable", "InternalError"}
+_NOT_FOUND_FRAGMENTS = ("Could not find", "does not exist", "not found", "NoSuchKey", "NotFound")
+
+
+def split_s3_uri(uri: str) -> tuple[str, str]:
+    """``s3://bucket/key`` -> ``(bucket, key)``."""
+    if not uri.startswith("s3://") or "/" not in uri[5:]:
+        raise ValueError(f"not an s3://bucket/key URI: {uri!r}")
+    bucket, _, key = uri[5:].partition("/")
+    return bucket, key
+
+
+def error_code(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Code", ""))
+
+
+def error_message(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Message", ""))
+
+
+def is_not_found(error: ClientError) -> bool:
+    """SageMaker says "Could not find endpoint ..." with code ValidationException."""
+    code = error_code(error)
+    if code in {"ResourceNotFound", "ResourceNotFoundException", "NoSuchEntity", "NoSuchKey", "404"}:
+        return True
+    return code == "ValidationException" and any(f in error_message(error) for f in _NOT_FOUND_FRAGMENTS)
+
+
+def is_busy(error: ClientError) -> bool:
+    """The resource is changing state ("Cannot update in-progress endpoint", ResourceInUse)."""
+    return error_code(error) in {"ResourceInUse", "ConflictException"} or "in-progress" in error_message(
+        error
+    )
+
+
+def translate(error: ClientError, action: str) -> DeploybenchError:
+    """The workflow error a boto3 ``ClientError`` means.
+
+    Throttling and 5xx become retryable; "in use"/"in-progress" become ``ResourceBusy``
+    (retryable); other 4xx become ``DeployRejected`` carrying AWS's message.
+    """
+    code, message = error_code(error), error_message(error)
+    text = f"{action}: {code}: {message}"
+    if code in _THROTTLED:
+        return AwsThrottled(text)
+    if code in _UNAVAILABLE or error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) >= 500:
+        return AwsServiceUnavailable(text)
+    if is_busy(error):
+        return ResourceBusy(text)
+    return DeployRejected(text)
+
+
+@contextlib.contextmanager
+def aws_errors(action: str) -> Iterator[None]:
+    """Re-raise a boto3 ``ClientError`` as the workflow error it means (see ``translate``)."""
+    try:
+        yield
+    except ClientError as error:
+        raise translate(error, action) from error
+
+
+def paginate(client: Any, operation: str, key: str, **kwargs: Any) -> list[Any]:
+    """All items of a paginated list call."""
+    items: list[Any] = []
+    for page in client.get_paginator(operation).paginate(**kwargs):
+        items.extend(page.get(key, []))
+    return items

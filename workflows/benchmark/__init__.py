@@ -1,0 +1,1 @@
+"""Benchmark engine: payloads, a timed client, warmup until stable, measurement with floors."""

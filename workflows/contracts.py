@@ -1,0 +1,234 @@
+"""Typed inputs and outputs of every pipeline step.
+
+The execution state of the deploy pipeline is one ``PipelineState``: the input carries every
+key (``None`` until a step fills it), and each Task writes its result at its ``ResultPath``.
+A step that needs only part of the state gets a narrow request built by the state's
+``Parameters``; Diagnose, Teardown and Report read the whole state.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from workflows.spec import RunSpec
+
+
+class Contract(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- artifact ------------------------------------------------------------------------------
+
+
+class FileEntry(Contract):
+    path: str = Field(description="Path relative to the artifact root.")
+    size_bytes: int
+    sha256: str
+
+
+class ParityReport(Contract):
+    texts: int
+    max_abs_diff: float
+    min_cosine: float
+    tolerance: float
+    passed: bool
+
+
+class ArtifactManifest(Contract):
+    """What the server must load: written as ``manifest.json`` at the artifact root."""
+
+    schema_version: Literal[1] = 1
+    task: Literal["embedding", "classification"]
+    architecture: str
+    onnx_file: str = Field(description="The exact ONNX file the server loads (F30).")
+    inputs: list[str]
+    outputs: list[str]
+    opset: int
+    precision: Literal["fp32", "int8"]
+    max_sequence_length: int
+    labels: list[str] = Field(default_factory=list)
+    onnxruntime_version: str
+    optimization: str
+    parity: ParityReport
+    files: list[FileEntry]
+
+
+# --- steps ---------------------------------------------------------------------------------
+
+
+class StepRequest(Contract):
+    run_id: str
+    spec: RunSpec
+
+
+class ConvertResult(Contract):
+    staging_uri: str = Field(description="s3:// prefix holding the converted folder.")
+    manifest: ArtifactManifest
+    seconds: float
+
+
+class PackRequest(StepRequest):
+    convert: ConvertResult
+
+
+class PackResult(Contract):
+    model_data_uri: str
+    size_bytes: int
+    sha256: str
+    compression: str
+    seconds: float
+
+
+class Finding(Contract):
+    id: str = Field(description="Failure catalogue ID, e.g. F02.")
+    severity: Literal["blocking", "warning"]
+    message: str
+    fix: str
+
+
+class PreflightRequest(StepRequest):
+    convert: ConvertResult
+    pack: PackResult
+
+
+class PreflightResult(Contract):
+    findings: list[Finding] = Field(default_factory=list)
+
+
+class DeployAttempt(Contract):
+    """Which configuration the next deploy uses; remediation branches rewrite it."""
+
+    number: int = 1
+    instance_type_index: int = 0
+    history: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class DeployRequest(StepRequest):
+    pack: PackResult
+    attempt: DeployAttempt
+
+
+class DeployResult(Contract):
+    endpoint_name: str
+    endpoint_config_name: str
+    model_names: list[str]
+    instance_type: str
+    created_at: datetime
+
+
+class EndpointStatus(Contract):
+    status: str
+    failure_reason: str | None = None
+    has_variants: bool = False
+    creation_time: datetime | None = None
+    last_modified_time: datetime | None = None
+    polls: int = 0
+    next_wait_s: int = 0
+    waited_s: float = 0.0
+
+
+class DescribeRequest(StepRequest):
+    deploy: DeployResult
+    poll: EndpointStatus | None = None
+
+
+class ShapeStats(Contract):
+    batch_size: int
+    sequence_length: int | Literal["natural"]
+    concurrency: int = 1
+    requests: int
+    errors: int
+    duration_s: float
+    p50_ms: float
+    p90_ms: float
+    p99_ms: float
+    max_ms: float
+    mean_ms: float
+    std_ms: float
+    samples_per_s: float
+    requests_per_s: float
+    stable: bool
+
+
+class ShapeWarmup(Contract):
+    batch_size: int
+    sequence_length: int | Literal["natural"]
+    requests: int
+    first_ms: float
+    last_ms: float
+    stable: bool
+    timeouts: int = 0
+
+
+class WarmupRequest(StepRequest):
+    deploy: DeployResult
+
+
+class WarmupResult(Contract):
+    shapes: list[ShapeWarmup]
+    seconds: float
+
+
+class BenchmarkRequest(StepRequest):
+    deploy: DeployResult
+
+
+class BenchmarkResult(Contract):
+    shapes: list[ShapeStats]
+    seconds: float
+
+
+class ErrorInfo(Contract):
+    """What a Catch with ``ResultPath: $.error`` writes."""
+
+    Error: str
+    Cause: str = ""
+
+
+class Diagnosis(Contract):
+    id: str = Field(description="Failure catalogue ID (F01..F34) or 'unknown'.")
+    title: str
+    evidence: list[str]
+    action: str = Field(description="Remediation the state machine may take, or 'fail'.")
+    confidence: float
+
+
+class TeardownResult(Contract):
+    deleted: list[str]
+    kept: list[str]
+    remaining: list[str]
+
+
+class ReportResult(Contract):
+    result_uri: str
+    report_uri: str
+    status: Literal["SUCCEEDED", "FAILED"]
+
+
+class PipelineState(Contract):
+    """The whole execution state of the deploy pipeline."""
+
+    run_id: str
+    spec: RunSpec
+    started_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    attempt: DeployAttempt = Field(default_factory=DeployAttempt)
+    convert: ConvertResult | None = None
+    pack: PackResult | None = None
+    preflight: PreflightResult | None = None
+    deploy: DeployResult | None = None
+    endpoint: EndpointStatus | None = None
+    warmup: WarmupResult | None = None
+    benchmark: BenchmarkResult | None = None
+    error: ErrorInfo | None = None
+    diagnosis: Diagnosis | None = None
+    teardown: TeardownResult | None = None
+    teardown_error: ErrorInfo | None = None
+    report: ReportResult | None = None
+
+
+class ReportRequest(Contract):
+    state: PipelineState
+    status: Literal["SUCCEEDED", "FAILED"]

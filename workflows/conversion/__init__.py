@@ -1,0 +1,1 @@
+"""Conversion of a Hugging Face encoder to a verified ONNX artifact folder."""

@@ -1,0 +1,156 @@
+"""Every error the workflow can raise, in one place.
+
+A class name here *is* the Step Functions error name: a Lambda handler that raises
+``CapacityStall`` fails its task with ``Error: "CapacityStall"``, and the state machines
+build their ``Retry``/``Catch`` ``ErrorEquals`` lists from these classes. Names are
+therefore unique and stable; renaming one is a change to the orchestration contract.
+
+``RetryableError`` subclasses are transient (throttling, a resource still changing state):
+the definitions retry them with backoff. ``TerminalError`` subclasses go to the catch path
+(diagnose, tear down, fail).
+"""
+
+from __future__ import annotations
+
+
+class DeploybenchError(Exception):
+    """Base of every error the workflow raises on purpose."""
+
+    retryable: bool = False
+
+    def __init__(self, message: str, *, fix: str | None = None) -> None:
+        self.message = message
+        self.fix = fix
+        super().__init__(f"{message} Fix: {fix}" if fix else message)
+
+
+class RetryableError(DeploybenchError):
+    """Transient: the same call is expected to succeed later."""
+
+    retryable = True
+
+
+class TerminalError(DeploybenchError):
+    """Permanent for this input: retrying the same call cannot help."""
+
+
+# --- retryable -----------------------------------------------------------------------------
+
+
+class AwsThrottled(RetryableError):
+    """An AWS API answered ThrottlingException / TooManyRequests."""
+
+
+class AwsServiceUnavailable(RetryableError):
+    """An AWS API answered 5xx (InternalFailure, ServiceUnavailable)."""
+
+
+class ResourceBusy(RetryableError):
+    """A resource is changing state (e.g. deleting an endpoint that is still Creating)."""
+
+
+# --- terminal: input -----------------------------------------------------------------------
+
+
+class SpecInvalid(TerminalError):
+    """The run specification does not validate."""
+
+
+class ModelSourceInvalid(TerminalError):
+    """The model source is not a usable Hugging Face model folder."""
+
+
+class UnsupportedArchitecture(TerminalError):
+    """The model's architecture has no export route."""
+
+
+# --- terminal: build -----------------------------------------------------------------------
+
+
+class ConversionFailed(TerminalError):
+    """Export to ONNX failed."""
+
+
+class ParityCheckFailed(TerminalError):
+    """The ONNX model's outputs differ from PyTorch beyond tolerance."""
+
+
+class QuantizationCollapsed(TerminalError):
+    """INT8 predictions collapsed against fp32 (F29)."""
+
+
+class ArtifactIncomplete(TerminalError):
+    """A file the manifest names is missing, truncated or does not load (F22)."""
+
+
+class PreflightBlocked(TerminalError):
+    """A static check found a failure that would happen on AWS."""
+
+
+# --- terminal: deploy ----------------------------------------------------------------------
+
+
+class DeployRejected(TerminalError):
+    """SageMaker rejected a create call (ValidationException and the like)."""
+
+
+class EndpointFailed(TerminalError):
+    """The endpoint reached Failed."""
+
+
+class CapacityStall(TerminalError):
+    """Creating with no instance ever assigned, past the stall threshold (F06)."""
+
+
+class EndpointWaitTimeout(TerminalError):
+    """The endpoint did not reach InService within the wait budget."""
+
+
+# --- terminal: serve and measure -----------------------------------------------------------
+
+
+class InvocationFailed(TerminalError):
+    """The endpoint answered an invocation with an error."""
+
+
+class WarmupFailed(TerminalError):
+    """A shape never produced a successful, stable invocation during warmup."""
+
+
+class BenchmarkFailed(TerminalError):
+    """The measurement could not be completed."""
+
+
+# --- terminal: teardown --------------------------------------------------------------------
+
+
+class TeardownIncomplete(TerminalError):
+    """Resources tagged for the run still exist after teardown."""
+
+
+def _leaves(base: type[DeploybenchError]) -> list[type[DeploybenchError]]:
+    found: list[type[DeploybenchError]] = []
+    for cls in base.__subclasses__():
+        found.append(cls)
+        found.extend(_leaves(cls))
+    return found
+
+
+def all_errors() -> list[type[DeploybenchError]]:
+    """Every concrete error class, in definition order."""
+    return [cls for cls in _leaves(DeploybenchError) if cls not in (RetryableError, TerminalError)]
+
+
+def retryable_names() -> list[str]:
+    """Step Functions error names that the definitions retry."""
+    return [cls.__name__ for cls in all_errors() if cls.retryable]
+
+
+def terminal_names() -> list[str]:
+    """Step Functions error names that go to the catch path."""
+    return [cls.__name__ for cls in all_errors() if not cls.retryable]
+
+
+def error_names() -> set[str]:
+    """All names, for checking ``ErrorEquals`` lists."""
+    return {cls.__name__ for cls in all_errors()}

@@ -1,0 +1,1 @@
+"""Hosting modes: each knows its resources, how to create, describe and delete them."""

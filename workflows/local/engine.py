@@ -1,0 +1,210 @@
+"""The embedded local engine: the real state machines and handlers, with no AWS account.
+
+moto's Step Functions interpreter executes the same definitions CDK deploys; Lambda tasks run
+the real handlers in-process (``lambda_seam``); S3, IAM and Step Functions are moto's; SageMaker
+is the local SageMaker, reached by the handlers' unchanged boto3 code through
+``AWS_ENDPOINT_URL_SAGEMAKER`` / ``AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME``. Waits are scaled
+(``timing``) so a run takes minutes, not hours.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import boto3
+
+from state_machines import FUNCTIONS, names, render
+from workflows import clock
+from workflows.local.lambda_seam import LambdaSeam, RegisteredFunction
+from workflows.local.sagemaker.backend import ACCOUNT, LocalSageMaker
+from workflows.local.sagemaker.server import LocalSageMakerServer
+from workflows.local.timing import TimeScale
+
+REGION = "us-east-1"
+BUCKET = "deploybench-local"
+MOTO_CONFIG = {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
+DEFAULT_TIME_SCALE = 30.0
+
+
+def function_name(placeholder: str) -> str:
+    """``ConvertFunctionArn`` -> ``deploybench-convert``."""
+    stem = placeholder.removesuffix("FunctionArn")
+    words = "".join(f"-{c.lower()}" if c.isupper() else c for c in stem).lstrip("-")
+    return f"deploybench-{words}"
+
+
+def state_machine_name(name: str) -> str:
+    return f"deploybench-{name.replace('_', '-')}"
+
+
+class LocalEngine:
+    """Context manager: everything a local run needs, torn down on exit (no process left behind)."""
+
+    def __init__(self, *, workdir: Path | None = None, time_scale: float = DEFAULT_TIME_SCALE) -> None:
+        self.workdir = (workdir or Path(tempfile.mkdtemp(prefix="deploybench-local-"))).resolve()
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.time_scale = time_scale
+        self.lambda_log_path = self.workdir / "lambda.log"
+        self.state_machine_arns: dict[str, str] = {}
+        self.leaked_endpoints: list[str] = []
+        self.sagemaker: LocalSageMaker | None = None
+        self._stack = contextlib.ExitStack()
+        self._server: LocalSageMakerServer | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------------
+
+    def __enter__(self) -> LocalEngine:
+        try:
+            self._start()
+        except BaseException:
+            self._stack.close()
+            raise
+        return self
+
+    def _start(self) -> None:
+        from moto import mock_aws
+
+        import lambdas.clients
+
+        clock.reset()
+        self._stack.callback(clock.reset)
+        self._stack.enter_context(_environment(self._base_environment()))
+        self._stack.enter_context(mock_aws(config=MOTO_CONFIG))  # type: ignore[call-overload]
+        self._stack.callback(lambdas.clients.clear)
+        lambdas.clients.clear()
+        self._stack.enter_context(TimeScale(self.time_scale))
+        log = self._stack.enter_context(self.lambda_log_path.open("a", encoding="utf-8"))
+        functions = {
+            function_name(f.placeholder): RegisteredFunction(f.handler, f.memory_mb, f.timeout_s)
+            for f in FUNCTIONS
+        }
+        self._stack.enter_context(LambdaSeam(functions, log=log, account=ACCOUNT, region=REGION))
+        self._route_powertools_logs()
+        self._route_interpreter_logs()
+        self.sagemaker = LocalSageMaker(region=REGION, s3=self.client("s3"), root=self.workdir / "endpoints")
+        self._server = self._stack.enter_context(LocalSageMakerServer(self.sagemaker))
+        self._stack.callback(self._shutdown_sagemaker)
+        self._stack.callback(self._stop_executions)
+        os.environ["AWS_ENDPOINT_URL_SAGEMAKER"] = self._server.url
+        os.environ["AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"] = self._server.url
+        self._provision()
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+    def _base_environment(self) -> dict[str, str]:
+        return {
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_SESSION_TOKEN": "testing",
+            "AWS_DEFAULT_REGION": REGION,
+            "AWS_REGION": REGION,
+            "DEPLOYBENCH_BUCKET": BUCKET,
+            "DEPLOYBENCH_SAGEMAKER_ROLE_ARN": f"arn:aws:iam::{ACCOUNT}:role/deploybench-sagemaker",
+            "POWERTOOLS_SERVICE_NAME": "deploybench",
+            "POWERTOOLS_METRICS_NAMESPACE": "deploybench",
+            "POWERTOOLS_TRACE_DISABLED": "true",
+            "POWERTOOLS_LOG_LEVEL": "INFO",
+            # The bundled model is read from site-packages; nothing may reach for a hub.
+            "HF_HUB_OFFLINE": "1",
+            "TOKENIZERS_PARALLELISM": "false",
+            "AWS_ENDPOINT_URL_SAGEMAKER": "",
+            "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME": "",
+        }
+
+    def _route_powertools_logs(self) -> None:
+        """The Powertools logger captured sys.stdout when it was created; point it at the routed stream."""
+        import sys
+
+        from lambdas.observability import logger
+
+        handler = logger.registered_handler
+        if hasattr(handler, "setStream"):
+            previous = handler.setStream(sys.stdout)
+            self._stack.callback(handler.setStream, previous)
+
+    def _route_interpreter_logs(self) -> None:
+        """moto's interpreter logs every caught failure at ERROR; they belong in the engine log, not the terminal."""
+        import logging
+
+        interpreter = logging.getLogger("moto.stepfunctions")
+        handler = logging.FileHandler(self.workdir / "interpreter.log", encoding="utf-8")
+        interpreter.addHandler(handler)
+        propagate, interpreter.propagate = interpreter.propagate, False
+        self._stack.callback(setattr, interpreter, "propagate", propagate)
+        self._stack.callback(handler.close)
+        self._stack.callback(interpreter.removeHandler, handler)
+
+    def _provision(self) -> None:
+        iam = self.client("iam")
+        role = iam.create_role(
+            RoleName="deploybench-local",
+            AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": []}),
+        )["Role"]["Arn"]
+        self.client("s3").create_bucket(Bucket=BUCKET)
+        lam = self.client("lambda")
+        arns = {}
+        for function in FUNCTIONS:
+            arns[function.placeholder] = lam.create_function(
+                FunctionName=function_name(function.placeholder),
+                Runtime="python3.11",
+                Role=role,
+                Handler=function.handler,
+                Code={"ZipFile": b"local"},
+                Timeout=function.timeout_s,
+                MemorySize=function.memory_mb,
+            )["FunctionArn"]
+        sfn = self.client("stepfunctions")
+        for name in names():
+            self.state_machine_arns[name] = sfn.create_state_machine(
+                name=state_machine_name(name), definition=render(name, arns), roleArn=role
+            )["stateMachineArn"]
+
+    def _stop_executions(self) -> None:
+        sfn = self.client("stepfunctions")
+        for arn in self.state_machine_arns.values():
+            for execution in sfn.list_executions(stateMachineArn=arn, statusFilter="RUNNING")["executions"]:
+                sfn.stop_execution(executionArn=execution["executionArn"], error="LocalEngineStopped")
+
+    def _shutdown_sagemaker(self) -> None:
+        if self.sagemaker is not None:
+            self.leaked_endpoints = self.sagemaker.shutdown()
+
+    # --- use -----------------------------------------------------------------------------------
+
+    def client(self, service: str) -> Any:
+        return boto3.client(service, region_name=REGION)
+
+    def start_execution(self, machine: str, payload: dict[str, Any], *, name: str | None = None) -> str:
+        kwargs: dict[str, Any] = {
+            "stateMachineArn": self.state_machine_arns[machine],
+            "input": json.dumps(payload),
+        }
+        if name:
+            kwargs["name"] = name
+        return str(self.client("stepfunctions").start_execution(**kwargs)["executionArn"])
+
+    def download_results(self, run_id: str, target: Path) -> list[Path]:
+        from workflows.naming import results_prefix
+        from workflows.storage import download_folder
+
+        return download_folder(self.client("s3"), f"s3://{BUCKET}/{results_prefix(run_id)}", target)
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Any:
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value

@@ -1,0 +1,149 @@
+"""A light stand-in for the inference container's model server, run as its own process.
+
+It serves the SageMaker container contract on 127.0.0.1: ``GET /ping`` and ``POST /invocations``,
+loading ``code/inference.py`` from the model directory and calling ``model_fn`` once, then
+``input_fn`` -> ``predict_fn`` -> ``output_fn`` per request, as the Hugging Face inference toolkit
+does. Errors are answered as the toolkit answers them: status 400 with
+``{"code": 400, "type": "InternalServerException", "message": ...}``.
+
+It imports nothing from deploybench, so it behaves like code inside the container.
+Usage: python light_server.py --model-dir DIR --port-file FILE
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import json
+import os
+import sys
+import threading
+import traceback
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def load_user_module(model_dir: str) -> Any:
+    path = os.path.join(model_dir, "code", "inference.py")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no code/inference.py in {model_dir}")
+    sys.path.insert(0, os.path.dirname(path))
+    spec = importlib.util.spec_from_file_location("inference", path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def _call(function: Any, *args: Any) -> Any:
+    """Call a handler function with or without the trailing context argument, as the toolkit does."""
+    accepted = len(inspect.signature(function).parameters)
+    return function(*args[:accepted]) if accepted < len(args) + 1 else function(*args, None)
+
+
+class ModelService:
+    """One worker: the user module, its loaded model, and a lock (one request at a time)."""
+
+    def __init__(self, model_dir: str) -> None:
+        self.model_dir = model_dir
+        self.module: Any = None
+        self.model: Any = None
+        self.error: str | None = None
+        self.lock = threading.Lock()
+
+    def load(self) -> None:
+        try:
+            self.module = load_user_module(self.model_dir)
+            self.model = _call(self.module.model_fn, self.model_dir)
+            print(f"Model loaded from {self.model_dir}", flush=True)
+        except Exception as error:  # reported on every invocation, as the toolkit does
+            self.error = str(error)
+            traceback.print_exc()
+
+    def predict(self, body: bytes, content_type: str, accept: str) -> tuple[int, bytes, str]:
+        if self.error is not None:
+            return 400, _error_body(self.error), "application/json"
+        with self.lock:
+            try:
+                data = (
+                    _call(self.module.input_fn, body, content_type)
+                    if hasattr(self.module, "input_fn")
+                    else json.loads(body)
+                )
+                prediction = _call(self.module.predict_fn, data, self.model)
+                if hasattr(self.module, "output_fn"):
+                    output = _call(self.module.output_fn, prediction, accept)
+                else:
+                    output = json.dumps(prediction)
+            except Exception as error:
+                traceback.print_exc()
+                return 400, _error_body(str(error)), "application/json"
+        return (
+            200,
+            output.encode("utf-8") if isinstance(output, str) else output,
+            accept or "application/json",
+        )
+
+
+def _error_body(message: str) -> bytes:
+    return json.dumps({"code": 400, "type": "InternalServerException", "message": message}).encode("utf-8")
+
+
+def make_handler(service: ModelService) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        # Headers and body go out in two writes; without TCP_NODELAY, Nagle + delayed ACK add ~40 ms.
+        disable_nagle_algorithm = True
+
+        def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:  # noqa: N802 (http.server API)
+            if self.path == "/ping":
+                self._send(200, b'{"status": "Healthy"}\n')
+            else:
+                self._send(404, b'{"message": "not found"}')
+
+        def do_POST(self) -> None:  # noqa: N802
+            length = int(self.headers.get("Content-Length", "0"))
+            body = self.rfile.read(length)
+            if self.path != "/invocations":
+                self._send(404, b'{"message": "not found"}')
+                return
+            status, output, content_type = service.predict(
+                body,
+                self.headers.get("Content-Type", "application/json"),
+                self.headers.get("Accept", "application/json"),
+            )
+            self._send(status, output, content_type)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    return Handler
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--model-dir", required=True)
+    parser.add_argument("--port-file", required=True)
+    args = parser.parse_args()
+    print("Starting light model server (stand-in for the DLC's Multi Model Server)", flush=True)
+    service = ModelService(args.model_dir)
+    service.load()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(service))
+    server.daemon_threads = True
+    partial = args.port_file + ".partial"
+    with open(partial, "w", encoding="utf-8") as handle:
+        handle.write(str(server.server_address[1]))
+    os.replace(partial, args.port_file)
+    print(f"Listening on 127.0.0.1:{server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

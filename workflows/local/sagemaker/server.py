@@ -1,0 +1,112 @@
+"""HTTP front of the local SageMaker, for unchanged boto3 clients.
+
+Point ``AWS_ENDPOINT_URL_SAGEMAKER`` and ``AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME`` at it: control
+calls arrive as ``POST /`` with ``X-Amz-Target: SageMaker.<Operation>`` (JSON 1.1 protocol),
+runtime calls as ``POST /endpoints/<name>/invocations`` (REST-JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote
+
+from workflows.local.sagemaker.backend import ApiError, LocalSageMaker
+
+_INVOKE = re.compile(r"^/endpoints/([^/]+)/invocations$")
+_SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def operation_method(target: str) -> str:
+    """``SageMaker.CreateEndpointConfig`` -> ``create_endpoint_config``."""
+    return _SNAKE.sub("_", target.split(".", 1)[-1]).lower()
+
+
+def make_handler(backend: LocalSageMaker) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        # Headers and body go out in two writes; without TCP_NODELAY, Nagle + delayed ACK add ~40 ms.
+        disable_nagle_algorithm = True
+
+        def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+            self.send_response(status)
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _error(self, error: ApiError, *, json_protocol: bool) -> None:
+            payload: dict[str, Any] = {"message": error.message}
+            if json_protocol:
+                payload["__type"] = error.code
+            headers = {"Content-Type": "application/x-amz-json-1.1", "x-amzn-ErrorType": error.code}
+            self._send(error.status, json.dumps(payload).encode(), headers)
+
+        def do_POST(self) -> None:  # noqa: N802 (http.server API)
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            match = _INVOKE.match(self.path.split("?", 1)[0])
+            if match:
+                self._invoke(unquote(match.group(1)), body)
+                return
+            target = self.headers.get("X-Amz-Target", "")
+            method = (
+                getattr(backend, operation_method(target), None) if target.startswith("SageMaker.") else None
+            )
+            if method is None:
+                self._error(
+                    ApiError("UnknownOperationException", f"{target or self.path} is not supported locally."),
+                    json_protocol=True,
+                )
+                return
+            try:
+                result = method(json.loads(body or b"{}"))
+            except ApiError as error:
+                self._error(error, json_protocol=True)
+                return
+            self._send(200, json.dumps(result).encode(), {"Content-Type": "application/x-amz-json-1.1"})
+
+        def _invoke(self, name: str, body: bytes) -> None:
+            forwarded = {
+                "Content-Type": self.headers.get("Content-Type", "application/json"),
+                "Accept": self.headers.get("Accept", "application/json"),
+            }
+            try:
+                status, output, content_type = backend.invoke_endpoint(name, body, forwarded)
+            except ApiError as error:
+                self._error(error, json_protocol=False)
+                return
+            self._send(
+                status, output, {"Content-Type": content_type, "x-Amzn-Invoked-Production-Variant": "primary"}
+            )
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    return Handler
+
+
+class LocalSageMakerServer:
+    """Serves a ``LocalSageMaker`` on 127.0.0.1 in a background thread; a context manager."""
+
+    def __init__(self, backend: LocalSageMaker) -> None:
+        self.backend = backend
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(backend))
+        self.httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name="local-sagemaker", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def __enter__(self) -> LocalSageMakerServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self._thread.join(timeout=5)

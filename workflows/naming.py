@@ -1,0 +1,86 @@
+"""Names, tags and S3 keys of everything a run creates.
+
+Names derive from the run id, so teardown can find every resource of a run even when the
+step that created it failed before returning; tags let the janitor find leaks across runs.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime, timedelta
+
+PREFIX = "db"
+TAG_RUN_ID = "deploybench:run-id"
+TAG_SPEC = "deploybench:spec"
+TAG_EXPIRES_AT = "deploybench:expires-at"
+TAG_MANAGED = "deploybench:managed"
+DEFAULT_TTL = timedelta(hours=6)
+
+# SageMaker resource names: 63 characters, [a-zA-Z0-9](-*[a-zA-Z0-9])*.
+_MAX_NAME = 63
+
+
+def new_run_id(spec_name: str, now: datetime | None = None) -> str:
+    """``<spec>-<yyyymmdd-hhmmss>-<4 hex>``: sortable, unique, at most 45 characters."""
+    now = now or datetime.now(UTC)
+    return f"{spec_name}-{now:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def _checked(name: str) -> str:
+    if len(name) > _MAX_NAME:
+        raise ValueError(f"resource name {name!r} is longer than {_MAX_NAME} characters")
+    return name
+
+
+def resource_prefix(run_id: str) -> str:
+    """Every SageMaker resource of the run starts with this."""
+    return f"{PREFIX}-{run_id}"
+
+
+def endpoint_name(run_id: str, attempt: int) -> str:
+    """One endpoint per attempt: a stalled endpoint cannot be deleted while Creating, so a retry
+    on another instance type needs a new name (the old one is deleted once it fails)."""
+    return _checked(f"{resource_prefix(run_id)}-a{attempt}")
+
+
+def endpoint_config_name(run_id: str, attempt: int) -> str:
+    return _checked(f"{resource_prefix(run_id)}-a{attempt}")
+
+
+def model_name(run_id: str, attempt: int, index: int = 0) -> str:
+    return _checked(f"{resource_prefix(run_id)}-a{attempt}-m{index}")
+
+
+def tags(
+    run_id: str, spec_name: str, extra: dict[str, str] | None = None, *, now: datetime | None = None
+) -> list[dict[str, str]]:
+    """AWS tag list for every resource of the run."""
+    expires = (now or datetime.now(UTC)) + DEFAULT_TTL
+    base = {
+        TAG_MANAGED: "true",
+        TAG_RUN_ID: run_id,
+        TAG_SPEC: spec_name,
+        TAG_EXPIRES_AT: expires.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    merged = {**(extra or {}), **base}
+    return [{"Key": key, "Value": value} for key, value in merged.items()]
+
+
+def staging_prefix(run_id: str) -> str:
+    """Temporary converted model folder; deleted by teardown."""
+    return f"staging/{run_id}/"
+
+
+def artifact_key(run_id: str, compression: str) -> str:
+    suffix = "model.tar.gz" if compression != "none" else "model.tar"
+    return f"artifacts/{run_id}/{suffix}"
+
+
+def results_prefix(run_id: str) -> str:
+    return f"results/{run_id}/"
+
+
+# The CDK stack and the outputs the CLI reads to find what to start.
+STACK_NAME = "Deploybench"
+OUTPUT_DEPLOY_PIPELINE_ARN = "DeployPipelineArn"
+OUTPUT_BUCKET = "ArtifactBucketName"

@@ -1,0 +1,186 @@
+"""Start a pipeline execution, follow it state by state, and collect its results.
+
+The same follower serves both engines: it reads ``GetExecutionHistory`` from AWS Step Functions
+or from the local engine's moto interpreter.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from workflows.contracts import PipelineState
+from workflows.errors import SpecInvalid
+from workflows.naming import results_prefix
+from workflows.storage import download_folder, upload_folder
+
+TERMINAL = {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}
+
+
+@dataclass(frozen=True)
+class StateEvent:
+    kind: str  # entered | exited | failed | caught (exited after a failure)
+    state: str
+    at: datetime
+    seconds: float | None = None
+    detail: str = ""
+
+
+@dataclass
+class ExecutionOutcome:
+    status: str
+    execution_arn: str
+    output: dict[str, Any] | None
+    error: str | None
+    cause: str | None
+    states: list[str] = field(default_factory=list)
+    results: list[Path] = field(default_factory=list)
+    wall_s: float = 0.0
+
+
+def _history(sfn: Any, arn: str) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    kwargs: dict[str, Any] = {"executionArn": arn, "maxResults": 1000}
+    while True:
+        page = sfn.get_execution_history(**kwargs)
+        events.extend(page["events"])
+        if not page.get("nextToken"):
+            return events
+        kwargs["nextToken"] = page["nextToken"]
+
+
+def _detail(event: dict[str, Any]) -> dict[str, Any]:
+    return next((v for k, v in event.items() if k.endswith("EventDetails") and isinstance(v, dict)), {})
+
+
+class Follower:
+    """Turns new history events into ``StateEvent``s (entered/exited/failed) with durations."""
+
+    def __init__(self) -> None:
+        self.seen = 0
+        self.entered: dict[str, datetime] = {}
+        self.current: str | None = None
+        self.states: list[str] = []
+        self.failed: set[str] = set()
+
+    def feed(self, events: list[dict[str, Any]]) -> list[StateEvent]:
+        out: list[StateEvent] = []
+        for event in events:
+            if event["id"] <= self.seen:
+                continue
+            self.seen = event["id"]
+            kind, at, detail = event["type"], event["timestamp"], _detail(event)
+            if kind.endswith("StateEntered"):
+                name = detail["name"]
+                self.entered[name], self.current = at, name
+                self.failed.discard(name)
+                self.states.append(name)
+                out.append(StateEvent("entered", name, at))
+            elif kind.endswith("StateExited"):
+                name = detail["name"]
+                started = self.entered.get(name, at)
+                kind_out = "caught" if name in self.failed else "exited"
+                out.append(StateEvent(kind_out, name, at, (at - started).total_seconds()))
+            elif kind in {"TaskFailed", "LambdaFunctionFailed"} and self.current:
+                self.failed.add(self.current)
+                out.append(
+                    StateEvent(
+                        "failed", self.current, at, None, f"{detail.get('error')}: {detail.get('cause', '')}"
+                    )
+                )
+        return out
+
+
+def follow(
+    sfn: Any,
+    execution_arn: str,
+    *,
+    on_event: Callable[[StateEvent], None] = lambda event: None,
+    poll_s: float = 0.5,
+    timeout_s: float | None = None,
+) -> ExecutionOutcome:
+    """Poll until the execution ends (or ``timeout_s`` passes: then the outcome is RUNNING)."""
+    follower = Follower()
+    started = time.monotonic()
+    while True:
+        description = sfn.describe_execution(executionArn=execution_arn)
+        for event in follower.feed(_history(sfn, execution_arn)):
+            on_event(event)
+        status = description["status"]
+        if status in TERMINAL:
+            break
+        if timeout_s is not None and time.monotonic() - started > timeout_s:
+            break
+        time.sleep(poll_s)
+    output = json.loads(description["output"]) if description.get("output") else None
+    return ExecutionOutcome(
+        status=status,
+        execution_arn=execution_arn,
+        output=output,
+        error=description.get("error"),
+        cause=description.get("cause"),
+        states=follower.states,
+        wall_s=round(time.monotonic() - started, 1),
+    )
+
+
+def run_local(
+    state: PipelineState,
+    *,
+    results_dir: Path,
+    time_scale: float,
+    on_event: Callable[[StateEvent], None] = lambda event: None,
+) -> tuple[ExecutionOutcome, list[str]]:
+    """Run the deploy pipeline on the local engine; returns the outcome and any leaked endpoints."""
+    from workflows.local.engine import LocalEngine
+
+    target = results_dir / state.run_id
+    with LocalEngine(workdir=target / "engine", time_scale=time_scale) as engine:
+        arn = engine.start_execution("deploy_pipeline", state.model_dump(mode="json"), name=state.run_id)
+        outcome = follow(engine.client("stepfunctions"), arn, on_event=on_event)
+        outcome.results = engine.download_results(state.run_id, target)
+    return outcome, engine.leaked_endpoints
+
+
+def prepare_aws_source(state: PipelineState, *, s3: Any, bucket: str) -> PipelineState:
+    """A local model folder is uploaded so the convert function can read it; other sources pass as they are."""
+    source = state.spec.model.source
+    if source == "bundled" or source.startswith("s3://"):
+        return state
+    folder = Path(source).expanduser()
+    if not folder.is_dir():
+        raise SpecInvalid(
+            f"model.source {source} is not a folder on this machine.",
+            fix="pass a model folder or an s3:// prefix",
+        )
+    uri = f"s3://{bucket}/sources/{state.run_id}/"
+    upload_folder(s3, folder, uri)
+    spec = state.spec.model_copy(update={"model": state.spec.model.model_copy(update={"source": uri})})
+    return state.model_copy(update={"spec": spec})
+
+
+def run_aws(
+    state: PipelineState,
+    *,
+    sfn: Any,
+    s3: Any,
+    state_machine_arn: str,
+    bucket: str,
+    results_dir: Path,
+    on_event: Callable[[StateEvent], None] = lambda event: None,
+) -> ExecutionOutcome:
+    """Start the deploy pipeline on AWS Step Functions, follow it, download its results."""
+    state = prepare_aws_source(state, s3=s3, bucket=bucket)
+    arn = sfn.start_execution(
+        stateMachineArn=state_machine_arn, name=state.run_id, input=state.model_dump_json()
+    )["executionArn"]
+    outcome = follow(sfn, arn, on_event=on_event, poll_s=3.0)
+    outcome.results = download_folder(
+        s3, f"s3://{bucket}/{results_prefix(state.run_id)}", results_dir / state.run_id
+    )
+    return outcome

@@ -1,0 +1,40 @@
+"""Deployment settings the handlers read from their environment.
+
+Only the handler layer builds a ``Settings`` (``Settings.from_env()``); the logic in
+``workflows`` receives it as an argument.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from workflows.errors import SpecInvalid
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    bucket: str = Field(description="Bucket for staging folders, model artifacts and results.")
+    sagemaker_role_arn: str = Field(description="Execution role that SageMaker models assume.")
+    region: str = "us-east-1"
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        """Read ``DEPLOYBENCH_BUCKET``, ``DEPLOYBENCH_SAGEMAKER_ROLE_ARN`` and ``AWS_REGION``."""
+        missing = [
+            name
+            for name in ("DEPLOYBENCH_BUCKET", "DEPLOYBENCH_SAGEMAKER_ROLE_ARN")
+            if not os.environ.get(name)
+        ]
+        if missing:
+            raise SpecInvalid(
+                f"environment variables {', '.join(missing)} are not set.",
+                fix="deploy the stack with CDK (it sets them on every function) or run with --local",
+            )
+        return cls(
+            bucket=os.environ["DEPLOYBENCH_BUCKET"],
+            sagemaker_role_arn=os.environ["DEPLOYBENCH_SAGEMAKER_ROLE_ARN"],
+            region=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
+        )

