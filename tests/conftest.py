@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from workflows.spec import RunSpec, parse_spec
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 2-layer BERT with random weights and MiniLM's tokenizer (converts in seconds)."""
+    from workflows.conversion.random_models import build_tiny_bert
+
+    return build_tiny_bert(tmp_path_factory.mktemp("models") / "tiny-bert")
+
+
+def fast_spec(source: str | Path, **overrides: Any) -> RunSpec:
+    """A spec that measures briefly: for path tests, not for numbers."""
+    data: dict[str, Any] = {
+        "name": "path-test",
+        "model": {"source": str(source), "task": "embedding", "max_sequence_length": 64},
+        "hosting": {"instance_types": ["ml.c6i.xlarge", "ml.c6i.2xlarge"]},
+        "wait": {"poll_initial_s": 5, "poll_max_s": 30},
+        "benchmark": {
+            "batch_sizes": [1, 2],
+            "sequence_lengths": ["natural", 16],
+            "min_duration_s": 0.3,
+            "min_requests": 3,
+            "max_duration_s": 1.5,
+            "warmup_max_requests": 20,
+        },
+    }
+    for key, value in overrides.items():
+        data[key] = {**data.get(key, {}), **value} if isinstance(value, dict) else value
+    return parse_spec(data)
+
+
+SERVER_MARKERS = ("light_server.py", "model_service_worker", "mms.model_server", "serving.main")
+
+
+def serving_processes() -> list[psutil.Process]:
+    """Model servers this test process started that are still running (there must be none once a
+    run or an engine is over)."""
+    found = []
+    for process in psutil.Process().children(recursive=True):
+        try:
+            cmdline = " ".join(process.cmdline())
+        except psutil.Error:
+            continue
+        if any(marker in cmdline for marker in SERVER_MARKERS) and process.status() != psutil.STATUS_ZOMBIE:
+            found.append(process)
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_orphan_servers() -> Any:
+    """The suite must leave no model server process behind."""
+    yield
+    leftovers = serving_processes()
+    assert not leftovers, f"model servers left running: {[p.pid for p in leftovers]}"
+
+
+@pytest.fixture(scope="session")
+def tiny_artifact(tiny_bert: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The converted, verified artifact folder of the tiny BERT (what model.tar.gz holds)."""
+    from workflows.contracts import StepRequest
+    from workflows.steps.convert import build_artifact
+
+    root = tmp_path_factory.mktemp("artifact")
+    request = StepRequest(run_id="fixture", spec=fast_spec(tiny_bert))
+    build_artifact(request, source=tiny_bert, out=root / "artifact", scratch=root / "scratch")
+    return root / "artifact"

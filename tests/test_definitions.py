@@ -1,0 +1,118 @@
+"""Static checks on every state machine definition."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+import state_machines
+from workflows.errors import error_names
+
+FAKE_ARNS = {
+    f.placeholder: f"arn:aws:lambda:us-east-1:123456789012:function:{f.placeholder}"
+    for f in state_machines.FUNCTIONS
+}
+TEARDOWN = "${TeardownFunctionArn}"
+
+
+def rendered(name: str) -> dict[str, Any]:
+    return json.loads(state_machines.render(name, FAKE_ARNS))
+
+
+def transitions(state: dict[str, Any]) -> list[str]:
+    targets = [state.get("Next"), state.get("Default")]
+    targets += [choice.get("Next") for choice in state.get("Choices", [])]
+    targets += [catcher.get("Next") for catcher in state.get("Catch", [])]
+    return [t for t in targets if t]
+
+
+def is_terminal(state: dict[str, Any]) -> bool:
+    return state["Type"] in {"Succeed", "Fail"} or state.get("End", False)
+
+
+@pytest.mark.parametrize("name", state_machines.names())
+def test_statelint_is_clean(name: str, tmp_path: Any) -> None:
+    # Given the definition with its placeholders substituted
+    path = tmp_path / f"{name}.json"
+    path.write_text(state_machines.render(name, FAKE_ARNS))
+    # When statelint checks it
+    result = subprocess.run([sys.executable, "-m", "statelint", str(path)], capture_output=True, text=True)
+    # Then it reports nothing
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("name", state_machines.names())
+def test_every_error_name_exists_in_the_error_module(name: str) -> None:
+    known = error_names()
+    for state_name, state in state_machines.definition(name)["States"].items():
+        for rule in state.get("Retry", []) + state.get("Catch", []):
+            for error in rule["ErrorEquals"]:
+                assert error in known or error.startswith(("States.", "Lambda.")), (
+                    f"{state_name}: unknown error {error}"
+                )
+
+
+@pytest.mark.parametrize("name", state_machines.names())
+def test_every_state_is_reachable(name: str) -> None:
+    definition = state_machines.definition(name)
+    states = definition["States"]
+    seen, stack = set(), [definition["StartAt"]]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        stack.extend(transitions(states[current]))
+    assert seen == set(states), f"unreachable: {set(states) - seen}"
+
+
+@pytest.mark.parametrize("name", state_machines.names())
+def test_every_path_after_a_resource_exists_reaches_teardown(name: str) -> None:
+    # Given the states from the first one that creates something (every Task after the start may)
+    definition = state_machines.definition(name)
+    states = definition["States"]
+    # When walking every transition without passing through a teardown task
+    seen, stack = set(), [definition["StartAt"]]
+    escaped = []
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        state = states[current]
+        if state.get("Resource") == TEARDOWN:
+            continue
+        if is_terminal(state):
+            escaped.append(current)
+        stack.extend(transitions(state))
+    # Then no terminal state is reachable without a teardown on the way
+    assert escaped == [], f"terminal states reachable without teardown: {escaped}"
+
+
+def test_a_teardown_failure_still_ends_the_run_with_a_report() -> None:
+    states = state_machines.definition("deploy_pipeline")["States"]
+    for name, state in states.items():
+        if state.get("Resource") == TEARDOWN:
+            assert state["Catch"], f"{name} has no Catch"
+            assert any(r["ErrorEquals"] == ["ResourceBusy"] for r in state["Retry"]), (
+                f"{name} does not retry busy deletes"
+            )
+
+
+@pytest.mark.parametrize("name", state_machines.names())
+def test_placeholders_are_exactly_the_function_table(name: str) -> None:
+    used = state_machines.placeholders(state_machines.definition_json(name))
+    assert used <= {f.placeholder for f in state_machines.FUNCTIONS}
+    with pytest.raises(KeyError, match="no substitution"):
+        state_machines.render(name, {})
+
+
+@pytest.mark.parametrize("function", state_machines.FUNCTIONS, ids=lambda f: f.placeholder)
+def test_every_handler_is_importable(function: state_machines.LambdaFunction) -> None:
+    module, _, attribute = function.handler.rpartition(".")
+    assert callable(getattr(importlib.import_module(module), attribute))

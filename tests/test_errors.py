@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+from workflows import errors
+
+
+def test_names_are_unique_and_partitioned() -> None:
+    classes = errors.all_errors()
+    names = [cls.__name__ for cls in classes]
+    assert len(names) == len(set(names))
+    assert set(errors.retryable_names()) | set(errors.terminal_names()) == set(names)
+    assert not set(errors.retryable_names()) & set(errors.terminal_names())
+
+
+def test_retryable_and_terminal_bases() -> None:
+    assert "AwsThrottled" in errors.retryable_names()
+    assert "CapacityStall" in errors.terminal_names()
+    assert "RetryableError" not in errors.error_names()
+
+
+def test_message_carries_the_fix() -> None:
+    error = errors.SpecInvalid("bad field.", fix="do this")
+    assert str(error) == "bad field. Fix: do this"
+    assert error.fix == "do this"

@@ -1,0 +1,133 @@
+"""State-machine path tests: the real definition and handlers on the local engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import fast_spec, serving_processes
+from workflows.contracts import DeployRequest, PipelineState
+from workflows.errors import DeployRejected
+from workflows.local.engine import LocalEngine
+from workflows.runner import ExecutionOutcome, follow
+
+TIME_SCALE = 200.0
+
+
+POLLING_LOOP = {"DescribeEndpoint", "IsEndpointInService", "WaitForEndpoint"}
+
+
+def collapse(states: list[str]) -> list[str]:
+    """Ordered states with the polling loop folded: each loop state counts once per loop."""
+    out: list[str] = []
+    in_loop: set[str] = set()
+    for state in states:
+        if state in POLLING_LOOP:
+            if state in in_loop:
+                continue
+            in_loop.add(state)
+        else:
+            in_loop.clear()
+        out.append(state)
+    return out
+
+
+def run(engine: LocalEngine, state: PipelineState) -> ExecutionOutcome:
+    arn = engine.start_execution("deploy_pipeline", state.model_dump(mode="json"), name=state.run_id)
+    return follow(engine.client("stepfunctions"), arn, poll_s=0.2, timeout_s=600)
+
+
+def results(engine: LocalEngine, run_id: str, tmp_path: Path) -> dict[str, Any]:
+    files = engine.download_results(run_id, tmp_path / "results")
+    return json.loads(next(p for p in files if p.name == "result.json").read_text())
+
+
+def test_happy_path_runs_every_step_and_leaves_nothing(tiny_bert: Path, tmp_path: Path) -> None:
+    # Given the tiny model and a short benchmark
+    state = PipelineState(run_id="happy-1", spec=fast_spec(tiny_bert))
+    with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE) as engine:
+        # When the deploy pipeline runs
+        outcome = run(engine, state)
+        result = results(engine, state.run_id, tmp_path)
+        running = engine.sagemaker.running_containers() if engine.sagemaker else []
+    # Then every step ran in order and the execution succeeded
+    assert outcome.status == "SUCCEEDED", outcome.cause
+    assert collapse(outcome.states) == [
+        "ConvertToOnnx",
+        "PackArtifact",
+        "RunPreflight",
+        "DeployEndpoint",
+        "DescribeEndpoint",
+        "IsEndpointInService",
+        "WaitForEndpoint",
+        "WarmUpShapes",
+        "RunBenchmark",
+        "TeardownEndpoint",
+        "WriteReport",
+        "PipelineSucceeded",
+    ]
+    # And the output carries figures for every shape
+    shapes = outcome.output["benchmark"]["shapes"]
+    assert {(s["batch_size"], s["sequence_length"]) for s in shapes} == {
+        (1, "natural"),
+        (2, "natural"),
+        (1, 16),
+        (2, 16),
+    }
+    assert all(0 < s["p50_ms"] <= s["p99_ms"] <= s["max_ms"] for s in shapes)
+    assert result["status"] == "SUCCEEDED"
+    assert result["convert"]["manifest"]["parity"]["passed"]
+    # And nothing is left: no endpoint in the local SageMaker, no server process
+    assert any(d.startswith("endpoint/") for d in outcome.output["teardown"]["deleted"])
+    assert running == []
+    assert engine.leaked_endpoints == []
+    assert serving_processes() == []
+
+
+def test_failure_in_deploy_tears_down_and_fails_with_the_error_name(
+    tiny_bert: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import workflows.hosting.realtime as realtime
+
+    created: list[str] = []
+    real_deploy = realtime.deploy
+
+    def half_deploy(request: DeployRequest, *, sagemaker: Any, settings: Any) -> Any:
+        # Given a deploy that creates its model, then is rejected on the endpoint config
+        model = f"db-{request.run_id}-a1-m0"
+        sagemaker.create_model(
+            ModelName=model,
+            PrimaryContainer={"Image": "img", "ModelDataUrl": request.pack.model_data_uri},
+            ExecutionRoleArn=settings.sagemaker_role_arn,
+        )
+        created.append(model)
+        raise DeployRejected("create endpoint config: ValidationException: injected by the test")
+
+    monkeypatch.setattr(realtime, "deploy", half_deploy)
+    state = PipelineState(run_id="fails-1", spec=fast_spec(tiny_bert))
+    with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE) as engine:
+        # When the pipeline runs
+        outcome = run(engine, state)
+        result = results(engine, state.run_id, tmp_path)
+        models_left = engine.sagemaker.models if engine.sagemaker else {"?": {}}
+    # Then it went through diagnosis and teardown, and failed with the error's name
+    assert outcome.status == "FAILED"
+    assert outcome.error == "DeployRejected"
+    assert outcome.states == [
+        "ConvertToOnnx",
+        "PackArtifact",
+        "RunPreflight",
+        "DeployEndpoint",
+        "DiagnoseFailure",
+        "TeardownAfterFailure",
+        "WriteFailureReport",
+        "PipelineFailed",
+    ]
+    assert created and f"model/{created[0]}" in result["teardown"]["deleted"]
+    assert models_left == {}
+    assert result["status"] == "FAILED"
+    assert result["error"]["Error"] == "DeployRejected"
+    assert real_deploy is not realtime.deploy

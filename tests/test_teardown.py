@@ -1,0 +1,106 @@
+"""Teardown against moto's SageMaker and S3: everything of the run goes, nothing else does."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from tests.conftest import fast_spec
+from workflows import clock
+from workflows.contracts import DeployResult, ErrorInfo, PipelineState
+from workflows.naming import endpoint_config_name, endpoint_name, model_name, staging_prefix
+from workflows.settings import Settings
+from workflows.steps.teardown import teardown
+
+ROLE = "arn:aws:iam::123456789012:role/sm"
+SETTINGS = Settings(bucket="bench-bucket", sagemaker_role_arn=ROLE)
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any]]:
+    for key in ("AWS_ENDPOINT_URL_SAGEMAKER", "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    with mock_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket="bench-bucket")
+        yield boto3.client("sagemaker", region_name="us-east-1"), s3
+
+
+def create_run_resources(sagemaker: Any, run_id: str, attempt: int) -> DeployResult:
+    model, config, endpoint = (
+        model_name(run_id, attempt),
+        endpoint_config_name(run_id, attempt),
+        endpoint_name(run_id, attempt),
+    )
+    sagemaker.create_model(ModelName=model, PrimaryContainer={"Image": "img"}, ExecutionRoleArn=ROLE)
+    sagemaker.create_endpoint_config(
+        EndpointConfigName=config,
+        ProductionVariants=[
+            {
+                "VariantName": "primary",
+                "ModelName": model,
+                "InstanceType": "ml.c5.xlarge",
+                "InitialInstanceCount": 1,
+            }
+        ],
+    )
+    sagemaker.create_endpoint(EndpointName=endpoint, EndpointConfigName=config)
+    return DeployResult(
+        endpoint_name=endpoint,
+        endpoint_config_name=config,
+        model_names=[model],
+        instance_type="ml.c5.xlarge",
+        created_at=clock.now(),
+    )
+
+
+def names(sagemaker: Any) -> set[str]:
+    return (
+        {e["EndpointName"] for e in sagemaker.list_endpoints()["Endpoints"]}
+        | {c["EndpointConfigName"] for c in sagemaker.list_endpoint_configs()["EndpointConfigs"]}
+        | {m["ModelName"] for m in sagemaker.list_models()["Models"]}
+    )
+
+
+def test_teardown_deletes_every_attempt_and_the_staging_folder(aws: tuple[Any, Any]) -> None:
+    sagemaker, s3 = aws
+    # Given two deploy attempts of the run, another run's resources, and a staging folder
+    deploy = create_run_resources(sagemaker, "run-a", 1)
+    create_run_resources(sagemaker, "run-a", 2)
+    other = create_run_resources(sagemaker, "run-b", 1)
+    s3.put_object(Bucket="bench-bucket", Key=staging_prefix("run-a") + "model.onnx", Body=b"x")
+    state = PipelineState(run_id="run-a", spec=fast_spec("bundled"), deploy=deploy)
+    # When the run is torn down
+    result = teardown(state, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
+    # Then only the other run's resources remain, and the staging folder is gone
+    assert names(sagemaker) == {other.endpoint_name, other.endpoint_config_name, *other.model_names}
+    assert len([d for d in result.deleted if d.startswith("endpoint/")]) == 2
+    assert s3.list_objects_v2(Bucket="bench-bucket", Prefix=staging_prefix("run-a"))["KeyCount"] == 0
+    assert result.remaining == []
+
+
+def test_keep_endpoint_keeps_it_only_when_the_run_succeeded(aws: tuple[Any, Any]) -> None:
+    sagemaker, s3 = aws
+    deploy = create_run_resources(sagemaker, "run-k", 1)
+    state = PipelineState(run_id="run-k", spec=fast_spec("bundled", keep_endpoint=True), deploy=deploy)
+    result = teardown(state, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
+    assert set(result.kept) == {deploy.endpoint_name, deploy.endpoint_config_name, *deploy.model_names}
+    assert names(sagemaker) == set(result.kept)
+    # A failed run's endpoint is deleted even with keep_endpoint.
+    failed = state.model_copy(update={"error": ErrorInfo(Error="InvocationFailed", Cause="x")})
+    teardown(failed, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
+    assert names(sagemaker) == set()
+
+
+def test_teardown_is_idempotent(aws: tuple[Any, Any]) -> None:
+    sagemaker, s3 = aws
+    state = PipelineState(run_id="run-i", spec=fast_spec("bundled"))
+    create_run_resources(sagemaker, "run-i", 1)
+    teardown(state, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
+    again = teardown(state, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
+    assert again.deleted == []
