@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 from workflows.conversion.source import bundled_model_path
 
@@ -31,6 +32,7 @@ def build_tiny_bert(
         intermediate_size=hidden * 4,
         max_position_embeddings=512,
     )
+    model: Any
     if task == "classification":
         config.num_labels = 3
         config.id2label = {0: "entailment", 1: "neutral", 2: "contradiction"}
