@@ -10,6 +10,8 @@ import pytest
 from workflows.spec import RunSpec, parse_spec
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "deploybench")
+os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -84,7 +84,7 @@ class LocalEngine:
             for f in FUNCTIONS
         }
         self._stack.enter_context(LambdaSeam(functions, log=log, account=ACCOUNT, region=REGION))
-        self._route_powertools_logs()
+        self._configure_powertools()
         self._route_interpreter_logs()
         self.sagemaker = LocalSageMaker(region=REGION, s3=self.client("s3"), root=self.workdir / "endpoints")
         self._server = self._stack.enter_context(LocalSageMakerServer(self.sagemaker))
@@ -117,11 +117,17 @@ class LocalEngine:
             "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME": "",
         }
 
-    def _route_powertools_logs(self) -> None:
-        """The Powertools logger captured sys.stdout when it was created; point it at the routed stream."""
+    def _configure_powertools(self) -> None:
+        """Powertools read their settings when ``lambdas.observability`` was first imported, which may
+        have been before this engine set its environment: apply the namespace, and point the logger
+        (which captured sys.stdout then) at the routed stream."""
         import sys
 
-        from lambdas.observability import logger
+        from lambdas.observability import logger, metrics
+
+        if not metrics.namespace:
+            metrics.namespace = os.environ["POWERTOOLS_METRICS_NAMESPACE"]
+            self._stack.callback(setattr, metrics, "namespace", None)
 
         handler = logger.registered_handler
         if hasattr(handler, "setStream"):
