@@ -131,3 +131,27 @@ def test_failure_in_deploy_tears_down_and_fails_with_the_error_name(
     assert result["status"] == "FAILED"
     assert result["error"]["Error"] == "DeployRejected"
     assert real_deploy is not realtime.deploy
+
+
+def test_capacity_stall_is_recognised_early_and_the_endpoint_deleted_once_it_fails(
+    tiny_bert: Path, tmp_path: Path
+) -> None:
+    from workflows.local.faults import Fault, FaultPlan
+
+    # Given no capacity for the only instance type: Creating, no variants, frozen LastModifiedTime (F06)
+    plan = FaultPlan(faults=[Fault(id="F06", stall_minutes=20)])
+    spec = fast_spec(
+        tiny_bert, hosting={"instance_types": ["ml.g5.12xlarge"]}, wait={"stall_threshold_min": 5}
+    )
+    state = PipelineState(run_id="stall-1", spec=spec)
+    with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE, fault_plan=plan) as engine:
+        outcome = run(engine, state)
+        result = results(engine, state.run_id, tmp_path)
+        left = dict(engine.sagemaker.endpoints) if engine.sagemaker else {"?": None}
+    # Then the stall is named after the threshold, long before the endpoint itself fails
+    assert outcome.status == "FAILED"
+    assert outcome.error == "CapacityStall"
+    assert result["diagnosis"]["id"] == "F06"
+    # And teardown waited for the endpoint to leave Creating, then deleted it
+    assert "endpoint/db-stall-1-a1" in result["teardown"]["deleted"]
+    assert left == {}

@@ -101,6 +101,12 @@ def run(
     time_scale: Annotated[
         float, typer.Option(help="Local engine only: how much faster than real time Waits pass.")
     ] = 30.0,
+    fault_plan: Annotated[
+        Path | None,
+        typer.Option(
+            help="Local engine only: YAML fault plan making the local SageMaker reproduce field failures."
+        ),
+    ] = None,
     stack_name: Annotated[
         str, typer.Option(help="CloudFormation stack that deployed deploybench.")
     ] = "Deploybench",
@@ -113,14 +119,19 @@ def run(
     import boto3
 
     from workflows.contracts import PipelineState
+    from workflows.local.faults import load_fault_plan
     from workflows.naming import new_run_id
     from workflows.runner import run_aws, run_local
     from workflows.spec import load_spec
 
     try:
         spec = load_spec(spec_path)
+        plan = load_fault_plan(fault_plan) if fault_plan else None
     except DeploybenchError as error:
         fail(error)
+    if plan and not local:
+        console.print("[red]--fault-plan applies to the local engine only; add --local[/]")
+        raise typer.Exit(2)
     state = PipelineState(run_id=new_run_id(spec.name), spec=spec)
     console.print(f"Run [bold]{state.run_id}[/] ({'local engine' if local else 'AWS Step Functions'})")
     leaked: list[str] = []

@@ -12,12 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows.contracts import PipelineState
 from workflows.errors import SpecInvalid
 from workflows.naming import results_prefix
 from workflows.storage import download_folder, upload_folder
+
+if TYPE_CHECKING:
+    from workflows.local.faults import FaultPlan
 
 TERMINAL = {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}
 
@@ -134,13 +137,14 @@ def run_local(
     *,
     results_dir: Path,
     time_scale: float,
+    fault_plan: FaultPlan | None = None,
     on_event: Callable[[StateEvent], None] = lambda event: None,
 ) -> tuple[ExecutionOutcome, list[str]]:
     """Run the deploy pipeline on the local engine; returns the outcome and any leaked endpoints."""
     from workflows.local.engine import LocalEngine
 
     target = results_dir / state.run_id
-    with LocalEngine(workdir=target / "engine", time_scale=time_scale) as engine:
+    with LocalEngine(workdir=target / "engine", time_scale=time_scale, fault_plan=fault_plan) as engine:
         arn = engine.start_execution("deploy_pipeline", state.model_dump(mode="json"), name=state.run_id)
         outcome = follow(engine.client("stepfunctions"), arn, on_event=on_event)
         outcome.results = engine.download_results(state.run_id, target)

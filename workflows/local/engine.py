@@ -20,6 +20,7 @@ import boto3
 
 from state_machines import FUNCTIONS, names, render
 from workflows import clock
+from workflows.local.faults import FaultPlan
 from workflows.local.lambda_seam import LambdaSeam, RegisteredFunction
 from workflows.local.sagemaker.backend import ACCOUNT, LocalSageMaker
 from workflows.local.sagemaker.server import LocalSageMakerServer
@@ -45,10 +46,17 @@ def state_machine_name(name: str) -> str:
 class LocalEngine:
     """Context manager: everything a local run needs, torn down on exit (no process left behind)."""
 
-    def __init__(self, *, workdir: Path | None = None, time_scale: float = DEFAULT_TIME_SCALE) -> None:
+    def __init__(
+        self,
+        *,
+        workdir: Path | None = None,
+        time_scale: float = DEFAULT_TIME_SCALE,
+        fault_plan: FaultPlan | None = None,
+    ) -> None:
         self.workdir = (workdir or Path(tempfile.mkdtemp(prefix="deploybench-local-"))).resolve()
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.time_scale = time_scale
+        self.fault_plan = fault_plan or FaultPlan()
         self.lambda_log_path = self.workdir / "lambda.log"
         self.state_machine_arns: dict[str, str] = {}
         self.leaked_endpoints: list[str] = []
@@ -86,7 +94,9 @@ class LocalEngine:
         self._stack.enter_context(LambdaSeam(functions, log=log, account=ACCOUNT, region=REGION))
         self._configure_powertools()
         self._route_interpreter_logs()
-        self.sagemaker = LocalSageMaker(region=REGION, s3=self.client("s3"), root=self.workdir / "endpoints")
+        self.sagemaker = LocalSageMaker(
+            region=REGION, s3=self.client("s3"), root=self.workdir / "endpoints", fault_plan=self.fault_plan
+        )
         self._server = self._stack.enter_context(LocalSageMakerServer(self.sagemaker))
         self._stack.callback(self._shutdown_sagemaker)
         self._stack.callback(self._stop_executions)

@@ -12,12 +12,14 @@ import re
 import shutil
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from workflows import clock
+from workflows.local.faults import Fault, FaultPlan
 from workflows.local.sagemaker.container import Container, ContainerFailed
 
 ACCOUNT = "123456789012"
@@ -55,9 +57,14 @@ class Endpoint:
 class LocalSageMaker:
     """In-memory SageMaker resources; endpoints are served by local containers."""
 
-    def __init__(self, *, region: str, s3: Any, root: Path | None = None) -> None:
+    def __init__(
+        self, *, region: str, s3: Any, root: Path | None = None, fault_plan: FaultPlan | None = None
+    ) -> None:
         self.region = region
         self.s3 = s3
+        self.fault_plan = fault_plan or FaultPlan()
+        self._triggered: dict[int, int] = {}
+        self._stopping = threading.Event()
         self.root = root or Path(tempfile.mkdtemp(prefix="deploybench-sagemaker-"))
         self.models: dict[str, dict[str, Any]] = {}
         self.configs: dict[str, dict[str, Any]] = {}
@@ -199,8 +206,36 @@ class LocalSageMaker:
         thread.start()
         return {"EndpointArn": endpoint.arn}
 
+    def planned_fault(self, fault_id: str, instance_type: str | None) -> Fault | None:
+        """The planned fault that fires now (counting ``times``), if any."""
+        fault = self.fault_plan.find(fault_id, instance_type)
+        if fault is None:
+            return None
+        key = self.fault_plan.faults.index(fault)
+        with self.lock:
+            fired = self._triggered.get(key, 0)
+            if fault.times is not None and fired >= fault.times:
+                return None
+            self._triggered[key] = fired + 1
+        return fault
+
+    def _stall(self, endpoint: Endpoint, fault: Fault) -> None:
+        """F06: no instance is ever assigned; Failed with an empty reason after the stall."""
+        with self.lock:
+            endpoint.modified = endpoint.created + timedelta(seconds=1)
+        deadline = endpoint.created + timedelta(minutes=fault.stall_minutes)
+        while clock.now() < deadline and not self._stopping.is_set():
+            time.sleep(0.05)
+        with self.lock:
+            if endpoint.status == "Creating":
+                endpoint.status, endpoint.failure_reason, endpoint.modified = "Failed", "", clock.now()
+
     def _bring_up(self, endpoint: Endpoint, config: dict[str, Any]) -> None:
         variant = config["ProductionVariants"][0]
+        stall = self.planned_fault("F06", variant.get("InstanceType"))
+        if stall is not None:
+            self._stall(endpoint, stall)
+            return
         model = self.models.get(variant["ModelName"])
         with self.lock:
             endpoint.variants = [
@@ -357,6 +392,7 @@ class LocalSageMaker:
 
     def shutdown(self) -> list[str]:
         """Stop every container still running; returns the endpoints that were left behind."""
+        self._stopping.set()
         left = sorted(self.endpoints)
         for endpoint in list(self.endpoints.values()):
             with self.lock:
