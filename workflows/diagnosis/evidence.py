@@ -5,7 +5,8 @@ Sources:
 - ``describe``: Describe* output (FailureReason and the like);
 - ``logs``: the endpoint's CloudWatch log events (``/aws/sagemaker/Endpoints/<name>``);
 - ``invocation``: client errors from InvokeEndpoint (ModelError, ReadTimeoutError...);
-- ``text``: text of unknown origin (``deploybench diagnose --log FILE``): every rule applies.
+- ``text``: text of unknown origin (``deploybench diagnose --log FILE``): every rule applies;
+- ``preflight``: the message of a PreflightBlocked error (predictions, not observations).
 
 Texts are normalised before matching (escapes undone, ANSI colours removed, whitespace runs
 collapsed), so a signature written with single spaces matches a message that a log export
@@ -22,8 +23,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from workflows.contracts import ErrorInfo
+from workflows.errors import PreflightBlocked
 
-Source = Literal["error", "describe", "logs", "invocation", "text"]
+Source = Literal["error", "describe", "logs", "invocation", "text", "preflight"]
+# What rules read unless they name their sources: observations of a failure. A preflight finding
+# quotes the message a failure *would* show; only the rule for the preflight's own error reads it.
 SOURCES: tuple[Source, ...] = ("error", "describe", "logs", "invocation", "text")
 
 # Step Functions caps a state's input/output at 256 KiB: a diagnosis quotes lines, never dumps them.
@@ -91,18 +95,19 @@ class Evidence(BaseModel):
     def add_error(self, error: ErrorInfo) -> None:
         """The caught error: its name, and its Cause (the Lambda error payload, when it is one)."""
         self.error_names.append(error.Error)
+        source: Source = "preflight" if error.Error == PreflightBlocked.__name__ else "error"
         payload = parse_cause(error.Cause)
         if payload is None:
-            self.add("error", f"{error.Error}: {error.Cause}", origin="Cause")
+            self.add(source, f"{error.Error}: {error.Cause}", origin="Cause")
             return
         error_type = str(payload.get("errorType") or "")
         if error_type and error_type not in self.error_names:
             self.error_names.append(error_type)
         message = str(payload.get("errorMessage") or "")
-        self.add("error", f"{error_type or error.Error}: {message}", origin="Cause.errorMessage")
+        self.add(source, f"{error_type or error.Error}: {message}", origin="Cause.errorMessage")
         trace = payload.get("stackTrace")
         if isinstance(trace, list) and trace:
-            self.add("error", " ".join(str(frame) for frame in trace), origin="Cause.stackTrace")
+            self.add(source, " ".join(str(frame) for frame in trace), origin="Cause.stackTrace")
 
 
 def parse_cause(cause: str) -> dict[str, Any] | None:

@@ -186,7 +186,9 @@ def _alternatives(matches: list[Match], chosen: str | None) -> list[Alternative]
 
 def _context(evidence: Evidence) -> list[str]:
     """What an unknown failure is reported with: the error, the endpoint, salient log lines."""
-    lines = [_label(i) + i.text[:400] for i in evidence.items if i.source in ("error", "describe")]
+    lines = [
+        _label(i) + i.text[:400] for i in evidence.items if i.source in ("error", "preflight", "describe")
+    ]
     if evidence.endpoint:
         status = evidence.endpoint.get("EndpointStatus")
         variants = "present" if evidence.endpoint.get("ProductionVariants") else "absent"
