@@ -83,7 +83,7 @@ class PackResult(Contract):
 
 
 class Finding(Contract):
-    id: str = Field(description="Failure catalogue ID, e.g. F02.")
+    id: str = Field(description="Failure catalogue ID, e.g. F02 (instance-type for the type sanity check).")
     severity: Literal["blocking", "warning"]
     message: str
     fix: str

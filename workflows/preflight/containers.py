@@ -32,14 +32,21 @@ def _tag_of(uri: str) -> str:
     return uri.rsplit(":", 1)[-1] if ":" in uri.rsplit("/", 1)[-1] else ""
 
 
+def _image_records(node: Any) -> list[dict[str, Any]]:
+    """Every mapping with a ``repository`` in the table, however families, devices, regions or
+    versions are nested (the table grows with the hosting modes)."""
+    if isinstance(node, dict):
+        found = [node] if "repository" in node else []
+        return found + [r for value in node.values() for r in _image_records(value)]
+    if isinstance(node, list):
+        return [r for value in node for r in _image_records(value)]
+    return []
+
+
 def image_entries(uri: str) -> list[dict[str, Any]]:
     """Entries of the image table with the URI's repository (the tag's entry first when listed)."""
     repository, tag = repository_of(uri), _tag_of(uri)
-    entries = []
-    for devices in (image_table().get("families") or {}).values():
-        for entry in (devices or {}).values():
-            if isinstance(entry, dict) and entry.get("repository") == repository:
-                entries.append(entry)
+    entries = [e for e in _image_records(image_table()) if e.get("repository") == repository]
     return sorted(entries, key=lambda e: e.get("tag") != tag)
 
 
