@@ -1,4 +1,4 @@
-"""DiagnoseFailure: match the caught error against the failure catalogue."""
+"""DiagnoseFailure: match the caught error's evidence against the failure catalogue."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from typing import Any
 from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from lambdas import clients
 from lambdas.observability import MetricUnit, logger, metrics, tracer
-from workflows.contracts import ErrorInfo, PipelineState
-from workflows.diagnosis import diagnose
+from workflows.contracts import PipelineState
+from workflows.diagnosis import diagnose_failure
 
 
 @logger.inject_lambda_context
@@ -17,7 +18,15 @@ from workflows.diagnosis import diagnose
 @metrics.log_metrics
 @event_parser(model=PipelineState)
 def handler(event: PipelineState, context: LambdaContext) -> dict[str, Any]:
-    result = diagnose(event.error or ErrorInfo(Error="Unknown", Cause="no error was recorded"))
-    logger.info("diagnosed", extra={"run_id": event.run_id, "id": result.id, "action": result.action})
+    result = diagnose_failure(event, sagemaker=clients.sagemaker(), logs=clients.logs())
+    logger.info(
+        "diagnosed",
+        extra={
+            "run_id": event.run_id,
+            "id": result.id,
+            "action": result.action,
+            "confidence": result.confidence,
+        },
+    )
     metrics.add_metric(name=f"Failure{result.id}", unit=MetricUnit.Count, value=1)
     return result.model_dump(mode="json")

@@ -71,6 +71,22 @@ def no_orphan_servers() -> Any:
     assert not leftovers, f"model servers left running: {[p.pid for p in leftovers]}"
 
 
+@pytest.fixture
+def sagemaker_logs(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """moto's SageMaker and CloudWatch Logs clients (not the local SageMaker)."""
+    import boto3
+    from moto import mock_aws
+
+    for key in ("AWS_ENDPOINT_URL_SAGEMAKER", "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    with mock_aws():
+        yield (
+            boto3.client("sagemaker", region_name="us-east-1"),
+            boto3.client("logs", region_name="us-east-1"),
+        )
+
+
 @pytest.fixture(scope="session")
 def tiny_artifact(tiny_bert: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The converted, verified artifact folder of the tiny BERT (what model.tar.gz holds)."""

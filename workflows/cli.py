@@ -180,6 +180,12 @@ def definition(name: Annotated[str, typer.Argument(help="State machine name")] =
     sys.stdout.write(state_machines.definition_json(name) + "\n")
 
 
+from workflows import cli_checks  # noqa: E402 (the commands register on the app above)
+
+app.command()(cli_checks.preflight)
+app.command()(cli_checks.diagnose)
+
+
 def main(argv: list[str] | None = None) -> Any:
     return app(argv)
 

@@ -83,10 +83,11 @@ class PackResult(Contract):
 
 
 class Finding(Contract):
-    id: str = Field(description="Failure catalogue ID, e.g. F02.")
+    id: str = Field(description="Failure catalogue ID, e.g. F02 (instance-type for the type sanity check).")
     severity: Literal["blocking", "warning"]
     message: str
     fix: str
+    evidence: str = Field("", description="The figures or text the finding rests on.")
 
 
 class PreflightRequest(StepRequest):
@@ -96,6 +97,8 @@ class PreflightRequest(StepRequest):
 
 class PreflightResult(Contract):
     findings: list[Finding] = Field(default_factory=list)
+    checked: list[str] = Field(default_factory=list, description="Checks that ran, with their F-IDs.")
+    skipped: list[str] = Field(default_factory=list, description="Checks that could not run, and why.")
 
 
 class DeployAttempt(Contract):
@@ -188,12 +191,28 @@ class ErrorInfo(Contract):
     Cause: str = ""
 
 
+class Alternative(Contract):
+    """Another catalogue entry the evidence also supports, less well."""
+
+    id: str
+    title: str
+    action: str
+    confidence: float
+
+
 class Diagnosis(Contract):
     id: str = Field(description="Failure catalogue ID (F01..F34) or 'unknown'.")
     title: str
     evidence: list[str]
-    action: str = Field(description="Remediation the state machine may take, or 'fail'.")
+    action: str = Field(
+        description="Remediation the state machine may take, or 'fail' (workflows/diagnosis/actions.py)."
+    )
     confidence: float
+    fix: str = Field("", description="What fixes it, from the failure catalogue.")
+    details: dict[str, str] = Field(
+        default_factory=dict, description="What the action needs from the evidence (e.g. module)."
+    )
+    alternatives: list[Alternative] = Field(default_factory=list)
 
 
 class TeardownResult(Contract):

@@ -1,55 +1,56 @@
-"""Preflight step: static checks before any SageMaker resource exists.
+"""Preflight step: the failure catalogue's static checks before any SageMaker resource exists.
 
-All findings are reported together; a blocking finding fails the run before deploy.
+All findings are reported together; a blocking finding fails the run before deploy, warnings are
+carried in the result (and so into the report).
 """
 
 from __future__ import annotations
 
-import re
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from workflows.contracts import Finding, PreflightRequest, PreflightResult
 from workflows.errors import PreflightBlocked
-from workflows.storage import get_text
+from workflows.preflight import ArtifactView, build_context, run_checks
+from workflows.storage import download_folder
 
-_ORT_REQUIREMENT = re.compile(r"^\s*onnxruntime(-gpu)?\s*([=<>~!].*)?$", re.MULTILINE)
-_OPTIMUM = re.compile(r"^\s*optimum", re.MULTILINE)
+# Only what the checks read: the serving code and the tokenizer (kilobytes), not the weights,
+# which PackArtifact verified file by file before uploading.
+_ARTIFACT_PARTS = ("code/", "tokenizer/")
 
 
-def check_requirements(requirements: str) -> list[Finding]:
-    """F01: the DLC has no onnxruntime; F28: optimum pins transformers<4.58 and breaks the container."""
-    findings = []
-    if not _ORT_REQUIREMENT.search(requirements):
-        findings.append(
-            Finding(
-                id="F01",
-                severity="blocking",
-                message="code/inference.py imports onnxruntime but code/requirements.txt does not install it; "
-                "the endpoint would pass its health check and answer every request with "
-                "\"No module named 'onnxruntime'\".",
-                fix="add onnxruntime==<the version used for conversion> to code/requirements.txt and repack",
-            )
-        )
-    if _OPTIMUM.search(requirements):
-        findings.append(
-            Finding(
-                id="F28",
-                severity="blocking",
-                message="code/requirements.txt installs optimum, which pins transformers<4.58 and clashes with the container.",
-                fix="remove optimum; serving needs only onnxruntime",
-            )
-        )
-    return findings
+def describe_findings(findings: list[Finding]) -> str:
+    """One line per finding: ``F02 (blocking): message Fix: fix``."""
+    return "\n".join(f"{f.id} ({f.severity}): {f.message} Fix: {f.fix}" for f in findings)
 
 
 def preflight(request: PreflightRequest, *, s3: Any) -> PreflightResult:
-    """Raises PreflightBlocked listing every blocking finding."""
-    requirements = get_text(s3, f"{request.convert.staging_uri}code/requirements.txt")
-    findings = check_requirements(requirements)
-    blocking = [f for f in findings if f.severity == "blocking"]
+    """Run every check that applies to the spec's hosting mode on the staged artifact.
+
+    Raises:
+        PreflightBlocked: listing every blocking finding, then the warnings.
+    """
+    staging = request.convert.staging_uri.rstrip("/") + "/"
+    manifest = request.convert.manifest
+    with tempfile.TemporaryDirectory(prefix="deploybench-preflight-") as scratch:
+        root = Path(scratch)
+        for part in _ARTIFACT_PARTS:
+            download_folder(s3, staging + part, root / part)
+        artifact = ArtifactView(
+            root,
+            manifest,
+            verified_by=f"PackArtifact verified {len(manifest.files)} files (size, sha256), loaded "
+            f"{manifest.onnx_file} and packed sha256 {request.pack.sha256[:12]}",
+        )
+        result = run_checks(build_context(request.spec, artifact))
+    result.checked.append(f"F22 artifact files complete: {artifact.verified_by}")
+    blocking = [f for f in result.findings if f.severity == "blocking"]
     if blocking:
+        warnings = [f for f in result.findings if f.severity == "warning"]
         raise PreflightBlocked(
             "preflight found problems that would fail on AWS:\n"
-            + "\n".join(f"{f.id}: {f.message} Fix: {f.fix}" for f in blocking)
+            + describe_findings(blocking)
+            + (f"\nwarnings:\n{describe_findings(warnings)}" if warnings else "")
         )
-    return PreflightResult(findings=findings)
+    return result

@@ -1,0 +1,226 @@
+"""Evidence collectors: the pipeline state, DescribeEndpoint, the endpoint's CloudWatch logs.
+
+Clients are arguments. A collector that cannot reach its source adds a note and lets the
+diagnosis go on with what it has: a diagnosis must never be the step that fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from workflows import clock, naming
+from workflows.aws import error_code, error_message, is_not_found
+from workflows.contracts import Diagnosis, EndpointStatus, PipelineState
+from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.matcher import diagnose
+
+# A Lambda has 60 s and Step Functions carries 256 KiB: read a bounded window of recent events.
+MAX_LOG_EVENTS = 2000
+MAX_LOG_PAGES = 20
+LOG_LOOKBACK = timedelta(hours=1)
+# Modes whose resources include inference components (copy counts, F09).
+_COMPONENT_MODES = ("component", "zero")
+
+
+def log_group(endpoint_name: str) -> str:
+    """Where SageMaker sends a real-time or serverless endpoint's container output."""
+    return f"/aws/sagemaker/Endpoints/{endpoint_name}"
+
+
+def _guarded(evidence: Evidence, what: str, call: Callable[[], Any]) -> Any:
+    """Run one collection call; on an AWS error add a note instead of failing the diagnosis."""
+    try:
+        return call()
+    except ClientError as error:
+        evidence.notes.append(f"{what}: {error_code(error)}: {error_message(error)}")
+    except (BotoCoreError, NotImplementedError) as error:
+        # NotImplementedError: an emulated API (moto, the local SageMaker) that lacks the call.
+        evidence.notes.append(f"{what}: {type(error).__name__}: {error}")
+    return None
+
+
+def add_endpoint(evidence: Evidence, *, sagemaker: Any, name: str) -> bool:
+    """DescribeEndpoint and its endpoint config; returns False when the endpoint does not exist."""
+    try:
+        description = sagemaker.describe_endpoint(EndpointName=name)
+    except ClientError as error:
+        if is_not_found(error):
+            evidence.notes.append(f"endpoint {name} does not exist (never created, or already deleted)")
+            return False
+        evidence.notes.append(f"describe endpoint {name}: {error_code(error)}: {error_message(error)}")
+        return False
+    description.pop("ResponseMetadata", None)
+    evidence.endpoint = description
+    evidence.observed_at = clock.now()
+    if description.get("FailureReason"):
+        evidence.add("describe", description["FailureReason"], origin="FailureReason")
+    config_name = description.get("EndpointConfigName")
+    if config_name:
+        config = _guarded(
+            evidence,
+            f"describe endpoint config {config_name}",
+            partial(sagemaker.describe_endpoint_config, EndpointConfigName=config_name),
+        )
+        if config:
+            config.pop("ResponseMetadata", None)
+            evidence.endpoint_config = config
+            variants = config.get("ProductionVariants") or [{}]
+            evidence.instance_type = evidence.instance_type or variants[0].get("InstanceType")
+    return True
+
+
+def add_inference_components(evidence: Evidence, *, sagemaker: Any, endpoint_name: str) -> None:
+    """DescribeInferenceComponent for every component on the endpoint (copy counts, F09)."""
+    listed = _guarded(
+        evidence,
+        "list inference components",
+        lambda: sagemaker.list_inference_components(EndpointNameEquals=endpoint_name),
+    )
+    for summary in (listed or {}).get("InferenceComponents", []):
+        name = summary["InferenceComponentName"]
+        described = _guarded(
+            evidence,
+            f"describe inference component {name}",
+            partial(sagemaker.describe_inference_component, InferenceComponentName=name),
+        )
+        if described:
+            described.pop("ResponseMetadata", None)
+            evidence.inference_components.append(described)
+            if described.get("FailureReason"):
+                evidence.add("describe", described["FailureReason"], origin=f"{name} FailureReason")
+
+
+def add_log_events(evidence: Evidence, *, logs: Any, endpoint_name: str, since: datetime) -> int:
+    """The endpoint's recent log events, oldest first; returns how many were read."""
+    group = log_group(endpoint_name)
+    kwargs: dict[str, Any] = {"logGroupName": group, "startTime": int(since.timestamp() * 1000)}
+    read = 0
+    for _ in range(MAX_LOG_PAGES):
+        try:
+            page = logs.filter_log_events(**kwargs, limit=min(1000, MAX_LOG_EVENTS - read))
+        except ClientError as error:
+            if error_code(error) == "ResourceNotFoundException":
+                evidence.notes.append(
+                    f"no log group {group}: no container wrote output there (none started, or logs are "
+                    "not published in this environment)"
+                )
+            else:
+                evidence.notes.append(f"read {group}: {error_code(error)}: {error_message(error)}")
+            return read
+        except BotoCoreError as error:
+            evidence.notes.append(f"read {group}: {error}")
+            return read
+        for event in page.get("events", []):
+            evidence.add("logs", str(event.get("message", "")), origin=str(event.get("logStreamName", "")))
+            read += 1
+        token = page.get("nextToken")
+        if not token or read >= MAX_LOG_EVENTS:
+            break
+        kwargs["nextToken"] = token
+    if read == 0:
+        evidence.notes.append(f"log group {group} has no events since {since:%Y-%m-%d %H:%M:%S} UTC")
+    return read
+
+
+def failed_phase(state: PipelineState) -> str:
+    """The step that was running when the error was caught: the first result still missing."""
+    if state.convert is None:
+        return "convert"
+    if state.pack is None:
+        return "pack"
+    if state.preflight is None:
+        return "preflight"
+    if state.deploy is None:
+        return "deploy"
+    if state.endpoint is None or state.endpoint.status != "InService":
+        return "wait"
+    if state.warmup is None:
+        return "warmup"
+    return "benchmark" if state.benchmark is None else "teardown"
+
+
+def _last_poll(status: EndpointStatus, created_at: datetime) -> tuple[dict[str, Any], datetime]:
+    """The wait loop's last poll, as DescribeEndpoint would have said it."""
+    described: dict[str, Any] = {
+        "EndpointStatus": status.status,
+        "CreationTime": status.creation_time,
+        "LastModifiedTime": status.last_modified_time,
+    }
+    if status.failure_reason is not None:
+        described["FailureReason"] = status.failure_reason
+    if status.has_variants:
+        described["ProductionVariants"] = [{"VariantName": "primary"}]
+    return described, created_at + timedelta(seconds=status.waited_s)
+
+
+def evidence_from_state(state: PipelineState, *, sagemaker: Any, logs: Any) -> Evidence:
+    """Evidence for the failure a pipeline execution caught, gathered live where possible."""
+    spec, hosting = state.spec, state.spec.hosting
+    evidence = Evidence(
+        phase=failed_phase(state),
+        hosting_mode=hosting.mode,
+        image=getattr(hosting, "image", None),
+        stall_threshold_s=spec.wait.stall_threshold_min * 60.0,
+        expected_architecture=state.convert.manifest.architecture if state.convert else None,
+    )
+    if state.error is not None:
+        evidence.add_error(state.error)
+    else:
+        evidence.notes.append("no error was recorded in the execution state")
+    if state.deploy is not None:
+        evidence.instance_type = state.deploy.instance_type
+        name = state.deploy.endpoint_name
+    elif evidence.phase == "deploy":
+        # The deploy step may have created the endpoint before it failed: names derive from the run.
+        name = naming.endpoint_name(state.run_id, state.attempt.number)
+    else:
+        return evidence
+    instance_types = getattr(hosting, "instance_types", None) or []
+    if evidence.instance_type is None and state.attempt.instance_type_index < len(instance_types):
+        evidence.instance_type = instance_types[state.attempt.instance_type_index]
+    exists = add_endpoint(evidence, sagemaker=sagemaker, name=name)
+    if not exists and state.endpoint is not None and state.deploy is not None:
+        evidence.endpoint, evidence.observed_at = _last_poll(state.endpoint, state.deploy.created_at)
+        evidence.notes.append("endpoint facts come from the wait loop's last poll")
+    if exists and any(word in hosting.mode for word in _COMPONENT_MODES):
+        add_inference_components(evidence, sagemaker=sagemaker, endpoint_name=name)
+    since = (state.deploy.created_at if state.deploy else clock.now() - LOG_LOOKBACK) - timedelta(minutes=1)
+    add_log_events(evidence, logs=logs, endpoint_name=name, since=since)
+    return evidence
+
+
+def diagnose_failure(state: PipelineState, *, sagemaker: Any, logs: Any) -> Diagnosis:
+    """The DiagnoseFailure step: gather the evidence of the caught error and match the catalogue."""
+    return diagnose(evidence_from_state(state, sagemaker=sagemaker, logs=logs))
+
+
+def evidence_from_endpoint(
+    name: str, *, sagemaker: Any, logs: Any, since: datetime, hosting_mode: str | None = None
+) -> Evidence:
+    """Evidence about a live endpoint (``deploybench diagnose --endpoint``)."""
+    evidence = Evidence(hosting_mode=hosting_mode)
+    if add_endpoint(evidence, sagemaker=sagemaker, name=name):
+        add_inference_components(evidence, sagemaker=sagemaker, endpoint_name=name)
+    add_log_events(evidence, logs=logs, endpoint_name=name, since=since)
+    return evidence
+
+
+def evidence_from_text(text: str, *, origin: str, hosting_mode: str | None = None) -> Evidence:
+    """Evidence from text of unknown origin: a log export, an error message, a traceback.
+
+    Each line is one item, so a quote shows the line it came from; a Lambda error payload pasted
+    whole is parsed like a Step Functions Cause.
+    """
+    evidence = Evidence(hosting_mode=hosting_mode)
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        evidence.add("text", line, origin=f"{origin}:{number}")
+    # A message wrapped over several lines (botocore's ReadTimeoutError, a ModelError) still matches.
+    if len(lines) > 1:
+        evidence.add("text", text, origin=origin, whole=True)
+    return evidence

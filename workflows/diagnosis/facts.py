@@ -1,0 +1,185 @@
+"""Named facts the rules refer to: structured signals computed from the evidence.
+
+A fact is ``True``, ``False``, a string (``phase``), or ``None`` when the evidence cannot tell
+(a log file given on the command line says nothing about the hosting mode). Rules name facts
+in ``rules.yaml``; the loader refuses a name that is not in ``FACTS``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from workflows.diagnosis.evidence import Evidence
+from workflows.spec import is_gpu_instance
+from workflows.steps.wait import stalled_for
+
+FactValue = bool | str | None
+
+# Text markers of an engine, anywhere in the evidence (log lines name their server).
+_ENGINE_MARKERS = {
+    "tensorrt": re.compile(r"tensorrt|trtexec|\btrt_engine|\bmodel\.plan\b", re.IGNORECASE),
+    "lmi": re.compile(r"\bdjl(?:_python)?\b|ai\.djl|djl-inference|djl[ _-]serving|\bLMI\b"),
+    "vllm": re.compile(r"\bvllm\b", re.IGNORECASE),
+    "triton": re.compile(r"tritonserver|triton inference server", re.IGNORECASE),
+}
+# The same engines named by a hosting mode or an image repository.
+_ENGINE_NAMES = {
+    "tensorrt": ("tensorrt", "trt"),
+    "lmi": ("lmi", "djl"),
+    "vllm": ("vllm",),
+    "triton": ("triton",),
+}
+_RESOLVED_ARCHITECTURE = re.compile(r"Resolved architecture: ?(?P<architecture>[A-Za-z0-9_]+)")
+
+
+def _as_datetime(value: Any) -> datetime | None:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, int | float):
+        return datetime.fromtimestamp(value, tz=UTC)
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return None
+
+
+def _variants(evidence: Evidence) -> list[dict[str, Any]]:
+    return list((evidence.endpoint or {}).get("ProductionVariants") or [])
+
+
+def serverless(evidence: Evidence) -> FactValue:
+    """The endpoint is serverless: the mode says so, or its variants carry a ServerlessConfig."""
+    if evidence.hosting_mode and "serverless" in evidence.hosting_mode:
+        return True
+    if any(v.get("CurrentServerlessConfig") or v.get("DesiredServerlessConfig") for v in _variants(evidence)):
+        return True
+    config_variants = (evidence.endpoint_config or {}).get("ProductionVariants") or []
+    if any(v.get("ServerlessConfig") for v in config_variants):
+        return True
+    known = evidence.hosting_mode or _variants(evidence) or config_variants or evidence.instance_type
+    return False if known else None
+
+
+def gpu_instance(evidence: Evidence) -> FactValue:
+    return is_gpu_instance(evidence.instance_type) if evidence.instance_type else None
+
+
+def stalled_creating(evidence: Evidence) -> FactValue:
+    """F06: Creating, no ProductionVariants, LastModifiedTime frozen past the stall threshold."""
+    endpoint = evidence.endpoint
+    if not endpoint or evidence.observed_at is None:
+        return None
+    described = {**endpoint, "LastModifiedTime": _as_datetime(endpoint.get("LastModifiedTime"))}
+    described["CreationTime"] = _as_datetime(endpoint.get("CreationTime"))
+    stalled = stalled_for(described, evidence.observed_at)
+    return stalled is not None and stalled >= evidence.stall_threshold_s
+
+
+def failed_without_instance(evidence: Evidence) -> FactValue:
+    """F06 seen late: Failed with an empty FailureReason and no instance ever assigned."""
+    endpoint = evidence.endpoint
+    if not endpoint:
+        return None
+    return (
+        endpoint.get("EndpointStatus") == "Failed"
+        and not (endpoint.get("FailureReason") or "").strip()
+        and not endpoint.get("ProductionVariants")
+    )
+
+
+def copies_short(evidence: Evidence) -> FactValue:
+    """F09: an inference component placed fewer copies than it asked for."""
+    if not evidence.inference_components:
+        return None
+    for component in evidence.inference_components:
+        runtime = component.get("RuntimeConfig") or {}
+        desired, current = runtime.get("DesiredCopyCount"), runtime.get("CurrentCopyCount")
+        if isinstance(desired, int) and isinstance(current, int) and current < desired:
+            return True
+    return False
+
+
+def _engine(name: str) -> Callable[[Evidence], FactValue]:
+    def fact(evidence: Evidence) -> FactValue:
+        if any(_ENGINE_MARKERS[name].search(item.text) for item in evidence.items):
+            return True
+        labels = " ".join(filter(None, (evidence.hosting_mode, evidence.image))).lower()
+        if any(word in labels for word in _ENGINE_NAMES[name]):
+            return True
+        return False if labels else None
+
+    fact.__doc__ = f"The {name} engine is involved (text markers, hosting mode or image)."
+    return fact
+
+
+def resolved_architecture(evidence: Evidence) -> str | None:
+    """The architecture a vLLM server says it resolved, from its start-up log."""
+    for item in evidence.items:
+        match = _RESOLVED_ARCHITECTURE.search(item.text)
+        if match:
+            return match.group("architecture")
+    return None
+
+
+def served_model_mismatch(evidence: Evidence) -> FactValue:
+    """F26: the server resolved another architecture than the one the run converted."""
+    resolved = resolved_architecture(evidence)
+    if resolved is None or evidence.expected_architecture is None:
+        return None
+    return resolved != evidence.expected_architecture
+
+
+def phase(evidence: Evidence) -> FactValue:
+    return evidence.phase
+
+
+FACTS: dict[str, Callable[[Evidence], FactValue]] = {
+    "serverless": serverless,
+    "gpu_instance": gpu_instance,
+    "stalled_creating": stalled_creating,
+    "failed_without_instance": failed_without_instance,
+    "copies_short": copies_short,
+    "served_model_mismatch": served_model_mismatch,
+    "phase": phase,
+    **{name: _engine(name) for name in _ENGINE_MARKERS},
+}
+
+
+def compute(evidence: Evidence) -> dict[str, FactValue]:
+    """Every fact's value for this evidence."""
+    return {name: fact(evidence) for name, fact in FACTS.items()}
+
+
+def fact_details(evidence: Evidence, values: dict[str, FactValue]) -> dict[str, dict[str, str]]:
+    """Figures behind a fact, quoted in the diagnosis when the fact decides it."""
+    details: dict[str, dict[str, str]] = {}
+    endpoint = evidence.endpoint or {}
+    if values.get("stalled_creating") or values.get("failed_without_instance"):
+        created = _as_datetime(endpoint.get("CreationTime"))
+        modified = _as_datetime(endpoint.get("LastModifiedTime"))
+        stall = {"status": str(endpoint.get("EndpointStatus")), "production_variants": "absent"}
+        if modified and evidence.observed_at:
+            stall["frozen_min"] = f"{(evidence.observed_at - modified).total_seconds() / 60:.1f}"
+        if created and modified:
+            stall["last_modified_after_creation_s"] = f"{(modified - created).total_seconds():.0f}"
+        details["stalled_creating"] = details["failed_without_instance"] = stall
+    if values.get("copies_short"):
+        for component in evidence.inference_components:
+            runtime = component.get("RuntimeConfig") or {}
+            details["copies_short"] = {
+                "component": str(component.get("InferenceComponentName", "")),
+                "desired": str(runtime.get("DesiredCopyCount")),
+                "current": str(runtime.get("CurrentCopyCount")),
+            }
+    if values.get("served_model_mismatch"):
+        details["served_model_mismatch"] = {
+            "resolved": str(resolved_architecture(evidence)),
+            "expected": str(evidence.expected_architecture),
+        }
+    return details

@@ -1,0 +1,241 @@
+"""Match the rules against the evidence and rank what matched.
+
+Scoring (documented here because part of the contract is how sure a diagnosis says it is):
+- a rule's score starts at the confidence of its strongest signature that holds;
+- each further signature that holds adds CORROBORATION (at most three times);
+- each ``requires`` fact the evidence cannot tell (``None``) subtracts UNKNOWN_FACT_PENALTY:
+  a log file alone does not say the endpoint was serverless, so F14 stays an alternative
+  to F02 instead of vanishing or winning blindly;
+- a ``requires`` that is known false, or an ``unless`` that holds, drops the rule.
+The best score under MIN_CONFIDENCE is reported as ``unknown``, the candidates kept as
+alternatives: a weak match is never forced into an ID.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from workflows.contracts import Alternative, Diagnosis
+from workflows.diagnosis.actions import Action
+from workflows.diagnosis.evidence import Evidence, EvidenceItem, quote
+from workflows.diagnosis.facts import FactValue, compute, fact_details
+from workflows.diagnosis.rules import Condition, Rule, RuleSet, default_rules
+
+CORROBORATION = 0.03
+UNKNOWN_FACT_PENALTY = 0.15
+MIN_CONFIDENCE = 0.3
+MAX_EVIDENCE_LINES = 8
+QUOTES_PER_SIGNATURE = 2
+MAX_ALTERNATIVES = 4
+_SALIENT = re.compile(r"error|exception|fail|traceback|killed|died|timed? ?out|refused|denied", re.IGNORECASE)
+
+
+@dataclass
+class Outcome:
+    """Whether one condition holds: True, False, or None (a fact the evidence cannot tell)."""
+
+    holds: bool | None
+    quotes: list[str] = field(default_factory=list)
+    details: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Match:
+    rule: Rule
+    index: int
+    id: str
+    title: str
+    score: float
+    held: int
+    quotes: list[str]
+    details: dict[str, str]
+
+
+def _named(rule: Rule, details: dict[str, str]) -> tuple[str, str] | None:
+    """The rule's ID and title with captures filled in; None when a capture is missing."""
+    try:
+        return rule.id.format(**details), rule.title.format(**details)
+    except KeyError:
+        return None
+
+
+class Matcher:
+    """Evaluates one evidence bundle against a rule set."""
+
+    def __init__(self, evidence: Evidence, rules: RuleSet) -> None:
+        self.evidence = evidence
+        self.rules = rules
+        self.facts: dict[str, FactValue] = compute(evidence)
+        self.fact_details = fact_details(evidence, self.facts)
+
+    def _pattern(self, condition: Condition, sources: tuple[str, ...]) -> Outcome:
+        regex = condition.regex
+        assert regex is not None
+        wanted = condition.sources or sources
+        outcome = Outcome(holds=False)
+        more = 0
+        items = [i for i in self.evidence.items if i.source in wanted or i.source == "text"]
+        # Lines first; the whole of a multi-line text only when no single line shows the signature.
+        for whole in (False, True):
+            for item in (i for i in items if i.whole is whole):
+                match = regex.search(item.text)
+                if match is None:
+                    continue
+                outcome.holds = True
+                if len(outcome.quotes) < QUOTES_PER_SIGNATURE:
+                    outcome.quotes.append(_label(item) + quote(item.text, match.start(), match.end()))
+                else:
+                    more += 1
+                for name, value in match.groupdict().items():
+                    if value is not None:
+                        outcome.details.setdefault(name, value.strip())
+            if outcome.holds:
+                break
+        if more:
+            outcome.quotes.append(f"[… {more} more lines show the same signature]")
+        return outcome
+
+    def evaluate(self, condition: Condition, sources: tuple[str, ...]) -> Outcome:
+        """A condition holds when every part of it does (error, fact, pattern)."""
+        outcome = Outcome(holds=True)
+        if condition.error is not None:
+            if condition.error not in self.evidence.error_names:
+                return Outcome(holds=False)
+            outcome.quotes.append(f"[error] {condition.error}")
+        if condition.fact is not None:
+            value = self.facts[condition.fact]
+            if value is None:
+                outcome.holds = None
+            elif value != condition.is_:
+                return Outcome(holds=False)
+            else:
+                figures = self.fact_details.get(condition.fact, {})
+                shown = ", ".join(f"{k}={v}" for k, v in figures.items())
+                outcome.quotes.append(f"[fact] {condition.fact}" + (f": {shown}" if shown else ""))
+                outcome.details.update(figures)
+        if condition.pattern is not None:
+            found = self._pattern(condition, sources)
+            if not found.holds:
+                return Outcome(holds=False)
+            outcome.quotes.extend(found.quotes)
+            outcome.details = {**found.details, **outcome.details}
+        return outcome
+
+    def match(self, rule: Rule, index: int) -> Match | None:
+        """The rule's match, or None when it does not apply."""
+        if any(self.evaluate(c, rule.sources).holds for c in rule.unless):
+            return None
+        unknown = 0
+        details: dict[str, str] = {}
+        for condition in rule.requires:
+            outcome = self.evaluate(condition, rule.sources)
+            if outcome.holds is False:
+                return None
+            unknown += outcome.holds is None
+            details.update(outcome.details)
+        held = []
+        for signature in rule.signatures:
+            outcome = self.evaluate(signature, rule.sources)
+            if outcome.holds:
+                held.append((signature.confidence or 0.0, outcome))
+        if not held:
+            return None
+        held.sort(key=lambda pair: pair[0], reverse=True)
+        score = held[0][0] + CORROBORATION * min(3, len(held) - 1) - UNKNOWN_FACT_PENALTY * unknown
+        quotes: list[str] = []
+        for _, outcome in held:
+            details = {**outcome.details, **details}
+            quotes.extend(q for q in outcome.quotes if q not in quotes)
+        if unknown:
+            names = [c.fact for c in rule.requires if c.fact and self.facts[c.fact] is None]
+            quotes.append(f"[assumed] {', '.join(n for n in names if n)}: the evidence does not tell")
+        named = _named(rule, details)
+        if named is None:
+            return None
+        score = round(min(0.99, max(0.0, score)), 2)
+        return Match(rule, index, named[0], named[1], score, len(held), quotes, details)
+
+    def matches(self) -> list[Match]:
+        """Every rule that applies, best first (score, then signatures held, then table order)."""
+        found = [m for i, rule in enumerate(self.rules.rules) if (m := self.match(rule, i))]
+        return sorted(found, key=lambda m: (-m.score, -m.held, m.index))
+
+
+def _label(item: EvidenceItem) -> str:
+    return f"[{item.source}{' ' + item.origin if item.origin else ''}] "
+
+
+def _alternatives(matches: list[Match], chosen: str | None) -> list[Alternative]:
+    seen = {chosen} if chosen else set()
+    alternatives = []
+    for candidate in matches:
+        if candidate.id in seen:
+            continue
+        seen.add(candidate.id)
+        alternatives.append(
+            Alternative(
+                id=candidate.id,
+                title=candidate.title,
+                action=candidate.rule.action.value,
+                confidence=candidate.score,
+            )
+        )
+    return alternatives[:MAX_ALTERNATIVES]
+
+
+def _context(evidence: Evidence) -> list[str]:
+    """What an unknown failure is reported with: the error, the endpoint, salient log lines."""
+    lines = [
+        _label(i) + i.text[:400] for i in evidence.items if i.source in ("error", "preflight", "describe")
+    ]
+    if evidence.endpoint:
+        status = evidence.endpoint.get("EndpointStatus")
+        variants = "present" if evidence.endpoint.get("ProductionVariants") else "absent"
+        lines.append(f"[describe] EndpointStatus={status}, ProductionVariants {variants}")
+    salient = [
+        i for i in evidence.items if i.source in ("logs", "invocation", "text") and _SALIENT.search(i.text)
+    ]
+    lines += [_label(i) + i.text[:400] for i in salient[-6:]]
+    return lines[:MAX_EVIDENCE_LINES]
+
+
+def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
+    """The best-supported catalogue entry for the evidence, with the alternatives it beat.
+
+    Args:
+        evidence: texts and facts of one failure.
+        rules: the rule table (default: the packaged one).
+
+    Returns:
+        A Diagnosis; ``id="unknown"`` and ``action="fail"`` when nothing matches well enough.
+    """
+    matches = Matcher(evidence, rules or default_rules()).matches()
+    notes = [f"[note] {n}" for n in evidence.notes]
+    best = matches[0] if matches and matches[0].score >= MIN_CONFIDENCE else None
+    if best is None:
+        names = ", ".join(evidence.error_names) or "no error"
+        return Diagnosis(
+            id="unknown",
+            title=f"no catalogue entry matches ({names})",
+            evidence=_context(evidence) + notes,
+            action=Action.FAIL.value,
+            confidence=0.0,
+            fix=(
+                "Read the evidence and the endpoint's logs. A new field failure belongs in FAILURES.md and "
+                "workflows/data/diagnosis_rules.yaml."
+            ),
+            alternatives=_alternatives(matches, None),
+        )
+    alternatives = _alternatives(matches, best.id)
+    also = [f"[alternative] {a.id} {a.title} (confidence {a.confidence:.2f})" for a in alternatives]
+    return Diagnosis(
+        id=best.id,
+        title=best.title,
+        evidence=best.quotes[:MAX_EVIDENCE_LINES] + also + notes,
+        action=best.rule.action.value,
+        confidence=best.score,
+        fix=best.rule.fix,
+        details=best.details,
+        alternatives=alternatives,
+    )

@@ -1,0 +1,98 @@
+"""Which checks run for which hosting mode, and running them all.
+
+A hosting mode contributes its checks by registering them under its mode name when its module
+is imported (``register("serverless", Check(...))``); ``checks_for`` imports every module of
+``workflows.hosting`` and of this package first, so a new mode needs no edit here. Checks under
+``ALL_MODES`` run for every mode.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from workflows.contracts import Finding, PreflightResult
+from workflows.preflight.context import PreflightContext
+
+ALL_MODES = "*"
+NEEDS = ("artifact", "model_size")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One static check: a function of the context, the catalogue IDs it covers, what it needs."""
+
+    name: str
+    ids: tuple[str, ...]
+    run: Callable[[PreflightContext], list[Finding]]
+    needs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        unknown = set(self.needs) - set(NEEDS)
+        if unknown:
+            raise ValueError(f"check {self.name!r} needs {sorted(unknown)}; known needs: {NEEDS}")
+
+    @property
+    def label(self) -> str:
+        return f"{'/'.join(self.ids)} {self.name}"
+
+
+_REGISTRY: dict[str, list[Check]] = {}
+_DISCOVERED = False
+
+
+def register(mode: str, *checks: Check) -> None:
+    """Add checks for a hosting mode (or ALL_MODES); registering the same check twice is a no-op."""
+    listed = _REGISTRY.setdefault(mode, [])
+    listed.extend(c for c in checks if c not in listed)
+
+
+def _discover() -> None:
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    import workflows.hosting
+    import workflows.preflight
+
+    for package in (workflows.preflight, workflows.hosting):
+        for module in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"{package.__name__}.{module.name}")
+    _DISCOVERED = True
+
+
+def checks_for(mode: str) -> list[Check]:
+    """The checks that apply to ``mode``: the ones for every mode, then the mode's own."""
+    _discover()
+    return [*_REGISTRY.get(ALL_MODES, []), *_REGISTRY.get(mode, [])]
+
+
+def missing_needs(check: Check, context: PreflightContext) -> list[str]:
+    have = {"artifact": context.artifact is not None, "model_size": context.model_mb is not None}
+    return [need for need in check.needs if not have[need]]
+
+
+def run_checks(context: PreflightContext) -> PreflightResult:
+    """Run every applicable check and report all findings together, blocking ones first."""
+    mode = context.spec.hosting.mode
+    findings: list[Finding] = []
+    checked, skipped = [], []
+    checks = checks_for(mode)
+    if not checks:
+        skipped.append(f"no preflight checks are registered for hosting mode {mode!r}")
+    for check in checks:
+        lacking = missing_needs(check, context)
+        if lacking:
+            skipped.append(f"{check.label}: needs {' and '.join(_NEED_TEXT[n] for n in lacking)}")
+            continue
+        findings.extend(check.run(context))
+        checked.append(check.label)
+    findings.sort(key=lambda f: f.severity != "blocking")
+    return PreflightResult(findings=findings, checked=checked, skipped=skipped)
+
+
+_NEED_TEXT = {
+    "artifact": "the artifact (pass --artifact DIR_OR_TARBALL)",
+    "model_size": "the model size (an artifact, or a local model source)",
+}
