@@ -64,11 +64,15 @@ def test_happy_path_runs_every_step_and_leaves_nothing(tiny_bert: Path, tmp_path
         "IsEndpointInService",
         "WaitForEndpoint",
         "WarmUpShapes",
+        "PlanBenchmark",
+        "ChooseBenchmarkRunner",
         "RunBenchmark",
         "TeardownEndpoint",
         "WriteReport",
         "PipelineSucceeded",
     ]
+    # And a short CPU benchmark ran in the Lambda
+    assert outcome.output["benchmark_plan"]["runner"] == "lambda"
     # And the output carries figures for every shape
     shapes = outcome.output["benchmark"]["shapes"]
     assert {(s["batch_size"], s["sequence_length"]) for s in shapes} == {
@@ -79,7 +83,16 @@ def test_happy_path_runs_every_step_and_leaves_nothing(tiny_bert: Path, tmp_path
     }
     assert all(0 < s["p50_ms"] <= s["p99_ms"] <= s["max_ms"] for s in shapes)
     assert result["status"] == "SUCCEEDED"
+    assert result["schema_version"] == 2
     assert result["convert"]["manifest"]["parity"]["passed"]
+    # And the result holds every figure: windows and latency samples, the warmup, the cold start
+    assert all(m["windows"] and m["latencies_ms"] for m in result["measurements"])
+    assert result["warmup"]["cold_start"]["latency_ms"] > 0
+    assert result["warmup"]["shapes"][0]["concurrency"] >= 1
+    # And CloudWatch figures are not faked for a local endpoint
+    assert result["cloudwatch"]["available"] is False
+    assert "not available locally" in result["cloudwatch"]["reason"]
+    assert result["cost"]["lines"][0]["item"].startswith("endpoint ml.c6i.xlarge")
     # And nothing is left: no endpoint in the local SageMaker, no server process
     assert any(d.startswith("endpoint/") for d in outcome.output["teardown"]["deleted"])
     assert running == []
