@@ -52,22 +52,48 @@ def stable_windows(
 
 
 class _Closed:
-    """Closed-loop clients sharing a request budget."""
+    """Closed-loop clients sharing a request budget; each completed window is judged at once."""
 
-    def __init__(self, call: Callable[[bytes], Outcome], bodies: list[bytes], budget: int) -> None:
+    def __init__(
+        self,
+        call: Callable[[bytes], Outcome],
+        bodies: list[bytes],
+        *,
+        budget: int,
+        window: int,
+        tolerance: float,
+        deadline: float | None,
+    ) -> None:
         self.call = call
         self.bodies = bodies
         self.budget = budget
+        self.window = window
+        self.tolerance = tolerance
+        self.deadline = deadline
         self.sent = 0
         self.outcomes: list[Outcome] = []
+        self.medians: list[float] = []
         self.first_success_at: float | None = None
+        self.reason = "max_requests"
         self.lock = threading.Lock()
         self.stop = threading.Event()
+
+    def _judge(self) -> None:
+        """Called under the lock when a window completes."""
+        recent = self.outcomes[-STABILITY_WINDOWS * self.window :]
+        stable, medians = stable_windows(recent, self.window, self.tolerance)
+        self.medians = medians or self.medians
+        if stable:
+            self.reason = "stable"
+            self.stop.set()
 
     def client(self, index: int) -> None:
         while not self.stop.is_set():
             with self.lock:
-                if self.sent >= self.budget:
+                if self.deadline is not None and time.perf_counter() >= self.deadline:
+                    self.reason = "max_seconds"
+                    self.stop.set()
+                if self.sent >= self.budget or self.stop.is_set():
                     return
                 number = self.sent
                 self.sent += 1
@@ -76,6 +102,8 @@ class _Closed:
                 self.outcomes.append(outcome)
                 if outcome.error is None and self.first_success_at is None:
                     self.first_success_at = time.perf_counter()
+                if len(self.outcomes) % self.window == 0 and not self.stop.is_set():
+                    self._judge()
 
 
 def warm_up(
@@ -96,35 +124,23 @@ def warm_up(
     first = call(bodies[0])
     first_success_s = first.latency_ms / 1000 if first.error is None else None
     window = window_size(concurrency)
-    loop = _Closed(call, bodies, max(0, max_requests - 1))
+    loop = _Closed(
+        call,
+        bodies,
+        budget=max(0, max_requests - 1),
+        window=window,
+        tolerance=tolerance,
+        deadline=None if max_seconds is None else started + max_seconds,
+    )
     threads = [
         threading.Thread(target=loop.client, args=(i + 1,), name=f"warmup-{i}", daemon=True)
         for i in range(concurrency)
     ]
     for thread in threads:
         thread.start()
-    medians: list[float] = []
-    stable, reason, judged = False, "max_requests", 0
-    while any(t.is_alive() for t in threads):
-        time.sleep(0.01)
-        with loop.lock:
-            complete = len(loop.outcomes) // window
-            snapshot = loop.outcomes[: complete * window] if complete > judged else None
-        if snapshot is not None:
-            judged = complete
-            stable, medians = stable_windows(snapshot, window, tolerance)
-            if stable:
-                reason = "stable"
-                break
-        if max_seconds is not None and time.perf_counter() - started >= max_seconds:
-            reason = "max_seconds"
-            break
-    loop.stop.set()
     for thread in threads:
         thread.join()
-    if not stable:
-        stable, medians = stable_windows(loop.outcomes, window, tolerance)
-        reason = "stable" if stable else reason
+    stable, reason, medians = loop.reason == "stable", loop.reason, loop.medians
     outcomes = [first, *loop.outcomes]
     successes = [o.latency_ms for o in outcomes if o.error is None]
     if first_success_s is None and loop.first_success_at is not None:
