@@ -122,7 +122,7 @@ def processing_job_request(request: BenchmarkJobRequest, *, settings: Settings) 
     }
 
 
-def _status(
+def job_status(
     request: BenchmarkJobRequest, settings: Settings, status: str, polls: int = 0
 ) -> BenchmarkJobStatus:
     wait = request.spec.wait
@@ -156,7 +156,7 @@ def start(request: BenchmarkJobRequest, *, sagemaker: Any, s3: Any, settings: Se
             error
         ):
             raise translate(error, f"create processing job {request.plan.job_name}") from error
-    return _status(request, settings, "InProgress")
+    return job_status(request, settings, "InProgress")
 
 
 def describe(request: BenchmarkJobRequest, *, sagemaker: Any, settings: Settings) -> BenchmarkJobStatus:
@@ -170,7 +170,7 @@ def describe(request: BenchmarkJobRequest, *, sagemaker: Any, settings: Settings
     with aws_errors(f"describe processing job {name}"):
         job = sagemaker.describe_processing_job(ProcessingJobName=name)
     polls = (request.job.polls if request.job else 0) + 1
-    current = _status(request, settings, job["ProcessingJobStatus"], polls)
+    current = job_status(request, settings, job["ProcessingJobStatus"], polls)
     current = current.model_copy(
         update={
             "failure_reason": job.get("FailureReason"),
@@ -222,11 +222,11 @@ def stop(request: BenchmarkJobRequest, *, sagemaker: Any, settings: Settings) ->
         job = sagemaker.describe_processing_job(ProcessingJobName=name)
     except ClientError as error:
         if is_not_found(error):
-            return _status(request, settings, "NotCreated")
+            return job_status(request, settings, "NotCreated")
         raise translate(error, f"describe processing job {name}") from error
     status = job["ProcessingJobStatus"]
     if status == "InProgress":
         with aws_errors(f"stop processing job {name}"):
             sagemaker.stop_processing_job(ProcessingJobName=name)
         status = "Stopping"
-    return _status(request, settings, status).model_copy(update={"failure_reason": job.get("FailureReason")})
+    return job_status(request, settings, status).model_copy(update={"failure_reason": job.get("FailureReason")})
