@@ -229,4 +229,6 @@ def stop(request: BenchmarkJobRequest, *, sagemaker: Any, settings: Settings) ->
         with aws_errors(f"stop processing job {name}"):
             sagemaker.stop_processing_job(ProcessingJobName=name)
         status = "Stopping"
-    return job_status(request, settings, status).model_copy(update={"failure_reason": job.get("FailureReason")})
+    return job_status(request, settings, status).model_copy(
+        update={"failure_reason": job.get("FailureReason")}
+    )
