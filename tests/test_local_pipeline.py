@@ -221,10 +221,7 @@ def test_a_failed_benchmark_job_is_stopped_then_diagnosed_and_torn_down(
 
 
 @pytest.mark.skipif(
-    not hasattr(
-        __import__("workflows.local.sagemaker.backend", fromlist=["LocalSageMaker"]).LocalSageMaker,
-        "create_processing_job",
-    ),
+    not hasattr(LocalSageMaker, "create_processing_job"),
     reason="the local SageMaker does not run processing jobs yet (CreateProcessingJob is not implemented locally)",
 )
 def test_the_benchmark_runs_as_a_processing_job_through_the_local_sagemaker(
