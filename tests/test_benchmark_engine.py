@@ -23,7 +23,7 @@ from workflows.benchmark.noop_endpoint import NoopEndpoint
 from workflows.benchmark.payloads import Shape, bodies_for, payload
 from workflows.benchmark.policy import policy_for
 from workflows.benchmark.warmup import stable_windows, warm_up
-from workflows.steps.benchmark import warmup_concurrency
+from workflows.steps.benchmark import engine_config
 
 BODIES = [b"{}"]
 
@@ -230,5 +230,10 @@ def test_payloads_send_batch_size_and_pad_fixed_lengths_deterministically() -> N
 
 
 def test_warmup_uses_at_least_one_client_per_worker_and_the_highest_concurrency() -> None:
-    assert warmup_concurrency(fast_spec("bundled", hosting={"workers": 4, "instance_count": 2})) == 8
-    assert warmup_concurrency(fast_spec("bundled", benchmark={"concurrency": [1, 6]})) == 6
+    assert (
+        engine_config(
+            fast_spec("bundled", hosting={"workers": 4, "instance_count": 2}), "e"
+        ).warmup_concurrency
+        == 8
+    )
+    assert engine_config(fast_spec("bundled", benchmark={"concurrency": [1, 6]}), "e").warmup_concurrency == 6

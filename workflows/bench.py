@@ -19,13 +19,14 @@ from botocore.exceptions import ClientError
 from workflows.aws import aws_errors, is_not_found
 from workflows.benchmark.client import Invoker
 from workflows.benchmark.cloudwatch import endpoint_metrics, served_by_sagemaker
-from workflows.benchmark.engine import EngineConfig, run
+from workflows.benchmark.engine import run
 from workflows.benchmark.policy import POLICIES, policy_for
 from workflows.errors import DeployRejected, SpecInvalid
 from workflows.reports.files import write_report
 from workflows.reports.result import bench_result
 from workflows.spec import BenchmarkSpec
-from workflows.steps.benchmark import cold_start_of, compact
+from workflows.steps.benchmark import cold_start_of, compact, config_for
+from workflows.steps.benchmark import warmup_concurrency as default_warmup_clients
 
 DEFAULT_VARIANT = "AllTraffic"
 CLOUDWATCH_POLL_S = 20.0
@@ -124,21 +125,17 @@ def bench_endpoint(
         raise SpecInvalid(
             f"hosting mode {hosting.get('mode')!r} is unknown.", fix=f"use one of {sorted(POLICIES)}"
         )
-    workers = int(hosting.get("workers") or 1) * int(hosting.get("instance_count") or 1)
-    config = EngineConfig(
+    config = config_for(
+        benchmark,
         endpoint_name=endpoint_name,
         mode=hosting["mode"],
-        batch_sizes=list(benchmark.batch_sizes),
-        sequence_lengths=list(benchmark.sequence_lengths),
-        concurrency=list(benchmark.concurrency),
-        min_duration_s=benchmark.min_duration_s,
-        min_requests=benchmark.min_requests,
-        max_duration_s=benchmark.max_duration_s,
-        warmup_max_requests=benchmark.warmup_max_requests,
-        warmup_max_s=benchmark.warmup_max_s,
-        warmup_concurrency=warmup_concurrency or max(workers, max(benchmark.concurrency)),
-        seed=benchmark.seed,
-        target=dict(target or {}),
+        warmup_clients=warmup_concurrency
+        or default_warmup_clients(
+            benchmark,
+            workers=int(hosting.get("workers") or 1),
+            instances=int(hosting.get("instance_count") or 1),
+        ),
+        target=target,
     )
     try:
         invoker = Invoker.from_client(

@@ -24,19 +24,24 @@ from workflows.storage import put_text
 DETAIL_FILE = "benchmark.json"
 
 
-def warmup_concurrency(spec: RunSpec) -> int:
+def warmup_concurrency(benchmark: BenchmarkSpec, *, workers: int, instances: int) -> int:
     """Clients during warmup: every worker of every instance gets requests (F33), and at least the
     highest concurrency measured (each concurrent serverless request may land on a cold instance)."""
-    hosting = spec.hosting
-    workers = int(getattr(hosting, "workers", 1)) * int(getattr(hosting, "instance_count", 1))
-    return max(workers, max(spec.benchmark.concurrency))
+    return max(workers * instances, max(benchmark.concurrency))
 
 
-def engine_config(spec: RunSpec, endpoint_name: str, *, target: dict[str, str] | None = None) -> EngineConfig:
-    benchmark: BenchmarkSpec = spec.benchmark
+def config_for(
+    benchmark: BenchmarkSpec,
+    *,
+    endpoint_name: str,
+    mode: str,
+    warmup_clients: int,
+    target: dict[str, str] | None = None,
+) -> EngineConfig:
+    """The engine's settings from a spec's benchmark section."""
     return EngineConfig(
         endpoint_name=endpoint_name,
-        mode=spec.hosting.mode,
+        mode=mode,
         batch_sizes=list(benchmark.batch_sizes),
         sequence_lengths=list(benchmark.sequence_lengths),
         concurrency=list(benchmark.concurrency),
@@ -45,10 +50,21 @@ def engine_config(spec: RunSpec, endpoint_name: str, *, target: dict[str, str] |
         max_duration_s=benchmark.max_duration_s,
         warmup_max_requests=benchmark.warmup_max_requests,
         warmup_max_s=benchmark.warmup_max_s,
-        warmup_concurrency=warmup_concurrency(spec),
+        warmup_concurrency=warmup_clients,
         seed=benchmark.seed,
         target=dict(target or {}),
     )
+
+
+def engine_config(spec: RunSpec, endpoint_name: str) -> EngineConfig:
+    """The engine's settings for a pipeline run's endpoint."""
+    hosting = spec.hosting
+    clients = warmup_concurrency(
+        spec.benchmark,
+        workers=int(getattr(hosting, "workers", 1)),
+        instances=int(getattr(hosting, "instance_count", 1)),
+    )
+    return config_for(spec.benchmark, endpoint_name=endpoint_name, mode=hosting.mode, warmup_clients=clients)
 
 
 def make_invoker(runtime: Any, config: EngineConfig) -> Invoker:
