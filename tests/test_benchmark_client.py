@@ -191,3 +191,20 @@ def test_a_slow_answer_past_the_read_timeout_is_a_read_timeout(credentials: None
     # Then the call ends at the timeout as a ReadTimeout
     assert outcome.error == READ_TIMEOUT
     assert outcome.latency_ms < 450
+
+
+def test_the_transport_signs_for_the_host_it_connects_to() -> None:
+    from workflows.benchmark.transport import Transport
+
+    aws = Transport(
+        "https://runtime.sagemaker.us-east-1.amazonaws.com", connect_timeout_s=1, read_timeout_s=1
+    )
+    local = Transport("http://127.0.0.1:8080/prefix/", connect_timeout_s=1, read_timeout_s=1)
+    assert (aws.host_header, aws.port, aws.path_prefix) == (
+        "runtime.sagemaker.us-east-1.amazonaws.com",
+        443,
+        "",
+    )
+    assert (local.host_header, local.path_prefix) == ("127.0.0.1:8080", "/prefix")
+    with pytest.raises(ValueError, match="is not http"):
+        Transport("ftp://example.com", connect_timeout_s=1, read_timeout_s=1)

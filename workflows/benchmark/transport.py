@@ -12,6 +12,8 @@ import ssl
 import threading
 from urllib.parse import urlsplit
 
+from botocore.httpsession import get_cert_path
+
 # A reused connection the server already closed fails before any byte of the answer arrives;
 # resending then is safe and is what every HTTP client does.
 _STALE = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError, http.client.BadStatusLine)
@@ -44,7 +46,10 @@ class Transport:
         self.connect_timeout_s = connect_timeout_s
         self.read_timeout_s = read_timeout_s
         self._local = threading.local()
-        self._context = ssl.create_default_context() if self.scheme == "https" else None
+        # The CA bundle boto3 itself verifies AWS endpoints with (certifi's, else botocore's own).
+        self._context = (
+            ssl.create_default_context(cafile=get_cert_path(True)) if self.scheme == "https" else None
+        )
 
     def _connection(self) -> http.client.HTTPConnection:
         connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
