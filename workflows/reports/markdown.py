@@ -110,11 +110,23 @@ def _warmup(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _warm_checks(result: dict[str, Any]) -> list[str]:
+    """The check before measuring each shape (the pipeline warmed them earlier, maybe elsewhere)."""
+    checks = result.get("warm_checks") or []
+    if result.get("kind") != "pipeline" or not checks:
+        return []
+    cells = [
+        f"b{w['batch_size']}/{w['sequence_length']}: {w['requests']} requests, {w.get('stop_reason') or w['stable']}"
+        for w in checks
+    ]
+    return ["", "Warm check before measuring: " + "; ".join(cells) + "."]
+
+
 def _measurements(result: dict[str, Any]) -> list[str]:
     rows = result.get("measurements") or []
     if not rows:
         return []
-    lines = ["", "## Benchmark (client-side latency)", ""]
+    lines = ["", "## Benchmark (client-side latency)", *_warm_checks(result), ""]
     lines += _table(
         [
             "batch",

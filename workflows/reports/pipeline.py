@@ -18,28 +18,43 @@ from workflows.naming import results_prefix
 from workflows.reports.files import REPORT_FILE, RESULT_FILE, write_report
 from workflows.reports.result import pipeline_result
 from workflows.settings import Settings
+from workflows.steps.benchmark import DETAIL_FILE
+from workflows.steps.benchmark_job import OUTPUT_FILE
 from workflows.storage import get_text, upload_file
 
 
-def _detail(state: PipelineState, s3: Any) -> dict[str, Any] | None:
-    """The engine's full output (windows, samples), or None when there is none to read."""
-    if state.benchmark is None or not state.benchmark.detail_uri:
-        return None
-    try:
-        return dict(json.loads(get_text(s3, state.benchmark.detail_uri)))
-    except (DeploybenchError, ValueError):
-        return None
+def _detail(state: PipelineState, s3: Any, settings: Settings) -> dict[str, Any] | None:
+    """The engine's full output (windows, samples). A failed benchmark step returned nothing, but
+    its figures may still be where the runners write them: they show what the requests met."""
+    base = f"s3://{settings.bucket}/{results_prefix(state.run_id)}"
+    candidates = (
+        [state.benchmark.detail_uri]
+        if state.benchmark and state.benchmark.detail_uri
+        else [base + DETAIL_FILE, base + "benchmark-job/" + OUTPUT_FILE]
+    )
+    for uri in candidates:
+        try:
+            return dict(json.loads(get_text(s3, uri)))
+        except (DeploybenchError, ValueError):
+            continue
+    return None
 
 
 def _cloudwatch(state: PipelineState, detail: dict[str, Any] | None, cloudwatch: Any) -> dict[str, Any]:
     benchmark, deploy = state.benchmark, state.deploy
-    if benchmark is None or deploy is None:
+    endpoint_url = (
+        benchmark.endpoint_url if benchmark else ((detail or {}).get("environment") or {}).get("endpoint_url")
+    )
+    if deploy is None or not endpoint_url:
         return {"available": False, "reason": "no measurement was made", "shapes": []}
-    measurements = (detail or {}).get("measurements") or [s.model_dump(mode="json") for s in benchmark.shapes]
+    if detail and detail.get("measurements"):
+        measurements = detail["measurements"]
+    else:
+        measurements = [s.model_dump(mode="json") for s in benchmark.shapes] if benchmark else []
     try:
         return endpoint_metrics(
             cloudwatch,
-            endpoint_url=benchmark.endpoint_url,
+            endpoint_url=endpoint_url,
             endpoint_name=deploy.endpoint_name,
             variant_name=VARIANT,
             measurements=measurements,
@@ -56,7 +71,7 @@ def report(
     state: PipelineState, *, s3: Any, settings: Settings, status: str, cloudwatch: Any
 ) -> ReportResult:
     """Build the result, render it, and upload everything under the run's results prefix."""
-    detail = _detail(state, s3)
+    detail = _detail(state, s3, settings)
     result = pipeline_result(state, status, detail=detail, cloudwatch=_cloudwatch(state, detail, cloudwatch))
     base = f"s3://{settings.bucket}/{results_prefix(state.run_id)}"
     with tempfile.TemporaryDirectory(prefix="deploybench-report-") as scratch:

@@ -68,7 +68,10 @@ def latency_vs_batch(results: list[dict[str, Any]], path: Path) -> Path | None:
         axis.set_xlabel("batch size")
         axis.set_ylabel("client latency (ms)")
         axis.grid(alpha=0.3)
-        axis.legend(fontsize=7)
+        if axis.get_legend_handles_labels()[0]:
+            axis.legend(fontsize=7)
+    if not any(axis.lines for axis in axes):
+        return None  # no request succeeded: no latency to draw
     return _save(figure, path)
 
 

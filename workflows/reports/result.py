@@ -74,6 +74,7 @@ def pipeline_result(
     finished_at = clock.now().isoformat()
     data = state.model_dump(mode="json")
     benchmark = state.benchmark
+    generator = (detail or {}).get("environment") or {}
     measurements = (detail or {}).get("measurements")
     if measurements is None and benchmark is not None:
         measurements = [s.model_dump(mode="json") for s in benchmark.shapes]
@@ -87,8 +88,8 @@ def pipeline_result(
         "hosting": hosting_summary(state),
         "endpoint_lifetime": _lifetime(state, finished_at),
         "client": {
-            "runner": benchmark.runner if benchmark else None,
-            "endpoint_url": benchmark.endpoint_url if benchmark else None,
+            "runner": benchmark.runner if benchmark else generator.get("runner"),
+            "endpoint_url": benchmark.endpoint_url if benchmark else generator.get("endpoint_url"),
             "policy": (detail or {}).get("policy"),
         },
         "warm_checks": (detail or {}).get("warm_checks", []),

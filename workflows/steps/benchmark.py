@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from typing import Any
 
 from workflows.benchmark.client import Invoker
@@ -18,7 +19,7 @@ from workflows.contracts import BenchmarkRequest, BenchmarkResult, ColdStart, Sh
 from workflows.errors import BenchmarkFailed
 from workflows.naming import results_prefix
 from workflows.settings import Settings
-from workflows.spec import BenchmarkSpec, RunSpec
+from workflows.spec import WARM_CHECK_ALLOWANCE_S, BenchmarkSpec, RunSpec
 from workflows.storage import put_text
 
 DETAIL_FILE = "benchmark.json"
@@ -67,11 +68,13 @@ def engine_config(spec: RunSpec, endpoint_name: str) -> EngineConfig:
     return config_for(spec.benchmark, endpoint_name=endpoint_name, mode=hosting.mode, warmup_clients=clients)
 
 
-def make_invoker(runtime: Any, config: EngineConfig) -> Invoker:
-    """The client for the endpoint under the hosting mode's policy (timeouts, retries)."""
-    return Invoker.from_client(
-        runtime, config.endpoint_name, policy=policy_for(config.mode), target=config.target
-    )
+def make_invoker(runtime: Any, config: EngineConfig, *, time_budget_s: float | None = None) -> Invoker:
+    """The client for the endpoint under the hosting mode's policy (timeouts, retries); retries of
+    one request never outlast ``time_budget_s`` (a Lambda's remaining time)."""
+    policy = policy_for(config.mode)
+    if time_budget_s is not None:
+        policy = replace(policy, retry_budget_s=max(0.0, min(policy.retry_budget_s, time_budget_s)))
+    return Invoker.from_client(runtime, config.endpoint_name, policy=policy, target=config.target)
 
 
 def warmup_record(data: dict[str, Any]) -> ShapeWarmup:
@@ -116,7 +119,12 @@ def benchmark(request: BenchmarkRequest, *, runtime: Any, s3: Any, settings: Set
         BenchmarkFailed: a shape got no successful response at all.
     """
     started = time.perf_counter()
-    config = engine_config(request.spec, request.deploy.endpoint_name)
+    # WarmUpShapes warmed every shape already: the check before measuring gets the time the plan
+    # allowed it, so the measurement fits the Lambda's 15 minutes as planned.
+    config = replace(
+        engine_config(request.spec, request.deploy.endpoint_name),
+        warmup_max_s=min(request.spec.benchmark.warmup_max_s, WARM_CHECK_ALLOWANCE_S),
+    )
     invoker = make_invoker(runtime, config)
     output = run(invoker, config, runner="lambda")
     detail_uri = f"s3://{settings.bucket}/{results_prefix(request.run_id)}{DETAIL_FILE}"

@@ -29,7 +29,7 @@ def warmup(request: WarmupRequest, *, runtime: Any, time_budget_s: float | None 
     """
     started = time.perf_counter()
     config = engine_config(request.spec, request.deploy.endpoint_name)
-    invoker = make_invoker(runtime, config)
+    invoker = make_invoker(runtime, config, time_budget_s=time_budget_s)
     results: list[ShapeWarmup] = []
     cold_start: ColdStart | None = None
     for shape in config.shapes():
