@@ -18,7 +18,9 @@ from workflows.steps.benchmark import benchmark
 @metrics.log_metrics
 @event_parser(model=BenchmarkRequest)
 def handler(event: BenchmarkRequest, context: LambdaContext) -> dict[str, Any]:
-    result = benchmark(event, runtime=clients.sagemaker_runtime())
+    result = benchmark(
+        event, runtime=clients.sagemaker_runtime(), s3=clients.s3(), settings=clients.settings()
+    )
     logger.info("measured", extra={"run_id": event.run_id, "shapes": len(result.shapes)})
     metrics.add_metric(name="BenchmarkSeconds", unit=MetricUnit.Seconds, value=result.seconds)
     return result.model_dump(mode="json")

@@ -45,7 +45,12 @@ def logs() -> Any:
     return boto3.client("logs", config=_STANDARD)
 
 
+@lru_cache(maxsize=1)
+def cloudwatch() -> Any:
+    return boto3.client("cloudwatch", config=_STANDARD)
+
+
 def clear() -> None:
     """Forget cached clients and settings (the local engine calls this when it starts and stops)."""
-    for factory in (settings, sagemaker, sagemaker_runtime, s3, logs):
+    for factory in (settings, sagemaker, sagemaker_runtime, s3, logs, cloudwatch):
         factory.cache_clear()

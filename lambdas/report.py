@@ -1,4 +1,4 @@
-"""WriteReport / WriteFailureReport: result.json and report.md under the run's results prefix."""
+"""WriteReport / WriteFailureReport: result.json, report.md and plots under the run's results prefix."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from lambdas import clients
 from lambdas.observability import MetricUnit, logger, metrics, tracer
 from workflows.contracts import ReportRequest
-from workflows.reporting import report
+from workflows.reports.pipeline import report
 
 
 @logger.inject_lambda_context
@@ -18,7 +18,13 @@ from workflows.reporting import report
 @metrics.log_metrics
 @event_parser(model=ReportRequest)
 def handler(event: ReportRequest, context: LambdaContext) -> dict[str, Any]:
-    result = report(event.state, s3=clients.s3(), settings=clients.settings(), status=event.status)
+    result = report(
+        event.state,
+        s3=clients.s3(),
+        settings=clients.settings(),
+        status=event.status,
+        cloudwatch=clients.cloudwatch(),
+    )
     logger.info("reported", extra={"run_id": event.state.run_id, "result": result.result_uri})
     metrics.add_metric(name=f"Runs{event.status.title()}", unit=MetricUnit.Count, value=1)
     return result.model_dump(mode="json")

@@ -12,13 +12,17 @@ from lambdas.observability import MetricUnit, logger, metrics, tracer
 from workflows.contracts import WarmupRequest
 from workflows.steps.warmup import warmup
 
+# Leave the handler time to return and log: shapes left unwarmed go to the processing job.
+MARGIN_S = 30.0
+
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 @event_parser(model=WarmupRequest)
 def handler(event: WarmupRequest, context: LambdaContext) -> dict[str, Any]:
-    result = warmup(event, runtime=clients.sagemaker_runtime())
+    budget = context.get_remaining_time_in_millis() / 1000 - MARGIN_S
+    result = warmup(event, runtime=clients.sagemaker_runtime(), time_budget_s=budget)
     logger.info("warmed", extra={"run_id": event.run_id, "requests": sum(s.requests for s in result.shapes)})
     metrics.add_metric(name="WarmupSeconds", unit=MetricUnit.Seconds, value=result.seconds)
     return result.model_dump(mode="json")

@@ -47,6 +47,30 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
         memory_mb=1769,
         timeout_s=900,
     ),
+    LambdaFunction(
+        "PlanBenchmarkFunctionArn", "lambdas.plan_benchmark.handler", "Choose the benchmark runner"
+    ),
+    LambdaFunction(
+        "StartBenchmarkJobFunctionArn",
+        "lambdas.start_benchmark_job.handler",
+        "Start the benchmark processing job",
+        timeout_s=120,
+    ),
+    LambdaFunction(
+        "DescribeBenchmarkJobFunctionArn", "lambdas.describe_benchmark_job.handler", "Poll the benchmark job"
+    ),
+    LambdaFunction(
+        "CollectBenchmarkResultsFunctionArn",
+        "lambdas.collect_benchmark_results.handler",
+        "Read the benchmark job's figures",
+        memory_mb=1024,
+        timeout_s=120,
+    ),
+    LambdaFunction(
+        "StopBenchmarkJobFunctionArn",
+        "lambdas.stop_benchmark_job.handler",
+        "Stop the benchmark job on failure",
+    ),
     LambdaFunction("TeardownFunctionArn", "lambdas.teardown.handler", "Delete run resources", timeout_s=300),
     LambdaFunction("DiagnoseFunctionArn", "lambdas.diagnose.handler", "Diagnose a failure"),
     LambdaFunction(

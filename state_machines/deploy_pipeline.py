@@ -89,6 +89,98 @@ def teardown_retry() -> list[dict[str, Any]]:
     ]
 
 
+def benchmark_states(*, next_state: str) -> dict[str, Any]:
+    """Measure in a Lambda (short CPU runs) or in a SageMaker processing job (GPU or long runs).
+
+    The job is started by a Lambda and followed with Wait + describe + Choice: ``.sync``
+    integrations do not run on the local engine. Every failure on the job path stops the job
+    before the run is diagnosed and torn down.
+    """
+    job_request = {
+        **STEP_REQUEST,
+        "deploy.$": "$.deploy",
+        "plan.$": "$.benchmark_plan",
+        "job.$": "$.benchmark_job",
+    }
+    return {
+        "PlanBenchmark": task(
+            "PlanBenchmarkFunctionArn",
+            parameters={**STEP_REQUEST, "deploy.$": "$.deploy", "warmup.$": "$.warmup"},
+            result_path="$.benchmark_plan",
+            next_state="ChooseBenchmarkRunner",
+            comment="Lambda for short CPU runs; a processing job for GPU, long runs or unfinished warmup.",
+        ),
+        "ChooseBenchmarkRunner": {
+            "Type": "Choice",
+            "Choices": [
+                {
+                    "Variable": "$.benchmark_plan.runner",
+                    "StringEquals": "processing-job",
+                    "Next": "StartBenchmarkJob",
+                }
+            ],
+            "Default": "RunBenchmark",
+        },
+        "RunBenchmark": task(
+            "BenchmarkFunctionArn",
+            parameters={**STEP_REQUEST, "deploy.$": "$.deploy"},
+            result_path="$.benchmark",
+            next_state=next_state,
+            comment="Measure every shape until stable, with duration and count floors.",
+        ),
+        "StartBenchmarkJob": task(
+            "StartBenchmarkJobFunctionArn",
+            parameters=job_request,
+            result_path="$.benchmark_job",
+            next_state="WaitForBenchmarkJob",
+            comment="Upload the engine and its config; create the benchmark processing job.",
+            catch="StopBenchmarkJob",
+        ),
+        "WaitForBenchmarkJob": {
+            "Type": "Wait",
+            "SecondsPath": "$.benchmark_job.next_wait_s",
+            "Next": "DescribeBenchmarkJob",
+        },
+        "DescribeBenchmarkJob": task(
+            "DescribeBenchmarkJobFunctionArn",
+            parameters=job_request,
+            result_path="$.benchmark_job",
+            next_state="IsBenchmarkJobDone",
+            comment="One poll; raises when the job Failed, Stopped or ran past its time.",
+            catch="StopBenchmarkJob",
+        ),
+        "IsBenchmarkJobDone": {
+            "Type": "Choice",
+            "Choices": [
+                {
+                    "Variable": "$.benchmark_job.status",
+                    "StringEquals": "Completed",
+                    "Next": "CollectBenchmarkResults",
+                }
+            ],
+            "Default": "WaitForBenchmarkJob",
+        },
+        "CollectBenchmarkResults": task(
+            "CollectBenchmarkResultsFunctionArn",
+            parameters=job_request,
+            result_path="$.benchmark",
+            next_state=next_state,
+            comment="Read the job's figures into the execution state.",
+            catch="StopBenchmarkJob",
+        ),
+        "StopBenchmarkJob": {
+            "Type": "Task",
+            "Comment": "Stop the benchmark job if it still runs, then diagnose the failure.",
+            "Resource": "${StopBenchmarkJobFunctionArn}",
+            "Parameters": job_request,
+            "ResultPath": "$.benchmark_job",
+            "Next": "DiagnoseFailure",
+            "Retry": retry_policy(),
+            "Catch": catch_to("DiagnoseFailure", result_path=None),
+        },
+    }
+
+
 def definition() -> dict[str, Any]:
     states: dict[str, Any] = {
         "ConvertToOnnx": task(
@@ -142,16 +234,10 @@ def definition() -> dict[str, Any]:
             "WarmupFunctionArn",
             parameters={**STEP_REQUEST, "deploy.$": "$.deploy"},
             result_path="$.warmup",
-            next_state="RunBenchmark",
+            next_state="PlanBenchmark",
             comment="Warm every (batch, sequence) shape until its latency is stable.",
         ),
-        "RunBenchmark": task(
-            "BenchmarkFunctionArn",
-            parameters={**STEP_REQUEST, "deploy.$": "$.deploy"},
-            result_path="$.benchmark",
-            next_state="TeardownEndpoint",
-            comment="Measure every shape until stable, with duration and count floors.",
-        ),
+        **benchmark_states(next_state="TeardownEndpoint"),
         "TeardownEndpoint": task(
             "TeardownFunctionArn",
             result_path="$.teardown",

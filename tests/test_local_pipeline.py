@@ -12,6 +12,7 @@ from tests.conftest import fast_spec, serving_processes
 from workflows.contracts import DeployRequest, PipelineState
 from workflows.errors import DeployRejected
 from workflows.local.engine import LocalEngine
+from workflows.local.sagemaker.backend import LocalSageMaker
 from workflows.runner import ExecutionOutcome, follow
 
 TIME_SCALE = 200.0
@@ -64,11 +65,15 @@ def test_happy_path_runs_every_step_and_leaves_nothing(tiny_bert: Path, tmp_path
         "IsEndpointInService",
         "WaitForEndpoint",
         "WarmUpShapes",
+        "PlanBenchmark",
+        "ChooseBenchmarkRunner",
         "RunBenchmark",
         "TeardownEndpoint",
         "WriteReport",
         "PipelineSucceeded",
     ]
+    # And a short CPU benchmark ran in the Lambda
+    assert outcome.output["benchmark_plan"]["runner"] == "lambda"
     # And the output carries figures for every shape
     shapes = outcome.output["benchmark"]["shapes"]
     assert {(s["batch_size"], s["sequence_length"]) for s in shapes} == {
@@ -79,7 +84,16 @@ def test_happy_path_runs_every_step_and_leaves_nothing(tiny_bert: Path, tmp_path
     }
     assert all(0 < s["p50_ms"] <= s["p99_ms"] <= s["max_ms"] for s in shapes)
     assert result["status"] == "SUCCEEDED"
+    assert result["schema_version"] == 2
     assert result["convert"]["manifest"]["parity"]["passed"]
+    # And the result holds every figure: windows and latency samples, the warmup, the cold start
+    assert all(m["windows"] and m["latencies_ms"] for m in result["measurements"])
+    assert result["warmup"]["cold_start"]["latency_ms"] > 0
+    assert result["warmup"]["shapes"][0]["concurrency"] >= 1
+    # And CloudWatch figures are not faked for a local endpoint
+    assert result["cloudwatch"]["available"] is False
+    assert "not available locally" in result["cloudwatch"]["reason"]
+    assert result["cost"]["lines"][0]["item"].startswith("endpoint ml.c6i.xlarge")
     # And nothing is left: no endpoint in the local SageMaker, no server process
     assert any(d.startswith("endpoint/") for d in outcome.output["teardown"]["deleted"])
     assert running == []
@@ -155,3 +169,83 @@ def test_capacity_stall_is_recognised_early_and_the_endpoint_deleted_once_it_fai
     # And teardown waited for the endpoint to leave Creating, then deleted it
     assert "endpoint/db-stall-1-a1" in result["teardown"]["deleted"]
     assert left == {}
+
+
+JOB_LOOP = {"WaitForBenchmarkJob", "DescribeBenchmarkJob", "IsBenchmarkJobDone"}
+
+
+def test_a_failed_benchmark_job_is_stopped_then_diagnosed_and_torn_down(
+    tiny_bert: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lambdas.describe_benchmark_job
+    import lambdas.start_benchmark_job
+    from workflows.errors import BenchmarkJobFailed
+    from workflows.steps import benchmark_job
+
+    # Given a benchmark sent to a processing job that is started, then found Failed
+    def started(request: Any, *, sagemaker: Any, s3: Any, settings: Any) -> Any:
+        return benchmark_job.job_status(request, settings, "InProgress")
+
+    def failed(request: Any, *, sagemaker: Any, settings: Any) -> Any:
+        raise BenchmarkJobFailed(
+            f"benchmark job {request.plan.job_name} is Failed: FailureReason: AlgorithmError."
+        )
+
+    monkeypatch.setattr(lambdas.start_benchmark_job, "start", started)
+    monkeypatch.setattr(lambdas.describe_benchmark_job, "describe", failed)
+    state = PipelineState(
+        run_id="job-fails-1", spec=fast_spec(tiny_bert, benchmark={"runner": "processing-job"})
+    )
+    with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE) as engine:
+        # When the pipeline runs
+        outcome = run(engine, state)
+        result = results(engine, state.run_id, tmp_path)
+    # Then the job path stopped the job, diagnosed the failure and tore the endpoint down
+    assert outcome.status == "FAILED"
+    assert outcome.error == "BenchmarkJobFailed"
+    tail = outcome.states[outcome.states.index("PlanBenchmark") :]
+    assert tail == [
+        "PlanBenchmark",
+        "ChooseBenchmarkRunner",
+        "StartBenchmarkJob",
+        "WaitForBenchmarkJob",
+        "DescribeBenchmarkJob",
+        "StopBenchmarkJob",
+        "DiagnoseFailure",
+        "TeardownAfterFailure",
+        "WriteFailureReport",
+        "PipelineFailed",
+    ]
+    assert result["benchmark_plan"]["runner"] == "processing-job"
+    assert "endpoint/db-job-fails-1-a1" in result["teardown"]["deleted"]
+
+
+@pytest.mark.skipif(
+    not hasattr(LocalSageMaker, "create_processing_job"),
+    reason="the local SageMaker does not run processing jobs yet (CreateProcessingJob is not implemented locally)",
+)
+def test_the_benchmark_runs_as_a_processing_job_through_the_local_sagemaker(
+    tiny_bert: Path, tmp_path: Path
+) -> None:
+    # Given a benchmark sent to a processing job
+    state = PipelineState(run_id="job-1", spec=fast_spec(tiny_bert, benchmark={"runner": "processing-job"}))
+    with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE) as engine:
+        # When the pipeline runs
+        outcome = run(engine, state)
+        result = results(engine, state.run_id, tmp_path)
+    # Then the job ran the engine and its figures were collected
+    assert outcome.status == "SUCCEEDED", outcome.cause
+    states = [s for s in collapse(outcome.states) if s not in JOB_LOOP]
+    assert states[states.index("PlanBenchmark") :] == [
+        "PlanBenchmark",
+        "ChooseBenchmarkRunner",
+        "StartBenchmarkJob",
+        "CollectBenchmarkResults",
+        "TeardownEndpoint",
+        "WriteReport",
+        "PipelineSucceeded",
+    ]
+    assert set(outcome.states) >= JOB_LOOP
+    assert result["benchmark"]["runner"] == "processing-job"
+    assert result["environment"]["load_generator"]["runner"] == "processing-job"
+    assert all(m["latencies_ms"] for m in result["measurements"])

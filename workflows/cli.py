@@ -10,7 +10,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from workflows import bench_command, cli_checks
 from workflows.errors import DeploybenchError
+from workflows.reports import command as report_command
 from workflows.runner import ExecutionOutcome, StateEvent
 
 app = typer.Typer(
@@ -180,10 +182,10 @@ def definition(name: Annotated[str, typer.Argument(help="State machine name")] =
     sys.stdout.write(state_machines.definition_json(name) + "\n")
 
 
-from workflows import cli_checks  # noqa: E402 (the commands register on the app above)
-
 app.command()(cli_checks.preflight)
 app.command()(cli_checks.diagnose)
+app.command(name="bench")(bench_command.bench)
+app.command(name="report")(report_command.report)
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -139,31 +139,64 @@ class DescribeRequest(StepRequest):
 
 
 class ShapeStats(Contract):
+    """One shape at one concurrency: the figures of the last three (stable) windows.
+
+    Windows and latency samples stay in the detail file (``BenchmarkResult.detail_uri``): the
+    execution state is capped at 256 KB.
+    """
+
     batch_size: int
     sequence_length: int | Literal["natural"]
     concurrency: int = 1
     requests: int
     errors: int
+    errors_by_kind: dict[str, int] = Field(default_factory=dict)
+    retries: int = 0
     duration_s: float
-    p50_ms: float
-    p90_ms: float
-    p99_ms: float
-    max_ms: float
-    mean_ms: float
-    std_ms: float
+    p50_ms: float | None
+    p90_ms: float | None
+    p99_ms: float | None
+    max_ms: float | None
+    mean_ms: float | None
+    std_ms: float | None
     samples_per_s: float
     requests_per_s: float
     stable: bool
+    stop_reason: str = ""
+    started_at: float = Field(0.0, description="Epoch seconds: start of the windows kept.")
+    ended_at: float = Field(0.0, description="Epoch seconds: end of the windows kept.")
 
 
 class ShapeWarmup(Contract):
+    """How one shape was warmed: what it took, and its first (cold) call."""
+
     batch_size: int
     sequence_length: int | Literal["natural"]
+    concurrency: int = 1
     requests: int
+    successes: int = 0
     first_ms: float
-    last_ms: float
+    first_error: str | None = None
+    time_to_first_success_s: float | None = None
+    last_ms: float | None
     stable: bool
+    stop_reason: str = ""
     timeouts: int = 0
+    errors: dict[str, int] = Field(default_factory=dict)
+    retries: int = 0
+    seconds: float = 0.0
+
+
+class ColdStart(Contract):
+    """The first request after deploy (or after scale-from-zero), reported apart from warm figures."""
+
+    shape: str
+    latency_ms: float
+    error: str | None = None
+    retries: int = Field(
+        0, description="Retries before the first answer (F12: 'no capacity' at zero copies)."
+    )
+    time_to_first_success_s: float | None = None
 
 
 class WarmupRequest(StepRequest):
@@ -172,15 +205,56 @@ class WarmupRequest(StepRequest):
 
 class WarmupResult(Contract):
     shapes: list[ShapeWarmup]
+    cold_start: ColdStart | None = None
     seconds: float
+
+
+class BenchmarkPlanRequest(StepRequest):
+    deploy: DeployResult
+    warmup: WarmupResult
+
+
+class BenchmarkPlan(Contract):
+    """Where the load generator runs, and why."""
+
+    runner: Literal["lambda", "processing-job"]
+    reason: str
+    planned_s: float
+    job_name: str = Field(description="Name of the benchmark processing job (used only by that runner).")
+    job_instance_type: str
 
 
 class BenchmarkRequest(StepRequest):
     deploy: DeployResult
 
 
+class BenchmarkJobStatus(Contract):
+    """One poll of the benchmark processing job."""
+
+    job_name: str
+    status: str
+    failure_reason: str | None = None
+    exit_message: str | None = None
+    output_uri: str
+    polls: int = 0
+    next_wait_s: int = 0
+    waited_s: float = 0.0
+    started_at: datetime
+    ended_at: datetime | None = None
+
+
+class BenchmarkJobRequest(StepRequest):
+    deploy: DeployResult
+    plan: BenchmarkPlan
+    job: BenchmarkJobStatus | None = None
+
+
 class BenchmarkResult(Contract):
+    runner: Literal["lambda", "processing-job", "cli"] = "lambda"
+    endpoint_url: str = ""
     shapes: list[ShapeStats]
+    warm_checks: list[ShapeWarmup] = Field(default_factory=list)
+    detail_uri: str = Field("", description="Every figure: windows, latency samples, environment, policy.")
     seconds: float
 
 
@@ -240,6 +314,8 @@ class PipelineState(Contract):
     deploy: DeployResult | None = None
     endpoint: EndpointStatus | None = None
     warmup: WarmupResult | None = None
+    benchmark_plan: BenchmarkPlan | None = None
+    benchmark_job: BenchmarkJobStatus | None = None
     benchmark: BenchmarkResult | None = None
     error: ErrorInfo | None = None
     diagnosis: Diagnosis | None = None

@@ -121,6 +121,14 @@ class BenchmarkFailed(TerminalError):
     """The measurement could not be completed."""
 
 
+class BenchmarkJobFailed(TerminalError):
+    """The benchmark processing job failed, was stopped, or ran past its time."""
+
+
+class ResultInvalid(TerminalError):
+    """A result file cannot be read, or its schema version is unknown."""
+
+
 # --- terminal: teardown --------------------------------------------------------------------
 
 

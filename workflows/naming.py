@@ -66,6 +66,11 @@ def tags(
     return [{"Key": key, "Value": value} for key, value in merged.items()]
 
 
+def benchmark_job_name(run_id: str) -> str:
+    """The run's benchmark processing job (one per run: the name is also how failures stop it)."""
+    return _checked(f"{resource_prefix(run_id)}-bench")
+
+
 def staging_prefix(run_id: str) -> str:
     """Temporary converted model folder; deleted by teardown."""
     return f"staging/{run_id}/"

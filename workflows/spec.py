@@ -142,6 +142,11 @@ Hosting = Annotated[RealtimeHosting, Field(discriminator="mode")]
 
 Natural = Literal["natural"]
 
+WARM_CHECK_ALLOWANCE_S = 15.0
+"""Planned time for the warm check before each shape is measured (the shape was warmed already)."""
+LAMBDA_BENCHMARK_BUDGET_S = 840.0
+"""What a benchmark Lambda may spend measuring: its 900 s limit less a minute of margin."""
+
 
 class RemediationSpec(_Strict):
     """Bounds on the automatic fixes a diagnosis may trigger (actions: workflows/diagnosis/actions.py)."""
@@ -213,7 +218,42 @@ class BenchmarkSpec(_Strict):
     warmup_max_requests: int = Field(
         200, ge=1, le=100_000, description="Warmup gives up on a shape after this many requests."
     )
+    warmup_max_s: float = Field(
+        600.0,
+        gt=0,
+        le=7200,
+        description=(
+            "Warmup gives up on a shape after this many seconds (a TensorRT engine compiles per shape "
+            "for a minute or more, F21)."
+        ),
+    )
     seed: int = Field(0, description="Seed for the generated texts.")
+    runner: Literal["auto", "lambda", "processing-job"] = Field(
+        "auto",
+        description=(
+            "Where the load generator runs: 'lambda' (short CPU runs, 15-minute limit), 'processing-job' "
+            "(a SageMaker processing job next to the endpoint, no time limit), or 'auto' (a processing "
+            "job for GPU instance types, when the planned measurement exceeds 12 minutes, or when warmup "
+            "did not finish)."
+        ),
+    )
+    job_instance_type: str = Field(
+        "ml.c5.xlarge",
+        description="Instance type of the benchmark processing job (the load generator), e.g. ml.c5.xlarge.",
+    )
+    job_image: str | None = Field(
+        None,
+        description=(
+            "Image of the benchmark processing job (python3 with boto3 and numpy); empty picks the HF "
+            "PyTorch inference DLC (CPU) of the region."
+        ),
+    )
+
+    def planned_seconds(self) -> float:
+        """Longest time the measurement can take: every shape's warm check plus every measurement
+        running to ``max_duration_s``."""
+        shapes = len(self.batch_sizes) * len(self.sequence_lengths)
+        return shapes * (WARM_CHECK_ALLOWANCE_S + len(self.concurrency) * self.max_duration_s)
 
     @field_validator("batch_sizes", "concurrency")
     @classmethod
@@ -229,10 +269,25 @@ class BenchmarkSpec(_Strict):
             raise ValueError("integer sequence lengths must be between 1 and 8192")
         return value
 
+    @field_validator("job_instance_type")
+    @classmethod
+    def _job_instance_type(cls, value: str) -> str:
+        if not _INSTANCE_TYPE.match(value):
+            raise ValueError(
+                f"'{value}' is not a SageMaker instance type (expected a name like ml.c5.xlarge)"
+            )
+        return value
+
     @model_validator(mode="after")
     def _durations(self) -> BenchmarkSpec:
         if self.max_duration_s < self.min_duration_s:
             raise ValueError("max_duration_s must be at least min_duration_s")
+        if self.runner == "lambda" and self.planned_seconds() > LAMBDA_BENCHMARK_BUDGET_S:
+            raise ValueError(
+                f"runner 'lambda' cannot hold this benchmark: it may take {self.planned_seconds():.0f} s, more "
+                f"than the {LAMBDA_BENCHMARK_BUDGET_S:.0f} s a Lambda can give it (15-minute limit); use "
+                "runner 'processing-job' or 'auto', or lower max_duration_s or the number of shapes"
+            )
         return self
 
 

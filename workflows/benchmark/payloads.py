@@ -10,6 +10,10 @@ from workflows.texts import long_texts, natural_texts
 
 SequenceLength = int | Literal["natural"]
 
+# Distinct bodies per shape, cycled: enough that a server-side cache of one body cannot flatter the
+# figures, few enough to build in milliseconds.
+PAYLOAD_VARIANTS = 16
+
 
 @dataclass(frozen=True)
 class Shape:
@@ -19,6 +23,11 @@ class Shape:
     @property
     def label(self) -> str:
         return f"b{self.batch_size}/{'natural' if self.sequence_length == 'natural' else f's{self.sequence_length}'}"
+
+
+def shapes_of(batch_sizes: list[int], sequence_lengths: list[SequenceLength]) -> list[Shape]:
+    """Every (batch, sequence) pair, sequence length outermost."""
+    return [Shape(b, s) for s in sequence_lengths for b in batch_sizes]
 
 
 def payload(shape: Shape, *, seed: int, variant: int = 0) -> bytes:
@@ -37,3 +46,8 @@ def payload(shape: Shape, *, seed: int, variant: int = 0) -> bytes:
         texts = long_texts(shape.batch_size, seed=texts_seed, words=shape.sequence_length)
         parameters.update(padding="max_length", max_length=shape.sequence_length)
     return json.dumps({"inputs": texts, "parameters": parameters}).encode("utf-8")
+
+
+def bodies_for(shape: Shape, seed: int) -> list[bytes]:
+    """The ``PAYLOAD_VARIANTS`` bodies of a shape, deterministic for a seed."""
+    return [payload(shape, seed=seed, variant=v) for v in range(PAYLOAD_VARIANTS)]

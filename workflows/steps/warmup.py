@@ -1,50 +1,72 @@
-"""Warmup step: every shape that will be measured is warmed until its latency is stable."""
+"""Warmup step: every shape that will be measured is warmed until its latency is stable.
+
+The warmup actually used (requests, time, first-call latency, timeouts, stability) is returned
+for the result; the first request of the first shape is the endpoint's cold start after deploy.
+A Lambda has 15 minutes: shapes left when its time runs out are recorded as not warmed, and the
+benchmark plan then moves the measurement to a processing job, which warms them without a limit.
+"""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
-from workflows.benchmark.client import Invoker
-from workflows.benchmark.measure import PAYLOAD_VARIANTS, warm_up
-from workflows.benchmark.payloads import Shape, payload
-from workflows.contracts import ShapeWarmup, WarmupRequest, WarmupResult
+from workflows.benchmark.payloads import bodies_for
+from workflows.benchmark.warmup import warm_up
+from workflows.contracts import ColdStart, ShapeWarmup, WarmupRequest, WarmupResult
 from workflows.errors import WarmupFailed
-from workflows.spec import BenchmarkSpec
+from workflows.steps.benchmark import cold_start_of, engine_config, make_invoker, warmup_record
+
+OUT_OF_TIME = "out_of_time"
+MIN_SHAPE_BUDGET_S = 5.0
 
 
-def shapes_of(benchmark: BenchmarkSpec) -> list[Shape]:
-    return [Shape(b, s) for s in benchmark.sequence_lengths for b in benchmark.batch_sizes]
+def warmup(request: WarmupRequest, *, runtime: Any, time_budget_s: float | None = None) -> WarmupResult:
+    """Warm every shape within ``time_budget_s`` (the caller's remaining time, if limited).
 
-
-def bodies_for(shape: Shape, seed: int) -> list[bytes]:
-    return [payload(shape, seed=seed, variant=v) for v in range(PAYLOAD_VARIANTS)]
-
-
-def warmup(request: WarmupRequest, *, runtime: Any) -> WarmupResult:
-    """Raises WarmupFailed when a shape never answers successfully."""
+    Raises:
+        WarmupFailed: a shape never answered successfully (its errors and last message quoted).
+    """
     started = time.perf_counter()
-    invoker = Invoker(runtime, request.deploy.endpoint_name)
-    benchmark = request.spec.benchmark
-    results = []
-    for shape in shapes_of(benchmark):
+    config = engine_config(request.spec, request.deploy.endpoint_name)
+    invoker = make_invoker(runtime, config, time_budget_s=time_budget_s)
+    results: list[ShapeWarmup] = []
+    cold_start: ColdStart | None = None
+    for shape in config.shapes():
+        left = None if time_budget_s is None else time_budget_s - (time.perf_counter() - started)
+        if left is not None and left < MIN_SHAPE_BUDGET_S:
+            results.append(
+                ShapeWarmup(
+                    batch_size=shape.batch_size,
+                    sequence_length=shape.sequence_length,
+                    concurrency=config.warmup_concurrency,
+                    requests=0,
+                    first_ms=0.0,
+                    last_ms=None,
+                    stable=False,
+                    stop_reason=OUT_OF_TIME,
+                )
+            )
+            continue
         outcome = warm_up(
-            invoker.call, bodies_for(shape, benchmark.seed), max_requests=benchmark.warmup_max_requests
+            invoker.call,
+            bodies_for(shape, config.seed),
+            concurrency=config.warmup_concurrency,
+            max_requests=config.warmup_max_requests,
+            max_seconds=config.warmup_max_s if left is None else min(config.warmup_max_s, left),
         )
-        if outcome.last_ms == 0.0:
+        if outcome["successes"] == 0:
             raise WarmupFailed(
-                f"shape {shape.label} on {request.deploy.endpoint_name} failed all {outcome.requests} warmup "
-                f"requests: {outcome.errors}. Last error: {outcome.last_error}"
+                f"shape {shape.label} on {request.deploy.endpoint_name} failed all {outcome['requests']} warmup "
+                f"requests: {outcome['errors']}. Last error: {outcome['last_error']}"
             )
+        if cold_start is None:
+            cold_start = cold_start_of(shape.label, outcome)
         results.append(
-            ShapeWarmup(
-                batch_size=shape.batch_size,
-                sequence_length=shape.sequence_length,
-                requests=outcome.requests,
-                first_ms=round(outcome.first_ms, 3),
-                last_ms=round(outcome.last_ms, 3),
-                stable=outcome.stable,
-                timeouts=outcome.timeouts,
+            warmup_record(
+                {"batch_size": shape.batch_size, "sequence_length": shape.sequence_length, **outcome}
             )
         )
-    return WarmupResult(shapes=results, seconds=round(time.perf_counter() - started, 3))
+    return WarmupResult(
+        shapes=results, cold_start=cold_start, seconds=round(time.perf_counter() - started, 3)
+    )

@@ -1,0 +1,24 @@
+"""CollectBenchmarkResults: read the finished job's figures into the execution state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from lambdas import clients
+from lambdas.observability import MetricUnit, logger, metrics, tracer
+from workflows.contracts import BenchmarkJobRequest
+from workflows.steps.benchmark_job import collect
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+@event_parser(model=BenchmarkJobRequest)
+def handler(event: BenchmarkJobRequest, context: LambdaContext) -> dict[str, Any]:
+    result = collect(event, s3=clients.s3())
+    logger.info("benchmark collected", extra={"run_id": event.run_id, "shapes": len(result.shapes)})
+    metrics.add_metric(name="BenchmarkSeconds", unit=MetricUnit.Seconds, value=result.seconds)
+    return result.model_dump(mode="json")

@@ -1,0 +1,24 @@
+"""StartBenchmarkJob: upload the engine and its config, create the benchmark processing job."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from lambdas import clients
+from lambdas.observability import MetricUnit, logger, metrics, tracer
+from workflows.contracts import BenchmarkJobRequest
+from workflows.steps.benchmark_job import start
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+@event_parser(model=BenchmarkJobRequest)
+def handler(event: BenchmarkJobRequest, context: LambdaContext) -> dict[str, Any]:
+    result = start(event, sagemaker=clients.sagemaker(), s3=clients.s3(), settings=clients.settings())
+    logger.info("benchmark job started", extra={"run_id": event.run_id, "job": result.job_name})
+    metrics.add_metric(name="BenchmarkJobsStarted", unit=MetricUnit.Count, value=1)
+    return result.model_dump(mode="json")

@@ -1,0 +1,274 @@
+"""Results, reports, comparisons, cost and the endpoint's CloudWatch view."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import boto3
+import numpy as np
+import pytest
+from botocore.stub import Stubber
+
+from workflows.benchmark.cloudwatch import endpoint_metrics
+from workflows.errors import ResultInvalid
+from workflows.reports.compare import (
+    IMPROVEMENT,
+    NO_VERDICT,
+    REGRESSION,
+    WITHIN_NOISE,
+    compare,
+    latency_verdict,
+)
+from workflows.reports.cost import price_table, run_cost
+from workflows.reports.files import write_report
+from workflows.reports.result import load_result
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def measurement(
+    p50: float,
+    *,
+    batch: int = 1,
+    sequence: int | str = "natural",
+    concurrency: int = 1,
+    samples: int = 600,
+    spread: float = 0.02,
+    stable: bool = True,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """A measurement as the engine writes it, with latencies drawn around ``p50``."""
+    rng = np.random.default_rng(seed)
+    latencies = np.abs(rng.normal(p50, p50 * spread, samples))
+    rps = 1000 / p50 * concurrency
+    windows = [
+        {
+            "requests": samples // 3,
+            "errors": 0,
+            "requests_per_s": rps * f,
+            "p50_ms": p50 * f,
+            "mean_ms": p50 * f,
+        }
+        for f in (0.99, 1.0, 1.01)
+    ]
+    return {
+        "batch_size": batch,
+        "sequence_length": sequence,
+        "concurrency": concurrency,
+        "requests": samples,
+        "errors": 0,
+        "errors_by_kind": {},
+        "retries": 0,
+        "duration_s": samples / rps,
+        "p50_ms": float(np.median(latencies)),
+        "p90_ms": float(np.percentile(latencies, 90)),
+        "p99_ms": float(np.percentile(latencies, 99)),
+        "max_ms": float(latencies.max()),
+        "mean_ms": float(latencies.mean()),
+        "std_ms": float(latencies.std()),
+        "samples_per_s": rps * batch,
+        "requests_per_s": rps,
+        "stable": stable,
+        "windows": windows,
+        "kept_windows": 3,
+        "started_at": 1_800_000_000.0,
+        "ended_at": 1_800_000_030.0,
+        "latencies_ms": [round(float(v), 3) for v in latencies],
+    }
+
+
+def result(run_id: str, measurements: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    data = {
+        "schema_version": 2,
+        "kind": "bench",
+        "status": "SUCCEEDED",
+        "run_id": run_id,
+        "hosting": {"mode": "realtime", "instance_type": "ml.c6i.xlarge", "instance_count": 1},
+        "endpoint_lifetime": {
+            "start": "2026-11-29T10:00:00+00:00",
+            "end": "2026-11-29T10:30:00+00:00",
+            "note": "",
+        },
+        "measurements": measurements,
+        "client": {"runner": "cli"},
+    }
+    data.update(extra)
+    data["cost"] = run_cost(data)
+    return data
+
+
+def test_an_unchanged_endpoint_is_within_noise() -> None:
+    rows = compare(result("a", [measurement(20.0, seed=1)]), result("b", [measurement(20.0, seed=2)]))
+    assert [r["verdict"] for r in rows] == [WITHIN_NOISE]
+
+
+def test_a_slower_endpoint_is_a_regression_and_a_faster_one_an_improvement() -> None:
+    base = result("a", [measurement(20.0, seed=1)])
+    slower = compare(base, result("b", [measurement(24.0, seed=2)]))[0]
+    faster = compare(base, result("c", [measurement(16.0, seed=3)]))[0]
+    assert slower["verdict"] == REGRESSION and slower["latency"]["median_change"] == pytest.approx(
+        0.2, abs=0.02
+    )
+    assert slower["latency"]["diff_ms_ci95"][0] > 0
+    assert faster["verdict"] == IMPROVEMENT
+
+
+def test_a_difference_inside_the_runs_own_window_noise_is_not_called() -> None:
+    # Given runs whose own windows spread by ±8% (noisy), and a 3% shift
+    noisy = [measurement(20.0, seed=1), measurement(20.6, seed=2)]
+    for m in noisy:
+        m["windows"] = [
+            dict(w, p50_ms=w["p50_ms"] * f) for w, f in zip(m["windows"], (0.92, 1.0, 1.08), strict=True)
+        ]
+    verdict = latency_verdict(noisy[0], noisy[1])
+    assert verdict["verdict"] == WITHIN_NOISE
+    assert verdict["noise"] > abs(verdict["median_change"])
+
+
+@pytest.mark.parametrize(
+    ("candidate", "reason"),
+    [
+        (measurement(30.0, samples=12), "12 latency samples"),
+        (measurement(30.0, stable=False), "did not reach a stable"),
+    ],
+)
+def test_too_few_samples_or_an_unstable_run_gives_no_verdict(candidate: dict[str, Any], reason: str) -> None:
+    row = compare(result("a", [measurement(20.0)]), result("b", [candidate]))[0]
+    assert row["verdict"] == NO_VERDICT
+    assert reason in row["latency"]["reason"]
+
+
+def test_cost_covers_the_endpoints_whole_life_and_per_million_at_measured_throughput() -> None:
+    prices = price_table()
+    data = result("a", [measurement(10.0, batch=8)])
+    cost = data["cost"]
+    # 30 minutes of ml.c6i.xlarge at the table's price
+    hourly = prices["sagemaker"]["inference_instance_hour"]["ml.c6i.xlarge"]
+    assert cost["lines"][0]["quantity"] == 0.5
+    assert cost["total"] == pytest.approx(0.5 * hourly)
+    # 100 requests/s of 8 samples: 800 samples/s
+    [row] = cost["per_million_inferences"]
+    assert row["cost_per_million"] == pytest.approx(hourly / (800 * 3600) * 1e6, rel=1e-3)
+    assert cost["prices_taken"] == str(prices["taken"])
+
+
+def test_scale_to_zero_pays_its_scale_in_tail_and_serverless_pays_gb_seconds() -> None:
+    tail = result(
+        "s2z", [measurement(10.0)], hosting={"mode": "scale-to-zero", "instance_type": "ml.g5.xlarge"}
+    )
+    [_, lag] = tail["cost"]["lines"]
+    assert lag["item"].startswith("scale-in tail") and lag["quantity"] == pytest.approx(26 / 60, rel=1e-3)
+    serverless = result(
+        "sls", [measurement(100.0, samples=300)], hosting={"mode": "serverless", "memory_size_mb": 2048}
+    )
+    [compute] = serverless["cost"]["lines"]
+    busy_s = serverless["measurements"][0]["mean_ms"] / 1000 * 300
+    assert compute["unit"] == "GB-second" and compute["quantity"] == pytest.approx(2 * busy_s, rel=1e-3)
+
+
+def test_a_price_missing_from_the_table_is_reported_missing_not_guessed() -> None:
+    data = result("x", [measurement(10.0)], hosting={"mode": "realtime", "instance_type": "ml.x9.huge"})
+    assert data["cost"]["complete"] is False
+    assert data["cost"]["lines"][0]["cost"] is None
+    assert "no price in the table" in data["cost"]["lines"][0]["note"]
+    assert data["cost"]["per_million_inferences"][0]["cost_per_million"] is None
+
+
+def test_one_result_gives_a_full_report_with_three_plots(tmp_path: Path) -> None:
+    data = result("a", [measurement(10.0), measurement(14.0, batch=8), measurement(7.0, concurrency=4)])
+    written = write_report([data], tmp_path, with_result=True)
+    names = {p.name for p in written}
+    assert names == {
+        "result.json",
+        "report.md",
+        "latency_vs_batch.png",
+        "throughput_vs_concurrency.png",
+        "cost_per_million.png",
+    }
+    assert all((tmp_path / n).read_bytes().startswith(PNG) for n in names if n.endswith(".png"))
+    report = (tmp_path / "report.md").read_text()
+    assert report.startswith("# deploybench run a")
+    assert "![Latency percentiles vs batch size](latency_vs_batch.png)" in report
+    assert "| 8 | natural | 1 | " in report and "## Cost (USD, us-east-1" in report
+
+
+def test_several_results_give_a_comparison_with_verdicts(tmp_path: Path) -> None:
+    base = tmp_path / "a.json"
+    base.write_text(json.dumps(result("a", [measurement(20.0, seed=1)])))
+    other = tmp_path / "b.json"
+    other.write_text(json.dumps(result("b", [measurement(26.0, seed=2)])))
+    write_report([load_result(base), load_result(other)], tmp_path / "out")
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert report.startswith("# deploybench comparison")
+    assert "| 1 | natural | 1 | **regression** |" in report
+
+
+def test_schema_1_results_still_load_and_unknown_versions_are_refused(tmp_path: Path) -> None:
+    old = tmp_path / "v1.json"
+    shapes = [{k: v for k, v in measurement(10.0).items() if k not in {"windows", "latencies_ms"}}]
+    old.write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "status": "SUCCEEDED",
+                "run_id": "old",
+                "spec": {"hosting": {"mode": "realtime", "instance_count": 1}},
+                "deploy": {"instance_type": "ml.c6i.xlarge"},
+                "benchmark": {"shapes": shapes},
+            }
+        )
+    )
+    loaded = load_result(old)
+    assert loaded["measurements"][0]["p50_ms"] == shapes[0]["p50_ms"]
+    assert compare(loaded, loaded)[0]["verdict"] == NO_VERDICT
+    future = tmp_path / "v9.json"
+    future.write_text('{"schema_version": 9}')
+    with pytest.raises(ResultInvalid, match="schema_version 9"):
+        load_result(future)
+    with pytest.raises(ResultInvalid, match="does not exist"):
+        load_result(tmp_path / "missing.json")
+
+
+def test_cloudwatch_is_not_faked_for_an_endpoint_not_served_by_sagemaker() -> None:
+    figures = endpoint_metrics(
+        None, endpoint_url="http://127.0.0.1:8080", endpoint_name="e", variant_name="primary", measurements=[]
+    )
+    assert figures["available"] is False
+    assert figures["reason"].startswith("not available locally")
+
+
+def test_cloudwatch_latencies_are_read_in_microseconds_and_shown_in_ms() -> None:
+    # Given two 30 s measurements inside the same minute on an AWS endpoint
+    cloudwatch = boto3.client("cloudwatch", region_name="us-east-1")
+    first, second = measurement(20.0), measurement(22.0, batch=8)
+    second["started_at"], second["ended_at"] = 1_800_000_030.0, 1_800_000_050.0
+    with Stubber(cloudwatch) as stub:
+        for index, model_p50 in ((0, 18_000.0), (1, 19_500.0)):
+            values = {
+                f"m{index}_modellatency_p50": model_p50,
+                f"m{index}_modellatency_p99": 30_000.0,
+                f"m{index}_modellatency_average": 18_500.0,
+                f"m{index}_overheadlatency_p50": 1_200.0,
+                f"m{index}_overheadlatency_p99": 4_000.0,
+                f"m{index}_overheadlatency_average": 1_500.0,
+                f"m{index}_invocations_samplecount": 600.0,
+            }
+            stub.add_response(
+                "get_metric_data",
+                {"MetricDataResults": [{"Id": k, "Values": [v]} for k, v in values.items()]},
+            )
+        figures = endpoint_metrics(
+            cloudwatch,
+            endpoint_url="https://runtime.sagemaker.us-east-1.amazonaws.com",
+            endpoint_name="e",
+            variant_name="primary",
+            measurements=[first, second],
+        )
+    # Then the figures are in ms, and both are flagged as sharing their minute
+    assert figures["available"] is True
+    assert [s["ModelLatency_p50_ms"] for s in figures["shapes"]] == [18.0, 19.5]
+    assert figures["shapes"][0]["OverheadLatency_p50_ms"] == 1.2
+    assert all(s["shares_minutes_with_other_shapes"] for s in figures["shapes"])
+    assert figures["shapes"][0]["cloudwatch_invocations"] == 600

@@ -1,0 +1,136 @@
+"""Regression verdicts between two runs, called only when a difference exceeds the measured noise.
+
+Latency: the difference of medians with a bootstrap confidence interval over each run's kept
+latency samples; the noise floor is the spread of the median between a run's own stable windows.
+A change is called when the 95% interval excludes zero AND the relative change exceeds both runs'
+window-to-window spread. Throughput: the kept windows' requests/s; called when the windows of the
+two runs do not overlap and the change exceeds their spread. Fewer than ``MIN_SAMPLES`` samples,
+fewer than three windows, or an unstable measurement on either side gives "no verdict".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+MIN_SAMPLES = 30
+RESAMPLES = 2000
+BOOTSTRAP_CAP = 5000
+BOOTSTRAP_CHUNK = 200
+CONFIDENCE = 0.95
+REGRESSION, IMPROVEMENT, WITHIN_NOISE, NO_VERDICT = "regression", "improvement", "within noise", "no verdict"
+
+
+def key(measurement: dict[str, Any]) -> tuple[int, str, int]:
+    return (measurement["batch_size"], str(measurement["sequence_length"]), measurement["concurrency"])
+
+
+def _kept_windows(measurement: dict[str, Any]) -> list[dict[str, Any]]:
+    windows = measurement.get("windows") or []
+    return windows[-int(measurement.get("kept_windows") or 0) :] if windows else []
+
+
+def _spread(values: list[float]) -> float:
+    """Relative spread (max/min - 1) of a run's own windows: its noise floor."""
+    values = [v for v in values if v]
+    return max(values) / min(values) - 1 if len(values) > 1 and min(values) > 0 else 0.0
+
+
+def _no_verdict(baseline: dict[str, Any], candidate: dict[str, Any]) -> str | None:
+    for name, m in (("baseline", baseline), ("candidate", candidate)):
+        samples = len(m.get("latencies_ms") or [])
+        if samples < MIN_SAMPLES:
+            return f"{name} has {samples} latency samples (< {MIN_SAMPLES})"
+        if len(_kept_windows(m)) < 3:
+            return f"{name} has fewer than 3 measurement windows"
+        if not m.get("stable"):
+            return f"{name} did not reach a stable measurement"
+    return None
+
+
+def _capped(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A seeded subsample beyond ``BOOTSTRAP_CAP`` (the interval only widens: conservative)."""
+    return rng.choice(values, size=BOOTSTRAP_CAP, replace=False) if values.size > BOOTSTRAP_CAP else values
+
+
+def _bootstrap_medians(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Medians of ``RESAMPLES`` resamples, drawn in chunks to bound memory."""
+    chunks = [
+        np.median(rng.choice(values, size=(min(BOOTSTRAP_CHUNK, RESAMPLES - done), values.size)), axis=1)
+        for done in range(0, RESAMPLES, BOOTSTRAP_CHUNK)
+    ]
+    return np.concatenate(chunks)
+
+
+def latency_verdict(baseline: dict[str, Any], candidate: dict[str, Any], *, seed: int = 0) -> dict[str, Any]:
+    """Median latency change of ``candidate`` against ``baseline`` with its bootstrap interval."""
+    reason = _no_verdict(baseline, candidate)
+    if reason:
+        return {"verdict": NO_VERDICT, "reason": reason}
+    rng = np.random.default_rng(seed)
+    a = _capped(np.asarray(baseline["latencies_ms"], dtype=float), rng)
+    b = _capped(np.asarray(candidate["latencies_ms"], dtype=float), rng)
+    diffs = _bootstrap_medians(b, rng) - _bootstrap_medians(a, rng)
+    tail = (1 - CONFIDENCE) / 2 * 100
+    low, high = (float(x) for x in np.percentile(diffs, [tail, 100 - tail]))
+    base = float(np.median(a))
+    change = (float(np.median(b)) - base) / base
+    noise = max(
+        _spread([w["p50_ms"] for w in _kept_windows(baseline)]),
+        _spread([w["p50_ms"] for w in _kept_windows(candidate)]),
+    )
+    if low > 0 and change > noise:
+        verdict = REGRESSION
+    elif high < 0 and -change > noise:
+        verdict = IMPROVEMENT
+    else:
+        verdict = WITHIN_NOISE
+    return {
+        "verdict": verdict,
+        "median_change": round(change, 4),
+        "diff_ms_ci95": [round(low, 3), round(high, 3)],
+        "noise": round(noise, 4),
+    }
+
+
+def throughput_verdict(baseline: dict[str, Any], candidate: dict[str, Any]) -> dict[str, Any]:
+    """Requests/s change, judged on the stable windows of each run."""
+    reason = _no_verdict(baseline, candidate)
+    if reason:
+        return {"verdict": NO_VERDICT, "reason": reason}
+    a = [w["requests_per_s"] for w in _kept_windows(baseline)]
+    b = [w["requests_per_s"] for w in _kept_windows(candidate)]
+    change = (float(np.mean(b)) - float(np.mean(a))) / float(np.mean(a))
+    noise = max(_spread(a), _spread(b))
+    if max(b) < min(a) and -change > noise:
+        verdict = REGRESSION
+    elif min(b) > max(a) and change > noise:
+        verdict = IMPROVEMENT
+    else:
+        verdict = WITHIN_NOISE
+    return {"verdict": verdict, "mean_change": round(change, 4), "noise": round(noise, 4)}
+
+
+def compare(baseline: dict[str, Any], candidate: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per shape and concurrency measured in both results: latency and throughput verdicts."""
+    theirs = {key(m): m for m in candidate.get("measurements") or []}
+    rows = []
+    for m in baseline.get("measurements") or []:
+        other = theirs.get(key(m))
+        if other is None:
+            continue
+        latency, throughput = latency_verdict(m, other), throughput_verdict(m, other)
+        verdicts = {latency["verdict"], throughput["verdict"]}
+        overall = next((v for v in (REGRESSION, IMPROVEMENT, NO_VERDICT) if v in verdicts), WITHIN_NOISE)
+        rows.append(
+            {
+                "batch_size": m["batch_size"],
+                "sequence_length": m["sequence_length"],
+                "concurrency": m["concurrency"],
+                "latency": latency,
+                "throughput": throughput,
+                "verdict": overall,
+            }
+        )
+    return rows

@@ -1,0 +1,218 @@
+"""What a run cost and what 1M inferences cost at the measured throughput, from the price table.
+
+Instance-based modes pay per instance-second from provisioning to deletion, idle or not: the
+run's endpoint line covers Creating, warmup, measurement and teardown, not only the measured
+seconds. Scale to zero keeps billing ~26 min after traffic stops (F13); that tail is a line of
+its own. Serverless pays memory × processing time. Prices missing from the table are reported
+as missing, never guessed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import lru_cache
+from importlib.resources import files
+from typing import Any
+
+import yaml
+
+INSTANCE_MODES = {
+    "realtime",
+    "multi-container",
+    "inference-component",
+    "scale-to-zero",
+    "triton",
+    "lmi",
+    "vllm",
+}
+# Tasks whose Lambda time the state does not record run about a second each.
+SHORT_TASK_S = 1.0
+
+
+@lru_cache(maxsize=1)
+def price_table() -> dict[str, Any]:
+    return dict(yaml.safe_load((files("workflows") / "data" / "prices.yaml").read_text(encoding="utf-8")))
+
+
+def _seconds(start: str | None, end: str | None) -> float | None:
+    if not start or not end:
+        return None
+    return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
+
+
+def _line(item: str, quantity: float, unit: str, unit_price: float | None, note: str = "") -> dict[str, Any]:
+    return {
+        "item": item,
+        "quantity": round(quantity, 6),
+        "unit": unit,
+        "unit_price": unit_price,
+        "cost": None if unit_price is None else round(quantity * unit_price, 6),
+        "note": note if unit_price is not None else (note + "; " if note else "") + "no price in the table",
+    }
+
+
+def _endpoint_lines(result: dict[str, Any], prices: dict[str, Any]) -> list[dict[str, Any]]:
+    hosting = result.get("hosting") or {}
+    mode = hosting.get("mode", "realtime")
+    sagemaker = prices["sagemaker"]
+    lines = []
+    if mode == "serverless":
+        gb_s = _serverless_gb_seconds(result, hosting)
+        if gb_s is not None:
+            lines.append(
+                _line(
+                    "serverless compute",
+                    gb_s,
+                    "GB-second",
+                    sagemaker["serverless_gb_second"],
+                    "memory × client-side latency of every measured request (an upper bound)",
+                )
+            )
+        return lines
+    lifetime = result.get("endpoint_lifetime") or {}
+    seconds = _seconds(lifetime.get("start"), lifetime.get("end"))
+    instance_type = hosting.get("instance_type")
+    if seconds is None or not instance_type:
+        return lines
+    count = int(hosting.get("instance_count") or 1)
+    hours = seconds / 3600 * count
+    lines.append(
+        _line(
+            f"endpoint {instance_type} × {count}",
+            hours,
+            "instance-hour",
+            sagemaker["inference_instance_hour"].get(instance_type),
+            lifetime.get("note", ""),
+        )
+    )
+    if mode == "scale-to-zero":
+        lag = prices["scale_to_zero"]["scale_in_lag_minutes"]
+        lines.append(
+            _line(
+                "scale-in tail after traffic stops (F13)",
+                lag / 60 * count,
+                "instance-hour",
+                sagemaker["inference_instance_hour"].get(instance_type),
+                f"copies reach 0 ~13 min and instances ~13 min later: {lag} min billed per burst of traffic",
+            )
+        )
+    return lines
+
+
+def _serverless_gb_seconds(result: dict[str, Any], hosting: dict[str, Any]) -> float | None:
+    memory_mb = hosting.get("memory_size_mb") or hosting.get("memory_mb")
+    if not memory_mb:
+        return None
+    busy_s = sum(
+        (m.get("mean_ms") or 0.0) / 1000 * (m.get("requests") or 0) for m in result.get("measurements") or []
+    )
+    return float(memory_mb) / 1024 * busy_s
+
+
+def _job_lines(result: dict[str, Any], prices: dict[str, Any]) -> list[dict[str, Any]]:
+    job = result.get("benchmark_job") or {}
+    plan = result.get("benchmark_plan") or {}
+    seconds = _seconds(job.get("started_at"), job.get("ended_at"))
+    if seconds is None or plan.get("runner") != "processing-job":
+        return []
+    instance_type = plan.get("job_instance_type", "")
+    return [
+        _line(
+            f"benchmark processing job {instance_type}",
+            seconds / 3600,
+            "instance-hour",
+            prices["sagemaker"]["processing_instance_hour"].get(instance_type),
+        )
+    ]
+
+
+def _orchestration_lines(result: dict[str, Any], prices: dict[str, Any]) -> list[dict[str, Any]]:
+    if result.get("kind") != "pipeline":
+        return []
+    from state_machines import FUNCTIONS
+
+    memory = {f.placeholder: f.memory_mb for f in FUNCTIONS}
+    timed = {
+        "convert": "ConvertFunctionArn",
+        "pack": "PackFunctionArn",
+        "warmup": "WarmupFunctionArn",
+        "benchmark": "BenchmarkFunctionArn",
+    }
+    gb_s, invocations = 0.0, 0
+    for key, placeholder in timed.items():
+        seconds = (result.get(key) or {}).get("seconds")
+        if seconds is not None and not (key == "benchmark" and result[key].get("runner") != "lambda"):
+            gb_s += seconds * memory[placeholder] / 1024
+            invocations += 1
+    endpoint_polls = (result.get("endpoint") or {}).get("polls", 0)
+    job_polls = (result.get("benchmark_job") or {}).get("polls", 0)
+    short_tasks = 6 + endpoint_polls + job_polls
+    gb_s += short_tasks * SHORT_TASK_S * 0.5
+    invocations += short_tasks
+    # Each poll is three transitions (describe, choice, wait); the straight path has about twelve.
+    transitions = 12 + 3 * endpoint_polls + 3 * job_polls + (4 if result.get("error") else 0)
+    lam, sfn = prices["lambda"], prices["step_functions"]
+    return [
+        _line(
+            "Step Functions state transitions",
+            transitions,
+            "transition",
+            sfn["standard_state_transition"],
+            "estimated from the run's polls",
+        ),
+        _line(
+            "Lambda compute",
+            gb_s,
+            "GB-second",
+            lam["gb_second"],
+            f"short tasks counted at {SHORT_TASK_S:.0f} s",
+        ),
+        _line("Lambda requests", invocations, "request", lam["request"]),
+    ]
+
+
+def per_million(result: dict[str, Any], prices: dict[str, Any]) -> list[dict[str, Any]]:
+    """Cost of 1M inferences (samples) at each measurement's throughput, serving only."""
+    hosting = result.get("hosting") or {}
+    mode = hosting.get("mode", "realtime")
+    sagemaker = prices["sagemaker"]
+    rows = []
+    for m in result.get("measurements") or []:
+        row = {k: m[k] for k in ("batch_size", "sequence_length", "concurrency", "samples_per_s")}
+        if mode == "serverless":
+            memory_mb = hosting.get("memory_size_mb") or hosting.get("memory_mb")
+            seconds_per_sample = (m.get("mean_ms") or 0.0) / 1000 / m["batch_size"]
+            cost = (
+                None
+                if not memory_mb
+                else float(memory_mb) / 1024 * seconds_per_sample * 1e6 * sagemaker["serverless_gb_second"]
+            )
+            basis = "memory × latency per sample"
+        else:
+            hourly = sagemaker["inference_instance_hour"].get(hosting.get("instance_type", ""))
+            count = int(hosting.get("instance_count") or 1)
+            throughput = m.get("samples_per_s") or 0.0
+            cost = None if hourly is None or throughput <= 0 else hourly * count / (throughput * 3600) * 1e6
+            basis = "instance-hours at the measured samples/s, fully busy"
+        row["cost_per_million"] = None if cost is None else round(cost, 4)
+        row["basis"] = basis
+        rows.append(row)
+    return rows
+
+
+def run_cost(result: dict[str, Any], prices: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Cost lines of the run, their total, and the cost per 1M inferences per measurement."""
+    prices = prices or price_table()
+    lines = (
+        _endpoint_lines(result, prices) + _job_lines(result, prices) + _orchestration_lines(result, prices)
+    )
+    priced = [line["cost"] for line in lines if line["cost"] is not None]
+    return {
+        "currency": prices["currency"],
+        "region": prices["region"],
+        "prices_taken": str(prices["taken"]),
+        "lines": lines,
+        "total": round(sum(priced), 6),
+        "complete": all(line["cost"] is not None for line in lines),
+        "per_million_inferences": per_million(result, prices),
+    }

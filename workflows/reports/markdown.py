@@ -1,0 +1,341 @@
+"""Markdown reports: one result in full, or several side by side with regression verdicts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workflows.reports.compare import key
+from workflows.reports.plots import label
+
+
+def _fmt(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        # Small quantities (instance-hours of a short run, unit prices) keep significant digits.
+        return f"{value:.3g}" if value and abs(value) < 0.1 else f"{value:.{digits}f}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {v}" for k, v in value.items()) or "-"
+    return str(value)
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_fmt(cell) for cell in row) + " |" for row in rows]
+    return lines
+
+
+def _summary(result: dict[str, Any]) -> list[str]:
+    spec, hosting = result.get("spec") or {}, result.get("hosting") or {}
+    lines = [
+        f"- status: **{result['status']}** ({result.get('kind', 'pipeline')}, schema {result['schema_version']})"
+    ]
+    model = spec.get("model")
+    if model:
+        lines.append(f"- model: {model['source']} ({model['task']})")
+    lines.append(f"- hosting: {hosting.get('mode', '?')} on {hosting.get('instance_type') or '-'}")
+    manifest = (result.get("convert") or {}).get("manifest")
+    if manifest:
+        parity = manifest["parity"]
+        lines.append(
+            f"- artifact: {manifest['onnx_file']} ({manifest['architecture']}, {manifest['precision']}, "
+            f"{manifest['optimization']}); parity max |diff| {parity['max_abs_diff']:.2e}, min cosine {parity['min_cosine']:.6f}"
+        )
+    plan = result.get("benchmark_plan")
+    if plan:
+        lines.append(f"- benchmark runner: {plan['runner']} ({plan['reason']})")
+    generator = (result.get("environment") or {}).get("load_generator")
+    if generator:
+        lines.append(
+            f"- load generator: {generator['runner']} on {generator['host']} ({generator['client']}, "
+            f"python {generator['python']}) → {generator['endpoint_url']}"
+        )
+    if result.get("error"):
+        lines.append(f"- error: `{result['error']['Error']}`: {result['error']['Cause'][:300]}")
+    if result.get("diagnosis"):
+        d = result["diagnosis"]
+        lines.append(f"- diagnosis: {d['id']} {d['title']} (action: {d['action']})")
+    return lines
+
+
+def _warmup(result: dict[str, Any]) -> list[str]:
+    warmup = result.get("warmup") or {}
+    lines: list[str] = []
+    cold = warmup.get("cold_start")
+    if cold:
+        lines += [
+            "",
+            "## Cold start",
+            "",
+            f"{'First request after deploy' if result.get('kind') == 'pipeline' else 'First request'} "
+            f"({cold['shape']}): {_fmt(cold['latency_ms'])} ms"
+            + (f", error {cold['error']}" if cold.get("error") else "")
+            + f", {cold['retries']} retries, first success after {_fmt(cold['time_to_first_success_s'])} s."
+            " Reported apart from the warm figures below.",
+        ]
+    shapes = warmup.get("shapes") or []
+    if shapes:
+        lines += ["", "## Warmup", ""]
+        lines += _table(
+            [
+                "shape",
+                "clients",
+                "requests",
+                "first ms",
+                "first error",
+                "1st success s",
+                "last ms",
+                "timeouts",
+                "errors",
+                "stable",
+                "stopped",
+            ],
+            [
+                [
+                    f"b{w['batch_size']}/{w['sequence_length']}",
+                    w.get("concurrency"),
+                    w["requests"],
+                    w["first_ms"],
+                    w.get("first_error"),
+                    w.get("time_to_first_success_s"),
+                    w.get("last_ms"),
+                    w.get("timeouts", 0),
+                    w.get("errors") or {},
+                    w["stable"],
+                    w.get("stop_reason", ""),
+                ]
+                for w in shapes
+            ],
+        )
+    return lines
+
+
+def _warm_checks(result: dict[str, Any]) -> list[str]:
+    """The check before measuring each shape (the pipeline warmed them earlier, maybe elsewhere)."""
+    checks = result.get("warm_checks") or []
+    if result.get("kind") != "pipeline" or not checks:
+        return []
+    cells = [
+        f"b{w['batch_size']}/{w['sequence_length']}: {w['requests']} requests, {w.get('stop_reason') or w['stable']}"
+        for w in checks
+    ]
+    return ["", "Warm check before measuring: " + "; ".join(cells) + "."]
+
+
+def _measurements(result: dict[str, Any]) -> list[str]:
+    rows = result.get("measurements") or []
+    if not rows:
+        return []
+    lines = ["", "## Benchmark (client-side latency)", *_warm_checks(result), ""]
+    lines += _table(
+        [
+            "batch",
+            "seq",
+            "conc",
+            "p50 ms",
+            "p90 ms",
+            "p99 ms",
+            "max ms",
+            "mean ms",
+            "std ms",
+            "samples/s",
+            "req/s",
+            "errors",
+            "retries",
+            "stable",
+        ],
+        [
+            [
+                m["batch_size"],
+                m["sequence_length"],
+                m["concurrency"],
+                m["p50_ms"],
+                m["p90_ms"],
+                m["p99_ms"],
+                m["max_ms"],
+                m["mean_ms"],
+                m["std_ms"],
+                m["samples_per_s"],
+                m["requests_per_s"],
+                m.get("errors_by_kind") or m["errors"],
+                m.get("retries", 0),
+                m["stable"],
+            ]
+            for m in rows
+        ],
+    )
+    return lines
+
+
+def _cloudwatch(result: dict[str, Any]) -> list[str]:
+    cloudwatch = result.get("cloudwatch")
+    if not cloudwatch:
+        return []
+    lines = ["", "## Endpoint view (CloudWatch)", ""]
+    if not cloudwatch.get("available"):
+        return [*lines, f"{cloudwatch.get('reason', 'not available')}."]
+    client = {key(m): m for m in result.get("measurements") or []}
+    if cloudwatch.get("reason"):
+        lines += [cloudwatch["reason"] + ".", ""]
+    lines += _table(
+        [
+            "shape",
+            "conc",
+            "client p50 ms",
+            "ModelLatency p50 ms",
+            "OverheadLatency p50 ms",
+            "ModelLatency p99 ms",
+            "invocations / requests",
+            "shares minutes",
+        ],
+        [
+            [
+                f"b{s['batch_size']}/{s['sequence_length']}",
+                s["concurrency"],
+                (client.get(key(s)) or {}).get("p50_ms"),
+                s.get("ModelLatency_p50_ms"),
+                s.get("OverheadLatency_p50_ms"),
+                s.get("ModelLatency_p99_ms"),
+                f"{_fmt(s.get('cloudwatch_invocations'))} / {s['client_requests']}",
+                s["shares_minutes_with_other_shapes"],
+            ]
+            for s in cloudwatch.get("shapes", [])
+        ],
+    )
+    return lines
+
+
+def _cost(result: dict[str, Any]) -> list[str]:
+    cost = result.get("cost")
+    if not cost:
+        return []
+    lines = ["", f"## Cost ({cost['currency']}, {cost['region']} prices taken {cost['prices_taken']})", ""]
+    lines += _table(
+        ["item", "quantity", "unit", "unit price", "cost", "note"],
+        [[c["item"], c["quantity"], c["unit"], c["unit_price"], c["cost"], c["note"]] for c in cost["lines"]],
+    )
+    lines += [
+        "",
+        f"Total: **{cost['total']:.4f} {cost['currency']}**"
+        + ("" if cost["complete"] else " (incomplete: some prices missing)"),
+    ]
+    rows = cost.get("per_million_inferences") or []
+    if rows:
+        lines += ["", "Per 1M inferences at the measured throughput (serving only):", ""]
+        lines += _table(
+            ["batch", "seq", "conc", "samples/s", "USD per 1M", "basis"],
+            [
+                [
+                    r["batch_size"],
+                    r["sequence_length"],
+                    r["concurrency"],
+                    r["samples_per_s"],
+                    r["cost_per_million"],
+                    r["basis"],
+                ]
+                for r in rows
+            ],
+        )
+    return lines
+
+
+def _plots(plots: dict[str, str]) -> list[str]:
+    if not plots:
+        return []
+    titles = {
+        "latency": "Latency percentiles vs batch size",
+        "throughput": "Throughput vs concurrency",
+        "cost": "Cost per 1M inferences",
+    }
+    lines = ["", "## Plots", ""]
+    for name, file in plots.items():
+        lines += [f"![{titles[name]}]({file})", ""]
+    return lines
+
+
+def render_report(result: dict[str, Any], plots: dict[str, str] | None = None) -> str:
+    """The full report of one result."""
+    lines = [f"# deploybench run {result.get('run_id', '?')}", "", *_summary(result)]
+    lines += (
+        _warmup(result) + _measurements(result) + _cloudwatch(result) + _cost(result) + _plots(plots or {})
+    )
+    teardown = result.get("teardown")
+    if teardown:
+        lines += [
+            "",
+            "## Teardown",
+            "",
+            f"- deleted: {', '.join(teardown['deleted']) or '-'}",
+            f"- kept: {', '.join(teardown['kept']) or '-'}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def render_comparison(
+    results: list[dict[str, Any]], verdicts: list[list[dict[str, Any]]], plots: dict[str, str] | None = None
+) -> str:
+    """Several results side by side; each later result is judged against the first (the baseline)."""
+    lines = ["# deploybench comparison", "", f"Baseline: {label(results[0])}.", ""]
+    lines += _table(
+        ["result", "status", "runner", "shapes", "total cost", "source"],
+        [
+            [
+                label(r),
+                r["status"],
+                (r.get("client") or {}).get("runner"),
+                len(r.get("measurements") or []),
+                (r.get("cost") or {}).get("total"),
+                r.get("source", ""),
+            ]
+            for r in results
+        ],
+    )
+    lines += ["", "## Figures side by side", ""]
+    keys = sorted(
+        {key(m) for r in results for m in r.get("measurements") or []}, key=lambda k: (k[1], k[0], k[2])
+    )
+    indexed = [{key(m): m for m in r.get("measurements") or []} for r in results]
+    header = ["batch", "seq", "conc"] + [f"p50 / p99 ms, samples/s [{i}]" for i in range(len(results))]
+    rows = []
+    for k in keys:
+        cells: list[Any] = [k[0], k[1], k[2]]
+        for table in indexed:
+            m = table.get(k)
+            cells.append(
+                f"{_fmt(m['p50_ms'])} / {_fmt(m['p99_ms'])}, {_fmt(m['samples_per_s'], 1)}" if m else "-"
+            )
+        rows.append(cells)
+    lines += _table(header, rows)
+    lines += ["", "Results: " + "; ".join(f"[{i}] {label(r)}" for i, r in enumerate(results))]
+    for index, rows_of in enumerate(verdicts, start=1):
+        lines += ["", f"## Verdicts: [{index}] against the baseline [0]", ""]
+        lines += _table(
+            [
+                "batch",
+                "seq",
+                "conc",
+                "verdict",
+                "median change",
+                "CI95 of the diff (ms)",
+                "latency noise",
+                "throughput change",
+                "throughput",
+            ],
+            [
+                [
+                    v["batch_size"],
+                    v["sequence_length"],
+                    v["concurrency"],
+                    f"**{v['verdict']}**",
+                    v["latency"].get("median_change"),
+                    v["latency"].get("diff_ms_ci95"),
+                    v["latency"].get("noise"),
+                    v["throughput"].get("mean_change"),
+                    v["throughput"]["verdict"]
+                    + (f" ({v['throughput']['reason']})" if v["throughput"].get("reason") else ""),
+                ]
+                for v in rows_of
+            ],
+        )
+    lines += _plots(plots or {})
+    return "\n".join(lines) + "\n"

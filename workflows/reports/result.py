@@ -1,0 +1,178 @@
+"""The result JSON, versioned.
+
+Schema 2 (this version) holds, besides the run's state (spec, artifact manifest, deploy, warmup,
+plan, errors, teardown): ``measurements`` with every figure of every shape and concurrency
+(windows and latency samples included), ``warm_checks``, the client and its policy,
+``cloudwatch`` beside the client figures, and ``cost``. Schema 1 results (figures only) still
+load for reports; they get no regression verdicts (no samples).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from workflows import clock
+from workflows.contracts import PipelineState
+from workflows.errors import ResultInvalid
+from workflows.reports.cost import run_cost
+
+RESULT_SCHEMA_VERSION = 2
+READABLE_VERSIONS = {1, 2}
+
+
+def _version() -> str:
+    try:
+        return version("deploybench")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def environment(detail: dict[str, Any] | None) -> dict[str, Any]:
+    return {
+        "deploybench": _version(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "load_generator": (detail or {}).get("environment"),
+    }
+
+
+def hosting_summary(state: PipelineState) -> dict[str, Any]:
+    hosting = state.spec.hosting.model_dump(mode="json")
+    summary = {
+        k: v for k, v in hosting.items() if k in {"mode", "instance_count", "memory_size_mb", "workers"}
+    }
+    summary["instance_type"] = state.deploy.instance_type if state.deploy else None
+    return summary
+
+
+def _lifetime(state: PipelineState, finished_at: str) -> dict[str, Any] | None:
+    if state.deploy is None:
+        return None
+    kept = bool(state.teardown and state.teardown.kept)
+    return {
+        "start": state.deploy.created_at.isoformat(),
+        "end": finished_at,
+        "note": "still running (keep_endpoint): billed until deleted"
+        if kept
+        else "from CreateEndpoint to teardown: provisioning, warmup, measurement and idle included",
+    }
+
+
+def with_cost(result: dict[str, Any]) -> dict[str, Any]:
+    result["cost"] = run_cost(result)
+    return result
+
+
+def pipeline_result(
+    state: PipelineState, status: str, *, detail: dict[str, Any] | None, cloudwatch: dict[str, Any]
+) -> dict[str, Any]:
+    """The result of a pipeline run; ``detail`` is the engine's output (None when none was made)."""
+    finished_at = clock.now().isoformat()
+    data = state.model_dump(mode="json")
+    benchmark = state.benchmark
+    generator = (detail or {}).get("environment") or {}
+    measurements = (detail or {}).get("measurements")
+    if measurements is None and benchmark is not None:
+        measurements = [s.model_dump(mode="json") for s in benchmark.shapes]
+    result = {
+        "schema_version": RESULT_SCHEMA_VERSION,
+        "kind": "pipeline",
+        "status": status,
+        "finished_at": finished_at,
+        "environment": environment(detail),
+        **data,
+        "hosting": hosting_summary(state),
+        "endpoint_lifetime": _lifetime(state, finished_at),
+        "client": {
+            "runner": benchmark.runner if benchmark else generator.get("runner"),
+            "endpoint_url": benchmark.endpoint_url if benchmark else generator.get("endpoint_url"),
+            "policy": (detail or {}).get("policy"),
+        },
+        "warm_checks": (detail or {}).get("warm_checks", []),
+        "measurements": measurements or [],
+        "cloudwatch": cloudwatch,
+    }
+    return with_cost(result)
+
+
+def bench_result(
+    output: dict[str, Any],
+    *,
+    run_id: str,
+    benchmark_spec: dict[str, Any],
+    hosting: dict[str, Any],
+    warmup: dict[str, Any] | None,
+    cloudwatch: dict[str, Any],
+) -> dict[str, Any]:
+    """The result of ``deploybench bench`` against an existing endpoint."""
+    result = {
+        "schema_version": RESULT_SCHEMA_VERSION,
+        "kind": "bench",
+        "status": "SUCCEEDED",
+        "run_id": run_id,
+        "finished_at": clock.now().isoformat(),
+        "environment": environment(output),
+        "spec": {"benchmark": benchmark_spec},
+        "hosting": hosting,
+        "endpoint": {"name": output["endpoint_name"]},
+        "endpoint_lifetime": {
+            "start": _iso(output["started_at"]),
+            "end": _iso(output["ended_at"]),
+            "note": "the benchmark's own time on an endpoint that runs anyway",
+        },
+        "warmup": warmup,
+        "client": {
+            "runner": output["environment"]["runner"],
+            "endpoint_url": output["environment"]["endpoint_url"],
+            "policy": output["policy"],
+        },
+        "warm_checks": output["warm_checks"],
+        "measurements": output["measurements"],
+        "cloudwatch": cloudwatch,
+    }
+    return with_cost(result)
+
+
+def _iso(epoch: float) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(epoch, UTC).isoformat()
+
+
+def load_result(path: Path) -> dict[str, Any]:
+    """Read a result file of a known schema version (1 is upgraded in memory).
+
+    Raises:
+        ResultInvalid: missing file, not JSON, or unknown schema version.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ResultInvalid(f"result file {path} does not exist.", fix="pass a result.json path") from None
+    except (OSError, ValueError) as error:
+        raise ResultInvalid(
+            f"result file {path} is not readable JSON: {error}.", fix="pass a result.json"
+        ) from None
+    if not isinstance(data, dict) or data.get("schema_version") not in READABLE_VERSIONS:
+        found = data.get("schema_version") if isinstance(data, dict) else type(data).__name__
+        raise ResultInvalid(
+            f"result file {path} has schema_version {found!r}; this deploybench reads {sorted(READABLE_VERSIONS)}.",
+            fix="pass a result.json written by deploybench",
+        )
+    if data["schema_version"] == 1:
+        data = {
+            **data,
+            "kind": "pipeline",
+            "hosting": {
+                "mode": data["spec"]["hosting"].get("mode", "realtime"),
+                "instance_type": (data.get("deploy") or {}).get("instance_type"),
+                "instance_count": data["spec"]["hosting"].get("instance_count", 1),
+            },
+            "measurements": (data.get("benchmark") or {}).get("shapes", []),
+        }
+    data["source"] = str(path)
+    return data

@@ -1,0 +1,49 @@
+"""PlanBenchmark: decide where the load generator runs — this Lambda's sibling or a processing job."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from workflows.contracts import BenchmarkPlan, BenchmarkPlanRequest
+from workflows.naming import benchmark_job_name
+from workflows.spec import is_gpu_instance
+from workflows.steps.warmup import OUT_OF_TIME
+
+# The benchmark Lambda has 15 minutes; 'auto' leaves it runs that plan for 12 at most.
+AUTO_LAMBDA_LIMIT_S = 720.0
+
+
+def plan(request: BenchmarkPlanRequest) -> BenchmarkPlan:
+    """``benchmark.runner`` decides, or for 'auto': a processing job for GPU endpoints (the load
+    generator sits next to the endpoint; GPU runs are long), for a planned measurement over 12
+    minutes, and when warmup ran out of time (the job finishes warming without a limit)."""
+    spec = request.spec.benchmark
+    planned = spec.planned_seconds()
+    instance_type = request.deploy.instance_type
+    unwarmed = [
+        f"b{w.batch_size}/{w.sequence_length}"
+        for w in request.warmup.shapes
+        if not w.stable and w.stop_reason in {OUT_OF_TIME, "max_seconds"}
+    ]
+    runner: Literal["lambda", "processing-job"]
+    if spec.runner == "lambda":
+        runner, reason = "lambda", "benchmark.runner is 'lambda'"
+    elif spec.runner == "processing-job":
+        runner, reason = "processing-job", "benchmark.runner is 'processing-job'"
+    elif is_gpu_instance(instance_type):
+        runner, reason = "processing-job", f"GPU instance type {instance_type}"
+    elif planned > AUTO_LAMBDA_LIMIT_S:
+        runner = "processing-job"
+        reason = f"planned measurement up to {planned:.0f} s exceeds {AUTO_LAMBDA_LIMIT_S:.0f} s"
+    elif unwarmed:
+        runner, reason = "processing-job", f"warmup did not finish for {', '.join(unwarmed)}"
+    else:
+        runner = "lambda"
+        reason = f"CPU instance type {instance_type}, planned measurement up to {planned:.0f} s"
+    return BenchmarkPlan(
+        runner=runner,
+        reason=reason,
+        planned_s=planned,
+        job_name=benchmark_job_name(request.run_id),
+        job_instance_type=spec.job_instance_type,
+    )
