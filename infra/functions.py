@@ -8,6 +8,8 @@ read (``DEPLOYBENCH_BUCKET``, ``DEPLOYBENCH_SAGEMAKER_ROLE_ARN``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from aws_cdk import Duration, RemovalPolicy, Size
 from aws_cdk import aws_ecr_assets as ecr_assets
 from aws_cdk import aws_iam as iam
@@ -87,7 +89,7 @@ class Functions(Construct):
             retention=LOG_RETENTION,
             removal_policy=RemovalPolicy.DESTROY,
         )
-        common = {
+        common: dict[str, Any] = {
             "function_name": name,
             "description": f"deploybench: {row.description}",
             "memory_size": row.memory_mb,

@@ -46,7 +46,7 @@ def _placeholder(value: str) -> str | None:
 
 
 def _child_name(parameters: Mapping[str, Any], where: str) -> str:
-    target = _placeholder(str(parameters.get("StateMachineArn", "")))
+    target = _placeholder(str(parameters.get("StateMachineArn", ""))) or ""
     by_placeholder = {state_machine_placeholder(n): n for n in names()}
     if target not in by_placeholder:
         raise ValueError(
@@ -134,7 +134,7 @@ def definition_statements(
     processing: set[bool] = set()
     for where, state in tasks(definition["States"]):
         resource = str(state["Resource"])
-        placeholder = _placeholder(resource)
+        placeholder = _placeholder(resource) or ""
         if placeholder in function_arns:
             invoked[placeholder] = function_arns[placeholder]
         elif placeholder == START_EXECUTION_SYNC:

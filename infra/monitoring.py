@@ -46,9 +46,7 @@ class AlertTopic(Construct):
         super().__init__(scope, construct_id)
         self.key = kms.Key(self, "Key", enable_key_rotation=True, description="deploybench alert topic")
         # CloudWatch publishes alarm notifications to an encrypted topic only if it may use the key.
-        self.key.grant(
-            iam.ServicePrincipal("cloudwatch.amazonaws.com"), "kms:Decrypt", "kms:GenerateDataKey*"
-        )
+        self.key.grant(iam.ServicePrincipal("cloudwatch.amazonaws.com"), "kms:Decrypt", "kms:GenerateDataKey")
         self.topic = sns.Topic(
             self, "Topic", display_name="deploybench alerts", master_key=self.key, enforce_ssl=True
         )

@@ -17,9 +17,12 @@ from constructs import IConstruct
 from infra.constants import PREFIX, state_machine_name
 from infra.permissions import RUN_PREFIXES_READ, SAGEMAKER_KINDS
 from infra.sagemaker_role import DLC_ACCOUNT
-from state_machines import names
+from state_machines import children, names
 from workflows.janitor import REPORTS_PREFIX
 from workflows.naming import SWEEPS_PREFIX
+
+# Acknowledgement ids name the plugin that reports the finding.
+PACK = "AwsSolutions"
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ class Acknowledgements:
         self.acks: list[Ack] = []
 
     def add(self, scope: IConstruct, finding: str, reason: str) -> None:
-        Validations.of(scope).acknowledge(Acknowledgment(id=finding, reason=reason))
+        Validations.of(scope).acknowledge(Acknowledgment(id=f"{PACK}::{finding}", reason=reason))
         self.acks.append(Ack(path=scope.node.path, finding=finding, reason=reason))
 
 
@@ -100,7 +103,9 @@ def acknowledge(
             "Container logs of the project's endpoints and processing jobs: SageMaker names the log group and "
             "streams after the run's resources, so the name prefix is the scope.",
         )
-    for name in names():
+    # Parents follow their children's executions; the redeploy queue check reads its own machine's.
+    followed = sorted({child for name in names() for child in children(name)} | {"redeploy_pipeline"})
+    for name in followed:
         a.add(
             stack,
             _wildcard(
@@ -116,7 +121,7 @@ def acknowledge(
         )
     unscopable = (
         "Resource * only for actions AWS does not authorize per resource (sagemaker:List*, X-Ray "
-        "PutTraceSegments/PutTelemetryRecords, cloudwatch:GetMetric*, ecr:GetAuthorizationToken, CloudWatch "
+        "PutTraceSegments/PutTelemetryRecords/GetSampling*, cloudwatch:GetMetric*, ecr:GetAuthorizationToken, CloudWatch "
         "Logs delivery for Step Functions); tests/test_infra_iam.py asserts no other action has it."
     )
     for scope in (functions, sagemaker, machines):

@@ -46,6 +46,8 @@ UNSCOPABLE = frozenset(
         "cloudwatch:GetMetricStatistics",
         "xray:PutTraceSegments",
         "xray:PutTelemetryRecords",
+        "xray:GetSamplingRules",
+        "xray:GetSamplingTargets",
         "ecr:GetAuthorizationToken",
         "logs:CreateLogDelivery",
         "logs:GetLogDelivery",

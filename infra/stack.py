@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from aws_cdk import CfnOutput, Stack, Tags
+from aws_cdk import CfnOutput, Environment, Stack, Tags
 from constructs import Construct
 
 from infra import nag
@@ -43,14 +43,14 @@ class StackSettings:
 
 class DeploybenchStack(Stack):
     def __init__(
-        self, scope: Construct, construct_id: str, *, settings: StackSettings, **kwargs: object
+        self, scope: Construct, construct_id: str, *, settings: StackSettings, env: Environment | None = None
     ) -> None:
         super().__init__(
             scope,
             construct_id,
             description="deploybench: deploy, benchmark and tear down encoders on SageMaker",
-            **kwargs,
-        )  # type: ignore[arg-type]
+            env=env,
+        )
         storage = ArtifactBucket(self, "Artifacts")
         sagemaker = SageMakerExecution(self, "SageMaker", bucket=storage.bucket)
         alerts = AlertTopic(self, "Alerts", email=settings.alert_email)

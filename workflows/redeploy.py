@@ -123,7 +123,8 @@ def prepare_redeploy(request: PrepareRequest, *, s3: Any, settings: Settings) ->
     trigger = request.trigger
     data, uploaded_at, origin = _read_spec(trigger, s3=s3)
     spec = parse_spec(data, origin=origin)
-    run_id = new_run_id(spec.name, now=uploaded_at, suffix=request.execution_name[-4:])
+    # 8 hex of the execution name: two uploads in the same second still name different runs.
+    run_id = new_run_id(spec.name, now=uploaded_at, suffix=request.execution_name[-8:])
     model = data.get("model") if isinstance(data, dict) else None
     if isinstance(model, dict) and "source" in model:
         source = spec.model.source

@@ -44,7 +44,12 @@ class RedeployTrigger(Contract):
 class StartOutcome(Contract):
     execution_arn: str
     name: str
-    duplicate: bool = Field(description="True when an execution of this name already existed.")
+    duplicate: bool = Field(
+        description=(
+            "True when AWS refused the name (ExecutionAlreadyExists: that upload's run has ended, or ran "
+            "with another input). A re-delivery while the run is still going returns that run, not a refusal."
+        )
+    )
 
 
 def model_folder(key: str) -> str:

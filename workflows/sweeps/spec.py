@@ -112,8 +112,8 @@ def item_key(spec: RunSpec) -> str:
     hosting = spec.hosting
     bench = spec.benchmark
     shapes = (
-        f"b{','.join(map(str, bench.batch_sizes))} s{','.join(map(str, bench.sequence_lengths))} "
-        f"c{','.join(map(str, bench.concurrency))}"
+        f"b={','.join(map(str, bench.batch_sizes))} seq={','.join(map(str, bench.sequence_lengths))} "
+        f"c={','.join(map(str, bench.concurrency))}"
     )
     return f"{spec.model.source} | {hosting.mode} | {','.join(hosting.instance_types)} | {shapes}"
 

@@ -1,0 +1,392 @@
+"""The S3-upload trigger: the deployed rule's pattern and input transformer on real S3 events, the
+execution name, the idempotent start, and the redeploy steps (spec at its version, source snapshot, queue)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+import yaml
+from moto import mock_aws
+
+from tests.infra_support import Synthesized, synthesize
+from workflows.errors import ModelSourceInvalid, SpecInvalid
+from workflows.redeploy import PrepareRequest, QueueRequest, check_queue, prepare_redeploy
+from workflows.settings import Settings
+from workflows.triggers import RedeployTrigger, execution_group, execution_name, start_redeploy
+
+BUCKET = "deploybench-artifacts-example"
+REGION = "us-east-1"
+
+# An S3 "Object Created" event as EventBridge delivers it (bucket with EventBridge notifications on).
+OBJECT_CREATED: dict[str, Any] = {
+    "version": "0",
+    "id": "17793124-05d4-b198-2fde-7ededc63b103",
+    "detail-type": "Object Created",
+    "source": "aws.s3",
+    "account": "123456789012",
+    "time": "2026-11-12T00:00:00Z",
+    "region": REGION,
+    "resources": [f"arn:aws:s3:::{BUCKET}"],
+    "detail": {
+        "version": "0",
+        "bucket": {"name": BUCKET},
+        "object": {
+            "key": "models/minilm/deploybench.yaml",
+            "size": 512,
+            "etag": "b1946ac92492d2347c6235b4d2611184",
+            "version-id": "IYV3p45BT0ac8hjHg1houSdS1a.Mc8cs",
+            "sequencer": "00617F08299329D189",
+        },
+        "request-id": "N4N7GDK58NMKJ12R",
+        "requester": "123456789012",
+        "source-ip-address": "1.2.3.4",
+        "reason": "PutObject",
+    },
+}
+OBJECT_DELETED: dict[str, Any] = {
+    **OBJECT_CREATED,
+    "detail-type": "Object Deleted",
+    "detail": {
+        "version": "0",
+        "bucket": {"name": BUCKET},
+        "object": {
+            "key": "models/minilm/deploybench.yaml",
+            "version-id": "1QW9g1Z99LUNbvaaYVpW9xDlOLU.qxgF",
+            "sequencer": "00617F0829934C3D0C",
+        },
+        "request-id": "0BH729840619AG5K",
+        "requester": "123456789012",
+        "source-ip-address": "1.2.3.4",
+        "reason": "DeleteObject",
+        "deletion-type": "Delete Marker Created",
+    },
+}
+
+
+def with_key(event: dict[str, Any], key: str, bucket: str = BUCKET) -> dict[str, Any]:
+    changed = copy.deepcopy(event)
+    changed["detail"]["object"]["key"] = key
+    changed["detail"]["bucket"]["name"] = bucket
+    return changed
+
+
+@pytest.fixture(scope="module")
+def synth() -> Synthesized:
+    return synthesize()
+
+
+def rule_target(synth: Synthesized) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The deployed rule's pattern (bucket reference resolved to BUCKET) and its only target."""
+    [rule] = synth.of_type("AWS::Events::Rule").values()
+    pattern = json.loads(json.dumps(rule["Properties"]["EventPattern"]))
+    assert pattern["detail"]["bucket"]["name"] == [
+        {
+            "Ref": next(
+                iter(
+                    k
+                    for k, v in synth.of_type("AWS::S3::Bucket").items()
+                    if "LoggingConfiguration" in v["Properties"]
+                )
+            )
+        }
+    ]
+    pattern["detail"]["bucket"]["name"] = [BUCKET]
+    [target] = rule["Properties"]["Targets"]
+    return pattern, target
+
+
+def matches(pattern: dict[str, Any], event: dict[str, Any]) -> bool:
+    """moto's EventBridge pattern matcher (the one its rules deliver with: prefix, suffix, wildcard...)."""
+    from moto.events.models import EventPattern
+
+    return EventPattern.load(json.dumps(pattern)).matches_event(event)
+
+
+def test_the_rule_matches_a_new_spec_version_under_the_models_prefix(synth: Synthesized) -> None:
+    pattern, _ = rule_target(synth)
+    assert matches(pattern, OBJECT_CREATED)
+    assert matches(pattern, with_key(OBJECT_CREATED, "models/team/bert-base/deploybench.yaml"))
+
+
+@pytest.mark.parametrize(
+    ("event", "why"),
+    [
+        (OBJECT_DELETED, "a delete"),
+        (with_key(OBJECT_CREATED, "uploads/minilm/deploybench.yaml"), "another prefix"),
+        (with_key(OBJECT_CREATED, "models/minilm/model.safetensors"), "a model file, not the spec"),
+        (with_key(OBJECT_CREATED, "staging/run-1/deploybench.yaml"), "a run's staging folder"),
+        (
+            with_key(OBJECT_CREATED, "models/minilm/deploybench.yaml", bucket="someone-elses-bucket"),
+            "another bucket",
+        ),
+    ],
+)
+def test_the_rule_ignores(synth: Synthesized, event: dict[str, Any], why: str) -> None:
+    pattern, _ = rule_target(synth)
+    assert not matches(pattern, event), why
+
+
+def transform(event: dict[str, Any], paths: dict[str, str], template: str) -> Any:
+    """EventBridge's input transformer: a placeholder outside quotes takes the value as JSON, inside
+    quotes its text (moto's own transformer inserts strings unquoted, so it cannot be used here)."""
+
+    def lookup(path: str) -> Any:
+        value: Any = event
+        for part in path.removeprefix("$.").split("."):
+            value = value[part]
+        return value
+
+    values = {name: lookup(path) for name, path in paths.items()}
+
+    def fill(match: re.Match[str]) -> str:
+        quoted, name = match.group(1), match.group(2)
+        value = values[name]
+        return json.dumps(str(value))[1:-1] if quoted else json.dumps(value)
+
+    return json.loads(
+        re.sub(r'("?)<([\w.-]+)>\1', lambda m: f'"{fill(m)}"' if m.group(1) else fill(m), template)
+    )
+
+
+def test_the_input_transformer_yields_the_redeploy_pipelines_input(synth: Synthesized) -> None:
+    # Given the deployed target's transformer
+    _, target = rule_target(synth)
+    transformer = target["InputTransformer"]
+    # When it transforms a real event
+    payload = transform(OBJECT_CREATED, transformer["InputPathsMap"], transformer["InputTemplate"])
+    # Then the result is exactly the redeploy pipeline's input, with every field from the event
+    trigger = RedeployTrigger.model_validate(payload)
+    assert trigger == RedeployTrigger(
+        bucket=BUCKET,
+        key="models/minilm/deploybench.yaml",
+        version_id="IYV3p45BT0ac8hjHg1houSdS1a.Mc8cs",
+        etag="b1946ac92492d2347c6235b4d2611184",
+        size=512,
+        sequencer="00617F08299329D189",
+    )
+    # And deliveries that still fail land in the dead-letter queue after bounded retries
+    assert target["RetryPolicy"]["MaximumRetryAttempts"] > 0
+    assert "DeadLetterConfig" in target
+
+
+TRIGGER = RedeployTrigger(
+    bucket=BUCKET, key="models/minilm/deploybench.yaml", version_id="v1", etag="e", size=1, sequencer="0001"
+)
+
+
+def test_the_execution_name_is_derived_from_bucket_key_and_version() -> None:
+    name = execution_name(TRIGGER)
+    # Deterministic, and fixed: a change would let a re-delivered event start a second run after a deploy
+    assert name == execution_name(TRIGGER.model_copy())
+    assert name == "rd-minilm-2a3028b03a-0b21e332ebddd725"
+    # Another version of the same model: another name, the same group
+    other = execution_name(TRIGGER.model_copy(update={"version_id": "v2", "sequencer": "0002"}))
+    assert other != name and other.startswith(execution_group(BUCKET, TRIGGER.key) + "-")
+    # Another model: another group
+    assert not execution_name(TRIGGER.model_copy(update={"key": "models/bert/deploybench.yaml"})).startswith(
+        execution_group(BUCKET, TRIGGER.key)
+    )
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "models/minilm/deploybench.yaml",
+        "models/Équipe Données/BERT (v2)/deploybench.yaml",
+        "models/" + "x" * 900 + "/deploybench.yaml",
+        "models/../{weird}*[name]/deploybench.yaml",
+    ],
+)
+def test_execution_names_are_valid_for_step_functions(key: str) -> None:
+    name = execution_name(TRIGGER.model_copy(update={"key": key}))
+    assert 1 <= len(name) <= 80
+    assert re.fullmatch(r"[a-z0-9-]+", name), name
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    for key in ("AWS_ENDPOINT_URL_SAGEMAKER", "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    with mock_aws():
+        yield
+
+
+def waiting_machine(sfn: Any, name: str = "redeploy") -> str:
+    # moto does not run executions unless asked to: they stay RUNNING, like redeploys in progress.
+    definition = {"StartAt": "Wait", "States": {"Wait": {"Type": "Wait", "Seconds": 3600, "End": True}}}
+    return str(
+        sfn.create_state_machine(
+            name=name, definition=json.dumps(definition), roleArn="arn:aws:iam::123456789012:role/sfn"
+        )["stateMachineArn"]
+    )
+
+
+def test_a_redelivered_event_does_not_start_a_second_run(aws: None) -> None:
+    sfn = boto3.client("stepfunctions", region_name=REGION)
+    machine = waiting_machine(sfn)
+    # When the same upload is delivered twice while its redeploy runs
+    first = start_redeploy(TRIGGER, sfn=sfn, state_machine_arn=machine)
+    second = start_redeploy(TRIGGER, sfn=sfn, state_machine_arn=machine)
+    # Then one execution exists: StartExecution with the same name and input returned the running one
+    executions = sfn.list_executions(stateMachineArn=machine)["executions"]
+    assert [e["name"] for e in executions] == [execution_name(TRIGGER)]
+    assert second.execution_arn == first.execution_arn == executions[0]["executionArn"]
+    # And once it has ended, a late re-delivery is refused by name and reported as a duplicate
+    sfn.stop_execution(executionArn=first.execution_arn)
+    late = start_redeploy(TRIGGER, sfn=sfn, state_machine_arn=machine)
+    assert (first.duplicate, late.duplicate) == (False, True)
+    assert late.execution_arn == first.execution_arn
+    assert len(sfn.list_executions(stateMachineArn=machine)["executions"]) == 1
+
+
+def queue(sfn: Any, machine: str, trigger: RedeployTrigger) -> Any:
+    arn = start_redeploy(trigger, sfn=sfn, state_machine_arn=machine).execution_arn
+    return check_queue(
+        QueueRequest(
+            state_machine_arn=machine,
+            execution_arn=arn,
+            group=execution_group(trigger.bucket, trigger.key),
+            sequencer=trigger.sequencer,
+            poll_s=60,
+        ),
+        sfn=sfn,
+    )
+
+
+def version(n: int, key: str = TRIGGER.key, sequencer: str | None = None) -> RedeployTrigger:
+    return TRIGGER.model_copy(
+        update={
+            "key": key,
+            "version_id": f"v{n}",
+            "sequencer": sequencer if sequencer is not None else f"{n:04X}",
+        }
+    )
+
+
+def test_a_lone_upload_proceeds_and_another_models_upload_does_not_block_it(aws: None) -> None:
+    sfn = boto3.client("stepfunctions", region_name=REGION)
+    machine = waiting_machine(sfn)
+    start_redeploy(version(1, key="models/bert/deploybench.yaml"), sfn=sfn, state_machine_arn=machine)
+    decision = queue(sfn, machine, version(2))
+    assert (decision.decision, decision.older, decision.newer) == ("proceed", [], [])
+
+
+def test_a_later_upload_waits_and_an_earlier_waiting_one_is_superseded(aws: None) -> None:
+    sfn = boto3.client("stepfunctions", region_name=REGION)
+    machine = waiting_machine(sfn)
+    # Given v1 running
+    assert queue(sfn, machine, version(1)).decision == "proceed"
+    # When v2 arrives it waits for v1
+    v2 = queue(sfn, machine, version(2))
+    assert (v2.decision, v2.wait_s, v2.older) == ("wait", 60, [execution_name(version(1))])
+    # And when v3 arrives it waits too; v2, checking again, is superseded by v3
+    assert queue(sfn, machine, version(3)).decision == "wait"
+    again = check_queue(
+        QueueRequest(
+            state_machine_arn=machine,
+            execution_arn=machine.replace(":stateMachine:", ":execution:") + f":{execution_name(version(2))}",
+            group=execution_group(BUCKET, TRIGGER.key),
+            sequencer=version(2).sequencer,
+        ),
+        sfn=sfn,
+    )
+    assert (again.decision, again.newer) == ("superseded", [execution_name(version(3))])
+
+
+def test_sequencers_order_uploads_not_arrival(aws: None) -> None:
+    sfn = boto3.client("stepfunctions", region_name=REGION)
+    machine = waiting_machine(sfn)
+    # Given the later upload's event delivered first (S3 does not promise order across events)
+    start_redeploy(version(2, sequencer="00617F0829934C3D0C"), sfn=sfn, state_machine_arn=machine)
+    # When the earlier upload's event arrives after it
+    decision = queue(sfn, machine, version(1, sequencer="00617F08299329D189"))
+    # Then the earlier upload is the superseded one
+    assert decision.decision == "superseded"
+
+
+@pytest.fixture
+def bucket(aws: None) -> Any:
+    s3 = boto3.client("s3", region_name=REGION)
+    s3.create_bucket(Bucket=BUCKET)
+    s3.put_bucket_versioning(Bucket=BUCKET, VersioningConfiguration={"Status": "Enabled"})
+    for name in ("config.json", "model.safetensors", "tokenizer.json"):
+        s3.put_object(Bucket=BUCKET, Key=f"models/minilm/{name}", Body=name.encode())
+    return s3
+
+
+SETTINGS = Settings(bucket=BUCKET, sagemaker_role_arn="arn:aws:iam::123456789012:role/sm")
+
+
+def upload_spec(
+    s3: Any, spec: dict[str, Any], key: str = "models/minilm/deploybench.yaml"
+) -> RedeployTrigger:
+    response = s3.put_object(Bucket=BUCKET, Key=key, Body=yaml.safe_dump(spec).encode())
+    return RedeployTrigger(
+        bucket=BUCKET,
+        key=key,
+        version_id=response["VersionId"],
+        etag=response["ETag"].strip('"'),
+        size=1,
+        sequencer="01",
+    )
+
+
+def test_prepare_reads_the_spec_at_its_version_and_snapshots_the_model(bucket: Any) -> None:
+    # Given two versions of the spec, the second uploaded after the first was announced
+    first = upload_spec(bucket, {"name": "minilm", "benchmark": {"batch_sizes": [1]}})
+    upload_spec(bucket, {"name": "minilm", "benchmark": {"batch_sizes": [64]}})
+    # When the first upload is prepared
+    plan = prepare_redeploy(
+        PrepareRequest(trigger=first, execution_name=execution_name(first)), s3=bucket, settings=SETTINGS
+    )
+    # Then it runs the first version's spec, on a snapshot of the model files beside it (not the spec)
+    assert plan.pipeline.spec.benchmark.batch_sizes == [1]
+    run_id = plan.pipeline.run_id
+    assert run_id.startswith("minilm-") and run_id.endswith(execution_name(first)[-8:])
+    assert plan.source_uri == f"s3://{BUCKET}/sources/{run_id}/" == plan.pipeline.spec.model.source
+    copied = {
+        o["Key"] for o in bucket.list_objects_v2(Bucket=BUCKET, Prefix=f"sources/{run_id}/")["Contents"]
+    }
+    assert copied == {f"sources/{run_id}/{n}" for n in ("config.json", "model.safetensors", "tokenizer.json")}
+    # And preparing it again (a retried step) names the same run
+    again = prepare_redeploy(
+        PrepareRequest(trigger=first, execution_name=execution_name(first)), s3=bucket, settings=SETTINGS
+    )
+    assert again.pipeline.run_id == run_id
+
+
+def test_a_spec_naming_its_source_is_not_snapshotted(bucket: Any) -> None:
+    trigger = upload_spec(bucket, {"name": "minilm", "model": {"source": "s3://elsewhere/minilm/"}})
+    plan = prepare_redeploy(
+        PrepareRequest(trigger=trigger, execution_name="x" * 12), s3=bucket, settings=SETTINGS
+    )
+    assert plan.pipeline.spec.model.source == "s3://elsewhere/minilm/"
+    assert "Contents" not in bucket.list_objects_v2(Bucket=BUCKET, Prefix="sources/")
+
+
+@pytest.mark.parametrize(
+    ("body", "key", "error", "text"),
+    [
+        (b"name: [unclosed", "models/minilm/deploybench.yaml", SpecInvalid, "not a YAML run spec"),
+        (b"name: Not Valid", "models/minilm/deploybench.yaml", SpecInvalid, "name"),
+        (b"name: minilm", "models/minilm/other.yaml", SpecInvalid, "is not a model's run spec"),
+        (b"name: lonely", "models/lonely/deploybench.yaml", ModelSourceInvalid, "holds no model files"),
+    ],
+)
+def test_prepare_refuses_bad_uploads_clearly_and_creates_nothing(
+    bucket: Any, body: bytes, key: str, error: type[Exception], text: str
+) -> None:
+    response = bucket.put_object(Bucket=BUCKET, Key=key, Body=body)
+    trigger = RedeployTrigger(bucket=BUCKET, key=key, version_id=response["VersionId"])
+    with pytest.raises(error, match=re.escape(text)):
+        prepare_redeploy(
+            PrepareRequest(trigger=trigger, execution_name="x" * 12), s3=bucket, settings=SETTINGS
+        )
+    assert "Contents" not in bucket.list_objects_v2(Bucket=BUCKET, Prefix="sources/")
