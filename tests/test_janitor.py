@@ -236,3 +236,16 @@ def test_inference_components_are_deleted_jobs_stopped_busy_endpoints_retried_la
         ("processing-job", "stopped"),
     ]
     assert report.remaining == 1 and report.errors == []
+
+
+def test_the_janitor_command_lists_leaks_in_a_dry_run_and_exits_non_zero(aws: dict[str, Any]) -> None:
+    from typer.testing import CliRunner
+
+    from workflows.cli import app
+
+    deploy(aws["sagemaker"], "db-leaked-a1", tags(NOW - timedelta(hours=1)))
+    result = CliRunner().invoke(app, ["janitor", "--dry-run", "--bucket", BUCKET])
+    assert result.exit_code == 1, result.output
+    assert "would_delete  endpoint" in result.output and "db-leaked-a1" in result.output
+    assert "0 removed, 3 remaining" in result.output
+    assert "db-leaked-a1" in names(aws["sagemaker"])

@@ -240,3 +240,20 @@ def test_failed_runs_are_reported_with_their_diagnosis_and_keep_the_baseline(s3:
     assert "CapacityStall (F06): no capacity" in outcome.summary
     assert "no result.json" in outcome.summary
     assert baseline(s3) is None
+
+
+def test_the_input_command_prints_what_the_state_machines_take() -> None:
+    from typer.testing import CliRunner
+
+    from workflows.cli import app
+    from workflows.contracts import PipelineState
+
+    runner = CliRunner()
+    run_input = runner.invoke(app, ["input", "examples/minilm-realtime.yaml"])
+    sweep_input = runner.invoke(app, ["input", "examples/sweep-nightly.yaml", "--sweep"])
+    assert run_input.exit_code == sweep_input.exit_code == 0
+    # The deploy pipeline reads every key of its state ($.attempt, $.endpoint, ...) from the start
+    state = json.loads(run_input.stdout)
+    assert PipelineState.model_validate(state).run_id.startswith("minilm-realtime-")
+    assert {"attempt", "endpoint", "deploy", "error"} <= set(state)
+    assert parse_sweep(json.loads(sweep_input.stdout)["sweep"]).name == "nightly"

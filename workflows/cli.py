@@ -180,6 +180,13 @@ def definition(name: Annotated[str, typer.Argument(help="State machine name")] =
     sys.stdout.write(state_machines.definition_json(name) + "\n")
 
 
+from workflows import operations_cli  # noqa: E402  (commands of the deployed stack's scheduled jobs)
+
+app.command()(operations_cli.sweep)
+app.command()(operations_cli.janitor)
+app.command(name="input")(operations_cli.pipeline_input)
+
+
 def main(argv: list[str] | None = None) -> Any:
     return app(argv)
 

@@ -115,7 +115,7 @@ def item_key(spec: RunSpec) -> str:
         f"b={','.join(map(str, bench.batch_sizes))} seq={','.join(map(str, bench.sequence_lengths))} "
         f"c={','.join(map(str, bench.concurrency))}"
     )
-    return f"{spec.model.source} | {hosting.mode} | {','.join(hosting.instance_types)} | {shapes}"
+    return f"{spec.model.source} · {hosting.mode} · {','.join(hosting.instance_types)} · {shapes}"
 
 
 def expand(sweep: SweepSpec) -> list[SweepItem]:
