@@ -34,7 +34,11 @@ def handler(event: JanitorRequest, context: LambdaContext) -> dict[str, Any]:
         dry_run=event.dry_run,
     )
     for leak in report.leaks:
-        logger.warning("leak", extra=leak.model_dump(mode="json"))
+        # "name" is a reserved LogRecord attribute: log the resource under another key.
+        logger.warning(
+            "leak",
+            extra={"kind": leak.kind, "resource": leak.name, "action": leak.action, "detail": leak.detail},
+        )
     # The monitoring alarm watches LeakedResources: anything found past its TTL is a leak, removed or not.
     metrics.add_metric(name="LeakedResources", unit=MetricUnit.Count, value=len(report.leaks))
     metrics.add_metric(name="LeakedResourcesRemoved", unit=MetricUnit.Count, value=report.removed)

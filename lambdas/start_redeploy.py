@@ -25,7 +25,15 @@ def handler(event: RedeployTrigger, context: LambdaContext) -> dict[str, Any]:
     outcome = start_redeploy(
         event, sfn=clients.stepfunctions(), state_machine_arn=os.environ[STATE_MACHINE_ENV]
     )
-    logger.info("redeploy", extra={"key": event.key, "version": event.version_id, **outcome.model_dump()})
+    logger.info(
+        "redeploy",
+        extra={
+            "key": event.key,
+            "version": event.version_id,
+            "execution": outcome.execution_arn,
+            "duplicate": outcome.duplicate,
+        },
+    )
     metrics.add_metric(
         name="RedeployDuplicates" if outcome.duplicate else "RedeploysStarted", unit=MetricUnit.Count, value=1
     )

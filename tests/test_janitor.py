@@ -249,3 +249,31 @@ def test_the_janitor_command_lists_leaks_in_a_dry_run_and_exits_non_zero(aws: di
     assert "would_delete  endpoint" in result.output and "db-leaked-a1" in result.output
     assert "0 removed, 3 remaining" in result.output
     assert "db-leaked-a1" in names(aws["sagemaker"])
+
+
+def test_the_janitor_handler_removes_leaks_and_emits_the_leak_metric(
+    aws: dict[str, Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import lambdas.clients
+    from lambdas.janitor import handler
+    from workflows.local.lambda_seam import LocalLambdaContext
+
+    monkeypatch.setenv("DEPLOYBENCH_BUCKET", BUCKET)
+    monkeypatch.setenv("DEPLOYBENCH_SAGEMAKER_ROLE_ARN", ROLE)
+    # Powertools read the namespace when lambdas.observability was first imported: set it as Lambda's env would.
+    from lambdas.observability import metrics
+
+    monkeypatch.setattr(metrics, "namespace", "deploybench")
+    deploy(aws["sagemaker"], "db-leaked-a1", tags(NOW - timedelta(hours=1)))
+    context = LocalLambdaContext(
+        "deploybench-janitor", "arn:aws:lambda:us-east-1:1:function:deploybench-janitor", 512, 300
+    )
+    lambdas.clients.clear()
+    try:
+        result = handler({"dry_run": False}, context)
+    finally:
+        lambdas.clients.clear()
+    assert len(result["leaks"]) == 3 and "db-leaked-a1" not in names(aws["sagemaker"])
+    # The alarm watches this metric (embedded metric format on stdout, as Lambda ships it to CloudWatch)
+    metrics = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"_aws"' in line]
+    assert any(m.get("LeakedResources") == [3.0] or m.get("LeakedResources") == 3.0 for m in metrics), metrics

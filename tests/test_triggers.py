@@ -390,3 +390,41 @@ def test_prepare_refuses_bad_uploads_clearly_and_creates_nothing(
             PrepareRequest(trigger=trigger, execution_name="x" * 12), s3=bucket, settings=SETTINGS
         )
     assert "Contents" not in bucket.list_objects_v2(Bucket=BUCKET, Prefix="sources/")
+
+
+def test_the_start_redeploy_handler_starts_the_pipeline_named_for_the_upload(
+    aws: None, monkeypatch: pytest.MonkeyPatch, synth: Synthesized
+) -> None:
+    import lambdas.clients
+    from lambdas.start_redeploy import handler
+    from workflows.local.lambda_seam import LocalLambdaContext
+    from workflows.triggers import STATE_MACHINE_ENV
+
+    # Given the function's environment as the stack sets it, and the input the rule's transformer makes
+    sfn = boto3.client("stepfunctions", region_name=REGION)
+    machine = waiting_machine(sfn)
+    monkeypatch.setenv(STATE_MACHINE_ENV, machine)
+    from lambdas.observability import metrics
+
+    monkeypatch.setattr(metrics, "namespace", "deploybench")
+    transformer = rule_target(synth)[1]["InputTransformer"]
+    event = transform(OBJECT_CREATED, transformer["InputPathsMap"], transformer["InputTemplate"])
+    context = LocalLambdaContext(
+        "deploybench-start-redeploy", "arn:aws:lambda:us-east-1:1:function:x", 256, 30
+    )
+    lambdas.clients.clear()
+    try:
+        # When the handler runs twice (a re-delivered event)
+        first, second = handler(event, context), handler(event, context)
+    finally:
+        lambdas.clients.clear()
+    # Then one execution, named for the upload, runs with the event's fields as its input
+    [execution] = sfn.list_executions(stateMachineArn=machine)["executions"]
+    assert (
+        execution["name"]
+        == first["name"]
+        == second["name"]
+        == execution_name(RedeployTrigger.model_validate(event))
+    )
+    started = json.loads(sfn.describe_execution(executionArn=execution["executionArn"])["input"])
+    assert RedeployTrigger.model_validate(started).version_id == "IYV3p45BT0ac8hjHg1houSdS1a.Mc8cs"
