@@ -16,15 +16,14 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from botocore.exceptions import ClientError
 from pydantic import Field, ValidationError
 
 from workflows import clock
-from workflows.aws import is_not_found, split_s3_uri, translate
+from workflows.aws import aws_errors, split_s3_uri
 from workflows.contracts import BenchmarkResult, Contract
 from workflows.naming import SWEEPS_PREFIX, results_prefix
 from workflows.settings import Settings
-from workflows.storage import put_text
+from workflows.storage import get_text, put_text
 from workflows.sweeps.compare import RunsComparison, RunSummary, SweepVerdict, compare_runs, comparison_table
 from workflows.sweeps.spec import SweepSpec
 
@@ -66,15 +65,17 @@ def sweep_uri(bucket: str, name: str, suffix: str) -> str:
 
 
 def read_json(s3: Any, uri: str) -> dict[str, Any] | None:
-    """The object's JSON, or None when it does not exist."""
+    """The object's JSON, or None when it does not exist.
+
+    Existence is asked with a listing: S3 answers a GET of a missing key with 403, not 404, when
+    the caller's ListBucket permission is limited to prefixes (as this project's roles are).
+    """
     bucket, key = split_s3_uri(uri)
-    try:
-        body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
-    except ClientError as error:
-        if is_not_found(error) or error.response.get("Error", {}).get("Code") == "NoSuchKey":
-            return None
-        raise translate(error, f"read {uri}") from error
-    data = json.loads(body)
+    with aws_errors(f"list {uri}"):
+        found = s3.list_objects_v2(Bucket=bucket, Prefix=key, MaxKeys=1).get("Contents", [])
+    if not found or found[0]["Key"] != key:
+        return None
+    data = json.loads(get_text(s3, uri))
     return data if isinstance(data, dict) else None
 
 
