@@ -59,9 +59,7 @@ def test_zip_functions_share_one_code_asset_and_container_functions_one_image(sy
 
 
 def test_functions_get_powertools_and_deploybench_settings_from_their_environment(synth: Synthesized) -> None:
-    bucket = next(
-        iter(synth.of_type("AWS::S3::Bucket").keys() - {k for k in synth.resources if "AccessLogs" in k})
-    )
+    bucket, _ = artifact_bucket(synth)
     for name, props in functions_by_name(synth).items():
         env = props["Environment"]["Variables"]
         assert env["POWERTOOLS_SERVICE_NAME"] == "deploybench", name
@@ -153,9 +151,8 @@ def test_scheduler_starts_the_sweep_with_the_validated_sweep_file(synth: Synthes
     from workflows.sweeps.spec import load_sweep
 
     schedules = synth.of_type("AWS::Scheduler::Schedule").values()
-    assert not synth.of_type("AWS::Events::Rule").keys() & {
-        k for k, v in synth.of_type("AWS::Events::Rule").items() if "ScheduleExpression" in v["Properties"]
-    }, "schedules are EventBridge Scheduler schedules, not legacy scheduled rules"
+    rules = synth.of_type("AWS::Events::Rule").values()
+    assert not [r for r in rules if "ScheduleExpression" in r["Properties"]], "no legacy scheduled rules"
     sweep_machine = next(
         k
         for k, v in synth.of_type("AWS::StepFunctions::StateMachine").items()

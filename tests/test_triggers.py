@@ -81,17 +81,10 @@ def rule_target(synth: Synthesized) -> tuple[dict[str, Any], dict[str, Any]]:
     """The deployed rule's pattern (bucket reference resolved to BUCKET) and its only target."""
     [rule] = synth.of_type("AWS::Events::Rule").values()
     pattern = json.loads(json.dumps(rule["Properties"]["EventPattern"]))
-    assert pattern["detail"]["bucket"]["name"] == [
-        {
-            "Ref": next(
-                iter(
-                    k
-                    for k, v in synth.of_type("AWS::S3::Bucket").items()
-                    if "LoggingConfiguration" in v["Properties"]
-                )
-            )
-        }
+    [artifact_bucket] = [
+        k for k, v in synth.of_type("AWS::S3::Bucket").items() if "LoggingConfiguration" in v["Properties"]
     ]
+    assert pattern["detail"]["bucket"]["name"] == [{"Ref": artifact_bucket}]
     pattern["detail"]["bucket"]["name"] = [BUCKET]
     [target] = rule["Properties"]["Targets"]
     return pattern, target
