@@ -23,8 +23,8 @@ _MAX_NAME = 63
 def new_run_id(spec_name: str, now: datetime | None = None, suffix: str | None = None) -> str:
     """``<spec>-<yyyymmdd-hhmmss>-<4 hex>``: sortable, unique, at most 45 characters.
 
-    ``suffix`` replaces the random part where the id must be reproducible (a redeploy derives it
-    from the uploaded object's version, so a retried step names the same run).
+    ``suffix`` replaces the random part where the id must be reproducible (a redeploy derives 8
+    hex from its execution name, so a retried step names the same run: at most 49 characters).
     """
     now = now or datetime.now(UTC)
     return f"{spec_name}-{now:%Y%m%d-%H%M%S}-{suffix or secrets.token_hex(2)}"
