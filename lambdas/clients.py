@@ -50,7 +50,17 @@ def cloudwatch() -> Any:
     return boto3.client("cloudwatch", config=_STANDARD)
 
 
+@lru_cache(maxsize=1)
+def stepfunctions() -> Any:
+    return boto3.client("stepfunctions", config=_STANDARD)
+
+
+@lru_cache(maxsize=1)
+def sns() -> Any:
+    return boto3.client("sns", config=_STANDARD)
+
+
 def clear() -> None:
     """Forget cached clients and settings (the local engine calls this when it starts and stops)."""
-    for factory in (settings, sagemaker, sagemaker_runtime, s3, logs, cloudwatch):
+    for factory in (settings, sagemaker, sagemaker_runtime, s3, logs, cloudwatch, stepfunctions, sns):
         factory.cache_clear()

@@ -2,7 +2,8 @@
 
 Each definition is built here once and consumed unchanged by CDK (``definition_substitutions``)
 and by the local engine: Lambda ARNs are ``${...FunctionArn}`` placeholders. ``FUNCTIONS`` is
-the one table of which handler serves which placeholder.
+the one table of which handler serves which placeholder, and of every Lambda function deployed
+(CDK creates one per row; a row no definition uses is started by a trigger instead).
 """
 
 from __future__ import annotations
@@ -80,15 +81,93 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
         memory_mb=1024,
         timeout_s=120,
     ),
+    # Benchmark sweep and redeploy pipeline steps.
+    LambdaFunction("PlanSweepFunctionArn", "lambdas.plan_sweep.handler", "Expand a sweep matrix into runs"),
+    LambdaFunction(
+        "CompareSweepFunctionArn",
+        "lambdas.compare_sweep.handler",
+        "Compare a sweep with its baseline",
+        memory_mb=1024,
+        timeout_s=300,
+    ),
+    # Server-side copies of a model folder: a 1 GB folder copies in well under a minute; 15 min bounds it.
+    LambdaFunction(
+        "PrepareRedeployFunctionArn",
+        "lambdas.prepare_redeploy.handler",
+        "Read an uploaded spec, snapshot its model",
+        timeout_s=900,
+    ),
+    LambdaFunction(
+        "CheckRedeployQueueFunctionArn", "lambdas.check_redeploy_queue.handler", "Order redeploys of a model"
+    ),
+    # Started by triggers, not by a state machine: no definition uses their placeholders.
+    LambdaFunction(
+        "StartRedeployFunctionArn",
+        "lambdas.start_redeploy.handler",
+        "Start a redeploy for an S3 upload",
+        timeout_s=30,
+    ),
+    LambdaFunction(
+        "JanitorFunctionArn", "lambdas.janitor.handler", "Delete expired deploybench resources", timeout_s=300
+    ),
 )
 
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9]+)\}")
 
+START_EXECUTION_SYNC = "StartExecutionSyncResource"
+"""Resource of a Task that runs another state machine to completion and returns its output.
+
+On AWS it is substituted with ``AWS_START_EXECUTION_SYNC``; moto has no ``.sync``, so the local
+engine substitutes a function that starts the child and polls it (``workflows/local/children.py``).
+The Task's ``Parameters`` (``StateMachineArn``, ``Name``, ``Input``) are the same for both."""
+AWS_START_EXECUTION_SYNC = "arn:aws:states:::states:startExecution.sync:2"
+
 
 def _builders() -> dict[str, Callable[[], dict[str, Any]]]:
-    from state_machines import deploy_pipeline
+    from state_machines import benchmark_sweep, deploy_pipeline, redeploy_pipeline
 
-    return {"deploy_pipeline": deploy_pipeline.definition}
+    return {
+        "deploy_pipeline": deploy_pipeline.definition,
+        "benchmark_sweep": benchmark_sweep.definition,
+        "redeploy_pipeline": redeploy_pipeline.definition,
+    }
+
+
+def state_machine_placeholder(name: str) -> str:
+    """``deploy_pipeline`` -> ``DeployPipelineStateMachineArn``: how a definition names another machine."""
+    return "".join(word.title() for word in name.split("_")) + "StateMachineArn"
+
+
+def all_placeholders() -> set[str]:
+    """Every placeholder a definition may use: functions, state machines, the child-execution resource."""
+    return (
+        {f.placeholder for f in FUNCTIONS}
+        | {state_machine_placeholder(n) for n in names()}
+        | {START_EXECUTION_SYNC}
+    )
+
+
+def children(name: str) -> list[str]:
+    """State machines that ``name`` starts (their ARN placeholders appear in its definition)."""
+    used = placeholders(definition_json(name))
+    return [other for other in names() if state_machine_placeholder(other) in used]
+
+
+def creation_order() -> list[str]:
+    """Every state machine after the ones it starts (their ARNs are substituted into it)."""
+    ordered: list[str] = []
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in path:
+            raise ValueError(f"state machines start each other in a cycle: {' -> '.join((*path, name))}")
+        if name not in ordered:
+            for child in children(name):
+                visit(child, (*path, name))
+            ordered.append(name)
+
+    for name in names():
+        visit(name, ())
+    return ordered
 
 
 def names() -> list[str]:

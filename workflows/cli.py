@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from workflows import bench_command, cli_checks
+from workflows import bench_command, cli_checks, operations_cli
 from workflows.errors import DeploybenchError
 from workflows.reports import command as report_command
 from workflows.runner import ExecutionOutcome, StateEvent
@@ -186,6 +186,9 @@ app.command()(cli_checks.preflight)
 app.command()(cli_checks.diagnose)
 app.command(name="bench")(bench_command.bench)
 app.command(name="report")(report_command.report)
+app.command()(operations_cli.sweep)
+app.command()(operations_cli.janitor)
+app.command(name="input")(operations_cli.pipeline_input)
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -136,6 +136,25 @@ class TeardownIncomplete(TerminalError):
     """Resources tagged for the run still exist after teardown."""
 
 
+# --- terminal: orchestration (sweeps, redeploys) -------------------------------------------
+
+
+class ChildExecutionFailed(TerminalError):
+    """A child execution (a sweep item, a redeploy) ended other than SUCCEEDED.
+
+    On AWS a ``startExecution.sync:2`` task fails with ``States.TaskFailed``; the local engine's
+    stand-in raises this instead. Both go to the same ``States.ALL`` catcher.
+    """
+
+
+class SweepRunsFailed(TerminalError):
+    """At least one run of a benchmark sweep failed; the report lists which and why."""
+
+
+class PerformanceRegression(TerminalError):
+    """A sweep measured worse than its baseline beyond the sweep's thresholds."""
+
+
 def _leaves(base: type[DeploybenchError]) -> list[type[DeploybenchError]]:
     found: list[type[DeploybenchError]] = []
     for cls in base.__subclasses__():

@@ -20,10 +20,14 @@ DEFAULT_TTL = timedelta(hours=6)
 _MAX_NAME = 63
 
 
-def new_run_id(spec_name: str, now: datetime | None = None) -> str:
-    """``<spec>-<yyyymmdd-hhmmss>-<4 hex>``: sortable, unique, at most 45 characters."""
+def new_run_id(spec_name: str, now: datetime | None = None, suffix: str | None = None) -> str:
+    """``<spec>-<yyyymmdd-hhmmss>-<4 hex>``: sortable, unique, at most 45 characters.
+
+    ``suffix`` replaces the random part where the id must be reproducible (a redeploy derives 8
+    hex from its execution name, so a retried step names the same run: at most 49 characters).
+    """
     now = now or datetime.now(UTC)
-    return f"{spec_name}-{now:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+    return f"{spec_name}-{now:%Y%m%d-%H%M%S}-{suffix or secrets.token_hex(2)}"
 
 
 def _checked(name: str) -> str:
@@ -89,3 +93,30 @@ def results_prefix(run_id: str) -> str:
 STACK_NAME = "Deploybench"
 OUTPUT_DEPLOY_PIPELINE_ARN = "DeployPipelineArn"
 OUTPUT_BUCKET = "ArtifactBucketName"
+
+
+# Uploads under this prefix start the redeploy pipeline (see workflows/triggers.py).
+MODELS_PREFIX = "models/"
+# Local model folders the CLI uploads for an AWS run, and redeploy snapshots of an upload.
+SOURCES_PREFIX = "sources/"
+# Benchmark sweep summaries, reports and each sweep name's baseline.
+SWEEPS_PREFIX = "sweeps/"
+# Extra tag a user may put on a kept endpoint (spec ``tags``) so the janitor leaves it alone.
+TAG_KEEP = "deploybench:keep"
+
+
+def function_name(placeholder: str) -> str:
+    """``ConvertFunctionArn`` -> ``deploybench-convert`` (the same name locally and on AWS)."""
+    stem = placeholder.removesuffix("FunctionArn")
+    words = "".join(f"-{c.lower()}" if c.isupper() else c for c in stem).lstrip("-")
+    return f"deploybench-{words}"
+
+
+def state_machine_name(name: str) -> str:
+    """``deploy_pipeline`` -> ``deploybench-deploy-pipeline``."""
+    return f"deploybench-{name.replace('_', '-')}"
+
+
+def source_prefix(run_id: str) -> str:
+    """A run's copy of its model folder (uploaded by the CLI, or snapshotted by a redeploy)."""
+    return f"{SOURCES_PREFIX}{run_id}/"

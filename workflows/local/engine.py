@@ -18,29 +18,20 @@ from typing import Any
 
 import boto3
 
-from state_machines import FUNCTIONS, names, render
+from state_machines import FUNCTIONS, START_EXECUTION_SYNC, creation_order, render, state_machine_placeholder
 from workflows import clock
+from workflows.local import children
 from workflows.local.faults import FaultPlan
 from workflows.local.lambda_seam import LambdaSeam, RegisteredFunction
 from workflows.local.sagemaker.backend import ACCOUNT, LocalSageMaker
 from workflows.local.sagemaker.server import LocalSageMakerServer
 from workflows.local.timing import TimeScale
+from workflows.naming import function_name, state_machine_name
 
 REGION = "us-east-1"
 BUCKET = "deploybench-local"
 MOTO_CONFIG = {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
 DEFAULT_TIME_SCALE = 30.0
-
-
-def function_name(placeholder: str) -> str:
-    """``ConvertFunctionArn`` -> ``deploybench-convert``."""
-    stem = placeholder.removesuffix("FunctionArn")
-    words = "".join(f"-{c.lower()}" if c.isupper() else c for c in stem).lstrip("-")
-    return f"deploybench-{words}"
-
-
-def state_machine_name(name: str) -> str:
-    return f"deploybench-{name.replace('_', '-')}"
 
 
 class LocalEngine:
@@ -91,6 +82,7 @@ class LocalEngine:
             function_name(f.placeholder): RegisteredFunction(f.handler, f.memory_mb, f.timeout_s)
             for f in FUNCTIONS
         }
+        functions[children.FUNCTION_NAME] = children.REGISTERED
         self._stack.enter_context(LambdaSeam(functions, log=log, account=ACCOUNT, region=REGION))
         self._configure_powertools()
         self._route_interpreter_logs()
@@ -175,9 +167,19 @@ class LocalEngine:
                 Timeout=function.timeout_s,
                 MemorySize=function.memory_mb,
             )["FunctionArn"]
+        # moto has no startExecution.sync: a local function stands in for it (workflows/local/children.py).
+        arns[START_EXECUTION_SYNC] = lam.create_function(
+            FunctionName=children.FUNCTION_NAME,
+            Runtime="python3.11",
+            Role=role,
+            Handler=children.REGISTERED.handler_path,
+            Code={"ZipFile": b"local"},
+            Timeout=900,
+        )["FunctionArn"]
         sfn = self.client("stepfunctions")
-        for name in names():
-            self.state_machine_arns[name] = sfn.create_state_machine(
+        # Children first: a machine that starts another has that one's ARN substituted into it.
+        for name in creation_order():
+            self.state_machine_arns[name] = arns[state_machine_placeholder(name)] = sfn.create_state_machine(
                 name=state_machine_name(name), definition=render(name, arns), roleArn=role
             )["stateMachineArn"]
 

@@ -1,0 +1,156 @@
+"""cdk-nag AwsSolutions findings this stack acknowledges, each on the narrowest construct, each with its reason.
+
+Every other finding fails the synth (cdk-nag runs as a CDK validation plugin). Wildcard
+resources are acknowledged one by one (``AwsSolutions-IAM5[Resource::<arn>]``), so a new
+wildcard anywhere still fails; ``tests/test_infra_iam.py`` checks independently that ``*`` is
+a resource only of actions AWS does not authorize per resource.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from aws_cdk import Acknowledgment, ArnFormat, Stack, Validations
+from constructs import IConstruct
+
+from infra.constants import PREFIX, state_machine_name
+from infra.permissions import RUN_PREFIXES_READ, SAGEMAKER_KINDS
+from infra.sagemaker_role import DLC_ACCOUNT
+from state_machines import children, names
+from workflows.janitor import REPORTS_PREFIX
+from workflows.naming import SWEEPS_PREFIX
+
+# Acknowledgement ids name the plugin that reports the finding.
+PACK = "AwsSolutions"
+
+
+@dataclass(frozen=True)
+class Ack:
+    path: str
+    finding: str
+    reason: str
+
+
+def render(stack: Stack, value: str) -> str:
+    """A resource as cdk-nag writes it in a finding id: ``<Logical.Arn>``, ``<AWS::Region>``, literals."""
+
+    def walk(node: Any) -> str:
+        if isinstance(node, str):
+            return node
+        if isinstance(node, dict) and "Ref" in node:
+            return f"<{node['Ref']}>"
+        if isinstance(node, dict) and "Fn::GetAtt" in node:
+            return f"<{'.'.join(node['Fn::GetAtt'])}>"
+        if isinstance(node, dict) and "Fn::Join" in node:
+            separator, parts = node["Fn::Join"]
+            return separator.join(walk(part) for part in parts)
+        raise ValueError(f"cannot render {node!r}")
+
+    return walk(stack.resolve(value))
+
+
+def _wildcard(stack: Stack, resource: str) -> str:
+    return f"AwsSolutions-IAM5[Resource::{render(stack, resource)}]"
+
+
+class Acknowledgements:
+    """Collects what was acknowledged (tests read ``self.acks``)."""
+
+    def __init__(self, stack: Stack) -> None:
+        self.stack = stack
+        self.acks: list[Ack] = []
+
+    def add(self, scope: IConstruct, finding: str, reason: str) -> None:
+        Validations.of(scope).acknowledge(Acknowledgment(id=f"{PACK}::{finding}", reason=reason))
+        self.acks.append(Ack(path=scope.node.path, finding=finding, reason=reason))
+
+
+def acknowledge(
+    stack: Stack, *, storage: Any, functions: Any, machines: Any, sagemaker: Any, triggers: Any
+) -> list[Ack]:
+    """Acknowledge the stack's expected findings; returns them."""
+    a = Acknowledgements(stack)
+    bucket = storage.bucket
+    for prefix in (*RUN_PREFIXES_READ, SWEEPS_PREFIX, REPORTS_PREFIX):
+        a.add(
+            stack,
+            _wildcard(stack, bucket.arn_for_objects(f"{prefix}*")),
+            f"Objects under {prefix} of the artifact bucket: keys are made per run or per upload, so the "
+            f"prefix is the narrowest scope; each role gets only the prefixes it reads or writes.",
+        )
+    for kind in SAGEMAKER_KINDS:
+        a.add(
+            stack,
+            _wildcard(
+                stack, stack.format_arn(service="sagemaker", resource=kind, resource_name=f"{PREFIX}-*")
+            ),
+            f"SageMaker {kind}s are created per run, named {PREFIX}-<run id>-...: the project's name prefix is "
+            f"the scope (creates also require the deploybench:managed tag).",
+        )
+    for group in (f"Endpoints/{PREFIX}-*", "ProcessingJobs:log-stream:*"):
+        a.add(
+            stack,
+            _wildcard(
+                stack,
+                stack.format_arn(
+                    service="logs",
+                    resource="log-group",
+                    resource_name=f"/aws/sagemaker/{group}",
+                    arn_format=ArnFormat.COLON_RESOURCE_NAME,
+                ),
+            ),
+            "Container logs of the project's endpoints and processing jobs: SageMaker names the log group and "
+            "streams after the run's resources, so the name prefix is the scope.",
+        )
+    # Parents follow their children's executions; the redeploy queue check reads its own machine's.
+    followed = sorted({child for name in names() for child in children(name)} | {"redeploy_pipeline"})
+    for name in followed:
+        a.add(
+            stack,
+            _wildcard(
+                stack,
+                stack.format_arn(
+                    service="states",
+                    resource="execution",
+                    resource_name=f"{state_machine_name(name)}:*",
+                    arn_format=ArnFormat.COLON_RESOURCE_NAME,
+                ),
+            ),
+            f"Executions of {state_machine_name(name)} only: execution names are made per run at run time.",
+        )
+    unscopable = (
+        "Resource * only for actions AWS does not authorize per resource (sagemaker:List*, X-Ray "
+        "PutTraceSegments/PutTelemetryRecords/GetSampling*, cloudwatch:GetMetric*, ecr:GetAuthorizationToken, CloudWatch "
+        "Logs delivery for Step Functions); tests/test_infra_iam.py asserts no other action has it."
+    )
+    for scope in (functions, sagemaker, machines):
+        a.add(scope, "AwsSolutions-IAM5[Resource::*]", unscopable)
+    a.add(
+        sagemaker,
+        _wildcard(
+            stack,
+            stack.format_arn(service="ecr", account=DLC_ACCOUNT, resource="repository", resource_name="*"),
+        ),
+        "Pull-only access to AWS's Deep Learning Containers registry: the serving image (Hugging Face "
+        "inference CPU/GPU, version per spec) is chosen at run time.",
+    )
+    a.add(
+        functions,
+        "AwsSolutions-L1",
+        "Python 3.11 on purpose: the project requires Python >=3.11,<3.12 and the shared asset's wheels are "
+        "built for CPython 3.11; moving runtimes is a deliberate change of both.",
+    )
+    a.add(
+        triggers.dead_letters,
+        "AwsSolutions-SQS3",
+        "This queue is itself the dead-letter queue of the schedules and the upload rule.",
+    )
+    janitor = functions.by_placeholder["JanitorFunctionArn"]
+    a.add(
+        stack,
+        f"AwsSolutions-IAM5[Resource::{render(stack, janitor.function_arn)}:*]",
+        "EventBridge Scheduler's Lambda target grants invoke on the janitor function and its versions; the "
+        "function ARN is the scope.",
+    )
+    return a.acks

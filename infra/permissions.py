@@ -1,0 +1,255 @@
+"""What each function may do: IAM statements scoped to the project's bucket prefixes, names and tags.
+
+Every action is named (no ``*`` actions). Resources are scoped to ``db-*`` SageMaker resources
+(every run resource is named ``db-<run id>-...``; SageMaker ARNs carry the lowercase name), to
+the artifact bucket's prefixes, and to the stack's own state machines and topic. ``*`` appears
+as a resource only for the actions listed in ``UNSCOPABLE``, which AWS does not authorize per
+resource (List*, X-Ray writes, CloudWatch metric reads).
+
+Pipeline steps share one profile: they act on one run's resources in turn, and a step that
+starts reading one more kind of resource should not need a second place changed. A function
+added to FUNCTIONS without an entry in ``PROFILES`` gets that profile; the orchestration and
+maintenance functions get narrow ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from aws_cdk import ArnFormat, Stack
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_sns as sns
+
+from infra.constants import (
+    MODELS_PREFIX,
+    PREFIX,
+    SOURCES_PREFIX,
+    STAGING_PREFIX,
+    SWEEPS_PREFIX,
+    TAG_MANAGED,
+    state_machine_name,
+)
+from workflows.janitor import REPORTS_PREFIX
+
+# Actions AWS authorizes only with Resource "*" (no resource-level permissions).
+UNSCOPABLE = frozenset(
+    {
+        "sagemaker:ListEndpoints",
+        "sagemaker:ListEndpointConfigs",
+        "sagemaker:ListModels",
+        "sagemaker:ListInferenceComponents",
+        "sagemaker:ListProcessingJobs",
+        "cloudwatch:GetMetricData",
+        "cloudwatch:GetMetricStatistics",
+        "xray:PutTraceSegments",
+        "xray:PutTelemetryRecords",
+        "xray:GetSamplingRules",
+        "xray:GetSamplingTargets",
+        "ecr:GetAuthorizationToken",
+        "logs:CreateLogDelivery",
+        "logs:GetLogDelivery",
+        "logs:UpdateLogDelivery",
+        "logs:DeleteLogDelivery",
+        "logs:ListLogDeliveries",
+        "logs:PutResourcePolicy",
+        "logs:DescribeResourcePolicies",
+        "logs:DescribeLogGroups",
+    }
+)
+SAGEMAKER_KINDS = ("endpoint", "endpoint-config", "model", "inference-component", "processing-job")
+SAGEMAKER_LIST = [
+    "sagemaker:ListEndpoints",
+    "sagemaker:ListEndpointConfigs",
+    "sagemaker:ListModels",
+    "sagemaker:ListInferenceComponents",
+    "sagemaker:ListProcessingJobs",
+]
+# Create calls must tag what they create as deploybench's: the janitor finds leaks by that tag.
+SAGEMAKER_CREATE = [
+    "sagemaker:CreateModel",
+    "sagemaker:CreateEndpointConfig",
+    "sagemaker:CreateEndpoint",
+    "sagemaker:CreateInferenceComponent",
+    "sagemaker:CreateProcessingJob",
+]
+SAGEMAKER_MANAGE = [
+    "sagemaker:AddTags",
+    "sagemaker:ListTags",
+    "sagemaker:DescribeModel",
+    "sagemaker:DeleteModel",
+    "sagemaker:DescribeEndpointConfig",
+    "sagemaker:DeleteEndpointConfig",
+    "sagemaker:DescribeEndpoint",
+    "sagemaker:UpdateEndpoint",
+    "sagemaker:UpdateEndpointWeightsAndCapacities",
+    "sagemaker:DeleteEndpoint",
+    "sagemaker:DescribeInferenceComponent",
+    "sagemaker:UpdateInferenceComponent",
+    "sagemaker:UpdateInferenceComponentRuntimeConfig",
+    "sagemaker:DeleteInferenceComponent",
+    "sagemaker:DescribeProcessingJob",
+    "sagemaker:StopProcessingJob",
+    "sagemaker:InvokeEndpoint",
+]
+SAGEMAKER_CLEANUP = [
+    "sagemaker:ListTags",
+    "sagemaker:DeleteModel",
+    "sagemaker:DeleteEndpointConfig",
+    "sagemaker:DeleteEndpoint",
+    "sagemaker:DeleteInferenceComponent",
+    "sagemaker:StopProcessingJob",
+]
+RUN_PREFIXES_WRITTEN = (STAGING_PREFIX, "artifacts/", "results/", SOURCES_PREFIX)
+RUN_PREFIXES_READ = (*RUN_PREFIXES_WRITTEN, MODELS_PREFIX)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What the statements refer to."""
+
+    stack: Stack
+    bucket: s3.IBucket
+    sagemaker_role: iam.IRole
+    alert_topic: sns.ITopic
+    alert_key: kms.IKey
+
+    def sagemaker_arns(self, kinds: tuple[str, ...] = SAGEMAKER_KINDS) -> list[str]:
+        return [
+            self.stack.format_arn(service="sagemaker", resource=kind, resource_name=f"{PREFIX}-*")
+            for kind in kinds
+        ]
+
+    def objects(self, prefixes: tuple[str, ...]) -> list[str]:
+        return [self.bucket.arn_for_objects(f"{prefix}*") for prefix in prefixes]
+
+    def state_machine_arn(self, name: str) -> str:
+        return self.stack.format_arn(
+            service="states",
+            resource="stateMachine",
+            resource_name=state_machine_name(name),
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        )
+
+    def executions_arn(self, name: str) -> str:
+        return self.stack.format_arn(
+            service="states",
+            resource="execution",
+            resource_name=f"{state_machine_name(name)}:*",
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        )
+
+
+def _statement(
+    actions: list[str], resources: list[str], **conditions: dict[str, object]
+) -> iam.PolicyStatement:
+    return iam.PolicyStatement(actions=actions, resources=resources, conditions=conditions or None)
+
+
+def bucket_access(
+    scope: Scope, *, read: tuple[str, ...], write: tuple[str, ...] = ()
+) -> list[iam.PolicyStatement]:
+    """Listing limited to the prefixes read; object reads and writes on exactly those prefixes."""
+    statements = [
+        _statement(
+            ["s3:ListBucket"],
+            [scope.bucket.bucket_arn],
+            StringLike={"s3:prefix": [f"{p}*" for p in read]},
+        ),
+        _statement(["s3:GetObject", "s3:GetObjectVersion"], scope.objects(read)),
+    ]
+    if write:
+        statements.append(
+            _statement(["s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"], scope.objects(write))
+        )
+    return statements
+
+
+def pass_sagemaker_role(scope: Scope) -> iam.PolicyStatement:
+    """SageMaker models and processing jobs run as the project's SageMaker role, and only SageMaker may be handed it."""
+    return _statement(
+        ["iam:PassRole"],
+        [scope.sagemaker_role.role_arn],
+        StringEquals={"iam:PassedToService": "sagemaker.amazonaws.com"},
+    )
+
+
+def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
+    """Convert, pack, preflight, deploy, poll, warm up, benchmark, tear down, diagnose, report."""
+    logs = [
+        scope.stack.format_arn(
+            service="logs",
+            resource="log-group",
+            resource_name=f"/aws/sagemaker/{group}",
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        )
+        for group in (f"Endpoints/{PREFIX}-*", "ProcessingJobs", "ProcessingJobs:log-stream:*")
+    ]
+    return [
+        *bucket_access(scope, read=RUN_PREFIXES_READ, write=RUN_PREFIXES_WRITTEN),
+        _statement(SAGEMAKER_LIST, ["*"]),
+        _statement(
+            SAGEMAKER_CREATE,
+            scope.sagemaker_arns(),
+            StringEquals={f"aws:RequestTag/{TAG_MANAGED}": "true"},
+        ),
+        _statement(SAGEMAKER_MANAGE, scope.sagemaker_arns()),
+        pass_sagemaker_role(scope),
+        # Diagnosis reads the endpoint's and the benchmark job's container logs.
+        _statement(["logs:FilterLogEvents", "logs:GetLogEvents", "logs:DescribeLogStreams"], logs),
+        # The benchmark reports the endpoint's ModelLatency / OverheadLatency beside client latency.
+        _statement(["cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics"], ["*"]),
+    ]
+
+
+def compare_sweep(scope: Scope) -> list[iam.PolicyStatement]:
+    return bucket_access(scope, read=("results/", SWEEPS_PREFIX), write=(SWEEPS_PREFIX,))
+
+
+def prepare_redeploy(scope: Scope) -> list[iam.PolicyStatement]:
+    return bucket_access(scope, read=(MODELS_PREFIX,), write=(SOURCES_PREFIX,))
+
+
+def check_redeploy_queue(scope: Scope) -> list[iam.PolicyStatement]:
+    return [
+        _statement(["states:ListExecutions"], [scope.state_machine_arn("redeploy_pipeline")]),
+        _statement(["states:DescribeExecution"], [scope.executions_arn("redeploy_pipeline")]),
+    ]
+
+
+def start_redeploy(scope: Scope) -> list[iam.PolicyStatement]:
+    return [_statement(["states:StartExecution"], [scope.state_machine_arn("redeploy_pipeline")])]
+
+
+def janitor(scope: Scope) -> list[iam.PolicyStatement]:
+    return [
+        _statement(SAGEMAKER_LIST, ["*"]),
+        _statement(SAGEMAKER_CLEANUP, scope.sagemaker_arns()),
+        *bucket_access(scope, read=(STAGING_PREFIX,), write=(STAGING_PREFIX,)),
+        _statement(["s3:PutObject"], scope.objects((REPORTS_PREFIX,))),
+        _statement(["sns:Publish"], [scope.alert_topic.topic_arn]),
+        # The topic is encrypted with its own key.
+        _statement(["kms:GenerateDataKey", "kms:Decrypt"], [scope.alert_key.key_arn]),
+    ]
+
+
+def planning(scope: Scope) -> list[iam.PolicyStatement]:
+    """Pure computation: logs and traces only."""
+    return []
+
+
+PROFILES: dict[str, Callable[[Scope], list[iam.PolicyStatement]]] = {
+    "PlanSweepFunctionArn": planning,
+    "CompareSweepFunctionArn": compare_sweep,
+    "PrepareRedeployFunctionArn": prepare_redeploy,
+    "CheckRedeployQueueFunctionArn": check_redeploy_queue,
+    "StartRedeployFunctionArn": start_redeploy,
+    "JanitorFunctionArn": janitor,
+}
+
+
+def function_statements(placeholder: str, scope: Scope) -> list[iam.PolicyStatement]:
+    """The statements of the function serving ``placeholder`` (pipeline-step profile unless listed)."""
+    return PROFILES.get(placeholder, pipeline_step)(scope)

@@ -1,0 +1,107 @@
+"""The role SageMaker models and processing jobs run as (the GPU benchmark's job included).
+
+Functions pass it with ``iam:PassRole`` (scoped to this role, and to ``sagemaker.amazonaws.com``
+by ``iam:PassedToService``). It reads model artifacts and job inputs, writes job outputs under
+``results/``, pulls the serving images, writes its own logs, and lets a benchmark job invoke
+the run's endpoint.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import ArnFormat, Stack
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from infra.constants import PREFIX, SOURCES_PREFIX
+
+# AWS Deep Learning Containers (the Hugging Face inference images among them) are published from
+# this account in most regions; a region served from another account needs its ID added here.
+DLC_ACCOUNT = "763104351884"
+
+
+class SageMakerExecution(Construct):
+    """One role for every SageMaker model and processing job a run creates."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, bucket: s3.IBucket) -> None:
+        super().__init__(scope, construct_id)
+        stack = Stack.of(self)
+        self.role = iam.Role(
+            self,
+            "Role",
+            assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
+            description="deploybench: SageMaker models and processing jobs (artifacts, images, logs).",
+        )
+        self._build_storage(bucket)
+        self._build_images(stack)
+        self._build_logs(stack)
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["sagemaker:InvokeEndpoint"],
+                resources=[
+                    stack.format_arn(service="sagemaker", resource="endpoint", resource_name=f"{PREFIX}-*")
+                ],
+            )
+        )
+
+    def _build_storage(self, bucket: s3.IBucket) -> None:
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["s3:GetObject"],
+                resources=[
+                    bucket.arn_for_objects(f"{p}*") for p in ("artifacts/", SOURCES_PREFIX, "staging/")
+                ],
+            )
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["s3:ListBucket"],
+                resources=[bucket.bucket_arn],
+                conditions={"StringLike": {"s3:prefix": ["artifacts/*", f"{SOURCES_PREFIX}*", "results/*"]}},
+            )
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["s3:PutObject", "s3:AbortMultipartUpload"],
+                resources=[bucket.arn_for_objects("results/*")],
+            )
+        )
+
+    def _build_images(self, stack: Stack) -> None:
+        self.role.add_to_policy(iam.PolicyStatement(actions=["ecr:GetAuthorizationToken"], resources=["*"]))
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=[
+                    "ecr:BatchGetImage",
+                    "ecr:GetDownloadUrlForLayer",
+                    "ecr:BatchCheckLayerAvailability",
+                ],
+                resources=[
+                    stack.format_arn(
+                        service="ecr", account=DLC_ACCOUNT, resource="repository", resource_name="*"
+                    )
+                ],
+            )
+        )
+
+    def _build_logs(self, stack: Stack) -> None:
+        groups = [
+            stack.format_arn(
+                service="logs",
+                resource="log-group",
+                resource_name=f"/aws/sagemaker/{group}",
+                arn_format=ArnFormat.COLON_RESOURCE_NAME,
+            )
+            for group in (f"Endpoints/{PREFIX}-*", "ProcessingJobs", "ProcessingJobs:log-stream:*")
+        ]
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=[
+                    "logs:CreateLogGroup",
+                    "logs:CreateLogStream",
+                    "logs:PutLogEvents",
+                    "logs:DescribeLogStreams",
+                ],
+                resources=groups,
+            )
+        )

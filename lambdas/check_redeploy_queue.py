@@ -1,0 +1,23 @@
+"""CheckRedeployQueue: may this upload deploy now, must it wait for an older one, or is it superseded?"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from lambdas import clients
+from lambdas.observability import logger, tracer
+from workflows.redeploy import QueueRequest, check_queue
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@event_parser(model=QueueRequest)
+def handler(event: QueueRequest, context: LambdaContext) -> dict[str, Any]:
+    decision = check_queue(event, sfn=clients.stepfunctions())
+    logger.info(
+        "queue", extra={"decision": decision.decision, "older": decision.older, "newer": decision.newer}
+    )
+    return decision.model_dump(mode="json")

@@ -1,0 +1,24 @@
+"""ReadUploadedSpec: read the uploaded run spec at its version and snapshot the model folder beside it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from lambdas import clients
+from lambdas.observability import logger, tracer
+from workflows.redeploy import PrepareRequest, prepare_redeploy
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@event_parser(model=PrepareRequest)
+def handler(event: PrepareRequest, context: LambdaContext) -> dict[str, Any]:
+    plan = prepare_redeploy(event, s3=clients.s3(), settings=clients.settings())
+    logger.info(
+        "redeploy planned",
+        extra={"run_id": plan.pipeline.run_id, "spec": plan.spec_uri, "source": plan.source_uri},
+    )
+    return plan.model_dump(mode="json")

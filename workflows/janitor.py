@@ -1,0 +1,268 @@
+"""The janitor: find what deploybench runs left behind past their time to live, delete it, report it.
+
+A leaked endpoint is the costliest failure in this field (an idle ml.g5.12xlarge bills about
+$7 an hour until someone notices). Teardown deletes a run's resources on every path, but a
+run can still leak: an execution stopped by hand skips its Catch, a stalled endpoint stays
+undeletable past teardown's retries (F06). Every SageMaker resource a run creates is named
+``db-<run id>-...`` and tagged ``deploybench:managed=true`` and ``deploybench:expires-at``; the
+janitor deletes those past that time (tagged ``deploybench:keep=true`` are left alone), stops
+processing jobs still running past it, and removes staging folders older than the TTL.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from botocore.exceptions import ClientError
+from pydantic import Field
+
+from workflows import clock
+from workflows.aws import aws_errors, error_code, error_message, is_busy, is_not_found, paginate
+from workflows.contracts import Contract
+from workflows.naming import DEFAULT_TTL, PREFIX, TAG_EXPIRES_AT, TAG_KEEP, TAG_MANAGED
+from workflows.storage import delete_prefix, put_text
+
+Action = Literal["deleted", "stopped", "busy", "failed", "would_delete", "would_stop"]
+STAGING = "staging/"
+REPORTS_PREFIX = "janitor/"
+# Where the janitor handler finds the alert topic (set by the CDK stack).
+TOPIC_ENV = "DEPLOYBENCH_ALERT_TOPIC_ARN"
+
+
+class Leak(Contract):
+    kind: str
+    name: str
+    expired_at: datetime
+    action: Action
+    detail: str = ""
+
+
+class JanitorReport(Contract):
+    checked_at: datetime
+    dry_run: bool
+    leaks: list[Leak] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list, description="Listings that failed (the rest still ran).")
+    report_uri: str | None = None
+
+    @property
+    def removed(self) -> int:
+        return sum(leak.action in ("deleted", "stopped") for leak in self.leaks)
+
+    @property
+    def remaining(self) -> int:
+        """Leaks still costing money after this pass (busy or failed)."""
+        return sum(leak.action in ("busy", "failed", "would_delete", "would_stop") for leak in self.leaks)
+
+
+# kind -> (list operation, list key, name key, ARN key, delete or stop operation, its name parameter, extra list args)
+KINDS: dict[str, tuple[str, str, str, str, str, str, dict[str, Any]]] = {
+    # Inference components first: an endpoint that still hosts components cannot be deleted.
+    "inference-component": (
+        "list_inference_components",
+        "InferenceComponents",
+        "InferenceComponentName",
+        "InferenceComponentArn",
+        "delete_inference_component",
+        "InferenceComponentName",
+        {},
+    ),
+    "endpoint": (
+        "list_endpoints",
+        "Endpoints",
+        "EndpointName",
+        "EndpointArn",
+        "delete_endpoint",
+        "EndpointName",
+        {},
+    ),
+    "endpoint-config": (
+        "list_endpoint_configs",
+        "EndpointConfigs",
+        "EndpointConfigName",
+        "EndpointConfigArn",
+        "delete_endpoint_config",
+        "EndpointConfigName",
+        {},
+    ),
+    "model": ("list_models", "Models", "ModelName", "ModelArn", "delete_model", "ModelName", {}),
+    # Only running jobs cost anything; a stopped or finished job is history, not a leak.
+    "processing-job": (
+        "list_processing_jobs",
+        "ProcessingJobSummaries",
+        "ProcessingJobName",
+        "ProcessingJobArn",
+        "stop_processing_job",
+        "ProcessingJobName",
+        {"StatusEquals": "InProgress"},
+    ),
+}
+# Being deleted or stopped already: nothing to do.
+_GOING = {"Deleting", "Stopping"}
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def expiry(tags: dict[str, str], created: datetime | None, ttl: timedelta) -> datetime | None:
+    """When a resource expires; None when it is not deploybench's to delete.
+
+    Untagged, unmanaged and kept resources are never touched; a managed resource whose
+    ``expires-at`` is missing or unreadable expires ``ttl`` after its creation.
+    """
+    if tags.get(TAG_MANAGED) != "true" or tags.get(TAG_KEEP) == "true":
+        return None
+    return _parse_time(tags.get(TAG_EXPIRES_AT)) or (created + ttl if created else None)
+
+
+def _tags(sagemaker: Any, arn: str) -> dict[str, str]:
+    with aws_errors(f"list tags of {arn}"):
+        return {t["Key"]: t["Value"] for t in paginate(sagemaker, "list_tags", "Tags", ResourceArn=arn)}
+
+
+def _act(call: Callable[..., Any], **kwargs: Any) -> tuple[Action | None, str]:
+    try:
+        call(**kwargs)
+    except ClientError as error:
+        if is_not_found(error):
+            return None, "already gone"
+        if is_busy(error):
+            return "busy", error_message(error)
+        return "failed", f"{error_code(error)}: {error_message(error)}"
+    return "deleted", ""
+
+
+def _sweep_kind(kind: str, *, sagemaker: Any, now: datetime, ttl: timedelta, dry_run: bool) -> list[Leak]:
+    operation, key, name_key, arn_key, action, parameter, extra = KINDS[kind]
+    stop = action.startswith("stop_")
+    with aws_errors(f"{operation}"):
+        items = paginate(sagemaker, operation, key, NameContains=f"{PREFIX}-", **extra)
+    leaks: list[Leak] = []
+    for item in items:
+        name = item[name_key]
+        status = next((v for k, v in item.items() if k.endswith("Status")), None)
+        if not name.startswith(f"{PREFIX}-") or status in _GOING:
+            continue
+        expires = expiry(_tags(sagemaker, item[arn_key]), item.get("CreationTime"), ttl)
+        if expires is None or expires > now:
+            continue
+        if dry_run:
+            leaks.append(
+                Leak(
+                    kind=kind, name=name, expired_at=expires, action="would_stop" if stop else "would_delete"
+                )
+            )
+            continue
+        outcome, detail = _act(getattr(sagemaker, action), **{parameter: name})
+        if outcome is not None:
+            done: Action = "stopped" if stop and outcome == "deleted" else outcome
+            leaks.append(Leak(kind=kind, name=name, expired_at=expires, action=done, detail=detail))
+    return leaks
+
+
+def _sweep_staging(*, s3: Any, bucket: str, now: datetime, ttl: timedelta, dry_run: bool) -> list[Leak]:
+    """Staging folders (converted models) whose newest object is older than the TTL."""
+    leaks: list[Leak] = []
+    with aws_errors(f"list s3://{bucket}/{STAGING}"):
+        prefixes = paginate(
+            s3, "list_objects_v2", "CommonPrefixes", Bucket=bucket, Prefix=STAGING, Delimiter="/"
+        )
+    for entry in prefixes:
+        prefix = entry["Prefix"]
+        with aws_errors(f"list s3://{bucket}/{prefix}"):
+            objects = paginate(s3, "list_objects_v2", "Contents", Bucket=bucket, Prefix=prefix)
+        if not objects:
+            continue
+        expires = max(o["LastModified"] for o in objects) + ttl
+        if expires > now:
+            continue
+        if not dry_run:
+            delete_prefix(s3, f"s3://{bucket}/{prefix}")
+        leaks.append(
+            Leak(
+                kind="staging",
+                name=f"s3://{bucket}/{prefix}",
+                expired_at=expires,
+                action="would_delete" if dry_run else "deleted",
+            )
+        )
+    return leaks
+
+
+def find_and_remove(
+    *,
+    sagemaker: Any,
+    s3: Any,
+    bucket: str,
+    now: datetime | None = None,
+    ttl: timedelta = DEFAULT_TTL,
+    dry_run: bool = False,
+) -> JanitorReport:
+    """Delete (or, with ``dry_run``, only list) every expired deploybench resource.
+
+    A listing that fails (an API the region lacks, a missing permission) is recorded in
+    ``errors`` and the other kinds are still swept.
+    """
+    moment = now or clock.now()
+    report = JanitorReport(checked_at=moment, dry_run=dry_run)
+    for kind in KINDS:
+        try:
+            report.leaks += _sweep_kind(kind, sagemaker=sagemaker, now=moment, ttl=ttl, dry_run=dry_run)
+        except Exception as error:  # one kind's failure must not stop the others (a leak costs money)
+            report.errors.append(f"{kind}: {error}")
+    try:
+        report.leaks += _sweep_staging(s3=s3, bucket=bucket, now=moment, ttl=ttl, dry_run=dry_run)
+    except Exception as error:
+        report.errors.append(f"staging: {error}")
+    return report
+
+
+def publish(report: JanitorReport, *, s3: Any, sns: Any, bucket: str, topic_arn: str | None) -> JanitorReport:
+    """Write the report to ``janitor/<time>.json``; notify the topic when anything was found or failed."""
+    stamp = report.checked_at.strftime("%Y%m%dT%H%M%SZ")
+    uri = put_text(
+        s3,
+        f"s3://{bucket}/{REPORTS_PREFIX}{stamp}.json",
+        report.model_dump_json(indent=2),
+        "application/json",
+    )
+    report = report.model_copy(update={"report_uri": uri})
+    if topic_arn and (report.leaks or report.errors):
+        lines = [
+            f"{leak.action}: {leak.kind} {leak.name} (expired {leak.expired_at:%Y-%m-%d %H:%M} UTC) {leak.detail}"
+            for leak in report.leaks
+        ]
+        lines += [f"error: {e}" for e in report.errors]
+        with aws_errors(f"publish to {topic_arn}"):
+            sns.publish(
+                TopicArn=topic_arn,
+                # SNS subjects: at most 100 characters.
+                Subject=f"deploybench janitor: {report.removed} removed, {report.remaining} remaining"[:100],
+                Message="\n".join(lines)
+                + f"\n\nreport: {uri}\n"
+                + json.dumps({"removed": report.removed, "remaining": report.remaining}),
+            )
+    return report
+
+
+def run_janitor(
+    *,
+    sagemaker: Any,
+    s3: Any,
+    sns: Any,
+    bucket: str,
+    topic_arn: str | None,
+    dry_run: bool = False,
+    now: datetime | None = None,
+) -> JanitorReport:
+    """One janitor pass: find and remove, then write and announce the report."""
+    report = find_and_remove(sagemaker=sagemaker, s3=s3, bucket=bucket, now=now, dry_run=dry_run)
+    return publish(report, s3=s3, sns=sns, bucket=bucket, topic_arn=topic_arn)

@@ -1,0 +1,1 @@
+"""Benchmark sweeps: a matrix of runs, each a deploy pipeline, compared with the previous sweep."""

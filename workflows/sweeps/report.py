@@ -1,0 +1,194 @@
+"""CompareWithBaseline: gather every run's result into one sweep summary, compare, and report.
+
+Layout under the artifact bucket::
+
+    sweeps/<name>/<sweep id>/summary.json   every run with its figures, and the comparison
+    sweeps/<name>/<sweep id>/report.md      the same, for people
+    sweeps/<name>/baseline.json             the summary later sweeps are compared with
+
+The baseline moves only to a sweep with no regression and no failed run: a regression keeps
+failing the following sweeps until it is fixed, or until someone accepts it by copying that
+sweep's summary.json over baseline.json.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from workflows import clock
+from workflows.aws import aws_errors, split_s3_uri
+from workflows.contracts import BenchmarkResult, Contract
+from workflows.naming import SWEEPS_PREFIX, results_prefix
+from workflows.settings import Settings
+from workflows.storage import get_text, put_text
+from workflows.sweeps.compare import RunsComparison, RunSummary, SweepVerdict, compare_runs, comparison_table
+from workflows.sweeps.spec import SweepSpec
+
+SUMMARY_SCHEMA_VERSION = 1
+
+
+class RunOutcome(Contract):
+    """What the sweep's Map records for one run."""
+
+    index: int
+    key: str
+    run_id: str
+    status: Literal["SUCCEEDED", "FAILED"]
+    error: str | None = None
+
+
+class CompareRequest(Contract):
+    sweep: SweepSpec
+    sweep_id: str
+    runs: list[RunOutcome]
+
+
+class SweepComparison(Contract):
+    sweep_id: str
+    verdict: SweepVerdict
+    baseline_sweep_id: str | None
+    failed_count: int
+    failed_runs: list[str] = Field(default_factory=list)
+    regressions: int
+    summary_uri: str
+    report_uri: str
+    summary: str = Field(
+        description="One paragraph: the verdict, what regressed, what failed, where the report is."
+    )
+
+
+def sweep_uri(bucket: str, name: str, suffix: str) -> str:
+    return f"s3://{bucket}/{SWEEPS_PREFIX}{name}/{suffix}"
+
+
+def read_json(s3: Any, uri: str) -> dict[str, Any] | None:
+    """The object's JSON, or None when it does not exist.
+
+    Existence is asked with a listing: S3 answers a GET of a missing key with 403, not 404, when
+    the caller's ListBucket permission is limited to prefixes (as this project's roles are).
+    """
+    bucket, key = split_s3_uri(uri)
+    with aws_errors(f"list {uri}"):
+        found = s3.list_objects_v2(Bucket=bucket, Prefix=key, MaxKeys=1).get("Contents", [])
+    if not found or found[0]["Key"] != key:
+        return None
+    data = json.loads(get_text(s3, uri))
+    return data if isinstance(data, dict) else None
+
+
+def gather_run(run: RunOutcome, *, s3: Any, bucket: str) -> RunSummary:
+    """A run's figures from its result.json (written by the deploy pipeline, failed or not)."""
+    uri = f"s3://{bucket}/{results_prefix(run.run_id)}result.json"
+    result = read_json(s3, uri)
+    error = run.error
+    shapes = []
+    if result is None:
+        error = f"{error or 'no result'}: no result.json (the run ended before its report)"
+        uri_or_none = None
+    else:
+        uri_or_none = uri
+        if result.get("benchmark"):
+            try:
+                shapes = BenchmarkResult.model_validate(result["benchmark"]).shapes
+            except ValidationError as invalid:
+                error = f"result.json benchmark does not validate: {invalid.error_count()} errors"
+        if run.status == "FAILED" and result.get("error"):
+            failure = result["error"]
+            diagnosis = (result.get("diagnosis") or {}).get("id")
+            error = f"{failure.get('Error')}{f' ({diagnosis})' if diagnosis else ''}: {failure.get('Cause', '')[:300]}"
+    return RunSummary(
+        index=run.index,
+        key=run.key,
+        run_id=run.run_id,
+        status=run.status,
+        error=error,
+        result_uri=uri_or_none,
+        shapes=shapes if run.status == "SUCCEEDED" else [],
+    )
+
+
+def one_line(sweep_id: str, comparison: RunsComparison, runs: list[RunSummary], report_uri: str) -> str:
+    parts = [f"sweep {sweep_id}: {comparison.verdict.replace('_', ' ')}"]
+    regressions = comparison.regressions
+    if regressions:
+        worst = "; ".join(
+            f"{s.key} b{s.batch_size}/{s.sequence_length}: {', '.join(s.reasons)}" for s in regressions[:3]
+        )
+        parts.append(f"{len(regressions)} of {len(comparison.shapes)} shapes regressed ({worst})")
+    failed = [r for r in runs if r.status == "FAILED"]
+    if failed:
+        parts.append(
+            f"{len(failed)} of {len(runs)} runs failed ("
+            + "; ".join(f"{r.run_id}: {(r.error or '')[:160]}" for r in failed[:3])
+            + ")"
+        )
+    parts.append(f"report: {report_uri}")
+    return ". ".join(parts)
+
+
+def render_report(summary: dict[str, Any], comparison: RunsComparison) -> str:
+    lines = [
+        f"# deploybench sweep {summary['sweep_id']}",
+        "",
+        f"- verdict: **{comparison.verdict}** (baseline: {summary['baseline_sweep_id'] or 'none'})",
+        f"- runs: {len(summary['runs'])}, failed: {sum(r['status'] == 'FAILED' for r in summary['runs'])}",
+        "",
+        "## Runs",
+        "",
+        "| # | run | run id | status | shapes | error |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r['index']} | {r['key']} | {r['run_id']} | {r['status']} | {len(r['shapes'])} | {(r['error'] or '-')[:200]} |"
+        for r in summary["runs"]
+    ]
+    table = comparison_table(comparison)
+    if table:
+        lines += ["", "## Against the baseline", "", *table]
+    if comparison.new_runs or comparison.dropped_runs:
+        lines += ["", f"- new runs: {', '.join(comparison.new_runs) or '-'}"]
+        lines += [f"- runs no longer in the sweep: {', '.join(comparison.dropped_runs) or '-'}"]
+    return "\n".join(lines) + "\n"
+
+
+def compare_sweep(request: CompareRequest, *, s3: Any, settings: Settings) -> SweepComparison:
+    """Gather, compare with the baseline, write summary.json and report.md, move the baseline if clean."""
+    sweep = request.sweep
+    runs = [
+        gather_run(run, s3=s3, bucket=settings.bucket) for run in sorted(request.runs, key=lambda r: r.index)
+    ]
+    baseline = read_json(s3, sweep_uri(settings.bucket, sweep.name, "baseline.json"))
+    baseline_runs = [RunSummary.model_validate(r) for r in baseline["runs"]] if baseline else None
+    comparison = compare_runs(runs, baseline_runs, sweep.regression)
+    summary_uri = sweep_uri(settings.bucket, sweep.name, f"{request.sweep_id}/summary.json")
+    report_uri = sweep_uri(settings.bucket, sweep.name, f"{request.sweep_id}/report.md")
+    summary = {
+        "schema_version": SUMMARY_SCHEMA_VERSION,
+        "sweep_id": request.sweep_id,
+        "name": sweep.name,
+        "finished_at": clock.now().isoformat(),
+        "baseline_sweep_id": baseline["sweep_id"] if baseline else None,
+        "regression": sweep.regression.model_dump(mode="json"),
+        "runs": [r.model_dump(mode="json") for r in runs],
+        "comparison": comparison.model_dump(mode="json"),
+    }
+    text = json.dumps(summary, indent=2)
+    put_text(s3, summary_uri, text, "application/json")
+    put_text(s3, report_uri, render_report(summary, comparison), "text/markdown")
+    failed = [r.run_id for r in runs if r.status == "FAILED"]
+    if comparison.verdict != "regression" and not failed:
+        put_text(s3, sweep_uri(settings.bucket, sweep.name, "baseline.json"), text, "application/json")
+    return SweepComparison(
+        sweep_id=request.sweep_id,
+        verdict=comparison.verdict,
+        baseline_sweep_id=summary["baseline_sweep_id"],
+        failed_count=len(failed),
+        failed_runs=failed,
+        regressions=len(comparison.regressions),
+        summary_uri=summary_uri,
+        report_uri=report_uri,
+        summary=one_line(request.sweep_id, comparison, runs, report_uri),
+    )

@@ -1,0 +1,196 @@
+"""The sweep specification: a base run spec, a matrix of variations, and regression thresholds.
+
+A sweep is YAML (``examples/sweep-nightly.yaml``). Every matrix combination is expanded and
+validated as a complete ``RunSpec`` when the sweep is loaded, so a bad combination is refused
+with its coordinates before any run starts.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from workflows.errors import SpecInvalid
+from workflows.spec import RunSpec, explain, parse_spec
+
+# Run ids are ``<sweep id>-<index>``; a 20-character name keeps them within the 45 characters a
+# single run's id may take, so every SageMaker name stays under 63.
+MAX_NAME = 20
+# Each run holds an endpoint for minutes; a Map's history grows by ~10 events per run (25,000 max).
+MAX_RUNS = 50
+
+
+def _one_empty() -> list[dict[str, Any]]:
+    """One entry that changes nothing: the axis keeps the base's value."""
+    return [{}]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Matrix(_Strict):
+    models: list[dict[str, Any]] = Field(
+        default_factory=_one_empty,
+        min_length=1,
+        description="One entry per model: fields of the run spec's `model` (e.g. {source: s3://bucket/minilm/}).",
+    )
+    hosting: list[dict[str, Any]] = Field(
+        default_factory=_one_empty,
+        min_length=1,
+        description="One entry per hosting mode: fields of the run spec's `hosting` (e.g. {mode: realtime}).",
+    )
+    instance_types: list[str] = Field(
+        default_factory=list,
+        description="Each becomes the run's only instance type; empty keeps each hosting entry's own.",
+    )
+    shapes: list[dict[str, Any]] = Field(
+        default_factory=_one_empty,
+        min_length=1,
+        description=(
+            "One entry per group of shapes measured on one endpoint: fields of the run spec's `benchmark` "
+            "(batch_sizes, sequence_lengths, concurrency, ...)."
+        ),
+    )
+
+
+class RegressionThresholds(_Strict):
+    p50_pct: float = Field(10.0, gt=0, le=100, description="p50 latency worse by more than this % regresses.")
+    p99_pct: float = Field(25.0, gt=0, le=500, description="p99 latency worse by more than this % regresses.")
+    throughput_pct: float = Field(
+        10.0, gt=0, le=100, description="samples/s lower by more than this % regresses."
+    )
+    min_requests: int = Field(
+        30, ge=1, description="Shapes measured on fewer requests (either sweep) get no verdict."
+    )
+
+
+class SweepSpec(_Strict):
+    """A benchmark sweep: every combination of the matrix is one deploy pipeline run."""
+
+    name: str = Field(
+        ...,
+        min_length=1,
+        max_length=MAX_NAME,
+        description="Short lowercase name; runs, reports and the baseline are kept under it.",
+    )
+    base: dict[str, Any] = Field(
+        default_factory=dict, description="Run spec fields shared by every run (everything but `name`)."
+    )
+    matrix: Matrix = Field(default_factory=Matrix)
+    regression: RegressionThresholds = Field(default_factory=RegressionThresholds)
+
+    @field_validator("base")
+    @classmethod
+    def _base(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if "name" in value:
+            raise ValueError("base.name is set from the sweep's name; remove it")
+        return value
+
+
+class SweepItem(_Strict):
+    index: int
+    key: str = Field(description="Stable identity across sweeps: model, mode, instance types and shapes.")
+    spec: RunSpec
+
+
+def _merged(sweep: SweepSpec, model: dict[str, Any], hosting: dict[str, Any], shapes: dict[str, Any]) -> Any:
+    data = copy.deepcopy(sweep.base)
+    data["name"] = sweep.name
+    for field, override in (("model", model), ("hosting", hosting), ("benchmark", shapes)):
+        data[field] = {**data.get(field, {}), **override}
+    return data
+
+
+def item_key(spec: RunSpec) -> str:
+    """What a run measures, as one readable line; two sweeps compare runs with the same key."""
+    hosting = spec.hosting
+    bench = spec.benchmark
+    shapes = (
+        f"b={','.join(map(str, bench.batch_sizes))} seq={','.join(map(str, bench.sequence_lengths))} "
+        f"c={','.join(map(str, bench.concurrency))}"
+    )
+    return f"{spec.model.source} · {hosting.mode} · {','.join(hosting.instance_types)} · {shapes}"
+
+
+def expand(sweep: SweepSpec) -> list[SweepItem]:
+    """Every matrix combination as a validated run spec.
+
+    Raises:
+        SpecInvalid: a combination does not validate (named by its index and coordinates), two
+            combinations are the same run, or the matrix exceeds ``MAX_RUNS``.
+    """
+    matrix = sweep.matrix
+    instance_types: list[str | None] = list(matrix.instance_types) or [None]
+    combinations = list(itertools.product(matrix.models, matrix.hosting, instance_types, matrix.shapes))
+    if len(combinations) > MAX_RUNS:
+        raise SpecInvalid(
+            f"sweep {sweep.name} expands to {len(combinations)} runs; at most {MAX_RUNS} are allowed.",
+            fix="split it into several sweeps or drop matrix entries",
+        )
+    items: list[SweepItem] = []
+    seen: dict[str, int] = {}
+    for index, (model, hosting, instance_type, shapes) in enumerate(combinations):
+        hosting_entry = {**hosting, "instance_types": [instance_type]} if instance_type else hosting
+        try:
+            spec = parse_spec(
+                _merged(sweep, model, hosting_entry, shapes), origin=f"sweep {sweep.name} run {index}"
+            )
+        except SpecInvalid as error:
+            coordinates = f"model={model}, hosting={hosting}, instance_type={instance_type}, shapes={shapes}"
+            raise SpecInvalid(f"{error.message}\n  (matrix entry {coordinates})") from None
+        key = item_key(spec)
+        if key in seen:
+            raise SpecInvalid(
+                f"sweep {sweep.name}: runs {seen[key]} and {index} are the same run ({key}).",
+                fix="remove the duplicate matrix entry",
+            )
+        seen[key] = index
+        items.append(SweepItem(index=index, key=key, spec=spec))
+    return items
+
+
+def parse_sweep(data: Any, *, origin: str = "sweep") -> SweepSpec:
+    """Validate a sweep mapping and every run it expands to.
+
+    Raises:
+        SpecInvalid: naming every bad field, or the matrix entry that does not make a valid run.
+    """
+    if not isinstance(data, dict):
+        raise SpecInvalid(
+            f"{origin} must be a mapping of fields, got {type(data).__name__}.",
+            fix="start from examples/sweep-nightly.yaml",
+        )
+    try:
+        sweep = SweepSpec.model_validate(data)
+    except ValidationError as error:
+        raise SpecInvalid(f"{origin} is invalid:\n{explain(error, SweepSpec)}") from None
+    expand(sweep)
+    return sweep
+
+
+def load_sweep(path: str | Path) -> SweepSpec:
+    """Read and validate a YAML sweep file.
+
+    Raises:
+        SpecInvalid: when the file is missing, is not YAML, or does not validate.
+    """
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SpecInvalid(f"sweep file {path} does not exist.", fix="pass the path of a YAML sweep") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpecInvalid(
+            f"sweep file {path} cannot be read: {error}.", fix="pass a readable YAML file"
+        ) from None
+    except yaml.YAMLError as error:
+        raise SpecInvalid(
+            f"sweep file {path} is not valid YAML: {error}", fix="fix the YAML syntax"
+        ) from None
+    return parse_sweep(data, origin=f"sweep file {path}")
