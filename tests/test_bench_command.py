@@ -146,13 +146,10 @@ def test_report_compares_results_and_refuses_unreadable_ones(tmp_path: Path) -> 
     )
     hosting = {"mode": "realtime", "instance_type": "ml.c6i.xlarge"}
     with NoopEndpoint(Script(delay_s=0.002)) as endpoint:
-        runtime = boto3.client(
-            "sagemaker-runtime",
-            endpoint_url=endpoint.url,
-            region_name="us-east-1",
-            aws_access_key_id="a",
-            aws_secret_access_key="b",
+        session = boto3.session.Session(
+            region_name="us-east-1", aws_access_key_id="a", aws_secret_access_key="b"
         )
+        runtime = session.client("sagemaker-runtime", endpoint_url=endpoint.url)
         for run in ("a", "b"):
             bench_endpoint(
                 "e",
@@ -160,6 +157,7 @@ def test_report_compares_results_and_refuses_unreadable_ones(tmp_path: Path) -> 
                 runtime=runtime,
                 sagemaker=None,
                 cloudwatch=None,
+                session=session,
                 hosting=hosting,
                 results_dir=tmp_path / run,
             )

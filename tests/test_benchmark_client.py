@@ -1,20 +1,25 @@
-"""The benchmark client: signing, error kinds, per-mode policies, retries and timeouts."""
+"""The benchmark client: signing (botocore's signer, verified as moto verifies), error kinds,
+per-mode policies, retries and timeouts."""
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import boto3
 import pytest
-from botocore.auth import SigV4Auth
-from botocore.awsrequest import AWSRequest
-from botocore.credentials import Credentials
+from botocore.credentials import Credentials, RefreshableCredentials
+from moto import mock_aws
+from moto.core import DEFAULT_ACCOUNT_ID
+from moto.core.exceptions import SignatureDoesNotMatchError
+from moto.iam.access_control import IAMRequest
 
 from workflows.benchmark.client import READ_TIMEOUT, Invoker, error_kind
 from workflows.benchmark.noop_endpoint import NO_CAPACITY_MESSAGE, NoopEndpoint, Script
 from workflows.benchmark.policy import NO_CAPACITY, POLICIES, ClientPolicy, policy_for
-from workflows.benchmark.sigv4 import SigV4Signer
 
 MODES = (
     "realtime",
@@ -41,38 +46,154 @@ def invoker_for(url: str, policy: ClientPolicy | None = None, **kwargs: Any) -> 
     return Invoker.from_client(runtime, "my-endpoint", policy=policy or policy_for("realtime"), **kwargs)
 
 
-def test_signature_is_byte_for_byte_what_botocore_computes() -> None:
-    # Given botocore's own SigV4 signer on an InvokeEndpoint request
-    credentials = Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG", "session-token")
-    body = json.dumps({"inputs": ["a text"], "parameters": {"batch_size": 1}}).encode()
-    request = AWSRequest(
-        method="POST",
-        url="https://runtime.sagemaker.eu-west-1.amazonaws.com/endpoints/my-endpoint/invocations",
-        data=body,
-        headers={"Content-Type": "application/json", "Accept": "application/json"},
+def test_a_signed_request_carries_the_sigv4_headers_for_what_is_sent() -> None:
+    script = Script(keep_requests=True)
+    with NoopEndpoint(script) as endpoint:
+        # Given temporary credentials (a role's: key, secret and session token)
+        invoker = Invoker(
+            endpoint_url=endpoint.url,
+            region="eu-west-1",
+            credentials=Credentials("ASIAEXAMPLE", "secret", "session-token"),
+            endpoint_name="my-endpoint",
+            policy=policy_for("realtime"),
+        )
+        # When one request is sent
+        assert invoker.call(b'{"inputs": ["x"]}').error is None
+    # Then it went to the invocation path with one Host (the one signed), the token and the date
+    headers = script.headers[0]
+    assert script.paths == ["/endpoints/my-endpoint/invocations"]
+    assert headers["Host"] == endpoint.url.removeprefix("http://")
+    assert headers["X-Amz-Security-Token"] == "session-token"
+    assert re.fullmatch(r"\d{8}T\d{6}Z", headers["X-Amz-Date"])
+    # And an Authorization for the SageMaker signing name in the client's region, over those headers
+    day = headers["X-Amz-Date"][:8]
+    assert re.fullmatch(
+        f"AWS4-HMAC-SHA256 Credential=ASIAEXAMPLE/{day}/eu-west-1/sagemaker/aws4_request, "
+        "SignedHeaders=accept;content-type;host;x-amz-date;x-amz-security-token, Signature=[0-9a-f]{64}",
+        headers["Authorization"],
     )
-    SigV4Auth(credentials, "sagemaker", "eu-west-1").add_auth(request)
-    stamp = request.headers["X-Amz-Date"]
-    # When the client signs the same request at the same instant
-    from calendar import timegm
-    from time import strptime
 
-    ours = SigV4Signer(credentials, region="eu-west-1").sign(
+
+@pytest.fixture
+def iam() -> Iterator[Any]:
+    """moto's IAM and STS, with a policy that allows InvokeEndpoint."""
+    with mock_aws():
+        client = boto3.client("iam", region_name="us-east-1")
+        document = {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Action": "sagemaker:InvokeEndpoint", "Resource": "*"}],
+        }
+        client.create_policy(PolicyName="invoke", PolicyDocument=json.dumps(document))
+        yield client
+
+
+def verify_as_moto(script: Script, index: int, body: bytes | None = None) -> None:
+    """What moto does with a request before serving it: recompute the signature from the request
+    as received (path, signed headers, body) with the secret it issued, then check the policy."""
+    request = IAMRequest(
+        account_id=DEFAULT_ACCOUNT_ID,
         method="POST",
-        host="runtime.sagemaker.eu-west-1.amazonaws.com",
-        path="/endpoints/my-endpoint/invocations",
-        headers={"Content-Type": "application/json", "Accept": "application/json"},
-        body=body,
-        now=float(timegm(strptime(stamp, "%Y%m%dT%H%M%SZ"))),
+        path=script.paths[index],
+        data={},
+        body=script.bodies[index] if body is None else body,
+        headers=script.headers[index],
+        action="InvokeEndpoint",
     )
-    # Then the Authorization header is identical
-    assert ours["Authorization"] == request.headers["Authorization"]
-    assert ours["X-Amz-Security-Token"] == "session-token"
+    request.check_signature()
+    request.check_action_permitted(f"arn:aws:sagemaker:us-east-1:{DEFAULT_ACCOUNT_ID}:endpoint/my-endpoint")
 
 
-def test_a_client_without_credentials_is_refused_with_the_fix() -> None:
-    with pytest.raises(ValueError, match="no AWS credentials"):
-        SigV4Signer(None, region="us-east-1")
+def test_moto_accepts_the_signature_as_it_arrived_and_refuses_a_tampered_body(iam: Any) -> None:
+    # Given an IAM user allowed to invoke endpoints, and a session with its access key
+    iam.create_user(UserName="bench")
+    iam.attach_user_policy(UserName="bench", PolicyArn=f"arn:aws:iam::{DEFAULT_ACCOUNT_ID}:policy/invoke")
+    key = iam.create_access_key(UserName="bench")["AccessKey"]
+    session = boto3.session.Session(
+        aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"]
+    )
+    script = Script(keep_requests=True)
+    with NoopEndpoint(script) as endpoint:
+        runtime = session.client("sagemaker-runtime", endpoint_url=endpoint.url, region_name="us-east-1")
+        invoker = Invoker.from_client(runtime, "my-endpoint", policy=policy_for("realtime"), session=session)
+        # When a request is sent
+        assert invoker.call(b'{"inputs": ["a text"], "parameters": {"batch_size": 1}}').error is None
+    # Then the request, as it arrived, carries a signature moto accepts for that user
+    assert key["AccessKeyId"] in script.headers[0]["Authorization"]
+    verify_as_moto(script, 0)
+    # And the same headers over another body do not verify
+    with pytest.raises(SignatureDoesNotMatchError):
+        verify_as_moto(script, 0, body=b'{"inputs": ["another text"], "parameters": {"batch_size": 1}}')
+
+
+def test_refreshable_credentials_sign_each_request_with_the_current_role_session(iam: Any) -> None:
+    # Given a role allowed to invoke endpoints, whose sessions expire within botocore's 10-minute
+    # mandatory-refresh window (so every request refreshes them: a processing job's role, sped up)
+    trust = {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}],
+    }
+    role = iam.create_role(RoleName="job", AssumeRolePolicyDocument=json.dumps(trust))["Role"]
+    iam.attach_role_policy(RoleName="job", PolicyArn=f"arn:aws:iam::{DEFAULT_ACCOUNT_ID}:policy/invoke")
+    sts = boto3.client("sts", region_name="us-east-1")
+    issued: list[str] = []
+
+    def assume() -> dict[str, str]:
+        found = sts.assume_role(RoleArn=role["Arn"], RoleSessionName=f"s{len(issued)}")["Credentials"]
+        issued.append(found["AccessKeyId"])
+        expiry = datetime.now(UTC) + timedelta(minutes=5)
+        return {
+            "access_key": found["AccessKeyId"],
+            "secret_key": found["SecretAccessKey"],
+            "token": found["SessionToken"],
+            "expiry_time": expiry.isoformat(),
+        }
+
+    credentials = RefreshableCredentials.create_from_metadata(assume(), assume, "sts-assume-role")
+    script = Script(keep_requests=True)
+    with NoopEndpoint(script) as endpoint:
+        invoker = Invoker(
+            endpoint_url=endpoint.url,
+            region="us-east-1",
+            credentials=credentials,
+            endpoint_name="my-endpoint",
+            policy=policy_for("realtime"),
+        )
+        # When two requests are sent
+        outcomes = [invoker.call(b'{"inputs": ["x"]}') for _ in range(2)]
+    # Then each was signed with a role session issued just for it, and moto accepts both
+    assert [o.error for o in outcomes] == [None, None]
+    assert len(set(issued)) == len(issued) == 3
+    signed = [re.search(r"Credential=(\w+)/", h["Authorization"])[1] for h in script.headers]  # type: ignore[index]
+    assert signed == issued[1:]
+    for index in range(2):
+        verify_as_moto(script, index)
+
+
+def test_a_client_without_credentials_is_refused_with_the_fix(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    # Given no credentials anywhere boto3 looks (environment, files, instance metadata)
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    # Then an invoker is refused, naming the fix
+    runtime = boto3.client("sagemaker-runtime", region_name="us-east-1")
+    with pytest.raises(ValueError, match="no AWS credentials .* configure credentials"):
+        Invoker.from_client(runtime, "my-endpoint", policy=policy_for("realtime"))
+
+
+def test_the_session_the_caller_passes_signs_rather_than_the_environment(credentials: None) -> None:
+    session = boto3.session.Session(aws_access_key_id="AKIDCALLER", aws_secret_access_key="s")
+    script = Script(keep_requests=True)
+    with NoopEndpoint(script) as endpoint:
+        runtime = session.client("sagemaker-runtime", endpoint_url=endpoint.url)
+        Invoker.from_client(runtime, "my-endpoint", policy=policy_for("realtime"), session=session).call(
+            b"{}"
+        )
+    assert "Credential=AKIDCALLER/" in script.headers[0]["Authorization"]
+    assert "X-Amz-Security-Token" not in script.headers[0]  # the environment's token is not mixed in
 
 
 @pytest.mark.parametrize(

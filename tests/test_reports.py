@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import boto3
-import numpy as np
 import pytest
 from botocore.stub import Stubber
 
+from tests.result_docs import measurement, result
 from workflows.benchmark.cloudwatch import endpoint_metrics
 from workflows.errors import ResultInvalid
 from workflows.reports.compare import (
@@ -21,82 +21,11 @@ from workflows.reports.compare import (
     compare,
     latency_verdict,
 )
-from workflows.reports.cost import price_table, run_cost
+from workflows.reports.cost import price_table
 from workflows.reports.files import write_report
 from workflows.reports.result import load_result
 
 PNG = b"\x89PNG\r\n\x1a\n"
-
-
-def measurement(
-    p50: float,
-    *,
-    batch: int = 1,
-    sequence: int | str = "natural",
-    concurrency: int = 1,
-    samples: int = 600,
-    spread: float = 0.02,
-    stable: bool = True,
-    seed: int = 0,
-) -> dict[str, Any]:
-    """A measurement as the engine writes it, with latencies drawn around ``p50``."""
-    rng = np.random.default_rng(seed)
-    latencies = np.abs(rng.normal(p50, p50 * spread, samples))
-    rps = 1000 / p50 * concurrency
-    windows = [
-        {
-            "requests": samples // 3,
-            "errors": 0,
-            "requests_per_s": rps * f,
-            "p50_ms": p50 * f,
-            "mean_ms": p50 * f,
-        }
-        for f in (0.99, 1.0, 1.01)
-    ]
-    return {
-        "batch_size": batch,
-        "sequence_length": sequence,
-        "concurrency": concurrency,
-        "requests": samples,
-        "errors": 0,
-        "errors_by_kind": {},
-        "retries": 0,
-        "duration_s": samples / rps,
-        "p50_ms": float(np.median(latencies)),
-        "p90_ms": float(np.percentile(latencies, 90)),
-        "p99_ms": float(np.percentile(latencies, 99)),
-        "max_ms": float(latencies.max()),
-        "mean_ms": float(latencies.mean()),
-        "std_ms": float(latencies.std()),
-        "samples_per_s": rps * batch,
-        "requests_per_s": rps,
-        "stable": stable,
-        "windows": windows,
-        "kept_windows": 3,
-        "started_at": 1_800_000_000.0,
-        "ended_at": 1_800_000_030.0,
-        "latencies_ms": [round(float(v), 3) for v in latencies],
-    }
-
-
-def result(run_id: str, measurements: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    data = {
-        "schema_version": 2,
-        "kind": "bench",
-        "status": "SUCCEEDED",
-        "run_id": run_id,
-        "hosting": {"mode": "realtime", "instance_type": "ml.c6i.xlarge", "instance_count": 1},
-        "endpoint_lifetime": {
-            "start": "2026-11-29T10:00:00+00:00",
-            "end": "2026-11-29T10:30:00+00:00",
-            "note": "",
-        },
-        "measurements": measurements,
-        "client": {"runner": "cli"},
-    }
-    data.update(extra)
-    data["cost"] = run_cost(data)
-    return data
 
 
 def test_an_unchanged_endpoint_is_within_noise() -> None:
@@ -113,6 +42,24 @@ def test_a_slower_endpoint_is_a_regression_and_a_faster_one_an_improvement() -> 
     )
     assert slower["latency"]["diff_ms_ci95"][0] > 0
     assert faster["verdict"] == IMPROVEMENT
+
+
+@pytest.mark.parametrize(("p50", "called"), [(20.8, REGRESSION), (19.2, IMPROVEMENT)])
+def test_a_change_below_the_practical_minimum_is_never_called(p50: float, called: str) -> None:
+    # Given a 4 % shift: beyond the runs' 2 % window noise, its interval far from zero
+    base, other = result("a", [measurement(20.0, seed=1)]), result("b", [measurement(p50, seed=2)])
+    # When it is judged with no practical minimum, then with a 5 % one
+    plain = compare(base, other)[0]
+    floored = compare(base, other, min_change_pct=5)[0]
+    # Then the plain comparison calls it, on latency and throughput alike
+    assert (plain["verdict"], plain["latency"]["verdict"], plain["throughput"]["verdict"]) == (called,) * 3
+    assert plain["latency"]["min_change"] == 0.0
+    # And under the 5 % floor neither is called, whatever the interval says
+    assert (floored["verdict"], floored["latency"]["verdict"], floored["throughput"]["verdict"]) == (
+        WITHIN_NOISE,
+    ) * 3
+    assert floored["latency"]["diff_ms_ci95"] == plain["latency"]["diff_ms_ci95"]
+    assert floored["latency"]["min_change"] == 0.05
 
 
 def test_a_difference_inside_the_runs_own_window_noise_is_not_called() -> None:
@@ -202,7 +149,14 @@ def test_several_results_give_a_comparison_with_verdicts(tmp_path: Path) -> None
     write_report([load_result(base), load_result(other)], tmp_path / "out")
     report = (tmp_path / "out" / "report.md").read_text()
     assert report.startswith("# deploybench comparison")
-    assert "| 1 | natural | 1 | **regression** |" in report
+    # Then the verdict row shows both verdicts, the median's change with its interval, and the noise
+    [row] = [line for line in report.splitlines() if line.startswith("| 1 | natural | 1 | **")]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert (cells[3], cells[4], cells[8]) == ("**regression**", "regression", "regression")
+    assert 28 < float(cells[5].rstrip("%")) < 32  # 20 ms -> 26 ms
+    low, high = (float(x) for x in cells[6].split(" .. "))
+    assert 5 < low < high < 7
+    assert (cells[7], cells[10]) == ("2.0%", "2.0%")  # the windows' own spread
 
 
 def test_schema_1_results_still_load_and_unknown_versions_are_refused(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -11,15 +12,17 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from tests.result_docs import measurement, result
 from workflows.contracts import ShapeStats
 from workflows.errors import SpecInvalid
 from workflows.settings import Settings
 from workflows.sweeps.compare import RunSummary, compare_runs
 from workflows.sweeps.plan import PlanRequest, plan_sweep
 from workflows.sweeps.report import CompareRequest, RunOutcome, compare_sweep
-from workflows.sweeps.spec import MAX_RUNS, RegressionThresholds, load_sweep, parse_sweep
+from workflows.sweeps.spec import MAX_RUNS, load_sweep, parse_sweep
 
 BASE = {"model": {"task": "embedding"}, "benchmark": {"min_requests": 5}}
+SETTINGS = Settings(bucket="sweep-bucket", sagemaker_role_arn="arn:aws:iam::123456789012:role/sm")
 
 
 def sweep_data(**matrix: Any) -> dict[str, Any]:
@@ -76,6 +79,8 @@ def test_a_retried_plan_names_the_same_runs() -> None:
         ),
         ({"name": "nightly", "base": {"name": "x"}}, "base.name"),
         ({"name": "nightly", "matrix": {"modes": []}}, "matrix.modes"),
+        ({"name": "nightly", "regression": {"p50_pct": 10}}, "p50_pct no longer apply"),
+        ({"name": "nightly", "regression": {"min_change_pct": -1}}, "min_change_pct"),
     ],
 )
 def test_a_bad_sweep_is_refused_naming_the_problem(data: dict[str, Any], text: str) -> None:
@@ -85,73 +90,123 @@ def test_a_bad_sweep_is_refused_naming_the_problem(data: dict[str, Any], text: s
 
 def test_the_example_sweep_is_valid() -> None:
     sweep = load_sweep("examples/sweep-nightly.yaml")
-    assert sweep.name == "nightly"
+    assert (sweep.name, sweep.regression.min_change_pct) == ("nightly", 5)
 
 
-def shape(
-    batch: int, p50: float, p99: float, rate: float, *, stable: bool = True, requests: int = 100
-) -> ShapeStats:
-    return ShapeStats(
-        batch_size=batch,
-        sequence_length="natural",
-        requests=requests,
-        errors=0,
-        duration_s=5.0,
-        p50_ms=p50,
-        p90_ms=p50 * 1.2,
-        p99_ms=p99,
-        max_ms=p99 * 1.1,
-        mean_ms=p50,
-        std_ms=0.5,
-        samples_per_s=rate,
-        requests_per_s=rate / batch,
-        stable=stable,
+def uri(run_id: str) -> str:
+    return f"s3://{SETTINGS.bucket}/results/{run_id}/result.json"
+
+
+def run(key: str, run_id: str, *, status: str = "SUCCEEDED", kept_result: bool = True) -> RunSummary:
+    """A run as the summary keeps it: its result.json is read for the comparison."""
+    return RunSummary(
+        index=0,
+        key=key,
+        run_id=run_id,
+        status=status,  # type: ignore[arg-type]
+        result_uri=uri(run_id) if kept_result else None,
     )
 
 
-def run(key: str, *shapes: ShapeStats, status: str = "SUCCEEDED") -> RunSummary:
-    return RunSummary(index=0, key=key, run_id=f"r-{key}", status=status, shapes=list(shapes))  # type: ignore[arg-type]
-
-
-THRESHOLDS = RegressionThresholds(p50_pct=10, p99_pct=25, throughput_pct=10, min_requests=30)
+def results(**runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Result documents by URI: ``r0=[measurement(...)]`` is run r0's result.json."""
+    return {uri(run_id): result(run_id, measurements) for run_id, measurements in runs.items()}
 
 
 def test_no_baseline_gives_no_verdict_on_shapes() -> None:
-    result = compare_runs([run("a", shape(1, 10, 20, 100))], None, THRESHOLDS)
-    assert (result.verdict, result.shapes) == ("no_baseline", [])
+    found = results(now=[measurement(20.0)])
+    outcome = compare_runs([run("a", "now")], None, load=found.get, min_change_pct=5)
+    assert (outcome.verdict, outcome.shapes, outcome.unjudged) == ("no_baseline", [], [])
 
 
 @pytest.mark.parametrize(
-    ("now", "verdict"),
+    ("now", "verdict", "reason"),
     [
-        (shape(1, 10.5, 21, 97), "same"),  # within every threshold
-        (shape(1, 11.5, 20, 100), "regression"),  # p50 +15% > 10%
-        (shape(1, 10, 26, 100), "regression"),  # p99 +30% > 25%
-        (shape(1, 10, 20, 85), "regression"),  # samples/s -15% < -10%
-        (shape(1, 8, 18, 120), "improvement"),
-        (shape(1, 20, 40, 50, stable=False), "no_verdict"),  # not stable: no verdict, however bad
-        (shape(1, 20, 40, 50, requests=10), "no_verdict"),  # too few requests
+        (measurement(20.2, seed=2), "within noise", None),  # +1 %: inside the windows' 2 % spread
+        (measurement(20.8, seed=2), "within noise", None),  # +4 %: significant, under the 5 % floor
+        (measurement(24.0, seed=2), "regression", None),  # +20 %
+        (measurement(16.0, seed=2), "improvement", None),  # -20 %
+        (measurement(40.0, samples=12, seed=2), "no verdict", "candidate has 12 latency samples (< 30)"),
+        (
+            measurement(40.0, stable=False, seed=2),
+            "no verdict",
+            "candidate did not reach a stable measurement",
+        ),
     ],
 )
-def test_each_shape_is_judged_against_the_thresholds(now: ShapeStats, verdict: str) -> None:
-    result = compare_runs([run("a", now)], [run("a", shape(1, 10, 20, 100))], THRESHOLDS)
-    assert [s.verdict for s in result.shapes] == [verdict]
-    assert result.verdict == ("regression" if verdict == "regression" else "no_regression")
+def test_each_shape_is_judged_by_the_noise_aware_comparison(
+    now: dict[str, Any], verdict: str, reason: str | None
+) -> None:
+    # Given the baseline run and this sweep's run of the same key, each with its result.json
+    found = results(base=[measurement(20.0, seed=1)], now=[now])
+    # When the sweep's runs are compared with a 5 % practical minimum
+    outcome = compare_runs([run("a", "now")], [run("a", "base")], load=found.get, min_change_pct=5)
+    # Then the shape gets workflows.reports.compare's verdict (a bad shape without enough evidence
+    # gets none), and only a regression makes the sweep's verdict
+    [shape] = outcome.shapes
+    assert (shape.verdict, shape.run_id, shape.baseline_run_id) == (verdict, "now", "base")
+    assert shape.latency.get("reason") == reason
+    assert outcome.verdict == ("regression" if verdict == "regression" else "no_regression")
+    assert outcome.regressions == ([shape] if verdict == "regression" else [])
+
+
+def test_a_regression_carries_its_interval_and_both_medians() -> None:
+    found = results(base=[measurement(20.0, seed=1)], now=[measurement(24.0, seed=2)])
+    [shape] = compare_runs([run("a", "now")], [run("a", "base")], load=found.get, min_change_pct=5).shapes
+    low, high = shape.latency["diff_ms_ci95"]
+    assert 3.5 < low < high < 4.5  # 20 ms -> 24 ms
+    assert shape.latency["median_change"] == pytest.approx(0.2, abs=0.01)
+    assert shape.throughput["verdict"] == "regression"
+    assert shape.p50_ms == (pytest.approx(20.0, rel=0.01), pytest.approx(24.0, rel=0.01))
+
+
+def test_the_practical_minimum_is_the_sweep_files() -> None:
+    # Given a +4 % shift, well beyond the windows' noise
+    found = results(base=[measurement(20.0, seed=1)], now=[measurement(20.8, seed=2)])
+    # When the sweep file sets no floor, it is a regression; under a 5 % floor it is not
+    assert [
+        compare_runs([run("a", "now")], [run("a", "base")], load=found.get, min_change_pct=floor).verdict
+        for floor in (0, 5)
+    ] == ["regression", "no_regression"]
 
 
 def test_only_runs_and_shapes_in_both_sweeps_are_compared() -> None:
-    baseline = [run("a", shape(1, 10, 20, 100), shape(8, 40, 80, 200)), run("gone", shape(1, 1, 1, 1))]
-    current = [
-        run("a", shape(1, 10, 20, 100), shape(32, 90, 99, 300)),
-        run("new", shape(1, 1, 1, 1)),
-        run("x", status="FAILED"),
-    ]
-    result = compare_runs(current, baseline, THRESHOLDS)
-    assert [(s.key, s.batch_size) for s in result.shapes] == [("a", 1)]
-    assert (result.new_runs, result.dropped_runs) == (["new"], ["gone"])
+    # Given a baseline with runs a, gone and x, and a sweep with a (one shape more), new, and x failed
+    found = results(
+        a0=[measurement(20.0, seed=1), measurement(40.0, batch=8, seed=3)],
+        a1=[measurement(20.0, seed=2), measurement(90.0, batch=32, seed=4)],
+        new1=[measurement(1.0)],
+    )
+    baseline = [run("a", "a0"), run("gone", "gone0"), run("x", "x0")]
+    current = [run("a", "a1"), run("new", "new1"), run("x", "x1", status="FAILED", kept_result=False)]
+    # When they are compared
+    outcome = compare_runs(current, baseline, load=found.get, min_change_pct=5)
+    # Then only a's batch 1 is judged; new and gone are listed; the failed x is neither (the sweep
+    # reports it as failed) and nothing of it was read
+    assert [(s.key, s.batch_size, s.verdict) for s in outcome.shapes] == [("a", 1, "within noise")]
+    assert (outcome.new_runs, outcome.dropped_runs, outcome.unjudged) == (["new"], ["gone"], [])
 
 
-SETTINGS = Settings(bucket="sweep-bucket", sagemaker_role_arn="arn:aws:iam::123456789012:role/sm")
+@pytest.mark.parametrize(
+    ("baseline_run", "found", "reason"),
+    [
+        (run("a", "base"), results(now=[measurement(20.0)]), f"the baseline result {uri('base')} is missing"),
+        (run("a", "base", status="FAILED"), results(now=[measurement(20.0)]), "the baseline run base failed"),
+        (
+            run("a", "base"),
+            results(base=[measurement(20.0, batch=8)], now=[measurement(20.0)]),
+            "no shape measured in both runs",
+        ),
+    ],
+)
+def test_a_run_that_cannot_be_judged_is_listed_with_the_reason(
+    baseline_run: RunSummary, found: dict[str, dict[str, Any]], reason: str
+) -> None:
+    outcome = compare_runs([run("a", "now")], [baseline_run], load=found.get, min_change_pct=5)
+    assert (outcome.verdict, outcome.shapes) == ("no_regression", [])
+    [unjudged] = outcome.unjudged
+    assert (unjudged.key, unjudged.run_id) == ("a", "now")
+    assert unjudged.reason.startswith(reason)
 
 
 @pytest.fixture
@@ -164,82 +219,132 @@ def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 
 def put_result(
-    s3: Any, run_id: str, status: str, shapes: list[ShapeStats], error: dict[str, str] | None = None
+    s3: Any,
+    run_id: str,
+    measurements: list[dict[str, Any]],
+    *,
+    status: str = "SUCCEEDED",
+    error: dict[str, str] | None = None,
 ) -> None:
-    result = {
-        "status": status,
-        "benchmark": {"shapes": [s.model_dump(mode="json") for s in shapes], "seconds": 1.0},
-    }
+    """The run's result.json where the deploy pipeline writes it (its state's figures included)."""
+    shapes = [{k: v for k, v in m.items() if k in ShapeStats.model_fields} for m in measurements]
+    extra: dict[str, Any] = {"benchmark": {"shapes": shapes, "seconds": 1.0}, "status": status}
     if error:
-        result |= {"error": error, "diagnosis": {"id": "F06"}}
+        extra |= {"error": error, "diagnosis": {"id": "F06"}}
+    document = result(run_id, measurements, **extra)
     s3.put_object(
-        Bucket=SETTINGS.bucket, Key=f"results/{run_id}/result.json", Body=json.dumps(result).encode()
+        Bucket=SETTINGS.bucket, Key=f"results/{run_id}/result.json", Body=json.dumps(document).encode()
     )
 
 
 def request(sweep_id: str, *outcomes: RunOutcome) -> CompareRequest:
-    sweep = parse_sweep({"name": "nightly", "base": BASE, "regression": {"min_requests": 30}})
+    sweep = parse_sweep({"name": "nightly", "base": BASE, "regression": {"min_change_pct": 5}})
     return CompareRequest(sweep=sweep, sweep_id=sweep_id, runs=list(outcomes))
 
 
-def baseline(s3: Any) -> dict[str, Any] | None:
+def succeeded(sweep_id: str) -> RunOutcome:
+    return RunOutcome(index=0, key="k", run_id=f"{sweep_id}-0", status="SUCCEEDED")
+
+
+def read(s3: Any, key: str) -> str | None:
     try:
-        return dict(
-            json.loads(
-                s3.get_object(Bucket=SETTINGS.bucket, Key="sweeps/nightly/baseline.json")["Body"].read()
-            )
-        )
+        return str(s3.get_object(Bucket=SETTINGS.bucket, Key=key)["Body"].read().decode())
     except s3.exceptions.NoSuchKey:
         return None
 
 
+def baseline_id(s3: Any) -> str | None:
+    text = read(s3, "sweeps/nightly/baseline.json")
+    return None if text is None else str(json.loads(text)["sweep_id"])
+
+
 def test_a_clean_sweep_becomes_the_baseline_and_a_regression_does_not(s3: Any) -> None:
     # Given a first sweep with no baseline
-    put_result(s3, "s1-0", "SUCCEEDED", [shape(1, 10, 20, 100)])
-    first = compare_sweep(
-        request("s1", RunOutcome(index=0, key="k", run_id="s1-0", status="SUCCEEDED")),
-        s3=s3,
-        settings=SETTINGS,
-    )
+    put_result(s3, "s1-0", [measurement(20.0, seed=1), measurement(40.0, batch=8, seed=3)])
+    first = compare_sweep(request("s1", succeeded("s1")), s3=s3, settings=SETTINGS)
     # Then it reports no baseline and becomes the baseline
     assert (first.verdict, first.failed_count) == ("no_baseline", 0)
-    assert baseline(s3)["sweep_id"] == "s1"  # type: ignore[index]
-    # When the next sweep is 50 % slower at p50
-    put_result(s3, "s2-0", "SUCCEEDED", [shape(1, 15, 20, 100)])
-    second = compare_sweep(
-        request("s2", RunOutcome(index=0, key="k", run_id="s2-0", status="SUCCEEDED")),
-        s3=s3,
-        settings=SETTINGS,
-    )
-    # Then it is a regression against s1, reported, and the baseline stays s1
+    assert baseline_id(s3) == "s1"
+    # When the next sweep is 20 % slower at batch 1 and unchanged at batch 8
+    put_result(s3, "s2-0", [measurement(24.0, seed=2), measurement(40.2, batch=8, seed=4)])
+    second = compare_sweep(request("s2", succeeded("s2")), s3=s3, settings=SETTINGS)
+    # Then it is a regression against s1, named with its interval, and the baseline stays s1
     assert (second.verdict, second.baseline_sweep_id, second.regressions) == ("regression", "s1", 1)
-    assert "p50 +50.0%" in second.summary
-    assert baseline(s3)["sweep_id"] == "s1"  # type: ignore[index]
-    report = s3.get_object(Bucket=SETTINGS.bucket, Key="sweeps/nightly/s2/report.md")["Body"].read().decode()
-    assert "regression" in report and "s2-0" in report
-    summary = json.loads(
-        s3.get_object(Bucket=SETTINGS.bucket, Key="sweeps/nightly/s2/summary.json")["Body"].read()
+    named = re.search(
+        r"1 of 2 shapes regressed \(k b1/natural c1: p50 \+([\d.]+)% \(CI95 \+[\d.]+\.\.", second.summary
     )
-    assert summary["comparison"]["shapes"][0]["change_pct"]["p50_ms"] == 50.0
+    assert named and 18 < float(named[1]) < 22, second.summary
+    assert baseline_id(s3) == "s1"
+    summary = json.loads(read(s3, "sweeps/nightly/s2/summary.json") or "{}")
+    verdicts = {s["batch_size"]: s for s in summary["comparison"]["shapes"]}
+    assert (verdicts[1]["verdict"], verdicts[8]["verdict"]) == ("regression", "within noise")
+    assert verdicts[1]["latency"]["diff_ms_ci95"][0] > 3
+    assert summary["comparison"]["min_change_pct"] == 5
+    # And the report's table shows both verdicts, the interval and the noise
+    report = read(s3, "sweeps/nightly/s2/report.md") or ""
+    assert "| run | batch | seq | conc | p50 ms (was → now) | verdict | latency | median change |" in report
+    row = re.search(
+        r"\| k \| 1 \| natural \| 1 \| 20\.\d+ → 2[34]\.\d+ \| \*\*regression\*\* \| regression \| \+(\d+)",
+        report,
+    )
+    assert row and 18 <= int(row[1]) <= 22, report
+
+
+def test_a_sweep_within_noise_moves_the_baseline(s3: Any) -> None:
+    put_result(s3, "s1-0", [measurement(20.0, seed=1)])
+    compare_sweep(request("s1", succeeded("s1")), s3=s3, settings=SETTINGS)
+    # When the next sweep differs by 1 %, inside the windows' own 2 % spread
+    put_result(s3, "s2-0", [measurement(20.2, seed=2)])
+    outcome = compare_sweep(request("s2", succeeded("s2")), s3=s3, settings=SETTINGS)
+    # Then there is no regression and it becomes the baseline later sweeps are judged against
+    assert (outcome.verdict, outcome.regressions, outcome.baseline_sweep_id) == ("no_regression", 0, "s1")
+    assert baseline_id(s3) == "s2"
+
+
+def test_a_missing_baseline_result_gives_no_verdict_not_a_failure(s3: Any) -> None:
+    # Given a baseline sweep whose run's result.json was since deleted
+    put_result(s3, "s1-0", [measurement(20.0, seed=1)])
+    compare_sweep(request("s1", succeeded("s1")), s3=s3, settings=SETTINGS)
+    s3.delete_object(Bucket=SETTINGS.bucket, Key="results/s1-0/result.json")
+    # When the next sweep, much slower, is compared with it
+    put_result(s3, "s2-0", [measurement(40.0, seed=2)])
+    outcome = compare_sweep(request("s2", succeeded("s2")), s3=s3, settings=SETTINGS)
+    # Then the run gets no verdict, with the reason, rather than a guess or a crash
+    assert (outcome.verdict, outcome.regressions) == ("no_regression", 0)
+    assert f"1 runs not judged (s2-0: the baseline result {uri('s1-0')} is missing" in outcome.summary
+    report = read(s3, "sweeps/nightly/s2/report.md") or ""
+    assert f"- k (s2-0): the baseline result {uri('s1-0')} is missing or unreadable" in report
+    # And the sweep, complete and with no regression, becomes the baseline (its results exist)
+    assert baseline_id(s3) == "s2"
 
 
 def test_failed_runs_are_reported_with_their_diagnosis_and_keep_the_baseline(s3: Any) -> None:
+    put_result(s3, "s1-0", [measurement(20.0, seed=1)])
+    compare_sweep(request("s1", succeeded("s1")), s3=s3, settings=SETTINGS)
     put_result(
-        s3, "s1-0", "FAILED", [], error={"Error": "CapacityStall", "Cause": "no capacity for ml.g5.xlarge"}
+        s3,
+        "s2-0",
+        [],
+        status="FAILED",
+        error={"Error": "CapacityStall", "Cause": "no capacity for ml.g5.xlarge"},
     )
     outcome = compare_sweep(
         request(
-            "s1",
-            RunOutcome(index=0, key="k", run_id="s1-0", status="FAILED", error="States.TaskFailed"),
-            RunOutcome(index=1, key="j", run_id="s1-1", status="FAILED", error="States.TaskFailed"),
+            "s2",
+            RunOutcome(index=0, key="k", run_id="s2-0", status="FAILED", error="States.TaskFailed"),
+            RunOutcome(index=1, key="j", run_id="s2-1", status="FAILED", error="States.TaskFailed"),
         ),
         s3=s3,
         settings=SETTINGS,
     )
-    assert (outcome.failed_count, outcome.failed_runs) == (2, ["s1-0", "s1-1"])
+    assert (outcome.failed_count, outcome.failed_runs) == (2, ["s2-0", "s2-1"])
     assert "CapacityStall (F06): no capacity" in outcome.summary
     assert "no result.json" in outcome.summary
-    assert baseline(s3) is None
+    # A failed run is not compared, and is not listed as dropped from the sweep
+    summary = json.loads(read(s3, "sweeps/nightly/s2/summary.json") or "{}")
+    assert summary["comparison"]["shapes"] == summary["comparison"]["dropped_runs"] == []
+    assert summary["comparison"]["new_runs"] == ["j"]
+    assert baseline_id(s3) == "s1"
 
 
 def test_the_input_command_prints_what_the_state_machines_take() -> None:

@@ -108,6 +108,7 @@ def bench_endpoint(
     runtime: Any,
     sagemaker: Any | None,
     cloudwatch: Any | None,
+    session: Any | None = None,
     hosting: dict[str, Any] | None = None,
     target: dict[str, str] | None = None,
     warmup_concurrency: int | None = None,
@@ -118,7 +119,8 @@ def bench_endpoint(
     """Warm, measure, fetch CloudWatch figures, and write the result folder.
 
     ``hosting`` (mode, instance type, ...) is read from the endpoint through ``sagemaker`` when not
-    given. Returns the result and the files written.
+    given; ``session``, the one ``runtime`` was made from, signs the requests (None: the default
+    credential chain). Returns the result and the files written.
     """
     hosting = dict(hosting) if hosting else describe_hosting(sagemaker, endpoint_name)
     if hosting.get("mode") not in POLICIES:
@@ -139,7 +141,7 @@ def bench_endpoint(
     )
     try:
         invoker = Invoker.from_client(
-            runtime, endpoint_name, policy=policy_for(config.mode), target=config.target
+            runtime, endpoint_name, policy=policy_for(config.mode), target=config.target, session=session
         )
     except ValueError as error:
         raise DeployRejected(str(error)) from None

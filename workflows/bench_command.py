@@ -109,6 +109,7 @@ def bench(
             endpoint,
             settings,
             runtime=session.client("sagemaker-runtime"),
+            session=session,
             sagemaker=sagemaker,
             cloudwatch=session.client("cloudwatch", config=standard),
             hosting=hosting,

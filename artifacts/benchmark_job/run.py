@@ -44,9 +44,14 @@ def benchmark(config_path: Path, output_dir: Path) -> Path:
     region = settings.pop("region")
     runner = settings.pop("runner", "processing-job")
     config = EngineConfig.from_dict(settings)
-    runtime = boto3.client("sagemaker-runtime", region_name=region)
+    # The job's role: container credentials, refreshed by botocore before they expire.
+    session = boto3.session.Session(region_name=region)
     invoker = Invoker.from_client(
-        runtime, config.endpoint_name, policy=policy_for(config.mode), target=config.target
+        session.client("sagemaker-runtime"),
+        config.endpoint_name,
+        policy=policy_for(config.mode),
+        target=config.target,
+        session=session,
     )
     output = run(invoker, config, runner=runner, progress=lambda line: print(line, flush=True))
     output_dir.mkdir(parents=True, exist_ok=True)

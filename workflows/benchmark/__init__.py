@@ -14,7 +14,6 @@ JOB_MODULES: tuple[str, ...] = (
     "workflows/texts.py",
     "workflows/benchmark/__init__.py",
     "workflows/benchmark/policy.py",
-    "workflows/benchmark/sigv4.py",
     "workflows/benchmark/transport.py",
     "workflows/benchmark/client.py",
     "workflows/benchmark/payloads.py",

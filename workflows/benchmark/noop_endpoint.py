@@ -36,6 +36,7 @@ class Script:
     fail_message: str = NO_CAPACITY_MESSAGE
     fail_status: int = 400
     requests: int = 0
+    paths: list[str] = field(default_factory=list)
     bodies: list[bytes] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     keep_requests: bool = False
@@ -64,8 +65,11 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 script.requests += 1
                 number = script.requests
                 if script.keep_requests:
+                    script.paths.append(self.path)
                     script.bodies.append(body)
-                    script.headers.append(dict(self.headers.items()))
+                    # A repeated header reads as its values joined, as HTTP combines them.
+                    names = dict.fromkeys(self.headers.keys())
+                    script.headers.append({k: ", ".join(self.headers.get_all(k) or []) for k in names})
             if script.delay_s:
                 time.sleep(script.delay_s)
             if number <= script.fail_first:

@@ -6,6 +6,10 @@ A change is called when the 95% interval excludes zero AND the relative change e
 window-to-window spread. Throughput: the kept windows' requests/s; called when the windows of the
 two runs do not overlap and the change exceeds their spread. Fewer than ``MIN_SAMPLES`` samples,
 fewer than three windows, or an unstable measurement on either side gives "no verdict".
+
+Callers may add a practical-significance floor, ``min_change_pct``: a change smaller than it is
+never called, however significant statistically (thousands of samples resolve a 1 % shift that
+matters to nobody). ``deploybench report`` uses none; a sweep takes it from its file.
 """
 
 from __future__ import annotations
@@ -63,8 +67,17 @@ def _bootstrap_medians(values: np.ndarray, rng: np.random.Generator) -> np.ndarr
     return np.concatenate(chunks)
 
 
-def latency_verdict(baseline: dict[str, Any], candidate: dict[str, Any], *, seed: int = 0) -> dict[str, Any]:
-    """Median latency change of ``candidate`` against ``baseline`` with its bootstrap interval."""
+def latency_verdict(
+    baseline: dict[str, Any], candidate: dict[str, Any], *, seed: int = 0, min_change_pct: float = 0.0
+) -> dict[str, Any]:
+    """Median latency change of ``candidate`` against ``baseline`` with its bootstrap interval.
+
+    Args:
+        baseline: A measurement with ``latencies_ms``, ``windows``, ``kept_windows`` and ``stable``.
+        candidate: The same, of the run judged.
+        seed: Seed of the bootstrap's resampling (verdicts are reproducible).
+        min_change_pct: Smallest relative change, in percent, ever called a change.
+    """
     reason = _no_verdict(baseline, candidate)
     if reason:
         return {"verdict": NO_VERDICT, "reason": reason}
@@ -80,9 +93,10 @@ def latency_verdict(baseline: dict[str, Any], candidate: dict[str, Any], *, seed
         _spread([w["p50_ms"] for w in _kept_windows(baseline)]),
         _spread([w["p50_ms"] for w in _kept_windows(candidate)]),
     )
-    if low > 0 and change > noise:
+    floor = max(noise, min_change_pct / 100)
+    if low > 0 and change > floor:
         verdict = REGRESSION
-    elif high < 0 and -change > noise:
+    elif high < 0 and -change > floor:
         verdict = IMPROVEMENT
     else:
         verdict = WITHIN_NOISE
@@ -91,11 +105,14 @@ def latency_verdict(baseline: dict[str, Any], candidate: dict[str, Any], *, seed
         "median_change": round(change, 4),
         "diff_ms_ci95": [round(low, 3), round(high, 3)],
         "noise": round(noise, 4),
+        "min_change": round(min_change_pct / 100, 4),
     }
 
 
-def throughput_verdict(baseline: dict[str, Any], candidate: dict[str, Any]) -> dict[str, Any]:
-    """Requests/s change, judged on the stable windows of each run."""
+def throughput_verdict(
+    baseline: dict[str, Any], candidate: dict[str, Any], *, min_change_pct: float = 0.0
+) -> dict[str, Any]:
+    """Requests/s change, judged on the stable windows of each run (``min_change_pct`` as for latency)."""
     reason = _no_verdict(baseline, candidate)
     if reason:
         return {"verdict": NO_VERDICT, "reason": reason}
@@ -103,24 +120,44 @@ def throughput_verdict(baseline: dict[str, Any], candidate: dict[str, Any]) -> d
     b = [w["requests_per_s"] for w in _kept_windows(candidate)]
     change = (float(np.mean(b)) - float(np.mean(a))) / float(np.mean(a))
     noise = max(_spread(a), _spread(b))
-    if max(b) < min(a) and -change > noise:
+    floor = max(noise, min_change_pct / 100)
+    if max(b) < min(a) and -change > floor:
         verdict = REGRESSION
-    elif min(b) > max(a) and change > noise:
+    elif min(b) > max(a) and change > floor:
         verdict = IMPROVEMENT
     else:
         verdict = WITHIN_NOISE
-    return {"verdict": verdict, "mean_change": round(change, 4), "noise": round(noise, 4)}
+    return {
+        "verdict": verdict,
+        "mean_change": round(change, 4),
+        "noise": round(noise, 4),
+        "min_change": round(min_change_pct / 100, 4),
+    }
 
 
-def compare(baseline: dict[str, Any], candidate: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per shape and concurrency measured in both results: latency and throughput verdicts."""
+def compare(
+    baseline: dict[str, Any], candidate: dict[str, Any], *, min_change_pct: float = 0.0
+) -> list[dict[str, Any]]:
+    """Per shape and concurrency measured in both results: latency and throughput verdicts.
+
+    Args:
+        baseline: A result document (schema 2: ``measurements`` with windows and latency samples).
+        candidate: The result judged against it.
+        min_change_pct: Smallest relative change, in percent, ever called a regression or an
+            improvement; 0 leaves the noise floor alone to decide.
+
+    Returns:
+        One row per shape and concurrency in both: its ``latency`` and ``throughput`` verdicts
+        and the overall ``verdict`` (regression before improvement before no verdict).
+    """
     theirs = {key(m): m for m in candidate.get("measurements") or []}
     rows = []
     for m in baseline.get("measurements") or []:
         other = theirs.get(key(m))
         if other is None:
             continue
-        latency, throughput = latency_verdict(m, other), throughput_verdict(m, other)
+        latency = latency_verdict(m, other, min_change_pct=min_change_pct)
+        throughput = throughput_verdict(m, other, min_change_pct=min_change_pct)
         verdicts = {latency["verdict"], throughput["verdict"]}
         overall = next((v for v in (REGRESSION, IMPROVEMENT, NO_VERDICT) if v in verdicts), WITHIN_NOISE)
         rows.append(

@@ -6,23 +6,7 @@ from typing import Any
 
 from workflows.reports.compare import key
 from workflows.reports.plots import label
-
-
-def _fmt(value: Any, digits: int = 2) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        # Small quantities (instance-hours of a short run, unit prices) keep significant digits.
-        return f"{value:.3g}" if value and abs(value) < 0.1 else f"{value:.{digits}f}"
-    if isinstance(value, dict):
-        return ", ".join(f"{k}: {v}" for k, v in value.items()) or "-"
-    return str(value)
-
-
-def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_fmt(cell) for cell in row) + " |" for row in rows]
-    return lines
+from workflows.reports.tables import VERDICT_HEADER, fmt, table, verdict_cells
 
 
 def _summary(result: dict[str, Any]) -> list[str]:
@@ -68,15 +52,15 @@ def _warmup(result: dict[str, Any]) -> list[str]:
             "## Cold start",
             "",
             f"{'First request after deploy' if result.get('kind') == 'pipeline' else 'First request'} "
-            f"({cold['shape']}): {_fmt(cold['latency_ms'])} ms"
+            f"({cold['shape']}): {fmt(cold['latency_ms'])} ms"
             + (f", error {cold['error']}" if cold.get("error") else "")
-            + f", {cold['retries']} retries, first success after {_fmt(cold['time_to_first_success_s'])} s."
+            + f", {cold['retries']} retries, first success after {fmt(cold['time_to_first_success_s'])} s."
             " Reported apart from the warm figures below.",
         ]
     shapes = warmup.get("shapes") or []
     if shapes:
         lines += ["", "## Warmup", ""]
-        lines += _table(
+        lines += table(
             [
                 "shape",
                 "clients",
@@ -127,7 +111,7 @@ def _measurements(result: dict[str, Any]) -> list[str]:
     if not rows:
         return []
     lines = ["", "## Benchmark (client-side latency)", *_warm_checks(result), ""]
-    lines += _table(
+    lines += table(
         [
             "batch",
             "seq",
@@ -177,7 +161,7 @@ def _cloudwatch(result: dict[str, Any]) -> list[str]:
     client = {key(m): m for m in result.get("measurements") or []}
     if cloudwatch.get("reason"):
         lines += [cloudwatch["reason"] + ".", ""]
-    lines += _table(
+    lines += table(
         [
             "shape",
             "conc",
@@ -196,7 +180,7 @@ def _cloudwatch(result: dict[str, Any]) -> list[str]:
                 s.get("ModelLatency_p50_ms"),
                 s.get("OverheadLatency_p50_ms"),
                 s.get("ModelLatency_p99_ms"),
-                f"{_fmt(s.get('cloudwatch_invocations'))} / {s['client_requests']}",
+                f"{fmt(s.get('cloudwatch_invocations'))} / {s['client_requests']}",
                 s["shares_minutes_with_other_shapes"],
             ]
             for s in cloudwatch.get("shapes", [])
@@ -210,7 +194,7 @@ def _cost(result: dict[str, Any]) -> list[str]:
     if not cost:
         return []
     lines = ["", f"## Cost ({cost['currency']}, {cost['region']} prices taken {cost['prices_taken']})", ""]
-    lines += _table(
+    lines += table(
         ["item", "quantity", "unit", "unit price", "cost", "note"],
         [[c["item"], c["quantity"], c["unit"], c["unit_price"], c["cost"], c["note"]] for c in cost["lines"]],
     )
@@ -222,7 +206,7 @@ def _cost(result: dict[str, Any]) -> list[str]:
     rows = cost.get("per_million_inferences") or []
     if rows:
         lines += ["", "Per 1M inferences at the measured throughput (serving only):", ""]
-        lines += _table(
+        lines += table(
             ["batch", "seq", "conc", "samples/s", "USD per 1M", "basis"],
             [
                 [
@@ -276,7 +260,7 @@ def render_comparison(
 ) -> str:
     """Several results side by side; each later result is judged against the first (the baseline)."""
     lines = ["# deploybench comparison", "", f"Baseline: {label(results[0])}.", ""]
-    lines += _table(
+    lines += table(
         ["result", "status", "runner", "shapes", "total cost", "source"],
         [
             [
@@ -299,43 +283,19 @@ def render_comparison(
     rows = []
     for k in keys:
         cells: list[Any] = [k[0], k[1], k[2]]
-        for table in indexed:
-            m = table.get(k)
+        for by_key in indexed:
+            m = by_key.get(k)
             cells.append(
-                f"{_fmt(m['p50_ms'])} / {_fmt(m['p99_ms'])}, {_fmt(m['samples_per_s'], 1)}" if m else "-"
+                f"{fmt(m['p50_ms'])} / {fmt(m['p99_ms'])}, {fmt(m['samples_per_s'], 1)}" if m else "-"
             )
         rows.append(cells)
-    lines += _table(header, rows)
+    lines += table(header, rows)
     lines += ["", "Results: " + "; ".join(f"[{i}] {label(r)}" for i, r in enumerate(results))]
     for index, rows_of in enumerate(verdicts, start=1):
         lines += ["", f"## Verdicts: [{index}] against the baseline [0]", ""]
-        lines += _table(
-            [
-                "batch",
-                "seq",
-                "conc",
-                "verdict",
-                "median change",
-                "CI95 of the diff (ms)",
-                "latency noise",
-                "throughput change",
-                "throughput",
-            ],
-            [
-                [
-                    v["batch_size"],
-                    v["sequence_length"],
-                    v["concurrency"],
-                    f"**{v['verdict']}**",
-                    v["latency"].get("median_change"),
-                    v["latency"].get("diff_ms_ci95"),
-                    v["latency"].get("noise"),
-                    v["throughput"].get("mean_change"),
-                    v["throughput"]["verdict"]
-                    + (f" ({v['throughput']['reason']})" if v["throughput"].get("reason") else ""),
-                ]
-                for v in rows_of
-            ],
+        lines += table(
+            ["batch", "seq", "conc", *VERDICT_HEADER],
+            [[v["batch_size"], v["sequence_length"], v["concurrency"], *verdict_cells(v)] for v in rows_of],
         )
     lines += _plots(plots or {})
     return "\n".join(lines) + "\n"

@@ -2,9 +2,13 @@
 
 Layout under the artifact bucket::
 
-    sweeps/<name>/<sweep id>/summary.json   every run with its figures, and the comparison
+    sweeps/<name>/<sweep id>/summary.json   every run with its figures and result_uri, and the comparison
     sweeps/<name>/<sweep id>/report.md      the same, for people
     sweeps/<name>/baseline.json             the summary later sweeps are compared with
+
+The comparison reads each run's result.json (``results/<run id>/``) and the baseline run's, whose
+URI the baseline summary keeps: the verdicts need every latency sample and window, which the
+summary does not hold.
 
 The baseline moves only to a sweep with no regression and no failed run: a regression keeps
 failing the following sweeps until it is fixed, or until someone accepts it by copying that
@@ -22,12 +26,21 @@ from workflows import clock
 from workflows.aws import aws_errors, split_s3_uri
 from workflows.contracts import BenchmarkResult, Contract
 from workflows.naming import SWEEPS_PREFIX, results_prefix
+from workflows.reports.compare import NO_VERDICT, REGRESSION
 from workflows.settings import Settings
 from workflows.storage import get_text, put_text
-from workflows.sweeps.compare import RunsComparison, RunSummary, SweepVerdict, compare_runs, comparison_table
+from workflows.sweeps.compare import (
+    RunsComparison,
+    RunSummary,
+    ShapeVerdict,
+    SweepVerdict,
+    compare_runs,
+    comparison_table,
+)
 from workflows.sweeps.spec import SweepSpec
 
-SUMMARY_SCHEMA_VERSION = 1
+# 2: the comparison holds noise-aware verdicts (workflows.reports.compare); 1 held fixed thresholds.
+SUMMARY_SCHEMA_VERSION = 2
 
 
 class RunOutcome(Contract):
@@ -79,6 +92,14 @@ def read_json(s3: Any, uri: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def read_result(s3: Any, uri: str) -> dict[str, Any] | None:
+    """A run's result.json for the comparison; None when it is gone or is not a JSON document."""
+    try:
+        return read_json(s3, uri)
+    except ValueError:
+        return None
+
+
 def gather_run(run: RunOutcome, *, s3: Any, bucket: str) -> RunSummary:
     """A run's figures from its result.json (written by the deploy pipeline, failed or not)."""
     uri = f"s3://{bucket}/{results_prefix(run.run_id)}result.json"
@@ -110,14 +131,32 @@ def gather_run(run: RunOutcome, *, s3: Any, bucket: str) -> RunSummary:
     )
 
 
+def _called(shape: ShapeVerdict) -> str:
+    latency, throughput = shape.latency, shape.throughput
+    parts = []
+    if latency["verdict"] == REGRESSION:
+        low, high = latency["diff_ms_ci95"]
+        parts.append(f"p50 {latency['median_change'] * 100:+.1f}% (CI95 {low:+.2f}..{high:+.2f} ms)")
+    if throughput["verdict"] == REGRESSION:
+        parts.append(f"req/s {throughput['mean_change'] * 100:+.1f}%")
+    return f"{shape.key} b{shape.batch_size}/{shape.sequence_length} c{shape.concurrency}: {', '.join(parts)}"
+
+
 def one_line(sweep_id: str, comparison: RunsComparison, runs: list[RunSummary], report_uri: str) -> str:
     parts = [f"sweep {sweep_id}: {comparison.verdict.replace('_', ' ')}"]
     regressions = comparison.regressions
     if regressions:
-        worst = "; ".join(
-            f"{s.key} b{s.batch_size}/{s.sequence_length}: {', '.join(s.reasons)}" for s in regressions[:3]
-        )
+        worst = "; ".join(_called(s) for s in regressions[:3])
         parts.append(f"{len(regressions)} of {len(comparison.shapes)} shapes regressed ({worst})")
+    undecided = sum(s.verdict == NO_VERDICT for s in comparison.shapes)
+    if undecided:
+        parts.append(f"no verdict on {undecided} of {len(comparison.shapes)} shapes")
+    if comparison.unjudged:
+        parts.append(
+            f"{len(comparison.unjudged)} runs not judged ("
+            + "; ".join(f"{u.run_id}: {u.reason}" for u in comparison.unjudged[:3])
+            + ")"
+        )
     failed = [r for r in runs if r.status == "FAILED"]
     if failed:
         parts.append(
@@ -135,6 +174,9 @@ def render_report(summary: dict[str, Any], comparison: RunsComparison) -> str:
         "",
         f"- verdict: **{comparison.verdict}** (baseline: {summary['baseline_sweep_id'] or 'none'})",
         f"- runs: {len(summary['runs'])}, failed: {sum(r['status'] == 'FAILED' for r in summary['runs'])}",
+        "- a change is called when it exceeds both runs' window-to-window noise and "
+        f"{comparison.min_change_pct:g}% and is significant: latency, the 95% bootstrap interval of the "
+        "median's change excludes zero; throughput, the stable windows do not overlap",
         "",
         "## Runs",
         "",
@@ -148,6 +190,9 @@ def render_report(summary: dict[str, Any], comparison: RunsComparison) -> str:
     table = comparison_table(comparison)
     if table:
         lines += ["", "## Against the baseline", "", *table]
+    if comparison.unjudged:
+        lines += ["", "## Runs without a verdict", ""]
+        lines += [f"- {u.key} ({u.run_id}): {u.reason}" for u in comparison.unjudged]
     if comparison.new_runs or comparison.dropped_runs:
         lines += ["", f"- new runs: {', '.join(comparison.new_runs) or '-'}"]
         lines += [f"- runs no longer in the sweep: {', '.join(comparison.dropped_runs) or '-'}"]
@@ -162,7 +207,14 @@ def compare_sweep(request: CompareRequest, *, s3: Any, settings: Settings) -> Sw
     ]
     baseline = read_json(s3, sweep_uri(settings.bucket, sweep.name, "baseline.json"))
     baseline_runs = [RunSummary.model_validate(r) for r in baseline["runs"]] if baseline else None
-    comparison = compare_runs(runs, baseline_runs, sweep.regression)
+    # Results are read again run by run (not kept from gathering): a result holds every latency
+    # sample, and only two at a time stay in memory.
+    comparison = compare_runs(
+        runs,
+        baseline_runs,
+        load=lambda uri: read_result(s3, uri),
+        min_change_pct=sweep.regression.min_change_pct,
+    )
     summary_uri = sweep_uri(settings.bucket, sweep.name, f"{request.sweep_id}/summary.json")
     report_uri = sweep_uri(settings.bucket, sweep.name, f"{request.sweep_id}/report.md")
     summary = {

@@ -1,4 +1,4 @@
-"""The sweep specification: a base run spec, a matrix of variations, and regression thresholds.
+"""The sweep specification: a base run spec, a matrix of variations, and how regressions are called.
 
 A sweep is YAML (``examples/sweep-nightly.yaml``). Every matrix combination is expanded and
 validated as a complete ``RunSpec`` when the sweep is loaded, so a bad combination is refused
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from workflows.errors import SpecInvalid
 from workflows.spec import RunSpec, explain, parse_spec
@@ -59,15 +59,35 @@ class Matrix(_Strict):
     )
 
 
-class RegressionThresholds(_Strict):
-    p50_pct: float = Field(10.0, gt=0, le=100, description="p50 latency worse by more than this % regresses.")
-    p99_pct: float = Field(25.0, gt=0, le=500, description="p99 latency worse by more than this % regresses.")
-    throughput_pct: float = Field(
-        10.0, gt=0, le=100, description="samples/s lower by more than this % regresses."
+# Keys of the fixed-percentage comparison sweeps used before verdicts became noise-aware.
+_RETIRED_KEYS = ("p50_pct", "p99_pct", "throughput_pct", "min_requests")
+
+
+class RegressionPolicy(_Strict):
+    """How a sweep is judged against its baseline: ``workflows.reports.compare`` (a bootstrap
+    interval of the median's change against each run's window-to-window noise; too few samples
+    or an unstable run gives no verdict), with a floor of practical significance on top."""
+
+    min_change_pct: float = Field(
+        5.0,
+        ge=0,
+        le=100,
+        description=(
+            "A latency or throughput change smaller than this % is never called a regression (or an "
+            "improvement), however significant statistically; 0 leaves the noise floor alone to decide."
+        ),
     )
-    min_requests: int = Field(
-        30, ge=1, description="Shapes measured on fewer requests (either sweep) get no verdict."
-    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retired(cls, value: Any) -> Any:
+        retired = [k for k in _RETIRED_KEYS if isinstance(value, dict) and k in value]
+        if retired:
+            raise ValueError(
+                f"{', '.join(retired)} no longer apply: verdicts are noise-aware (latency samples and "
+                "windows of each run's result.json); remove them and set min_change_pct instead"
+            )
+        return value
 
 
 class SweepSpec(_Strict):
@@ -83,7 +103,7 @@ class SweepSpec(_Strict):
         default_factory=dict, description="Run spec fields shared by every run (everything but `name`)."
     )
     matrix: Matrix = Field(default_factory=Matrix)
-    regression: RegressionThresholds = Field(default_factory=RegressionThresholds)
+    regression: RegressionPolicy = Field(default_factory=RegressionPolicy)
 
     @field_validator("base")
     @classmethod

@@ -1,0 +1,73 @@
+"""Markdown tables shared by the reports: cell formatting, and the verdict columns that
+``deploybench report`` and a sweep's report both render from ``workflows.reports.compare`` rows.
+(No plotting here: the sweep's comparison imports this without matplotlib.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def fmt(value: Any, digits: int = 2) -> str:
+    """A cell for people: '-' for nothing, floats to ``digits`` (small ones to 3 significant)."""
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        # Small quantities (instance-hours of a short run, unit prices) keep significant digits.
+        return f"{value:.3g}" if value and abs(value) < 0.1 else f"{value:.{digits}f}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {v}" for k, v in value.items()) or "-"
+    return str(value)
+
+
+def table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    """A Markdown table: ``header`` and one line per row, each cell formatted for people."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(fmt(cell) for cell in row) + " |" for row in rows]
+    return lines
+
+
+VERDICT_HEADER = [
+    "verdict",
+    "latency",
+    "median change",
+    "CI95 of the median diff (ms)",
+    "latency noise",
+    "throughput",
+    "mean req/s change",
+    "throughput noise",
+]
+
+
+def _pct(value: float | None, sign: str = "+") -> str:
+    return "-" if value is None else f"{value * 100:{sign}.1f}%"
+
+
+def verdict_cells(row: dict[str, Any]) -> list[str]:
+    """The cells under ``VERDICT_HEADER`` for one row of ``workflows.reports.compare.compare``.
+
+    A "no verdict" names its reason once (latency and throughput share it); the noise columns
+    show the floor a change had to clear when a practical minimum raised it above the noise.
+    """
+    latency, throughput = row["latency"], row["throughput"]
+    interval = latency.get("diff_ms_ci95")
+
+    def called(part: dict[str, Any], shown: str | None = None) -> str:
+        reason = part.get("reason")
+        return part["verdict"] + (f" ({reason})" if reason and reason != shown else "")
+
+    def floor(part: dict[str, Any]) -> str:
+        noise, minimum = part.get("noise"), part.get("min_change") or 0.0
+        if noise is None:
+            return "-"
+        return _pct(noise, "") + (f" (min {_pct(minimum, '')})" if minimum > noise else "")
+
+    return [
+        f"**{row['verdict']}**",
+        called(latency),
+        _pct(latency.get("median_change")),
+        f"{interval[0]:+.3f} .. {interval[1]:+.3f}" if interval else "-",
+        floor(latency),
+        called(throughput, latency.get("reason")),
+        _pct(throughput.get("mean_change")),
+        floor(throughput),
+    ]
