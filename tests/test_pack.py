@@ -27,7 +27,7 @@ def test_tarball_has_the_sagemaker_layout(
         members = set(archive.getnames())
     # No nested top folder: SageMaker unpacks into /opt/ml/model directly.
     assert {
-        "manifest.json",
+        "deploybench-manifest.json",
         "model.onnx",
         "code/inference.py",
         "code/requirements.txt",
