@@ -81,7 +81,7 @@ def runtime(engine: LocalEngine, read_timeout: float = 120) -> Any:
     return boto3.client(
         "sagemaker-runtime",
         region_name=REGION,
-        config=Config(read_timeout=read_timeout, retries={"max_attempts": 1, "mode": "standard"}),
+        config=Config(read_timeout=read_timeout, retries={"total_max_attempts": 1, "mode": "standard"}),
     )
 
 

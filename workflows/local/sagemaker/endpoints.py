@@ -127,8 +127,8 @@ class EndpointsApi(ModelsApi):
         self._assign_instances(endpoint, variant)
         try:
             if endpoint.kind in {"single", "direct"}:
-                self._cuda_driver_fault(endpoint, variant)
-                instances = self._start_instances(endpoint, variant)
+                notes = self._cuda_driver_fault(endpoint, variant)
+                instances = self._start_instances(endpoint, variant, notes)
                 with self.lock:
                     endpoint.instances = instances
         except ContainerFailed as error:
@@ -145,18 +145,21 @@ class EndpointsApi(ModelsApi):
                 summary.pop("VariantStatus", None)
             endpoint.status, endpoint.modified = "InService", clock.now()
 
-    def _cuda_driver_fault(self, endpoint: Endpoint, variant: dict[str, Any]) -> None:
-        """F20: a GPU variant without InferenceAmiVersion gets the default AMI's older driver."""
+    def _cuda_driver_fault(self, endpoint: Endpoint, variant: dict[str, Any]) -> list[str]:
+        """F20: a GPU variant without InferenceAmiVersion gets the default AMI's older driver and its
+        containers exit at start; with a newer AMI they log forward compatibility (lines returned).
+
+        Raises:
+            ContainerFailed: the planned driver error.
+        """
         instance_type = variant.get("InstanceType", "")
         if not is_gpu_instance(instance_type) or self.fault_plan.find("F20", instance_type) is None:
-            return
-        specs = self._container_specs(endpoint, variant, 0)
+            return []
         if variant.get("InferenceAmiVersion"):
-            for spec in specs:
-                spec.extra_log_lines.append(CUDA_FORWARD_COMPAT)
-            return
+            return [CUDA_FORWARD_COMPAT]
         if self.planned_fault("F20", instance_type) is None:
-            return
+            return []
+        specs = self._container_specs(endpoint, variant, 0)
         for spec in specs:
             spec.log_path.parent.mkdir(parents=True, exist_ok=True)
             with spec.log_path.open("a", encoding="utf-8") as log:
@@ -192,7 +195,7 @@ class EndpointsApi(ModelsApi):
             )
         return specs
 
-    def _start_instances(self, endpoint: Endpoint, variant: dict[str, Any]) -> list[Instance]:
+    def _start_instances(self, endpoint: Endpoint, variant: dict[str, Any], notes: list[str]) -> list[Instance]:
         """Start every container of every instance at once, then wait for each to be healthy."""
         model = self.models[variant["ModelName"]]
         definitions = {c["ContainerHostname"]: c for c in model_containers(model)}
@@ -202,6 +205,7 @@ class EndpointsApi(ModelsApi):
         for index in range(variant.get("InitialInstanceCount", 1)):
             instance = Instance(instance_id(endpoint.name, variant["VariantName"], str(index)))
             for spec in self._container_specs(endpoint, variant, index):
+                spec.extra_log_lines.extend(notes)
                 workdir = self.root / endpoint.name / f"{index}-{spec.hostname}"
                 container = self.new_container(spec, workdir)
                 with self.lock:
