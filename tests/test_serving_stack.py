@@ -315,7 +315,9 @@ def test_f14_serverless_memory_too_small_for_the_model_kills_the_worker(
             EndpointName="big", Body=ONE_TEXT, ContentType="application/json"
         )
     if isinstance(caught.value, ClientError):
-        assert "Your invocation timed out" in str(caught.value.response["Error"]["Message"]), caught.value.response
+        assert "Your invocation timed out" in str(caught.value.response["Error"]["Message"]), (
+            caught.value.response
+        )
     # Then the model server log shows the field's signature, and the endpoint stays InService
     text = wait_for(
         lambda: {"text": log_text(engine, "/aws/sagemaker/Endpoints/big")},

@@ -77,6 +77,7 @@ class ModelsApi(BackendState):
             if name in self.models:
                 raise already_exists("model", self.arn("model", name))
             self.models[name] = {
+                "EnableNetworkIsolation": False,  # DescribeModel always has it
                 **{k: v for k, v in body.items() if k != "Tags"},
                 "ModelArn": self.arn("model", name),
                 "CreationTime": epoch(clock.now()),
