@@ -418,3 +418,21 @@ def test_processing_job_failure_and_stop_are_reported_like_aws(engine: LocalEngi
     assert engine.sagemaker is not None
     process = engine.sagemaker.jobs["job-sleeps"].process
     assert process is not None and process.poll() is not None
+
+
+def test_light_server_stops_on_a_top_level_manifest_json_as_mms_does(tmp_path: Path) -> None:
+    from workflows.local.sagemaker.light_server import legacy_archive_error
+
+    # Given a model folder with a manifest.json MMS would take for a legacy archive manifest
+    (tmp_path / "manifest.json").write_text('{"onnx_file": "model.onnx"}')
+    # Then the light server fails as MMS 1.1.11 does; a legacy manifest with its model entry passes
+    assert "LegacyManifest$ModelInfo.getModelName()" in str(legacy_archive_error(str(tmp_path)))
+    (tmp_path / "manifest.json").write_text('{"model": {"modelName": "m", "handler": "h"}}')
+    assert legacy_archive_error(str(tmp_path)) is None
+
+
+def test_an_unknown_server_choice_is_refused_naming_the_choices() -> None:
+    from workflows.local.dlc import DlcUnavailable, resolve_serving_stack
+
+    with pytest.raises(DlcUnavailable, match="use auto, mms or light"):
+        resolve_serving_stack("tomcat")

@@ -97,7 +97,9 @@ def same_call(clients: tuple[Client, Client, str], operation: str, **kwargs: Any
     if output_shape is None:
         assert typed(local_answer) == {}, f"{operation} has no output"
     else:
-        assert unknown_fields(local_answer, output_shape) == [], f"{operation}: fields botocore does not define"
+        assert unknown_fields(local_answer, output_shape) == [], (
+            f"{operation}: fields botocore does not define"
+        )
     assert missing_fields(typed(moto_answer), typed(local_answer)) == [], f"{operation}: fields moto has"
     return moto_answer, local_answer
 

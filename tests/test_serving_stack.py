@@ -284,19 +284,31 @@ def test_container_logs_reach_cloudwatch_per_container_naming_the_stack(
     assert "Model model loaded" in text
 
 
-def test_f14_serverless_memory_too_small_for_the_model_kills_the_worker(
-    engine: LocalEngine, tiny_artifact: Path, tmp_path: Path
-) -> None:
+@pytest.fixture(scope="module")
+def big_model_uri(engine: LocalEngine, tiny_artifact: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A model whose graph holds 512 MB of weights (zeros: 0.5 MB on the wire, 512 MB in memory)."""
     supported, how = memory_cap_support()
     if not supported:
         pytest.skip(f"no real memory cap on this machine: {how}")
-    # Given a model whose graph holds 512 MB of weights (zeros: small on the wire) on 1024 MB serverless
-    big = tmp_path / "big"
+    big = tmp_path_factory.mktemp("big") / "artifact"
     shutil.copytree(tiny_artifact, big)
     ids_only_graph(big / "model.onnx", weights=128 * 1024 * 1024)
-    uri = upload_artifact(engine, big, "big/model.tar.gz", tmp_path)
+    return upload_artifact(engine, big, "big/model.tar.gz", big.parent)
+
+
+def capped_container(engine: LocalEngine, endpoint: str) -> Any:
+    assert engine.sagemaker is not None
+    [capped] = engine.sagemaker.endpoint_containers(engine.sagemaker.endpoints[endpoint])
+    assert capped.memory is not None
+    return capped
+
+
+def test_f14_serverless_memory_too_small_for_the_model_kills_the_worker(
+    engine: LocalEngine, big_model_uri: str
+) -> None:
+    # Given the big model on 1024 MB serverless
     sagemaker = engine.client("sagemaker")
-    sagemaker.create_model(ModelName="big", ExecutionRoleArn=ROLE, PrimaryContainer=container(uri))
+    sagemaker.create_model(ModelName="big", ExecutionRoleArn=ROLE, PrimaryContainer=container(big_model_uri))
     sagemaker.create_endpoint_config(
         EndpointConfigName="big",
         ProductionVariants=[
@@ -315,9 +327,7 @@ def test_f14_serverless_memory_too_small_for_the_model_kills_the_worker(
             EndpointName="big", Body=ONE_TEXT, ContentType="application/json"
         )
     if isinstance(caught.value, ClientError):
-        assert "Your invocation timed out" in str(caught.value.response["Error"]["Message"]), (
-            caught.value.response
-        )
+        assert "Your invocation timed out" in str(caught.value.response["Error"]["Message"])
     # Then the model server log shows the field's signature, and the endpoint stays InService
     text = wait_for(
         lambda: {"text": log_text(engine, "/aws/sagemaker/Endpoints/big")},
@@ -328,7 +338,42 @@ def test_f14_serverless_memory_too_small_for_the_model_kills_the_worker(
     assert "memory capped at 1024 MB" in text
     assert sagemaker.describe_endpoint(EndpointName="big")["EndpointStatus"] == "InService"
     # And it was the kernel's memory cap that killed it
-    assert engine.sagemaker is not None
-    [capped] = engine.sagemaker.endpoint_containers(engine.sagemaker.endpoints["big"])
-    assert capped.memory is not None and capped.memory.oom_kills() >= 1
+    assert capped_container(engine, "big").memory.oom_kills() >= 1
     sagemaker.delete_endpoint(EndpointName="big")
+
+
+def test_f02_workers_outgrowing_the_instance_memory_die_while_the_endpoint_is_in_service(
+    engine: LocalEngine, big_model_uri: str
+) -> None:
+    # Given 3 workers (each loads its own session) of the big model on ml.c5.large (4 GB)
+    sagemaker = engine.client("sagemaker")
+    sagemaker.create_model(
+        ModelName="workers",
+        ExecutionRoleArn=ROLE,
+        PrimaryContainer=container(big_model_uri, SAGEMAKER_MODEL_SERVER_WORKERS="3"),
+    )
+    sagemaker.create_endpoint_config(
+        EndpointConfigName="workers",
+        ProductionVariants=[
+            {
+                "VariantName": "primary",
+                "ModelName": "workers",
+                "InstanceType": "ml.c5.large",
+                "InitialInstanceCount": 1,
+                "ContainerStartupHealthCheckTimeoutInSeconds": 600,
+            }
+        ],
+    )
+    sagemaker.create_endpoint(EndpointName="workers", EndpointConfigName="workers")
+    # Then the endpoint passes its health check (a worker that fits answers)
+    final = endpoint_settled(sagemaker, "workers", timeout_s=900)[-1]
+    assert final["EndpointStatus"] == "InService", final.get("FailureReason")
+    # And the workers that do not fit die as in the field, killed by the instance's memory
+    text = wait_for(
+        lambda: {"text": log_text(engine, "/aws/sagemaker/Endpoints/workers")},
+        lambda d: "Worker died" in d["text"],
+        timeout_s=300,
+    )[-1]["text"]
+    assert "instance ml.c5.large memory, 4096 MB, caps its containers" in text
+    assert capped_container(engine, "workers").memory.oom_kills() >= 1
+    sagemaker.delete_endpoint(EndpointName="workers")

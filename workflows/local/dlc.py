@@ -131,7 +131,8 @@ def _run(command: list[str], log: Path, env: dict[str, str]) -> None:
     if completed.returncode != 0:
         tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-12:]
         raise DlcUnavailable(
-            f"`{' '.join(command[:6])} ...` exited with {completed.returncode} (log: {log}):\n" + "\n".join(tail)
+            f"`{' '.join(command[:6])} ...` exited with {completed.returncode} (log: {log}):\n"
+            + "\n".join(tail)
         )
 
 
@@ -172,7 +173,9 @@ def _build(root: Path, log: Path) -> None:
     if facts["onnxruntime_in_base"]:
         raise DlcUnavailable("onnxruntime ended up in the base environment; F01 could not be reproduced.")
     partial = root / (READY + ".partial")
-    partial.write_text(json.dumps({"versions": facts["versions"], "key": root.name}, indent=1), encoding="utf-8")
+    partial.write_text(
+        json.dumps({"versions": facts["versions"], "key": root.name}, indent=1), encoding="utf-8"
+    )
     os.replace(partial, root / READY)
 
 
@@ -246,7 +249,9 @@ _resolved: dict[str, ServingStack] = {}
 _resolve_lock = threading.Lock()
 
 
-def resolve_serving_stack(preference: str | None = None, *, announce: Announce = announce_to_stderr) -> ServingStack:
+def resolve_serving_stack(
+    preference: str | None = None, *, announce: Announce = announce_to_stderr
+) -> ServingStack:
     """Pick the model server for local endpoints (once per process and preference).
 
     ``preference`` (or ``$DEPLOYBENCH_LOCAL_SERVER``): ``auto`` (default: MMS where Java and the DLC-like

@@ -27,7 +27,9 @@ def validation(message: str) -> ApiError:
 
 def constraint(value: Any, member: str, rule: str) -> ApiError:
     """The API's own parameter validation text (``1 validation error detected: ...``)."""
-    return validation(f"1 validation error detected: Value '{value}' at '{member}' failed to satisfy constraint: {rule}")
+    return validation(
+        f"1 validation error detected: Value '{value}' at '{member}' failed to satisfy constraint: {rule}"
+    )
 
 
 def valid_name(body: dict[str, Any], key: str) -> str:

@@ -60,8 +60,15 @@ class LocalSageMaker(RuntimeApi, ProcessingJobsApi, TagsApi):
     def running_containers(self) -> list[str]:
         """Endpoints (and inference components) with a server process still alive."""
         with self.lock:
-            owners = [(e.name, c) for e in self.endpoints.values() for i in e.instances for c in i.containers.values()]
-            owners += [(n, c) for n, ic in self.components.items() for i in ic.copies for c in i.containers.values()]
+            owners = [
+                (e.name, c)
+                for e in self.endpoints.values()
+                for i in e.instances
+                for c in i.containers.values()
+            ]
+            owners += [
+                (n, c) for n, ic in self.components.items() for i in ic.copies for c in i.containers.values()
+            ]
         return sorted({name for name, container in owners if container.alive()})
 
     def shutdown(self) -> list[str]:

@@ -18,18 +18,12 @@ from workflows import clock
 from workflows.local.sagemaker.api import already_exists, constraint, epoch, not_found, valid_name, validation
 from workflows.local.sagemaker.container import Container, ContainerFailed, ContainerSpec
 from workflows.local.sagemaker.endpoints import DEFAULT_HEALTH_CHECK_TIMEOUT_S, EndpointsApi
+from workflows.local.sagemaker.instances import gpus
 from workflows.local.sagemaker.logs import instance_id
 from workflows.local.sagemaker.models import model_containers
 from workflows.local.sagemaker.state import Instance
 from workflows.spec import is_gpu_instance
 
-# Accelerators per instance of the GPU types the field used (AWS instance type pages).
-GPUS_PER_INSTANCE = {
-    "ml.g4dn.xlarge": 1, "ml.g4dn.2xlarge": 1, "ml.g4dn.12xlarge": 4,
-    "ml.g5.xlarge": 1, "ml.g5.2xlarge": 1, "ml.g5.4xlarge": 1, "ml.g5.12xlarge": 4, "ml.g5.48xlarge": 8,
-    "ml.g6.xlarge": 1, "ml.g6.2xlarge": 1, "ml.g6.12xlarge": 4, "ml.g6.48xlarge": 8,
-    "ml.g6e.xlarge": 1, "ml.g6e.12xlarge": 4, "ml.p4d.24xlarge": 8, "ml.p5.48xlarge": 8,
-}  # fmt: skip
 IC_LOG_GROUP = "/aws/sagemaker/InferenceComponents/{name}"
 NO_CAPACITY = "Inference Component has no capacity to process this request"
 
@@ -72,7 +66,9 @@ class ComponentsApi(EndpointsApi):
         self._check_specification(specification, variant.get("InstanceType", ""))
         copies = (body.get("RuntimeConfig") or {}).get("CopyCount")
         if not isinstance(copies, int) or copies < 0:
-            raise constraint(copies, "runtimeConfig.copyCount", "Member must have value greater than or equal to 0")
+            raise constraint(
+                copies, "runtimeConfig.copyCount", "Member must have value greater than or equal to 0"
+            )
         now = clock.now()
         with self.lock:
             if name in self.components:
@@ -98,7 +94,9 @@ class ComponentsApi(EndpointsApi):
         devices = requirements.get("NumberOfAcceleratorDevicesRequired")
         if devices is not None and devices < 1:
             rule = "Member must have value greater than or equal to 1"
-            raise constraint(devices, "specification.computeResourceRequirements.numberOfAcceleratorDevicesRequired", rule)
+            raise constraint(
+                devices, "specification.computeResourceRequirements.numberOfAcceleratorDevicesRequired", rule
+            )
         if is_gpu_instance(instance_type) and devices is None and self.planned_fault("F08", instance_type):
             raise validation(f"Number of accelerator devices required must be specified for {instance_type}")
 
@@ -110,7 +108,7 @@ class ComponentsApi(EndpointsApi):
             return component.desired
         with self.lock:
             used = sum(len(c.copies) * c.devices for c in self.components.values() if c is not component)
-        free = GPUS_PER_INSTANCE.get(instance_type, 1) * instances - used
+        free = gpus(instance_type) * instances - used
         placeable = max(0, free) // component.devices
         if placeable < component.desired and self.planned_fault("F09", instance_type):
             return placeable
@@ -129,7 +127,9 @@ class ComponentsApi(EndpointsApi):
             return
         target = self._placeable(component, instance_type, variant.get("InitialInstanceCount", 1))
         if target == 0 and component.desired > 0:
-            self._fail(component, f"SageMaker was able to deploy 0 out of {component.desired} requested copies")
+            self._fail(
+                component, f"SageMaker was able to deploy 0 out of {component.desired} requested copies"
+            )
             return
         try:
             self._scale_to(component, target)
@@ -208,7 +208,10 @@ class ComponentsApi(EndpointsApi):
                 "EndpointArn": self.arn("endpoint", component.endpoint),
                 "VariantName": component.variant,
                 "Specification": dict(component.specification),
-                "RuntimeConfig": {"DesiredCopyCount": component.desired, "CurrentCopyCount": len(component.copies)},
+                "RuntimeConfig": {
+                    "DesiredCopyCount": component.desired,
+                    "CurrentCopyCount": len(component.copies),
+                },
                 "CreationTime": epoch(component.created),
                 "LastModifiedTime": epoch(component.modified),
                 "InferenceComponentStatus": component.status,
@@ -221,13 +224,21 @@ class ComponentsApi(EndpointsApi):
         component = self._component(body["InferenceComponentName"])
         copies = (body.get("DesiredRuntimeConfig") or {}).get("CopyCount")
         if not isinstance(copies, int) or copies < 0:
-            raise constraint(copies, "desiredRuntimeConfig.copyCount", "Member must have value greater than or equal to 0")
+            raise constraint(
+                copies, "desiredRuntimeConfig.copyCount", "Member must have value greater than or equal to 0"
+            )
         with self.lock:
             if component.status != "InService":
-                raise validation(f'Cannot update inference component "{component.arn}" while it is {component.status}.')
+                raise validation(
+                    f'Cannot update inference component "{component.arn}" while it is {component.status}.'
+                )
             component.desired, component.status, component.modified = copies, "Updating", clock.now()
-        config = self.configs.get(self.endpoints[component.endpoint].config_name) or {"ProductionVariants": [{}]}
-        self.spawn(self._place, component, config["ProductionVariants"][0], name=f"component-{component.name}")
+        config = self.configs.get(self.endpoints[component.endpoint].config_name) or {
+            "ProductionVariants": [{}]
+        }
+        self.spawn(
+            self._place, component, config["ProductionVariants"][0], name=f"component-{component.name}"
+        )
         return {"InferenceComponentArn": component.arn}
 
     def delete_inference_component(self, body: dict[str, Any]) -> dict[str, Any]:

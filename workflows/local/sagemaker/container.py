@@ -91,7 +91,13 @@ class Container:
     """A running (or starting) local serving container."""
 
     def __init__(
-        self, spec: ContainerSpec, *, workdir: Path, stack: ServingStack, shipper: LogShipper | None = None
+        self,
+        spec: ContainerSpec,
+        *,
+        workdir: Path,
+        stack: ServingStack,
+        shipper: LogShipper | None = None,
+        memory: MemoryCap | None = None,
     ) -> None:
         self.spec = spec
         self.workdir = workdir
@@ -100,7 +106,10 @@ class Container:
         self.model_dir = workdir / "ml" / "model"
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
-        self.memory: MemoryCap | None = None
+        # A cap shared with the other containers of its instance (the instance's memory), or its own
+        # (serverless MemorySizeInMB), created at launch and removed at stop.
+        self.memory: MemoryCap | None = memory
+        self._own_memory = False
         # The unix socket MMS's workers listen on lives in TMPDIR and must stay under 107 bytes
         # (``AF_UNIX path too long`` otherwise), so the temp dir is short, outside deep work dirs.
         self.tmp = Path(tempfile.mkdtemp(prefix="dbc-", dir="/tmp"))
@@ -135,19 +144,27 @@ class Container:
         for line in self.spec.extra_log_lines:
             self.log(line)
         prefix: list[str] = []
-        if self.spec.memory_mb is not None:
+        if self.memory is None and self.spec.memory_mb is not None:
             supported, how = memory_cap_support()
             name = f"{self.spec.endpoint}-{self.spec.hostname}"
             self.memory = MemoryCap.create(name, self.spec.memory_mb) if supported else None
-            if self.memory is not None:
-                prefix = self.memory.command_prefix()
-                self.log(f"deploybench local SageMaker: memory capped at {self.spec.memory_mb} MB ({how})")
-            else:
+            self._own_memory = self.memory is not None
+            if self.memory is None:
                 self.log(
                     f"deploybench local SageMaker: MemorySizeInMB {self.spec.memory_mb} is NOT enforced: {how}"
                 )
+        if self.memory is not None:
+            prefix = self.memory.command_prefix()
+            self.log(
+                f"deploybench local SageMaker: memory capped at {self.memory.limit_mb} MB ({self.memory.path})"
+            )
         command, env = launch.command_and_environment(
-            self.stack, model_dir=self.model_dir, workdir=self.workdir, tmp=self.tmp, port=self.port, spec=self.spec
+            self.stack,
+            model_dir=self.model_dir,
+            workdir=self.workdir,
+            tmp=self.tmp,
+            port=self.port,
+            spec=self.spec,
         )
         with self.spec.log_path.open("ab") as out:
             self.process = subprocess.Popen(
@@ -184,7 +201,9 @@ class Container:
                 return
             status = self._probe(max(1.0, deadline - time.monotonic()))
             if status is not None and status not in NOT_YET_SERVING:
-                self.log(f"deploybench local SageMaker: first invocation answered with HTTP {status}: healthy")
+                self.log(
+                    f"deploybench local SageMaker: first invocation answered with HTTP {status}: healthy"
+                )
                 return
             time.sleep(0.5)
         raise ContainerFailed(health_check_failure(self.spec, primary))
@@ -281,7 +300,7 @@ class Container:
                 else:
                     continue
                 break
-        if self.memory is not None:
+        if self.memory is not None and self._own_memory:
             # Nothing about the kill goes to the container log: the field saw no OOM line there (F02, F14).
             self.memory.remove()
         if self.shipper is not None:

@@ -21,7 +21,9 @@ from typing import Any
 from workflows import clock
 from workflows.local.sagemaker.api import already_exists, epoch, not_found, valid_name, validation
 from workflows.local.sagemaker.container import Container, ContainerFailed, ContainerSpec
+from workflows.local.sagemaker.instances import memory_mb
 from workflows.local.sagemaker.logs import ENDPOINT_LOG_GROUP, instance_id
+from workflows.local.sagemaker.memory import MemoryCap, memory_cap_support
 from workflows.local.sagemaker.models import ModelsApi, bind_to_port_error, is_direct, model_containers
 from workflows.local.sagemaker.state import Endpoint, Instance
 from workflows.spec import is_gpu_instance
@@ -62,7 +64,9 @@ class EndpointsApi(ModelsApi):
         with self.lock:
             if name in self.endpoints:
                 raise already_exists("endpoint", self.arn("endpoint", name))
-            endpoint = Endpoint(name, self.arn("endpoint", name), config["EndpointConfigName"], "Creating", now, now, kind)
+            endpoint = Endpoint(
+                name, self.arn("endpoint", name), config["EndpointConfigName"], "Creating", now, now, kind
+            )
             self.endpoints[name] = endpoint
             self.tags[endpoint.arn] = list(body.get("Tags") or [])
         self.spawn(self._bring_up, endpoint, config, name=f"endpoint-{name}")
@@ -75,7 +79,9 @@ class EndpointsApi(ModelsApi):
         variant = config["ProductionVariants"][0]
         instance_type = variant.get("InstanceType", "")
         if is_gpu_instance(instance_type) and self.planned_fault("F04", instance_type):
-            raise validation(f"Instance type {instance_type} is not supported for a Model using Direct InferenceExecutionMode")
+            raise validation(
+                f"Instance type {instance_type} is not supported for a Model using Direct InferenceExecutionMode"
+            )
         fault = self.fault_plan.find("F05", instance_type)
         if fault is not None and fault.instance_types:  # unfiltered F05 already fired at CreateModel
             error = bind_to_port_error(self.models[variant["ModelName"]])
@@ -96,12 +102,20 @@ class EndpointsApi(ModelsApi):
                 endpoint.status, endpoint.failure_reason, endpoint.modified = "Failed", "", clock.now()
 
     def _assign_instances(self, endpoint: Endpoint, variant: dict[str, Any]) -> None:
-        summary: dict[str, Any] = {"VariantName": variant["VariantName"], "CurrentWeight": 1.0, "DesiredWeight": 1.0}
+        summary: dict[str, Any] = {
+            "VariantName": variant["VariantName"],
+            "CurrentWeight": 1.0,
+            "DesiredWeight": 1.0,
+        }
         model = self.models.get(variant.get("ModelName") or "")
         if model is not None:
             resolved = epoch(clock.now())
             summary["DeployedImages"] = [
-                {"SpecifiedImage": c.get("Image", ""), "ResolvedImage": c.get("Image", ""), "ResolutionTime": resolved}
+                {
+                    "SpecifiedImage": c.get("Image", ""),
+                    "ResolvedImage": c.get("Image", ""),
+                    "ResolutionTime": resolved,
+                }
                 for c in model_containers(model)
             ]
         if endpoint.kind == "serverless":
@@ -133,7 +147,11 @@ class EndpointsApi(ModelsApi):
                     endpoint.instances = instances
         except ContainerFailed as error:
             with self.lock:
-                endpoint.status, endpoint.failure_reason, endpoint.modified = "Failed", str(error), clock.now()
+                endpoint.status, endpoint.failure_reason, endpoint.modified = (
+                    "Failed",
+                    str(error),
+                    clock.now(),
+                )
                 endpoint.variants[0].pop("VariantStatus", None)
             return
         with self.lock:
@@ -163,7 +181,9 @@ class EndpointsApi(ModelsApi):
         for spec in specs:
             spec.log_path.parent.mkdir(parents=True, exist_ok=True)
             with spec.log_path.open("a", encoding="utf-8") as log:
-                log.write(f"deploybench local SageMaker: fault plan F20 on {instance_type}: the container exits at start\n")
+                log.write(
+                    f"deploybench local SageMaker: fault plan F20 on {instance_type}: the container exits at start\n"
+                )
                 log.write(CUDA_803 + "\n")
             if self.shipper is not None:
                 self.shipper.follow(spec.log_path, group=spec.log_group, stream=spec.log_stream)
@@ -173,15 +193,23 @@ class EndpointsApi(ModelsApi):
             "check. Please check CloudWatch logs for this endpoint."
         )
 
-    def _container_specs(self, endpoint: Endpoint, variant: dict[str, Any], index: int) -> list[ContainerSpec]:
+    def _container_specs(
+        self, endpoint: Endpoint, variant: dict[str, Any], index: int
+    ) -> list[ContainerSpec]:
         model = self.models[variant["ModelName"]]
         count = variant.get("InitialInstanceCount", 1)
         node = instance_id(endpoint.name, variant["VariantName"], str(index))
         specs = []
         for container in model_containers(model):
             hostname = container["ContainerHostname"]
-            stem = endpoint.name + (f"-{hostname}" if endpoint.kind == "direct" else "") + (f"-{index + 1}" if count > 1 else "")
-            stream = f"{variant['VariantName']}/{node}" + (f"/{hostname}" if endpoint.kind == "direct" else "")
+            stem = (
+                endpoint.name
+                + (f"-{hostname}" if endpoint.kind == "direct" else "")
+                + (f"-{index + 1}" if count > 1 else "")
+            )
+            stream = f"{variant['VariantName']}/{node}" + (
+                f"/{hostname}" if endpoint.kind == "direct" else ""
+            )
             specs.append(
                 ContainerSpec(
                     endpoint=endpoint.name,
@@ -195,33 +223,41 @@ class EndpointsApi(ModelsApi):
             )
         return specs
 
-    def _start_instances(self, endpoint: Endpoint, variant: dict[str, Any], notes: list[str]) -> list[Instance]:
+    def _start_instances(
+        self, endpoint: Endpoint, variant: dict[str, Any], notes: list[str]
+    ) -> list[Instance]:
         """Start every container of every instance at once, then wait for each to be healthy."""
         model = self.models[variant["ModelName"]]
         definitions = {c["ContainerHostname"]: c for c in model_containers(model)}
-        timeout = float(variant.get("ContainerStartupHealthCheckTimeoutInSeconds") or DEFAULT_HEALTH_CHECK_TIMEOUT_S)
+        timeout = float(
+            variant.get("ContainerStartupHealthCheckTimeoutInSeconds") or DEFAULT_HEALTH_CHECK_TIMEOUT_S
+        )
         deadline = time.monotonic() + timeout
         instances = []
         for index in range(variant.get("InitialInstanceCount", 1)):
             instance = Instance(instance_id(endpoint.name, variant["VariantName"], str(index)))
+            instance.memory, note = self._instance_memory(endpoint, variant, index)
+            instances.append(instance)
             for spec in self._container_specs(endpoint, variant, index):
-                spec.extra_log_lines.extend(notes)
+                spec.extra_log_lines.extend([*notes, note])
                 workdir = self.root / endpoint.name / f"{index}-{spec.hostname}"
-                container = self.new_container(spec, workdir)
+                container = self.new_container(spec, workdir, instance.memory)
                 with self.lock:
                     endpoint.starting.append(container)
+                instance.containers[spec.hostname] = container
                 self.place_model_data(container, definitions[spec.hostname])
                 container.launch()
-                instance.containers[spec.hostname] = container
-            instances.append(instance)
         try:
             for instance in instances:
                 for container in instance.containers.values():
                     if self._stopping.is_set():
-                        raise ContainerFailed("The local SageMaker shut down while the endpoint was starting.")
+                        raise ContainerFailed(
+                            "The local SageMaker shut down while the endpoint was starting."
+                        )
                     container.wait_healthy(deadline - time.monotonic(), primary=endpoint.kind == "single")
         except ContainerFailed:
-            self._stop_containers([c for i in instances for c in i.containers.values()])
+            for instance in instances:
+                instance.stop()
             raise
         finally:
             with self.lock:
@@ -248,14 +284,27 @@ class EndpointsApi(ModelsApi):
             self.s3.download_file(bucket, key, str(tarball))
             container.unpack(tarball)
         except Exception as error:  # noqa: BLE001 - S3 and tar errors alike become the FailureReason
-            raise ContainerFailed(f"Failed to extract model data archive from URL \"{url}\": {error}") from error
+            raise ContainerFailed(
+                f'Failed to extract model data archive from URL "{url}": {error}'
+            ) from error
         finally:
             tarball.unlink(missing_ok=True)
 
-    @staticmethod
-    def _stop_containers(containers: list[Container]) -> None:
-        for container in containers:
-            container.stop()
+    def _instance_memory(
+        self, endpoint: Endpoint, variant: dict[str, Any], index: int
+    ) -> tuple[MemoryCap | None, str]:
+        """The instance's memory as one cap shared by its containers (F02), and a log line saying so."""
+        instance_type = variant.get("InstanceType", "")
+        limit = memory_mb(instance_type)
+        supported, how = memory_cap_support()
+        if limit is None or not supported:
+            why = how if limit is not None else f"{instance_type} is not in the instance table"
+            return None, f"deploybench local SageMaker: the instance's memory is NOT capped: {why}"
+        cap = MemoryCap.create(f"{endpoint.name}-{index}", limit)
+        return (
+            cap,
+            f"deploybench local SageMaker: instance {instance_type} memory, {limit} MB, caps its containers",
+        )
 
     # --- describe, delete, list ----------------------------------------------------------------
 
@@ -298,8 +347,11 @@ class EndpointsApi(ModelsApi):
 
     def _remove(self, endpoint: Endpoint) -> None:
         with self.lock:
-            containers = [c for i in endpoint.instances for c in i.containers.values()] + list(endpoint.starting)
-        self._stop_containers(containers)
+            starting, placed = list(endpoint.starting), list(endpoint.instances)
+        for container in starting:
+            container.stop()
+        for instance in placed:
+            instance.stop()
         with self.lock:
             self.endpoints.pop(endpoint.name, None)
             self.tags.pop(endpoint.arn, None)

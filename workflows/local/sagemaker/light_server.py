@@ -151,6 +151,25 @@ def make_handler(service: WorkerPool) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def legacy_archive_error(model_dir: str) -> str | None:
+    """MMS 1.1.11 takes a model folder holding ``manifest.json`` (any case) for a legacy model archive;
+    without a ``model`` entry it fails with this NullPointerException and stops (seen on the real stack)."""
+    for name in os.listdir(model_dir):
+        if name.lower() != "manifest.json":
+            continue
+        try:
+            with open(os.path.join(model_dir, name), encoding="utf-8") as handle:
+                if isinstance(json.load(handle).get("model"), dict):
+                    return None
+        except (OSError, ValueError, AttributeError):
+            pass
+        return (
+            'java.lang.NullPointerException: Cannot invoke "com.amazonaws.ml.mms.archive.LegacyManifest$ModelInfo'
+            '.getModelName()" because "this.modelInfo" is null'
+        )
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model-dir", required=True)
@@ -161,6 +180,11 @@ def main() -> None:
         f"Starting light model server (stand-in for the DLC's Multi Model Server), {workers} worker(s)",
         flush=True,
     )
+    legacy = legacy_archive_error(args.model_dir)
+    if legacy is not None:
+        print("com.amazonaws.ml.mms.ModelServer - Model server stopped.", flush=True)
+        print(legacy, flush=True)
+        sys.exit(1)
     services = [ModelService(args.model_dir) for _ in range(workers)]
     for service in services:
         service.load()

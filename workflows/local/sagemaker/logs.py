@@ -97,7 +97,9 @@ class LogShipper:
         followed.partial = b"" if final else lines.pop()
         # Real time, not the engine's simulated clock: CloudWatch rejects events far in the future.
         now = int(time.time() * 1000)
-        events = [{"timestamp": now, "message": line.decode("utf-8", "replace")} for line in lines if line.strip()]
+        events = [
+            {"timestamp": now, "message": line.decode("utf-8", "replace")} for line in lines if line.strip()
+        ]
         if not events:
             return
         try:

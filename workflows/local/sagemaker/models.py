@@ -66,9 +66,13 @@ class ModelsApi(BackendState):
         if not body.get("PrimaryContainer") and not body.get("Containers"):
             raise validation("Either PrimaryContainer or Containers must be specified.")
         if len(body.get("Containers") or []) > MAX_CONTAINERS:
-            raise constraint(len(body["Containers"]), "containers", "Member must have length less than or equal to 15")
+            raise constraint(
+                len(body["Containers"]), "containers", "Member must have length less than or equal to 15"
+            )
         if is_direct(body) and not body.get("Containers"):
-            raise validation("InferenceExecutionConfig Mode Direct requires Containers, not PrimaryContainer.")
+            raise validation(
+                "InferenceExecutionConfig Mode Direct requires Containers, not PrimaryContainer."
+            )
         if self.planned_fault_applies("F05", None):
             error = bind_to_port_error(body)
             if error is not None and self.planned_fault("F05", None):
@@ -149,11 +153,17 @@ class ModelsApi(BackendState):
             raise validation(f"{member}: InstanceType is required for a variant without ServerlessConfig.")
         count = variant.get("InitialInstanceCount")
         if not isinstance(count, int) or count < 1:
-            raise constraint(count, f"{member}.initialInstanceCount", "Member must have value greater than or equal to 1")
+            raise constraint(
+                count, f"{member}.initialInstanceCount", "Member must have value greater than or equal to 1"
+            )
         timeout = variant.get("ContainerStartupHealthCheckTimeoutInSeconds")
         if timeout is not None and not 60 <= timeout <= 3600:
             rule = "greater than or equal to 60" if timeout < 60 else "less than or equal to 3600"
-            raise constraint(timeout, f"{member}.containerStartupHealthCheckTimeoutInSeconds", f"Member must have value {rule}")
+            raise constraint(
+                timeout,
+                f"{member}.containerStartupHealthCheckTimeoutInSeconds",
+                f"Member must have value {rule}",
+            )
 
     def _config(self, name: str) -> dict[str, Any]:
         config = self.configs.get(name)
@@ -174,7 +184,11 @@ class ModelsApi(BackendState):
     def list_endpoint_configs(self, body: dict[str, Any]) -> dict[str, Any]:
         with self.lock:
             items = [
-                {"EndpointConfigName": n, "EndpointConfigArn": c["EndpointConfigArn"], "CreationTime": c["CreationTime"]}
+                {
+                    "EndpointConfigName": n,
+                    "EndpointConfigArn": c["EndpointConfigArn"],
+                    "CreationTime": c["CreationTime"],
+                }
                 for n, c in sorted(self.configs.items())
                 if body.get("NameContains", "") in n
             ]

@@ -70,7 +70,9 @@ class ProcessingJobsApi(BackendState):
             s3 = item.get("S3Input") or {}
             _s3_parts(str(s3.get("S3Uri", "")))
             if not str(s3.get("LocalPath", "")).startswith(CONTAINER_ROOT):
-                raise validation(f"ProcessingInput {item.get('InputName')} LocalPath must be under /opt/ml/processing.")
+                raise validation(
+                    f"ProcessingInput {item.get('InputName')} LocalPath must be under /opt/ml/processing."
+                )
         for item in (body.get("ProcessingOutputConfig") or {}).get("Outputs") or []:
             _s3_parts(str((item.get("S3Output") or {}).get("S3Uri", "")))
         now = clock.now()
@@ -78,7 +80,9 @@ class ProcessingJobsApi(BackendState):
         with self.lock:
             if name in self.jobs:
                 raise already_exists("processing job", arn)
-            job = ProcessingJob(name, arn, {k: v for k, v in body.items() if k != "Tags"}, "InProgress", now, now)
+            job = ProcessingJob(
+                name, arn, {k: v for k, v in body.items() if k != "Tags"}, "InProgress", now, now
+            )
             self.jobs[name] = job
             self.tags[arn] = list(body.get("Tags") or [])
         self.spawn(self._run_job, job, name=f"processing-{name}")
@@ -107,7 +111,12 @@ class ProcessingJobsApi(BackendState):
                 return
             if code != 0:
                 tail = log_path.read_text(encoding="utf-8", errors="replace")[-EXIT_MESSAGE_CHARS:]
-                self._finish(job, "Failed", f"AlgorithmError: See job logs for more information (exit code {code})", tail)
+                self._finish(
+                    job,
+                    "Failed",
+                    f"AlgorithmError: See job logs for more information (exit code {code})",
+                    tail,
+                )
                 return
             self._upload_outputs(request, job_dir)
             self._finish(job, "Completed", exit_message="")
@@ -134,16 +143,23 @@ class ProcessingJobsApi(BackendState):
                     self.s3.download_file(bucket, key, str(destination))
                     found = True
             if not found:
-                raise RuntimeError(f"No S3 objects found under S3 URL \"{s3['S3Uri']}\" given in input data source.")
+                raise RuntimeError(
+                    f'No S3 objects found under S3 URL "{s3["S3Uri"]}" given in input data source.'
+                )
 
     def _execute(self, job: ProcessingJob, job_dir: Path, log_path: Path) -> int:
         request = job.request
         app = request["AppSpecification"]
-        command = [self._map(str(a), job_dir) for a in [*app["ContainerEntrypoint"], *(app.get("ContainerArguments") or [])]]
+        command = [
+            self._map(str(a), job_dir)
+            for a in [*app["ContainerEntrypoint"], *(app.get("ContainerArguments") or [])]
+        ]
         if command[0] in {"python", "python3"}:
             command[0] = sys.executable
         env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_ENDPOINT_URL")}
-        env.update({str(k): self._map(str(v), job_dir) for k, v in (request.get("Environment") or {}).items()})
+        env.update(
+            {str(k): self._map(str(v), job_dir) for k, v in (request.get("Environment") or {}).items()}
+        )
         env.update(
             {
                 "AWS_ENDPOINT_URL_SAGEMAKER": self.url,
@@ -155,7 +171,9 @@ class ProcessingJobsApi(BackendState):
                 "PYTHONUNBUFFERED": "1",
             }
         )
-        limit = float((request.get("StoppingCondition") or {}).get("MaxRuntimeInSeconds") or DEFAULT_MAX_RUNTIME_S)
+        limit = float(
+            (request.get("StoppingCondition") or {}).get("MaxRuntimeInSeconds") or DEFAULT_MAX_RUNTIME_S
+        )
         with log_path.open("ab") as log:
             process = subprocess.Popen(
                 command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
@@ -164,7 +182,11 @@ class ProcessingJobsApi(BackendState):
         with self.lock:
             job.process = process
         if self.shipper is not None:
-            self.shipper.follow(log_path, group=PROCESSING_LOG_GROUP, stream=f"{job.name}/algo-1-{instance_id(job.name)[2:12]}")
+            self.shipper.follow(
+                log_path,
+                group=PROCESSING_LOG_GROUP,
+                stream=f"{job.name}/algo-1-{instance_id(job.name)[2:12]}",
+            )
         deadline = time.monotonic() + limit
         while process.poll() is None:
             if time.monotonic() > deadline or job.stop_requested or self._stopping.is_set():
@@ -186,7 +208,9 @@ class ProcessingJobsApi(BackendState):
                 key = f"{prefix.rstrip('/')}/{path.relative_to(source).as_posix()}"
                 self.s3.upload_file(str(path), bucket, key)
 
-    def _finish(self, job: ProcessingJob, status: str, reason: str | None = None, exit_message: str | None = None) -> None:
+    def _finish(
+        self, job: ProcessingJob, status: str, reason: str | None = None, exit_message: str | None = None
+    ) -> None:
         with self.lock:
             job.status, job.modified, job.ended = status, clock.now(), clock.now()
             job.failure_reason, job.exit_message = reason, exit_message
@@ -221,7 +245,9 @@ class ProcessingJobsApi(BackendState):
         job = self._job(body["ProcessingJobName"])
         with self.lock:
             if job.status != "InProgress":
-                raise validation(f"The processing job {job.name} is {job.status}; only an InProgress job can be stopped.")
+                raise validation(
+                    f"The processing job {job.name} is {job.status}; only an InProgress job can be stopped."
+                )
             job.status, job.modified, job.stop_requested = "Stopping", clock.now(), True
         return {}
 

@@ -41,7 +41,8 @@ class RuntimeApi(ComponentsApi):
             raise ApiError("ValidationError", f"Endpoint {name} of account {ACCOUNT} not found.")
         if endpoint.status != "InService":
             raise ApiError(
-                "ValidationError", f"Endpoint {name} of account {ACCOUNT} is not in service (status {endpoint.status})."
+                "ValidationError",
+                f"Endpoint {name} of account {ACCOUNT} is not in service (status {endpoint.status}).",
             )
         variant = endpoint.variants[0]["VariantName"]
         target = headers.get(TARGET_HEADER)
@@ -71,11 +72,16 @@ class RuntimeApi(ComponentsApi):
             raise self._model_error(name, status, who, output.decode("utf-8", "replace"))
         return Invocation(status, output, content_type, variant)
 
-    def _route(self, endpoint: Endpoint, target: str | None, component: str | None) -> tuple[Container | None, str]:
+    def _route(
+        self, endpoint: Endpoint, target: str | None, component: str | None
+    ) -> tuple[Container | None, str]:
         if endpoint.kind == "components":
             return self._route_component(endpoint, component), "primary"
         if component:
-            raise ApiError("ValidationError", f"Endpoint {endpoint.name} has no inference components; do not set InferenceComponentName.")
+            raise ApiError(
+                "ValidationError",
+                f"Endpoint {endpoint.name} has no inference components; do not set InferenceComponentName.",
+            )
         with self.lock:
             instances = list(endpoint.instances)
             endpoint.turn += 1
@@ -112,7 +118,9 @@ class RuntimeApi(ComponentsApi):
             )
         component = self.components.get(name)
         if component is None or component.endpoint != endpoint.name:
-            raise ApiError("ValidationError", f"Inference Component {name} not found on endpoint {endpoint.name}.")
+            raise ApiError(
+                "ValidationError", f"Inference Component {name} not found on endpoint {endpoint.name}."
+            )
         config = self.configs.get(endpoint.config_name) or {"ProductionVariants": [{}]}
         instance_type = config["ProductionVariants"][0].get("InstanceType")
         container = self.component_copy(name)

@@ -14,6 +14,7 @@ from workflows.local.faults import Fault, FaultPlan
 from workflows.local.sagemaker.api import ACCOUNT
 from workflows.local.sagemaker.container import Container, ContainerFailed, ContainerSpec
 from workflows.local.sagemaker.logs import LogShipper
+from workflows.local.sagemaker.memory import MemoryCap
 
 
 @dataclass
@@ -22,6 +23,14 @@ class Instance:
 
     id: str
     containers: dict[str, Container] = field(default_factory=dict)
+    memory: MemoryCap | None = None
+
+    def stop(self) -> None:
+        """Stop its containers, then drop its memory cap (the kernel keeps a cgroup with processes)."""
+        for container in self.containers.values():
+            container.stop()
+        if self.memory is not None:
+            self.memory.remove()
 
 
 @dataclass
@@ -84,9 +93,11 @@ class BackendState:
         """The model server containers run (resolved once; may build the DLC-like environment)."""
         return resolve_serving_stack(self._serving, announce=self.announce)
 
-    def new_container(self, spec: ContainerSpec, workdir: Path) -> Container:
+    def new_container(self, spec: ContainerSpec, workdir: Path, memory: MemoryCap | None = None) -> Container:
         """A container for ``spec``, remembered so that shutdown stops it whatever state it reached."""
-        container = Container(spec, workdir=workdir, stack=self.serving_stack(), shipper=self.shipper)
+        container = Container(
+            spec, workdir=workdir, stack=self.serving_stack(), shipper=self.shipper, memory=memory
+        )
         with self.lock:
             if self._stopping.is_set():
                 raise ContainerFailed("The local SageMaker is shutting down.")
