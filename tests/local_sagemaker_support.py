@@ -86,10 +86,14 @@ def runtime(engine: LocalEngine, read_timeout: float = 120) -> Any:
 
 
 def log_text(engine: LocalEngine, group: str) -> str:
-    """Every event of every stream of a CloudWatch log group, as one text."""
+    """Every event of every stream of a CloudWatch log group, as one text ("" before the group exists)."""
     logs = engine.client("logs")
     lines = []
-    for stream in logs.describe_log_streams(logGroupName=group)["logStreams"]:
+    try:
+        streams = logs.describe_log_streams(logGroupName=group)["logStreams"]
+    except logs.exceptions.ResourceNotFoundException:
+        return ""  # nothing shipped yet
+    for stream in streams:
         events = logs.get_log_events(logGroupName=group, logStreamName=stream["logStreamName"])["events"]
         lines += [event["message"] for event in events]
     return "\n".join(lines)

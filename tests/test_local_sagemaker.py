@@ -436,3 +436,14 @@ def test_an_unknown_server_choice_is_refused_naming_the_choices() -> None:
 
     with pytest.raises(DlcUnavailable, match="use auto, mms or light"):
         resolve_serving_stack("tomcat")
+
+
+def test_light_server_error_bodies_are_byte_for_byte_those_of_mms() -> None:
+    from workflows.local.sagemaker.light_server import _error_body
+
+    # Then a handler error reads as MMS writes it (Gson: pretty-printed, HTML-unsafe characters escaped)
+    observed_from_mms = (
+        b'{\n  "code": 400,\n  "type": "InternalServerException",\n'
+        b'  "message": "No module named \\u0027onnxruntime\\u0027"\n}\n'
+    )
+    assert _error_body("No module named 'onnxruntime'") == observed_from_mms

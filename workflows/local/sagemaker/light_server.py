@@ -94,7 +94,20 @@ class ModelService:
 
 
 def _error_body(message: str) -> bytes:
-    return json.dumps({"code": 400, "type": "InternalServerException", "message": message}).encode("utf-8")
+    """The body MMS answers a handler error with, byte for byte: Gson pretty-prints it and escapes
+    HTML-unsafe characters (``'`` becomes ``\\u0027``), so error texts match across both servers."""
+    text = json.dumps(
+        {"code": 400, "type": "InternalServerException", "message": message}, indent=2, ensure_ascii=False
+    )
+    for char, escaped in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("=", "\\u003d"),
+        ("'", "\\u0027"),
+    ):
+        text = text.replace(char, escaped)
+    return (text + "\n").encode("utf-8")
 
 
 class WorkerPool:
