@@ -97,3 +97,11 @@ def log_text(engine: LocalEngine, group: str) -> str:
         events = logs.get_log_events(logGroupName=group, logStreamName=stream["logStreamName"])["events"]
         lines += [event["message"] for event in events]
     return "\n".join(lines)
+
+
+def leftover_cgroups(engine: LocalEngine) -> list[Path]:
+    """Memory-cap cgroups of this engine's local SageMaker still on the machine (none once it is over)."""
+    from workflows.local.sagemaker.memory import tagged_caps
+
+    assert engine.sagemaker is not None
+    return tagged_caps(engine.sagemaker.cgroup_tag)

@@ -19,6 +19,7 @@ from tests.local_sagemaker_support import (
     container,
     deploy,
     endpoint_settled,
+    leftover_cgroups,
     log_text,
     runtime,
     upload_artifact,
@@ -44,6 +45,7 @@ def make_engine(tmp_path: Path) -> Iterator[Any]:
     for engine in engines:
         engine.__exit__(None, None, None)
     assert serving_processes() == []
+    assert [leftover_cgroups(engine) for engine in engines] == [[] for _ in engines]
 
 
 def error_of(call: Any, **kwargs: Any) -> dict[str, str]:

@@ -25,6 +25,7 @@ from tests.local_sagemaker_support import (
     ONE_TEXT,
     container,
     endpoint_settled,
+    leftover_cgroups,
     log_text,
     runtime,
     upload_artifact,
@@ -125,6 +126,7 @@ def engine(stack: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Loc
     with LocalEngine(workdir=workdir, serving="mms") as running:
         yield running
     assert serving_processes() == []
+    assert leftover_cgroups(running) == []
 
 
 @pytest.fixture(scope="module")

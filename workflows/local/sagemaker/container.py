@@ -98,6 +98,7 @@ class Container:
         stack: ServingStack,
         shipper: LogShipper | None = None,
         memory: MemoryCap | None = None,
+        cgroup_tag: str = "local",
     ) -> None:
         self.spec = spec
         self.workdir = workdir
@@ -110,6 +111,7 @@ class Container:
         # (serverless MemorySizeInMB), created at launch and removed at stop.
         self.memory: MemoryCap | None = memory
         self._own_memory = False
+        self._cgroup_tag = cgroup_tag
         # The unix socket MMS's workers listen on lives in TMPDIR and must stay under 107 bytes
         # (``AF_UNIX path too long`` otherwise), so the temp dir is short, outside deep work dirs.
         self.tmp = Path(tempfile.mkdtemp(prefix="dbc-", dir="/tmp"))
@@ -146,7 +148,7 @@ class Container:
         prefix: list[str] = []
         if self.memory is None and self.spec.memory_mb is not None:
             supported, how = memory_cap_support()
-            name = f"{self.spec.endpoint}-{self.spec.hostname}"
+            name = f"{self._cgroup_tag}-{self.spec.endpoint}-{self.spec.hostname}"
             self.memory = MemoryCap.create(name, self.spec.memory_mb) if supported else None
             self._own_memory = self.memory is not None
             if self.memory is None:

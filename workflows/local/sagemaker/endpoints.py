@@ -233,21 +233,21 @@ class EndpointsApi(ModelsApi):
             variant.get("ContainerStartupHealthCheckTimeoutInSeconds") or DEFAULT_HEALTH_CHECK_TIMEOUT_S
         )
         deadline = time.monotonic() + timeout
-        instances = []
-        for index in range(variant.get("InitialInstanceCount", 1)):
-            instance = Instance(instance_id(endpoint.name, variant["VariantName"], str(index)))
-            instance.memory, note = self._instance_memory(endpoint, variant, index)
-            instances.append(instance)
-            for spec in self._container_specs(endpoint, variant, index):
-                spec.extra_log_lines.extend([*notes, note])
-                workdir = self.root / endpoint.name / f"{index}-{spec.hostname}"
-                container = self.new_container(spec, workdir, instance.memory)
-                with self.lock:
-                    endpoint.starting.append(container)
-                instance.containers[spec.hostname] = container
-                self.place_model_data(container, definitions[spec.hostname])
-                container.launch()
+        instances: list[Instance] = []
         try:
+            for index in range(variant.get("InitialInstanceCount", 1)):
+                instance = Instance(instance_id(endpoint.name, variant["VariantName"], str(index)))
+                instances.append(instance)
+                instance.memory, note = self._instance_memory(endpoint, variant, index)
+                for spec in self._container_specs(endpoint, variant, index):
+                    spec.extra_log_lines.extend([*notes, note])
+                    workdir = self.root / endpoint.name / f"{index}-{spec.hostname}"
+                    container = self.new_container(spec, workdir, instance.memory)
+                    with self.lock:
+                        endpoint.starting.append(container)
+                    instance.containers[spec.hostname] = container
+                    self.place_model_data(container, definitions[spec.hostname])
+                    container.launch()
             for instance in instances:
                 for container in instance.containers.values():
                     if self._stopping.is_set():
@@ -300,7 +300,7 @@ class EndpointsApi(ModelsApi):
         if limit is None or not supported:
             why = how if limit is not None else f"{instance_type} is not in the instance table"
             return None, f"deploybench local SageMaker: the instance's memory is NOT capped: {why}"
-        cap = MemoryCap.create(f"{endpoint.name}-{index}", limit)
+        cap = MemoryCap.create(f"{self.cgroup_tag}-{endpoint.name}-{index}", limit)
         return (
             cap,
             f"deploybench local SageMaker: instance {instance_type} memory, {limit} MB, caps its containers",

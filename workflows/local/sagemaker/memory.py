@@ -135,3 +135,20 @@ class MemoryCap:
                 return
             except OSError:
                 time.sleep(0.1)
+
+
+def tagged_caps(tag: str) -> list[Path]:
+    """The cgroups named with ``tag`` (one local SageMaker's) that exist now."""
+    found = _parent_directory()
+    return sorted(found[0].glob(f"deploybench-{tag}-*")) if found is not None else []
+
+
+def remove_tagged_caps(tag: str) -> list[Path]:
+    """Remove this backend's cgroups that are still there and empty; returns those still in use."""
+    busy = []
+    for path in tagged_caps(tag):
+        try:
+            path.rmdir()
+        except OSError:
+            busy.append(path)
+    return busy

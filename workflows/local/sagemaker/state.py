@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -14,7 +15,7 @@ from workflows.local.faults import Fault, FaultPlan
 from workflows.local.sagemaker.api import ACCOUNT
 from workflows.local.sagemaker.container import Container, ContainerFailed, ContainerSpec
 from workflows.local.sagemaker.logs import LogShipper
-from workflows.local.sagemaker.memory import MemoryCap
+from workflows.local.sagemaker.memory import MemoryCap, remove_tagged_caps
 
 
 @dataclass
@@ -85,6 +86,8 @@ class BackendState:
         self._threads: list[threading.Thread] = []
         self._triggered: dict[int, int] = {}
         self._containers: list[Container] = []
+        # Prefixes this backend's cgroups, so that shutdown can remove any a crash path left behind.
+        self.cgroup_tag = uuid.uuid4().hex[:8]
 
     def arn(self, kind: str, name: str) -> str:
         return f"arn:aws:sagemaker:{self.region}:{ACCOUNT}:{kind}/{name.lower()}"
@@ -96,7 +99,12 @@ class BackendState:
     def new_container(self, spec: ContainerSpec, workdir: Path, memory: MemoryCap | None = None) -> Container:
         """A container for ``spec``, remembered so that shutdown stops it whatever state it reached."""
         container = Container(
-            spec, workdir=workdir, stack=self.serving_stack(), shipper=self.shipper, memory=memory
+            spec,
+            workdir=workdir,
+            stack=self.serving_stack(),
+            shipper=self.shipper,
+            memory=memory,
+            cgroup_tag=self.cgroup_tag,
         )
         with self.lock:
             if self._stopping.is_set():
@@ -109,6 +117,7 @@ class BackendState:
             containers, self._containers = self._containers, []
         for container in containers:
             container.stop()
+        remove_tagged_caps(self.cgroup_tag)
 
     def spawn(self, target: Callable[..., None], *args: Any, name: str) -> None:
         thread = threading.Thread(target=target, args=args, name=name, daemon=True)
