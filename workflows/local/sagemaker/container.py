@@ -112,11 +112,10 @@ class Container:
         self.memory: MemoryCap | None = memory
         self._own_memory = False
         self._cgroup_tag = cgroup_tag
-        # The unix socket MMS's workers listen on lives in TMPDIR and must stay under 107 bytes
-        # (``AF_UNIX path too long`` otherwise), so the temp dir is short, outside deep work dirs.
-        self.tmp = Path(tempfile.mkdtemp(prefix="dbc-", dir="/tmp"))
+        self.tmp: Path | None = None
         self._local = threading.local()
         self._stopped = threading.Event()
+        self._lifecycle = threading.Lock()
 
     @property
     def server_kind(self) -> str:
@@ -137,7 +136,22 @@ class Container:
     # --- start ---------------------------------------------------------------------------------
 
     def launch(self) -> None:
-        """Start the server process group (returns at once; see :meth:`wait_healthy`)."""
+        """Start the server process group (returns at once; see :meth:`wait_healthy`).
+
+        Raises:
+            ContainerFailed: the container was stopped before it could start.
+        """
+        # Under the lifecycle lock: a stop racing a launch either comes first (nothing starts) or
+        # after (it kills what started).
+        with self._lifecycle:
+            if self._stopped.is_set():
+                raise ContainerFailed("The container was stopped before it started.")
+            self._launch()
+
+    def _launch(self) -> None:
+        # The unix socket MMS's workers listen on lives in TMPDIR and must stay under 107 bytes
+        # (``AF_UNIX path too long`` otherwise), so the temp dir is short, outside deep work dirs.
+        self.tmp = Path(tempfile.mkdtemp(prefix="dbc-", dir="/tmp"))
         self.model_dir.mkdir(parents=True, exist_ok=True)
         self.log(
             f"deploybench local SageMaker: container {self.spec.hostname} of {self.spec.endpoint} "
@@ -287,7 +301,8 @@ class Container:
 
     def stop(self) -> None:
         """Kill the container's whole process group, wait until it is empty, and clean up."""
-        self._stopped.set()
+        with self._lifecycle:
+            self._stopped.set()
         process = self.process
         if process is not None:
             for sig, wait_s in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 10.0)):
@@ -307,4 +322,5 @@ class Container:
             self.memory.remove()
         if self.shipper is not None:
             self.shipper.unfollow(self.spec.log_path)
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)

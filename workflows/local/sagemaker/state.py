@@ -98,6 +98,8 @@ class BackendState:
 
     def new_container(self, spec: ContainerSpec, workdir: Path, memory: MemoryCap | None = None) -> Container:
         """A container for ``spec``, remembered so that shutdown stops it whatever state it reached."""
+        if self._stopping.is_set():
+            raise ContainerFailed("The local SageMaker is shutting down.")
         container = Container(
             spec,
             workdir=workdir,
