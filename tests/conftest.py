@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -46,20 +47,38 @@ def fast_spec(source: str | Path, **overrides: Any) -> RunSpec:
     return parse_spec(data)
 
 
-SERVER_MARKERS = ("light_server.py", "model_service_worker", "mms.model_server", "serving.main")
+SERVER_MARKERS = (
+    "light_server.py",
+    "model_service_worker",
+    "mms.model_server",
+    "serving.main",
+    "dlc_entrypoint.py",
+    "com.amazonaws.ml.mms.ModelServer",
+)
+# Inherited by every server the suite starts (also through the CLI's subprocess). MMS's JVM is
+# reparented to init when the multi-model-server CLI exits, so it is no child of this process: the
+# marker is how it is recognised as ours.
+SESSION_MARKER = "DEPLOYBENCH_TEST_SESSION"
+os.environ.setdefault(SESSION_MARKER, uuid.uuid4().hex)
 
 
 def serving_processes() -> list[psutil.Process]:
-    """Model servers this test process started that are still running (there must be none once a
+    """Model servers this test session started that are still running (there must be none once a
     run or an engine is over)."""
+    children = {p.pid for p in psutil.Process().children(recursive=True)}
     found = []
-    for process in psutil.Process().children(recursive=True):
+    for process in psutil.process_iter():
         try:
             cmdline = " ".join(process.cmdline())
+            if (
+                not any(marker in cmdline for marker in SERVER_MARKERS)
+                or process.status() == psutil.STATUS_ZOMBIE
+            ):
+                continue
+            if process.pid in children or process.environ().get(SESSION_MARKER) == os.environ[SESSION_MARKER]:
+                found.append(process)
         except psutil.Error:
             continue
-        if any(marker in cmdline for marker in SERVER_MARKERS) and process.status() != psutil.STATUS_ZOMBIE:
-            found.append(process)
     return found
 
 

@@ -27,7 +27,7 @@ def test_tarball_has_the_sagemaker_layout(
         members = set(archive.getnames())
     # No nested top folder: SageMaker unpacks into /opt/ml/model directly.
     assert {
-        "manifest.json",
+        "deploybench-manifest.json",
         "model.onnx",
         "code/inference.py",
         "code/requirements.txt",
@@ -78,6 +78,6 @@ def test_replaced_file_is_refused(tiny_artifact: Path, tmp_path: Path) -> None:
 
 def test_missing_manifest_is_refused(tiny_artifact: Path, tmp_path: Path) -> None:
     artifact = copy_of(tiny_artifact, tmp_path)
-    (artifact / "manifest.json").unlink()
-    with pytest.raises(ArtifactIncomplete, match="no manifest.json"):
+    (artifact / "deploybench-manifest.json").unlink()
+    with pytest.raises(ArtifactIncomplete, match="no deploybench-manifest.json"):
         verify_artifact(artifact)

@@ -140,7 +140,7 @@ def run(
     try:
         if local:
             outcome, leaked = run_local(
-                state, results_dir=results_dir, time_scale=time_scale, on_event=print_event
+                state, results_dir=results_dir, time_scale=time_scale, fault_plan=plan, on_event=print_event
             )
         else:
             arn, bucket_name = _aws_target(stack_name, state_machine_arn, bucket)

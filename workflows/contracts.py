@@ -38,7 +38,7 @@ class ParityReport(Contract):
 
 
 class ArtifactManifest(Contract):
-    """What the server must load: written as ``manifest.json`` at the artifact root."""
+    """What the server must load: written as ``deploybench-manifest.json`` at the artifact root."""
 
     schema_version: Literal[1] = 1
     task: Literal["embedding", "classification"]

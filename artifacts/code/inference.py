@@ -1,7 +1,7 @@
 """Serving code shipped in model.tar.gz under code/, for the Hugging Face inference DLC contract.
 
 The container calls model_fn(model_dir) once per worker, then input_fn -> predict_fn -> output_fn
-per request. It loads exactly the ONNX file that manifest.json names (F30) with onnxruntime, which
+per request. It loads exactly the ONNX file that deploybench-manifest.json names (F30) with onnxruntime, which
 the DLC does not ship: code/requirements.txt installs it at container start (F01).
 
 Request:  {"inputs": "text" | ["text", ...] | [["premise", "hypothesis"], ...],
@@ -18,6 +18,8 @@ import numpy as np
 import onnxruntime as ort
 
 DEFAULT_BATCH_SIZE = 32
+# Never "manifest.json": the DLC's Multi Model Server reads that as a legacy archive manifest and stops.
+MANIFEST_FILE = "deploybench-manifest.json"
 
 
 def _session(path: str) -> ort.InferenceSession:
@@ -31,7 +33,7 @@ def _session(path: str) -> ort.InferenceSession:
 def model_fn(model_dir, context=None):
     from transformers import AutoTokenizer
 
-    with open(os.path.join(model_dir, "manifest.json"), encoding="utf-8") as handle:
+    with open(os.path.join(model_dir, MANIFEST_FILE), encoding="utf-8") as handle:
         manifest = json.load(handle)
     onnx_path = os.path.join(model_dir, manifest["onnx_file"])
     session = _session(onnx_path)

@@ -8,7 +8,10 @@ from pathlib import Path
 from workflows.contracts import ArtifactManifest, FileEntry
 from workflows.errors import ArtifactIncomplete
 
-MANIFEST_FILE = "manifest.json"
+# Not "manifest.json": Multi Model Server 1.1.11 (the HF DLC's server) takes a model folder holding a
+# file of that name (matched case-insensitively) for a legacy model archive, fails with a
+# NullPointerException in LegacyManifest.migrate and stops, so the endpoint never passes its health check.
+MANIFEST_FILE = "deploybench-manifest.json"
 
 
 def sha256_of(path: Path, chunk: int = 1 << 20) -> str:

@@ -21,6 +21,7 @@ import boto3
 from state_machines import FUNCTIONS, START_EXECUTION_SYNC, creation_order, render, state_machine_placeholder
 from workflows import clock
 from workflows.local import children
+from workflows.local.dlc import Announce, announce_to_stderr
 from workflows.local.faults import FaultPlan
 from workflows.local.lambda_seam import LambdaSeam, RegisteredFunction
 from workflows.local.sagemaker.backend import ACCOUNT, LocalSageMaker
@@ -43,11 +44,15 @@ class LocalEngine:
         workdir: Path | None = None,
         time_scale: float = DEFAULT_TIME_SCALE,
         fault_plan: FaultPlan | None = None,
+        serving: str | None = None,
+        announce: Announce = announce_to_stderr,
     ) -> None:
         self.workdir = (workdir or Path(tempfile.mkdtemp(prefix="deploybench-local-"))).resolve()
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.time_scale = time_scale
         self.fault_plan = fault_plan or FaultPlan()
+        self.serving = serving
+        self.announce = announce
         self.lambda_log_path = self.workdir / "lambda.log"
         self.state_machine_arns: dict[str, str] = {}
         self.leaked_endpoints: list[str] = []
@@ -87,8 +92,16 @@ class LocalEngine:
         self._configure_powertools()
         self._route_interpreter_logs()
         self.sagemaker = LocalSageMaker(
-            region=REGION, s3=self.client("s3"), root=self.workdir / "endpoints", fault_plan=self.fault_plan
+            region=REGION,
+            s3=self.client("s3"),
+            logs=self.client("logs"),
+            root=self.workdir / "endpoints",
+            fault_plan=self.fault_plan,
+            serving=self.serving,
+            announce=self.announce,
         )
+        # Chosen (and on first use built) now, not by the first endpoint: the run says what serves it.
+        self.announce(f"Local SageMaker endpoints serve with the {self.sagemaker.serving_stack().describe()}")
         self._server = self._stack.enter_context(LocalSageMakerServer(self.sagemaker))
         self._stack.callback(self._shutdown_sagemaker)
         self._stack.callback(self._stop_executions)

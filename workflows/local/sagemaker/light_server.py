@@ -1,13 +1,16 @@
 """A light stand-in for the inference container's model server, run as its own process.
 
-It serves the SageMaker container contract on 127.0.0.1: ``GET /ping`` and ``POST /invocations``,
-loading ``code/inference.py`` from the model directory and calling ``model_fn`` once, then
-``input_fn`` -> ``predict_fn`` -> ``output_fn`` per request, as the Hugging Face inference toolkit
-does. Errors are answered as the toolkit answers them: status 400 with
-``{"code": 400, "type": "InternalServerException", "message": ...}``.
+It serves the SageMaker container contract on 127.0.0.1:$SAGEMAKER_BIND_TO_PORT: ``GET /ping`` and
+``POST /invocations``, loading ``code/inference.py`` from the model directory and calling ``model_fn``
+in each of ``$SAGEMAKER_MODEL_SERVER_WORKERS`` workers (default 1; each loads its own model, as MMS
+workers do), then ``input_fn`` -> ``predict_fn`` -> ``output_fn`` per request, as the Hugging Face
+inference toolkit does. Errors are answered as the toolkit answers them: status 400 with
+``{"code": 400, "type": "InternalServerException", "message": ...}``; a failed load is retried on the
+next request ("Model is not initialized, will try to load model again.").
 
-It imports nothing from deploybench, so it behaves like code inside the container.
-Usage: python light_server.py --model-dir DIR --port-file FILE
+Unlike the DLC it does not ``pip install -r code/requirements.txt``: it runs in the engine's own
+environment. It imports nothing from deploybench, so it behaves like code inside the container.
+Usage: python light_server.py --model-dir DIR
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import importlib.util
 import inspect
 import json
 import os
+import queue
 import sys
 import threading
 import traceback
@@ -53,7 +57,7 @@ class ModelService:
 
     def load(self) -> None:
         try:
-            self.module = load_user_module(self.model_dir)
+            self.module = self.module or load_user_module(self.model_dir)
             self.model = _call(self.module.model_fn, self.model_dir)
             print(f"Model loaded from {self.model_dir}", flush=True)
         except Exception as error:  # reported on every invocation, as the toolkit does
@@ -61,9 +65,13 @@ class ModelService:
             traceback.print_exc()
 
     def predict(self, body: bytes, content_type: str, accept: str) -> tuple[int, bytes, str]:
-        if self.error is not None:
-            return 400, _error_body(self.error), "application/json"
         with self.lock:
+            if self.error is not None:
+                print("Model is not initialized, will try to load model again.", flush=True)
+                self.error = None
+                self.load()
+                if self.error is not None:
+                    return 400, _error_body(self.error), "application/json"
             try:
                 data = (
                     _call(self.module.input_fn, body, content_type)
@@ -86,10 +94,39 @@ class ModelService:
 
 
 def _error_body(message: str) -> bytes:
-    return json.dumps({"code": 400, "type": "InternalServerException", "message": message}).encode("utf-8")
+    """The body MMS answers a handler error with, byte for byte: Gson pretty-prints it and escapes
+    HTML-unsafe characters (``'`` becomes ``\\u0027``), so error texts match across both servers."""
+    text = json.dumps(
+        {"code": 400, "type": "InternalServerException", "message": message}, indent=2, ensure_ascii=False
+    )
+    for char, escaped in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("=", "\\u003d"),
+        ("'", "\\u0027"),
+    ):
+        text = text.replace(char, escaped)
+    return (text + "\n").encode("utf-8")
 
 
-def make_handler(service: ModelService) -> type[BaseHTTPRequestHandler]:
+class WorkerPool:
+    """Requests go to whichever worker is free, one request per worker at a time."""
+
+    def __init__(self, services: list[ModelService]) -> None:
+        self.free: queue.Queue[ModelService] = queue.Queue()
+        for service in services:
+            self.free.put(service)
+
+    def predict(self, body: bytes, content_type: str, accept: str) -> tuple[int, bytes, str]:
+        service = self.free.get()
+        try:
+            return service.predict(body, content_type, accept)
+        finally:
+            self.free.put(service)
+
+
+def make_handler(service: WorkerPool) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         # Headers and body go out in two writes; without TCP_NODELAY, Nagle + delayed ACK add ~40 ms.
@@ -127,21 +164,46 @@ def make_handler(service: ModelService) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def legacy_archive_error(model_dir: str) -> str | None:
+    """MMS 1.1.11 takes a model folder holding ``manifest.json`` (any case) for a legacy model archive;
+    without a ``model`` entry it fails with this NullPointerException and stops (seen on the real stack)."""
+    for name in os.listdir(model_dir):
+        if name.lower() != "manifest.json":
+            continue
+        try:
+            with open(os.path.join(model_dir, name), encoding="utf-8") as handle:
+                if isinstance(json.load(handle).get("model"), dict):
+                    return None
+        except (OSError, ValueError, AttributeError):
+            pass
+        return (
+            'java.lang.NullPointerException: Cannot invoke "com.amazonaws.ml.mms.archive.LegacyManifest$ModelInfo'
+            '.getModelName()" because "this.modelInfo" is null'
+        )
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model-dir", required=True)
-    parser.add_argument("--port-file", required=True)
     args = parser.parse_args()
-    print("Starting light model server (stand-in for the DLC's Multi Model Server)", flush=True)
-    service = ModelService(args.model_dir)
-    service.load()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(service))
+    port = int(os.environ.get("SAGEMAKER_BIND_TO_PORT", "8080"))
+    workers = max(1, int(os.environ.get("SAGEMAKER_MODEL_SERVER_WORKERS") or "1"))
+    print(
+        f"Starting light model server (stand-in for the DLC's Multi Model Server), {workers} worker(s)",
+        flush=True,
+    )
+    legacy = legacy_archive_error(args.model_dir)
+    if legacy is not None:
+        print("com.amazonaws.ml.mms.ModelServer - Model server stopped.", flush=True)
+        print(legacy, flush=True)
+        sys.exit(1)
+    services = [ModelService(args.model_dir) for _ in range(workers)]
+    for service in services:
+        service.load()
+    server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(WorkerPool(services)))
     server.daemon_threads = True
-    partial = args.port_file + ".partial"
-    with open(partial, "w", encoding="utf-8") as handle:
-        handle.write(str(server.server_address[1]))
-    os.replace(partial, args.port_file)
-    print(f"Listening on 127.0.0.1:{server.server_address[1]}", flush=True)
+    print(f"Listening on 127.0.0.1:{port}", flush=True)
     server.serve_forever()
 
 

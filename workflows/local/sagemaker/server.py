@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from workflows.local.sagemaker.backend import ApiError, LocalSageMaker
+from workflows.local.sagemaker.runtime import COMPONENT_HEADER, TARGET_HEADER
 
 _INVOKE = re.compile(r"^/endpoints/([^/]+)/invocations$")
 _SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
@@ -40,7 +41,7 @@ def make_handler(backend: LocalSageMaker) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(body)
 
         def _error(self, error: ApiError, *, json_protocol: bool) -> None:
-            payload: dict[str, Any] = {"message": error.message}
+            payload: dict[str, Any] = {"message": error.message, **error.fields}
             if json_protocol:
                 payload["__type"] = error.code
             headers = {"Content-Type": "application/x-amz-json-1.1", "x-amzn-ErrorType": error.code}
@@ -74,13 +75,18 @@ def make_handler(backend: LocalSageMaker) -> type[BaseHTTPRequestHandler]:
                 "Content-Type": self.headers.get("Content-Type", "application/json"),
                 "Accept": self.headers.get("Accept", "application/json"),
             }
+            for header in (TARGET_HEADER, COMPONENT_HEADER):
+                if self.headers.get(header):
+                    forwarded[header] = self.headers[header]
             try:
-                status, output, content_type = backend.invoke_endpoint(name, body, forwarded)
+                answer = backend.invoke_endpoint(name, body, forwarded)
             except ApiError as error:
                 self._error(error, json_protocol=False)
                 return
             self._send(
-                status, output, {"Content-Type": content_type, "x-Amzn-Invoked-Production-Variant": "primary"}
+                answer.status,
+                answer.body,
+                {"Content-Type": answer.content_type, "x-Amzn-Invoked-Production-Variant": answer.variant},
             )
 
         def log_message(self, format: str, *args: Any) -> None:
@@ -103,6 +109,7 @@ class LocalSageMakerServer:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}"
 
     def __enter__(self) -> LocalSageMakerServer:
+        self.backend.url = self.url
         self._thread.start()
         return self
 

@@ -1,0 +1,377 @@
+"""Endpoints: Creating -> InService / Failed as on AWS, served by local containers.
+
+An endpoint is Creating with no ProductionVariants until an instance is assigned; then its variants
+appear (instance counts 0 of N), its containers start, and it turns InService once every container
+answers a real invocation, or Failed with the FailureReason AWS gives. LastModifiedTime moves at each
+transition; timestamps come from ``workflows.clock`` so they agree with the engine's simulated waits.
+
+Kinds: ``single`` (one model container), ``direct`` (multi-container, InferenceExecutionConfig
+Direct: one server per container, each on its own SAGEMAKER_BIND_TO_PORT), ``serverless`` (InService
+without a container; the container starts on the first invocation, capped at MemorySizeInMB),
+``components`` (no model: inference components bring their own containers).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from datetime import timedelta
+from typing import Any
+
+from workflows import clock
+from workflows.local.sagemaker.api import already_exists, epoch, not_found, valid_name, validation
+from workflows.local.sagemaker.container import Container, ContainerFailed, ContainerSpec
+from workflows.local.sagemaker.instances import memory_mb
+from workflows.local.sagemaker.logs import ENDPOINT_LOG_GROUP, instance_id
+from workflows.local.sagemaker.memory import MemoryCap, memory_cap_support
+from workflows.local.sagemaker.models import ModelsApi, bind_to_port_error, is_direct, model_containers
+from workflows.local.sagemaker.state import Endpoint, Instance
+from workflows.spec import is_gpu_instance
+
+DEFAULT_HEALTH_CHECK_TIMEOUT_S = 600.0
+# The field's text of a container whose CUDA is newer than the inference AMI's driver (F20).
+CUDA_803 = "System has unsupported display driver / cuda driver combination (error 803)"
+CUDA_FORWARD_COMPAT = "NOTE: CUDA Forward Compatibility mode ENABLED."
+
+
+def endpoint_kind(config: dict[str, Any], models: dict[str, dict[str, Any]]) -> str:
+    variant = config["ProductionVariants"][0]
+    if variant.get("ServerlessConfig"):
+        return "serverless"
+    if not variant.get("ModelName"):
+        return "components"
+    model = models[variant["ModelName"]]
+    if len(model_containers(model)) == 1:
+        return "single"
+    if is_direct(model):
+        return "direct"
+    raise validation(
+        "The local SageMaker serves multi-container models with InferenceExecutionConfig Mode Direct only; "
+        "Serial inference pipelines are not supported locally."
+    )
+
+
+class EndpointsApi(ModelsApi):
+    def create_endpoint(self, body: dict[str, Any]) -> dict[str, Any]:
+        name = valid_name(body, "EndpointName")
+        config = self._config(body.get("EndpointConfigName", ""))
+        for variant in config["ProductionVariants"]:
+            if variant.get("ModelName") and variant["ModelName"] not in self.models:
+                raise not_found("model", self.arn("model", variant["ModelName"]))
+        kind = endpoint_kind(config, self.models)
+        self._placement_faults(kind, config)
+        now = clock.now()
+        with self.lock:
+            if name in self.endpoints:
+                raise already_exists("endpoint", self.arn("endpoint", name))
+            endpoint = Endpoint(
+                name, self.arn("endpoint", name), config["EndpointConfigName"], "Creating", now, now, kind
+            )
+            self.endpoints[name] = endpoint
+            self.tags[endpoint.arn] = list(body.get("Tags") or [])
+        self.spawn(self._bring_up, endpoint, config, name=f"endpoint-{name}")
+        return {"EndpointArn": endpoint.arn}
+
+    def _placement_faults(self, kind: str, config: dict[str, Any]) -> None:
+        """F04 (GPU in Direct mode) and F05 (image without accept-bind-to-port), when planned."""
+        if kind != "direct":
+            return
+        variant = config["ProductionVariants"][0]
+        instance_type = variant.get("InstanceType", "")
+        if is_gpu_instance(instance_type) and self.planned_fault("F04", instance_type):
+            raise validation(
+                f"Instance type {instance_type} is not supported for a Model using Direct InferenceExecutionMode"
+            )
+        fault = self.fault_plan.find("F05", instance_type)
+        if fault is not None and fault.instance_types:  # unfiltered F05 already fired at CreateModel
+            error = bind_to_port_error(self.models[variant["ModelName"]])
+            if error is not None and self.planned_fault("F05", instance_type):
+                raise error
+
+    # --- bring-up ------------------------------------------------------------------------------
+
+    def _stall(self, endpoint: Endpoint, stall_minutes: float) -> None:
+        """F06: no instance is ever assigned; Failed with an empty reason after the stall."""
+        with self.lock:
+            endpoint.modified = endpoint.created + timedelta(seconds=1)
+        deadline = endpoint.created + timedelta(minutes=stall_minutes)
+        while clock.now() < deadline and not self._stopping.is_set():
+            time.sleep(0.05)
+        with self.lock:
+            if endpoint.status == "Creating":
+                endpoint.status, endpoint.failure_reason, endpoint.modified = "Failed", "", clock.now()
+
+    def _assign_instances(self, endpoint: Endpoint, variant: dict[str, Any]) -> None:
+        summary: dict[str, Any] = {
+            "VariantName": variant["VariantName"],
+            "CurrentWeight": 1.0,
+            "DesiredWeight": 1.0,
+        }
+        model = self.models.get(variant.get("ModelName") or "")
+        if model is not None:
+            resolved = epoch(clock.now())
+            summary["DeployedImages"] = [
+                {
+                    "SpecifiedImage": c.get("Image", ""),
+                    "ResolvedImage": c.get("Image", ""),
+                    "ResolutionTime": resolved,
+                }
+                for c in model_containers(model)
+            ]
+        if endpoint.kind == "serverless":
+            summary["CurrentServerlessConfig"] = dict(variant["ServerlessConfig"])
+            summary["DesiredServerlessConfig"] = dict(variant["ServerlessConfig"])
+        else:
+            summary["CurrentInstanceCount"] = 0
+            summary["DesiredInstanceCount"] = variant.get("InitialInstanceCount", 1)
+            summary["VariantStatus"] = [{"Status": "Creating", "StartTime": epoch(clock.now())}]
+            if variant.get("ManagedInstanceScaling"):
+                summary["ManagedInstanceScaling"] = dict(variant["ManagedInstanceScaling"])
+        with self.lock:
+            endpoint.variants = [summary]
+            endpoint.modified = clock.now()
+
+    def _bring_up(self, endpoint: Endpoint, config: dict[str, Any]) -> None:
+        variant = config["ProductionVariants"][0]
+        instance_type = variant.get("InstanceType")
+        stall = self.planned_fault("F06", instance_type)
+        if stall is not None:
+            self._stall(endpoint, stall.stall_minutes)
+            return
+        self._assign_instances(endpoint, variant)
+        try:
+            if endpoint.kind in {"single", "direct"}:
+                notes = self._cuda_driver_fault(endpoint, variant)
+                instances = self._start_instances(endpoint, variant, notes)
+                with self.lock:
+                    endpoint.instances = instances
+        except ContainerFailed as error:
+            with self.lock:
+                endpoint.status, endpoint.failure_reason, endpoint.modified = (
+                    "Failed",
+                    str(error),
+                    clock.now(),
+                )
+                endpoint.variants[0].pop("VariantStatus", None)
+            return
+        with self.lock:
+            if endpoint.status != "Creating":  # shut down while starting
+                return
+            summary = endpoint.variants[0]
+            if "DesiredInstanceCount" in summary:
+                summary["CurrentInstanceCount"] = summary["DesiredInstanceCount"]
+                summary.pop("VariantStatus", None)
+            endpoint.status, endpoint.modified = "InService", clock.now()
+
+    def _cuda_driver_fault(self, endpoint: Endpoint, variant: dict[str, Any]) -> list[str]:
+        """F20: a GPU variant without InferenceAmiVersion gets the default AMI's older driver and its
+        containers exit at start; with a newer AMI they log forward compatibility (lines returned).
+
+        Raises:
+            ContainerFailed: the planned driver error.
+        """
+        instance_type = variant.get("InstanceType", "")
+        if not is_gpu_instance(instance_type) or self.fault_plan.find("F20", instance_type) is None:
+            return []
+        if variant.get("InferenceAmiVersion"):
+            return [CUDA_FORWARD_COMPAT]
+        if self.planned_fault("F20", instance_type) is None:
+            return []
+        specs = self._container_specs(endpoint, variant, 0)
+        for spec in specs:
+            spec.log_path.parent.mkdir(parents=True, exist_ok=True)
+            with spec.log_path.open("a", encoding="utf-8") as log:
+                log.write(
+                    f"deploybench local SageMaker: fault plan F20 on {instance_type}: the container exits at start\n"
+                )
+                log.write(CUDA_803 + "\n")
+            if self.shipper is not None:
+                self.shipper.follow(spec.log_path, group=spec.log_group, stream=spec.log_stream)
+                self.shipper.unfollow(spec.log_path)
+        raise ContainerFailed(
+            f"The primary container for production variant {variant['VariantName']} did not pass the ping health "
+            "check. Please check CloudWatch logs for this endpoint."
+        )
+
+    def _container_specs(
+        self, endpoint: Endpoint, variant: dict[str, Any], index: int
+    ) -> list[ContainerSpec]:
+        model = self.models[variant["ModelName"]]
+        count = variant.get("InitialInstanceCount", 1)
+        node = instance_id(endpoint.name, variant["VariantName"], str(index))
+        specs = []
+        for container in model_containers(model):
+            hostname = container["ContainerHostname"]
+            stem = (
+                endpoint.name
+                + (f"-{hostname}" if endpoint.kind == "direct" else "")
+                + (f"-{index + 1}" if count > 1 else "")
+            )
+            stream = f"{variant['VariantName']}/{node}" + (
+                f"/{hostname}" if endpoint.kind == "direct" else ""
+            )
+            specs.append(
+                ContainerSpec(
+                    endpoint=endpoint.name,
+                    variant=variant["VariantName"],
+                    hostname=hostname,
+                    environment={str(k): str(v) for k, v in (container.get("Environment") or {}).items()},
+                    log_path=self.log_dir / f"{stem}.log",
+                    log_group=ENDPOINT_LOG_GROUP.format(name=endpoint.name),
+                    log_stream=stream,
+                )
+            )
+        return specs
+
+    def _start_instances(
+        self, endpoint: Endpoint, variant: dict[str, Any], notes: list[str]
+    ) -> list[Instance]:
+        """Start every container of every instance at once, then wait for each to be healthy."""
+        model = self.models[variant["ModelName"]]
+        definitions = {c["ContainerHostname"]: c for c in model_containers(model)}
+        timeout = float(
+            variant.get("ContainerStartupHealthCheckTimeoutInSeconds") or DEFAULT_HEALTH_CHECK_TIMEOUT_S
+        )
+        deadline = time.monotonic() + timeout
+        instances: list[Instance] = []
+        try:
+            for index in range(variant.get("InitialInstanceCount", 1)):
+                instance = Instance(instance_id(endpoint.name, variant["VariantName"], str(index)))
+                instances.append(instance)
+                instance.memory, note = self._instance_memory(endpoint, variant, index)
+                for spec in self._container_specs(endpoint, variant, index):
+                    spec.extra_log_lines.extend([*notes, note])
+                    workdir = self.root / endpoint.name / f"{index}-{spec.hostname}"
+                    container = self.new_container(spec, workdir, instance.memory)
+                    with self.lock:
+                        endpoint.starting.append(container)
+                    instance.containers[spec.hostname] = container
+                    self.place_model_data(container, definitions[spec.hostname])
+                    container.launch()
+            for instance in instances:
+                for container in instance.containers.values():
+                    if self._stopping.is_set():
+                        raise ContainerFailed(
+                            "The local SageMaker shut down while the endpoint was starting."
+                        )
+                    container.wait_healthy(deadline - time.monotonic(), primary=endpoint.kind == "single")
+        except ContainerFailed:
+            for instance in instances:
+                instance.stop()
+            raise
+        finally:
+            with self.lock:
+                endpoint.starting = []
+        return instances
+
+    def place_model_data(self, container: Container, definition: dict[str, Any]) -> None:
+        """Download the container's model.tar.gz from S3 and unpack it as SageMaker does.
+
+        Raises:
+            ContainerFailed: the model data cannot be downloaded or unpacked.
+        """
+        url = definition.get("ModelDataUrl") or (
+            ((definition.get("ModelDataSource") or {}).get("S3DataSource") or {}).get("S3Uri")
+        )
+        if not url:
+            return
+        if not str(url).startswith("s3://"):
+            raise ContainerFailed(f"ModelDataUrl {url} is not an S3 URI.")
+        bucket, _, key = str(url)[5:].partition("/")
+        container.workdir.mkdir(parents=True, exist_ok=True)
+        tarball = container.workdir / "model.tar.gz"
+        try:
+            self.s3.download_file(bucket, key, str(tarball))
+            container.unpack(tarball)
+        except Exception as error:  # noqa: BLE001 - S3 and tar errors alike become the FailureReason
+            raise ContainerFailed(
+                f'Failed to extract model data archive from URL "{url}": {error}'
+            ) from error
+        finally:
+            tarball.unlink(missing_ok=True)
+
+    def _instance_memory(
+        self, endpoint: Endpoint, variant: dict[str, Any], index: int
+    ) -> tuple[MemoryCap | None, str]:
+        """The instance's memory as one cap shared by its containers (F02), and a log line saying so."""
+        instance_type = variant.get("InstanceType", "")
+        limit = memory_mb(instance_type)
+        supported, how = memory_cap_support()
+        if limit is None or not supported:
+            why = how if limit is not None else f"{instance_type} is not in the instance table"
+            return None, f"deploybench local SageMaker: the instance's memory is NOT capped: {why}"
+        cap = MemoryCap.create(f"{self.cgroup_tag}-{endpoint.name}-{index}", limit)
+        return (
+            cap,
+            f"deploybench local SageMaker: instance {instance_type} memory, {limit} MB, caps its containers",
+        )
+
+    # --- describe, delete, list ----------------------------------------------------------------
+
+    def _endpoint(self, name: str) -> Endpoint:
+        endpoint = self.endpoints.get(name)
+        if endpoint is None:
+            raise not_found("endpoint", self.arn("endpoint", name))
+        return endpoint
+
+    def describe_endpoint(self, body: dict[str, Any]) -> dict[str, Any]:
+        endpoint = self._endpoint(body["EndpointName"])
+        with self.lock:
+            result: dict[str, Any] = {
+                "EndpointName": endpoint.name,
+                "EndpointArn": endpoint.arn,
+                "EndpointConfigName": endpoint.config_name,
+                "EndpointStatus": endpoint.status,
+                "CreationTime": epoch(endpoint.created),
+                "LastModifiedTime": epoch(endpoint.modified),
+            }
+            if endpoint.variants:
+                result["ProductionVariants"] = [dict(v) for v in endpoint.variants]
+            if endpoint.failure_reason is not None:
+                result["FailureReason"] = endpoint.failure_reason
+        return result
+
+    def delete_endpoint(self, body: dict[str, Any]) -> dict[str, Any]:
+        endpoint = self._endpoint(body["EndpointName"])
+        with self.lock:
+            if endpoint.status in {"Creating", "Updating"}:
+                raise validation(f'Cannot delete in-progress endpoint "{endpoint.arn}".')
+            attached = sorted(n for n, c in self.components.items() if c.endpoint == endpoint.name)
+            if attached:
+                raise validation(
+                    f"Endpoint {endpoint.name} has inference components {attached}; delete them before the endpoint."
+                )
+            endpoint.status, endpoint.modified = "Deleting", clock.now()
+        self._remove(endpoint)
+        return {}
+
+    def _remove(self, endpoint: Endpoint) -> None:
+        with self.lock:
+            starting, placed = list(endpoint.starting), list(endpoint.instances)
+        for container in starting:
+            container.stop()
+        for instance in placed:
+            instance.stop()
+        with self.lock:
+            self.endpoints.pop(endpoint.name, None)
+            self.tags.pop(endpoint.arn, None)
+        shutil.rmtree(self.root / endpoint.name, ignore_errors=True)
+
+    def list_endpoints(self, body: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            items = [
+                {
+                    "EndpointName": e.name,
+                    "EndpointArn": e.arn,
+                    "CreationTime": epoch(e.created),
+                    "LastModifiedTime": epoch(e.modified),
+                    "EndpointStatus": e.status,
+                }
+                for n, e in sorted(self.endpoints.items())
+                if body.get("NameContains", "") in n and body.get("StatusEquals", e.status) == e.status
+            ]
+        return {"Endpoints": items}
+
+    def endpoint_containers(self, endpoint: Endpoint) -> list[Container]:
+        with self.lock:
+            return [c for i in endpoint.instances for c in i.containers.values()]
