@@ -101,11 +101,29 @@ class PreflightResult(Contract):
     skipped: list[str] = Field(default_factory=list, description="Checks that could not run, and why.")
 
 
+class DeployOverrides(Contract):
+    """Changes a remediation makes to the spec's hosting for the next attempt.
+
+    ``None`` keeps the spec's value. Every hosting mode applies the overrides that concern it when
+    it deploys; a remediation planner writes them (one place decides, every mode obeys).
+    """
+
+    serverless_memory_mb: int | None = Field(None, description="F14: ServerlessConfig.MemorySizeInMB.")
+    inference_ami_version: str | None = Field(None, description="F20: ProductionVariant.InferenceAmiVersion.")
+    workers: int | None = Field(None, description="F02: SAGEMAKER_MODEL_SERVER_WORKERS.")
+    ort_intra_op_threads: int | None = Field(None, description="F02: ORT_INTRA_OP_THREADS (0 = all cores).")
+    ic_min_memory_mb: int | None = Field(None, description="F10: ComputeResourceRequirements.MinMemoryRequiredInMb.")
+    extra_requirements: list[str] = Field(
+        default_factory=list, description="F01/F17: lines added to code/requirements.txt before repacking."
+    )
+
+
 class DeployAttempt(Contract):
     """Which configuration the next deploy uses; remediation branches rewrite it."""
 
     number: int = 1
-    instance_type_index: int = 0
+    instance_type_index: int = Field(0, description="F06/F07: index into hosting.instance_types.")
+    overrides: DeployOverrides = Field(default_factory=DeployOverrides)
     history: list[dict[str, Any]] = Field(default_factory=list)
 
 
