@@ -4,15 +4,23 @@ On AWS it is the wall clock. The local engine skips through Wait states and retr
 (a 10-minute Wait takes a fraction of a second), and advances this clock by the time it
 skipped, so that waited-for durations, stall thresholds and the local SageMaker's timestamps
 all agree in simulated time.
+
+Only idle time is skipped. While something real is under way locally (a container starting, a
+processing job running: ``with clock.real_work(): ...``), waits pass in real time, so a local
+endpoint that really takes a minute to start is seen to take a minute, not hours of skipped
+polling intervals.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 _lock = threading.Lock()
 _skipped_s = 0.0
+_real_work = 0
 
 
 def now() -> datetime:
@@ -33,6 +41,25 @@ def advance(seconds: float) -> None:
 
 
 def reset() -> None:
-    global _skipped_s
+    global _skipped_s, _real_work
     with _lock:
         _skipped_s = 0.0
+        _real_work = 0
+
+
+@contextlib.contextmanager
+def real_work() -> Iterator[None]:
+    """Mark real local work in progress: no time is skipped until it ends."""
+    global _real_work
+    with _lock:
+        _real_work += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _real_work -= 1
+
+
+def busy() -> bool:
+    """True while real local work is in progress."""
+    return _real_work > 0

@@ -112,7 +112,9 @@ class DeployOverrides(Contract):
     inference_ami_version: str | None = Field(None, description="F20: ProductionVariant.InferenceAmiVersion.")
     workers: int | None = Field(None, description="F02: SAGEMAKER_MODEL_SERVER_WORKERS.")
     ort_intra_op_threads: int | None = Field(None, description="F02: ORT_INTRA_OP_THREADS (0 = all cores).")
-    ic_min_memory_mb: int | None = Field(None, description="F10: ComputeResourceRequirements.MinMemoryRequiredInMb.")
+    ic_min_memory_mb: int | None = Field(
+        None, description="F10: ComputeResourceRequirements.MinMemoryRequiredInMb."
+    )
     extra_requirements: list[str] = Field(
         default_factory=list, description="F01/F17: lines added to code/requirements.txt before repacking."
     )

@@ -142,7 +142,9 @@ class EndpointsApi(ModelsApi):
         try:
             if endpoint.kind in {"single", "direct"}:
                 notes = self._cuda_driver_fault(endpoint, variant)
-                instances = self._start_instances(endpoint, variant, notes)
+                # Starting containers is real work: the engine's clock must not skip through it.
+                with clock.real_work():
+                    instances = self._start_instances(endpoint, variant, notes)
                 with self.lock:
                     endpoint.instances = instances
         except ContainerFailed as error:

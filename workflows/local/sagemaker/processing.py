@@ -105,7 +105,8 @@ class ProcessingJobsApi(BackendState):
                 Path(self._map(item["S3Output"]["LocalPath"], job_dir)).mkdir(parents=True, exist_ok=True)
             with self.lock:
                 job.started = clock.now()
-            code = self._execute(job, job_dir, log_path)
+            with clock.real_work():
+                code = self._execute(job, job_dir, log_path)
             if job.stop_requested:
                 self._finish(job, "Stopped")
                 return
