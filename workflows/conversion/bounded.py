@@ -1,0 +1,160 @@
+"""Run one graph pass in a child process bounded in time and memory (F34).
+
+In the field an unbounded BERT fusion pass on DeBERTa ran 19 minutes at 27 GB with no output;
+here the BERT pass needed 7-9x the model size in memory (8 GB for mDeBERTa-base, 10.4 GB for an
+XLM-R of the same size) and crashed with SIGSEGV or MemoryError under an 8 GiB cap. A pass that
+runs past its bound must cost a warning and the unoptimised graph, never the convert step (a
+10 GB, 15-minute Lambda) itself, so each pass runs in a child with ``RLIMIT_AS`` set and a
+deadline, and the parent samples its resident memory to report the peak.
+
+Usage (by ``run_bounded`` only): python -m workflows.conversion.bounded REQUEST.json
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+import workflows
+
+# task name -> "module:function"; the function takes the JSON arguments and returns a JSON object.
+TASKS = {
+    "fuse": "workflows.conversion.optimize:fuse_graph",
+    "quantize": "workflows.conversion.quantize:quantize_graph",
+}
+SAMPLE_S = 0.1
+# How running out of address space shows in a child: Python, C++, and the dynamic loader.
+OUT_OF_MEMORY = ("MemoryError", "bad_alloc", "failed to map segment", "Cannot allocate memory")
+PACKAGE_ROOT = Path(workflows.__file__).resolve().parents[1]
+
+
+@dataclass
+class BoundedOutcome:
+    """What a bounded pass did: its result when it finished, otherwise why not."""
+
+    ok: bool
+    result: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+    seconds: float = 0.0
+    peak_rss_mb: int | None = None
+
+
+def _child_environment() -> dict[str, str]:
+    env = dict(os.environ)
+    # The child must import this checkout's code, not another install of the package.
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p)
+    # Each BLAS/OpenMP thread reserves address space that RLIMIT_AS counts; the passes are single-threaded.
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[name] = "1"
+    return env
+
+
+def _failure_reason(returncode: int, stderr: str, *, memory_gib: float, peak_mb: int | None) -> str:
+    peak = f", peak resident memory {peak_mb} MB" if peak_mb is not None else ""
+    if returncode < 0:
+        name = signal.Signals(-returncode).name
+        return f"died with {name} under its {memory_gib:g} GiB memory bound{peak}"
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    last = lines[-1] if lines else f"exit status {returncode}"
+    if any(sign in stderr for sign in OUT_OF_MEMORY):
+        return f"ran out of its {memory_gib:g} GiB memory bound ({last[:300]}){peak}"
+    return f"failed: {last[:500]}"
+
+
+def _rss_mb(process: psutil.Process) -> int | None:
+    try:
+        return int(process.memory_info().rss / 2**20)
+    except psutil.Error:
+        return None
+
+
+def run_bounded(
+    task: str, arguments: dict[str, Any], *, timeout_s: float, memory_gib: float
+) -> BoundedOutcome:
+    """Run ``TASKS[task](**arguments)`` in a child process with a deadline and an address-space cap.
+
+    Args:
+        task: a key of ``TASKS``.
+        arguments: JSON-serialisable keyword arguments of the task function.
+        timeout_s: wall-clock bound; the child is killed when it is exceeded.
+        memory_gib: ``RLIMIT_AS`` of the child (address space, which is at least its resident memory).
+
+    Returns:
+        The outcome; never raises for a failed, crashed or killed pass.
+    """
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="bounded-") as folder:
+        request = Path(folder) / "request.json"
+        result = Path(folder) / "result.json"
+        log = Path(folder) / "stderr.txt"
+        request.write_text(
+            json.dumps(
+                {
+                    "task": task,
+                    "arguments": arguments,
+                    "memory_bytes": int(memory_gib * 2**30),
+                    "result": str(result),
+                }
+            ),
+            encoding="utf-8",
+        )
+        peak: int | None = None
+        with log.open("w", encoding="utf-8") as errors:
+            child = subprocess.Popen(
+                [sys.executable, "-m", "workflows.conversion.bounded", str(request)],
+                stdout=errors,
+                stderr=errors,
+                env=_child_environment(),
+                start_new_session=True,
+            )
+            watched = psutil.Process(child.pid)
+            timed_out = False
+            while child.poll() is None:
+                rss = _rss_mb(watched)
+                peak = max(peak or 0, rss) if rss is not None else peak
+                if time.monotonic() - started > timeout_s:
+                    timed_out = True
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(child.pid, signal.SIGKILL)
+                    child.wait()
+                    break
+                time.sleep(SAMPLE_S)
+        seconds = round(time.monotonic() - started, 1)
+        stderr = log.read_text(encoding="utf-8", errors="replace")
+        if timed_out:
+            reason = f"ran past its {timeout_s:g} s time bound and was stopped"
+            return BoundedOutcome(False, reason=reason, seconds=seconds, peak_rss_mb=peak)
+        if child.returncode != 0 or not result.is_file():
+            reason = _failure_reason(child.returncode, stderr, memory_gib=memory_gib, peak_mb=peak)
+            return BoundedOutcome(False, reason=reason, seconds=seconds, peak_rss_mb=peak)
+        return BoundedOutcome(
+            True, result=json.loads(result.read_text(encoding="utf-8")), seconds=seconds, peak_rss_mb=peak
+        )
+
+
+def main(argv: list[str]) -> int:
+    request = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
+    limit = int(request["memory_bytes"])
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    module_name, function_name = TASKS[request["task"]].split(":")
+    function = getattr(importlib.import_module(module_name), function_name)
+    outcome = function(**request["arguments"])
+    Path(request["result"]).write_text(json.dumps(outcome), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
