@@ -78,17 +78,37 @@ def test_length_sorted_micro_batches_keep_request_order(inference: ModuleType, m
     # Then each row belongs to its own text
     assert together.shape == (11, 32)
     np.testing.assert_allclose(together, alone, atol=1e-5)
-    # And the request ran as ceil(11/4) micro-batches (F31), shortest texts first, each padded to its own longest
-    assert [rows for rows, _ in session.shapes] == [4, 4, 3]
+    # And no micro-batch exceeded batch_size (F31); they ran shortest first, each padded to its own longest
+    rows = [r for r, _ in session.shapes]
+    assert sum(rows) == 11 and max(rows) <= 4 and len(rows) >= 3
     lengths = [length for _, length in session.shapes]
     assert lengths == sorted(lengths) and lengths[0] < lengths[-1]
 
 
+def test_buckets_split_where_padding_costs_more_than_a_call(inference: ModuleType) -> None:
+    # Two clusters of lengths: one bucket each, not one batch padded to 100
+    lengths = [5, 100, 6, 101, 5, 99, 6, 100]
+    order = sorted(range(8), key=lengths.__getitem__)
+    assert inference.length_buckets(order, lengths, 32) == [[0, 4, 2, 6], [5, 1, 7, 3]]
+    # Equal lengths: one call, up to batch_size rows
+    assert inference.length_buckets(list(range(6)), [20] * 6, 32) == [list(range(6))]
+    assert [len(b) for b in inference.length_buckets(list(range(6)), [20] * 6, 4)] == [2, 4]
+
+
 def test_batch_size_is_honoured(inference: ModuleType, model: Any) -> None:
+    # When 8 texts of one length are sent with batch_size 8, then with batch_size 1
     watched, session = recording(model)
-    embed(inference, watched, natural_texts(8, seed=1), batch_size=8)
-    embed(inference, watched, natural_texts(8, seed=1), batch_size=1)
+    texts = ["the same number of words here"] * 8
+    embed(inference, watched, texts, batch_size=8)
+    embed(inference, watched, texts, batch_size=1)
+    # Then they ran as one batch of 8, then one by one (F31)
     assert [rows for rows, _ in session.shapes] == [8] + [1] * 8
+
+
+def test_bucketing_can_be_switched_off(inference: ModuleType, model: Any) -> None:
+    watched, session = recording(model)
+    embed(inference, watched, natural_texts(10, seed=2), batch_size=32, bucketing=False)
+    assert [rows for rows, _ in session.shapes] == [10]
 
 
 def test_pad_to_max_length(inference: ModuleType, model: Any) -> None:
