@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 import workflows
 
 # task name -> "module:function"; the function takes the JSON arguments and returns a JSON object.
@@ -74,11 +72,14 @@ def _failure_reason(returncode: int, stderr: str, *, memory_gib: float, peak_mb:
     return f"failed: {last[:500]}"
 
 
-def _rss_mb(process: psutil.Process) -> int | None:
+def _rss_mb(pid: int) -> int | None:
+    """Resident memory of ``pid`` from /proc (the convert image has no psutil; Lambda is Linux)."""
     try:
-        return int(process.memory_info().rss / 2**20)
-    except psutil.Error:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="ascii", errors="replace")
+    except OSError:
         return None
+    line = next((line for line in status.splitlines() if line.startswith("VmRSS:")), None)
+    return int(line.split()[1]) // 1024 if line else None
 
 
 def run_bounded(
@@ -120,10 +121,9 @@ def run_bounded(
                 env=_child_environment(),
                 start_new_session=True,
             )
-            watched = psutil.Process(child.pid)
             timed_out = False
             while child.poll() is None:
-                rss = _rss_mb(watched)
+                rss = _rss_mb(child.pid)
                 peak = max(peak or 0, rss) if rss is not None else peak
                 if time.monotonic() - started > timeout_s:
                     timed_out = True
