@@ -10,10 +10,10 @@ import onnxruntime as ort
 import pytest
 
 from tests.conftest import convert_folder
-from workflows.conversion.bounded import run_bounded
+from workflows.conversion.bounded import BoundedRun, run_bounded
 from workflows.conversion.families import FAMILIES
 from workflows.conversion.manifest import read_manifest
-from workflows.conversion.optimize import choose_fp32
+from workflows.conversion.optimize import choose_fp32, start_fusion
 from workflows.conversion.source import inspect_folder
 from workflows.errors import ParityCheckFailed
 
@@ -93,6 +93,21 @@ def test_a_pass_past_its_time_bound_is_stopped() -> None:
     assert outcome.reason == "ran past its 0.2 s time bound and was stopped"
 
 
+def test_a_failing_parent_stops_its_running_pass(tmp_path: Path) -> None:
+    # Given a pass started in the background
+    run = BoundedRun(
+        "fuse",
+        {"source": "x", "target": "y", "rules": "bert", "num_heads": 1, "hidden_size": 8},
+        timeout_s=60,
+        memory_gib=4,
+    )
+    # When the parent fails before waiting for it
+    with pytest.raises(RuntimeError), run:
+        raise RuntimeError("parity failed")
+    # Then the child is gone
+    assert run._child.poll() is not None
+
+
 def test_a_pass_past_its_memory_bound_fails_cleanly() -> None:
     # When the fusion pass may address less memory than onnxruntime needs to load
     outcome = run_bounded(
@@ -111,16 +126,17 @@ def test_an_optimizer_past_its_bound_falls_back_to_the_plain_export(tiny_bert: P
     plain = tmp_path / "plain.onnx"
     plain.write_bytes(b"not read: the pass is stopped before it opens the file")
     # When the fusion pass runs under a memory bound it cannot fit in
+    config = inspect_folder(tiny_bert).config
+    fusion = start_fusion(
+        "auto", FAMILIES["bert"], config, plain, tmp_path / "fused.onnx", timeout_s=120, memory_gib=0.15
+    )
     choice = choose_fp32(
         mode="auto",
         family=FAMILIES["bert"],
-        config=inspect_folder(tiny_bert).config,
         plain=plain,
-        scratch=tmp_path,
+        fusion=fusion,
         parity_ok=lambda path: (True, ""),
         timing_shapes={},
-        timeout_s=120,
-        memory_gib=0.15,
     )
     # Then the plain graph ships, with a warning naming the bound (F34)
     assert choice.path == plain
@@ -140,16 +156,22 @@ def test_a_fused_graph_failing_parity_is_not_shipped(tiny_bert: Path, tmp_path: 
         folder, "embedding", AutoTokenizer.from_pretrained(str(tiny_bert)), tmp_path / "plain.onnx", opset=17
     )
     # When the fp32 graph is chosen
+    fusion = start_fusion(
+        "fused",
+        FAMILIES["bert"],
+        folder.config,
+        exported.onnx_path,
+        tmp_path / "f.onnx",
+        timeout_s=300,
+        memory_gib=6,
+    )
     choice = choose_fp32(
         mode="fused",
         family=FAMILIES["bert"],
-        config=folder.config,
         plain=exported.onnx_path,
-        scratch=tmp_path,
+        fusion=fusion,
         parity_ok=lambda path: (False, "max |diff| 3.1e-02"),
         timing_shapes={},
-        timeout_s=300,
-        memory_gib=6,
     )
     # Then the plain export ships, with the reason
     assert choice.path == exported.onnx_path

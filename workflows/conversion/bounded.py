@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +83,90 @@ def _rss_mb(pid: int) -> int | None:
     return int(line.split()[1]) // 1024 if line else None
 
 
+class BoundedRun:
+    """One pass started in a child process; a watcher thread enforces its deadline and samples memory.
+
+    Start it, do other work (the child runs in parallel), then ``wait()``. As a context manager
+    it kills a child still running when the block is left early (an error in the parent).
+    """
+
+    def __init__(self, task: str, arguments: dict[str, Any], *, timeout_s: float, memory_gib: float) -> None:
+        self.timeout_s, self.memory_gib = timeout_s, memory_gib
+        self.started = time.monotonic()
+        self.peak_mb: int | None = None
+        self.timed_out = False
+        self._folder = tempfile.TemporaryDirectory(prefix="bounded-")
+        folder = Path(self._folder.name)
+        self._result, self._log = folder / "result.json", folder / "stderr.txt"
+        request = folder / "request.json"
+        request.write_text(
+            json.dumps(
+                {
+                    "task": task,
+                    "arguments": arguments,
+                    "memory_bytes": int(memory_gib * 2**30),
+                    "result": str(self._result),
+                }
+            ),
+            encoding="utf-8",
+        )
+        with self._log.open("w", encoding="utf-8") as errors:
+            self._child = subprocess.Popen(
+                [sys.executable, "-m", "workflows.conversion.bounded", str(request)],
+                stdout=errors,
+                stderr=errors,
+                env=_child_environment(),
+                start_new_session=True,
+            )
+        self._watcher = threading.Thread(target=self._watch, daemon=True)
+        self._watcher.start()
+
+    def _watch(self) -> None:
+        while self._child.poll() is None:
+            rss = _rss_mb(self._child.pid)
+            if rss is not None:
+                self.peak_mb = max(self.peak_mb or 0, rss)
+            if time.monotonic() - self.started > self.timeout_s:
+                self.timed_out = True
+                self.kill()
+                return
+            time.sleep(SAMPLE_S)
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self._child.pid, signal.SIGKILL)
+        self._child.wait()
+
+    def wait(self) -> BoundedOutcome:
+        """Block until the child ends (or is killed at its deadline); never raises for its failure."""
+        self._watcher.join()
+        self._child.wait()
+        seconds = round(time.monotonic() - self.started, 1)
+        try:
+            if self.timed_out:
+                reason = f"ran past its {self.timeout_s:g} s time bound and was stopped"
+                return BoundedOutcome(False, reason=reason, seconds=seconds, peak_rss_mb=self.peak_mb)
+            if self._child.returncode != 0 or not self._result.is_file():
+                stderr = self._log.read_text(encoding="utf-8", errors="replace")
+                reason = _failure_reason(
+                    self._child.returncode, stderr, memory_gib=self.memory_gib, peak_mb=self.peak_mb
+                )
+                return BoundedOutcome(False, reason=reason, seconds=seconds, peak_rss_mb=self.peak_mb)
+            result = json.loads(self._result.read_text(encoding="utf-8"))
+            return BoundedOutcome(True, result=result, seconds=seconds, peak_rss_mb=self.peak_mb)
+        finally:
+            self._folder.cleanup()
+
+    def __enter__(self) -> BoundedRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._child.poll() is None:
+            self.kill()
+        self._watcher.join()
+        self._folder.cleanup()
+
+
 def run_bounded(
     task: str, arguments: dict[str, Any], *, timeout_s: float, memory_gib: float
 ) -> BoundedOutcome:
@@ -96,53 +181,8 @@ def run_bounded(
     Returns:
         The outcome; never raises for a failed, crashed or killed pass.
     """
-    started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="bounded-") as folder:
-        request = Path(folder) / "request.json"
-        result = Path(folder) / "result.json"
-        log = Path(folder) / "stderr.txt"
-        request.write_text(
-            json.dumps(
-                {
-                    "task": task,
-                    "arguments": arguments,
-                    "memory_bytes": int(memory_gib * 2**30),
-                    "result": str(result),
-                }
-            ),
-            encoding="utf-8",
-        )
-        peak: int | None = None
-        with log.open("w", encoding="utf-8") as errors:
-            child = subprocess.Popen(
-                [sys.executable, "-m", "workflows.conversion.bounded", str(request)],
-                stdout=errors,
-                stderr=errors,
-                env=_child_environment(),
-                start_new_session=True,
-            )
-            timed_out = False
-            while child.poll() is None:
-                rss = _rss_mb(child.pid)
-                peak = max(peak or 0, rss) if rss is not None else peak
-                if time.monotonic() - started > timeout_s:
-                    timed_out = True
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(child.pid, signal.SIGKILL)
-                    child.wait()
-                    break
-                time.sleep(SAMPLE_S)
-        seconds = round(time.monotonic() - started, 1)
-        stderr = log.read_text(encoding="utf-8", errors="replace")
-        if timed_out:
-            reason = f"ran past its {timeout_s:g} s time bound and was stopped"
-            return BoundedOutcome(False, reason=reason, seconds=seconds, peak_rss_mb=peak)
-        if child.returncode != 0 or not result.is_file():
-            reason = _failure_reason(child.returncode, stderr, memory_gib=memory_gib, peak_mb=peak)
-            return BoundedOutcome(False, reason=reason, seconds=seconds, peak_rss_mb=peak)
-        return BoundedOutcome(
-            True, result=json.loads(result.read_text(encoding="utf-8")), seconds=seconds, peak_rss_mb=peak
-        )
+    with BoundedRun(task, arguments, timeout_s=timeout_s, memory_gib=memory_gib) as run:
+        return run.wait()
 
 
 def main(argv: list[str]) -> int:

@@ -15,13 +15,14 @@ import io
 import statistics
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from workflows.conversion.bounded import run_bounded
+from workflows.conversion.bounded import BoundedRun
 from workflows.conversion.families import Family
 
 # A fused graph up to 5% slower than the plain one is kept (fusion helps on some CPUs and costs
@@ -72,7 +73,7 @@ def fuse_graph(source: str, target: str, rules: str, num_heads: int, hidden_size
         )
     optimized.save_model_to_file(target)
     fused = optimized.get_fused_operator_statistics() or {}
-    return {"fused": {k: int(v) for k, v in fused.items() if v}}
+    return {"target": target, "fused": {k: int(v) for k, v in fused.items() if v}}
 
 
 def time_graphs(
@@ -85,7 +86,7 @@ def time_graphs(
     """
     from workflows.conversion.parity import feed_for, ort_session
 
-    sessions = {name: ort_session(path) for name, path in paths.items()}
+    sessions = {name: ort_session(path, threads=1) for name, path in paths.items()}
     feeds = {
         (name, shape): feed_for(session, batch)
         for name, session in sessions.items()
@@ -125,58 +126,57 @@ def _timing_text(timings: dict[str, dict[str, float]]) -> str:
     )
 
 
-def fuse_bounded(
-    rules: str, config: dict[str, Any], plain: Path, target: Path, *, timeout_s: float, memory_gib: float
-) -> tuple[dict[str, int] | None, str]:
-    """Run a fusion pass under its bounds; returns (fused op counts, '') or (None, why not)."""
-    outcome = run_bounded(
-        "fuse",
-        {
-            "source": str(plain),
-            "target": str(target),
-            "rules": rules,
-            "num_heads": int(config.get("num_attention_heads", 0)),
-            "hidden_size": int(config.get("hidden_size", 0)),
-        },
-        timeout_s=timeout_s,
-        memory_gib=memory_gib,
-    )
-    if not outcome.ok:
-        return None, f"the {rules} fusion pass {outcome.reason}"
-    return dict(outcome.result["fused"]), ""
+def start_fusion(
+    mode: str,
+    family: Family,
+    config: dict[str, Any],
+    plain: Path,
+    target: Path,
+    *,
+    timeout_s: float,
+    memory_gib: float,
+) -> BoundedRun | None:
+    """Start the family's fusion pass in a bounded child (it runs while the parity reference is
+    computed); None when there is nothing to fuse."""
+    if mode == "none" or family.fusion is None:
+        return None
+    arguments = {
+        "source": str(plain),
+        "target": str(target),
+        "rules": family.fusion,
+        "num_heads": int(config.get("num_attention_heads", 0)),
+        "hidden_size": int(config.get("hidden_size", 0)),
+    }
+    return BoundedRun("fuse", arguments, timeout_s=timeout_s, memory_gib=memory_gib)
 
 
 def choose_fp32(
     *,
     mode: str,
     family: Family,
-    config: dict[str, Any],
     plain: Path,
-    scratch: Path,
-    parity_ok: Any,
+    fusion: BoundedRun | None,
+    parity_ok: Callable[[Path], tuple[bool, str]],
     timing_shapes: dict[str, dict[str, np.ndarray]],
-    timeout_s: float,
-    memory_gib: float,
 ) -> Fp32Choice:
     """Pick the fp32 graph: the plain export, or the fused one when it is verified.
 
     Args:
         mode: 'auto' (fused when correct and not slower), 'fused' (when correct), 'none'.
-        parity_ok: callable(path) -> (bool, str); the parity gate applied to the fused graph.
+        fusion: the started fusion pass (``start_fusion``), None when there is none.
+        parity_ok: callable(path) -> (passed, detail); the parity gate applied to the fused graph.
         timing_shapes: name -> padded batch, for the build-host timing in 'auto' mode.
     """
     if mode == "none":
         return Fp32Choice(plain, "none (convert.optimize is 'none'); onnxruntime fuses at session load")
-    if family.fusion is None:
+    if family.fusion is None or fusion is None:
         return Fp32Choice(plain, f"none for {family.name}: {family.why_no_fusion}")
-    fused_path = scratch / "fused.onnx"
-    fused, failure = fuse_bounded(
-        family.fusion, config, plain, fused_path, timeout_s=timeout_s, memory_gib=memory_gib
-    )
-    if fused is None:
-        warning = f"{failure}; shipping the unoptimised export (F34)"
+    outcome = fusion.wait()
+    if not outcome.ok:
+        warning = f"the {family.fusion} fusion pass {outcome.reason}; shipping the unoptimised export (F34)"
         return Fp32Choice(plain, f"none: {warning}", [warning])
-    rules = f"onnxruntime.transformers {family.fusion} opt_level 1 ({_describe(fused)})"
+    fused_path = Path(outcome.result["target"])
+    rules = f"onnxruntime.transformers {family.fusion} opt_level 1 ({_describe(outcome.result['fused'])})"
     correct, detail = parity_ok(fused_path)
     if not correct:
         warning = f"the fused graph failed the parity gate ({detail}); shipping the unoptimised export"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import shutil
 import time
@@ -18,7 +19,7 @@ from workflows.conversion.bounded import run_bounded
 from workflows.conversion.export import export_onnx
 from workflows.conversion.families import family_of
 from workflows.conversion.manifest import MANIFEST_FILE, file_entries, write_manifest
-from workflows.conversion.optimize import choose_fp32
+from workflows.conversion.optimize import choose_fp32, start_fusion
 from workflows.conversion.output import staged_folder
 from workflows.conversion.quantize import save_calibration
 from workflows.conversion.source import ModelFolder, inspect_folder, resolve_source
@@ -83,9 +84,15 @@ class Checked:
     torch_outputs: np.ndarray
     tolerance: float
 
+    def __post_init__(self) -> None:
+        self._seen: dict[Path, tuple[ParityReport, np.ndarray]] = {}
+
     def parity(self, path: Path) -> tuple[ParityReport, np.ndarray]:
-        outputs = parity.run_onnx(path, self.batches)
-        return parity.compare(self.torch_outputs, outputs, tolerance=self.tolerance), outputs
+        """The graph at ``path`` against PyTorch (computed once per graph)."""
+        if path not in self._seen:
+            outputs = parity.run_onnx(path, self.batches)
+            self._seen[path] = parity.compare(self.torch_outputs, outputs, tolerance=self.tolerance), outputs
+        return self._seen[path]
 
     def gate(self, path: Path) -> tuple[bool, str]:
         report, _ = self.parity(path)
@@ -177,51 +184,60 @@ def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Pa
     with staged_folder(out) as staging:
         scratch.mkdir(parents=True, exist_ok=True)
         exported, graph = export_onnx(folder, task, tokenizer, scratch / "export.onnx", opset=convert.opset)
-        batches = parity.check_batches(tokenizer, parity.validation_items(task), max_length=max_length)
-        checked = Checked(batches, parity.run_torch(graph, batches), convert.parity_tolerance)
-        del graph  # the fusion and quantization passes get the memory back
-        gc.collect()
-        report, fp32_outputs = checked.parity(exported.onnx_path)
-        if not report.passed:
-            raise ParityCheckFailed(
-                f"ONNX output differs from PyTorch by {report.max_abs_diff:.2e} (tolerance {report.tolerance:.0e}) "
-                f"on {report.texts} validation texts; min cosine {report.min_cosine:.6f}.",
-                fix="raise convert.parity_tolerance only if the difference is acceptable, or report the architecture",
-            )
-        quantization: QuantizationReport | None = None
-        warnings: list[str] = []
-        if convert.precision == "int8":
-            # The quantizer sees every MatMul of the plain export (a fused graph hides the QKV
-            # weights inside Attention), and INT8 of the plain graph measured as fast.
-            served, quantization = build_int8(
+        mode = convert.optimize if convert.precision == "fp32" else "none"
+        with contextlib.ExitStack() as passes:
+            fusion = start_fusion(
+                mode,
+                family,
+                folder.config,
                 exported.onnx_path,
-                fp32_outputs,
-                checked,
-                tokenizer=tokenizer,
-                task=task,
-                labels=exported.labels,
-                convert=convert,
-                max_length=max_length,
-                scratch=scratch,
-            )
-            optimization = (
-                f"INT8 of the plain export, {quantization.outlier_channels} outlier channels kept in fp32; "
-                "onnxruntime fuses at session load"
-            )
-        else:
-            choice = choose_fp32(
-                mode=convert.optimize,
-                family=family,
-                config=folder.config,
-                plain=exported.onnx_path,
-                scratch=scratch,
-                parity_ok=checked.gate,
-                timing_shapes=timing_shapes(tokenizer, max_length),
+                scratch / "fused.onnx",
                 timeout_s=convert.optimizer_timeout_s,
                 memory_gib=convert.optimizer_memory_gib,
             )
-            served, optimization, warnings = choice.path, choice.summary, choice.warnings
-            if served != exported.onnx_path:
+            if fusion is not None:
+                passes.enter_context(fusion)  # killed if anything below fails first
+            batches = parity.check_batches(tokenizer, parity.validation_items(task), max_length=max_length)
+            checked = Checked(batches, parity.run_torch(graph, batches), convert.parity_tolerance)
+            del graph  # the quantization pass gets the memory back
+            gc.collect()
+            report, fp32_outputs = checked.parity(exported.onnx_path)
+            if not report.passed:
+                raise ParityCheckFailed(
+                    f"ONNX output differs from PyTorch by {report.max_abs_diff:.2e} (tolerance {report.tolerance:.0e}) "
+                    f"on {report.texts} validation texts; min cosine {report.min_cosine:.6f}.",
+                    fix="raise convert.parity_tolerance only if the difference is acceptable, or report the architecture",
+                )
+            quantization: QuantizationReport | None = None
+            warnings: list[str] = []
+            if convert.precision == "int8":
+                # The quantizer sees every MatMul of the plain export (a fused graph hides the QKV
+                # weights inside Attention), and INT8 of the plain graph measured as fast.
+                served, quantization = build_int8(
+                    exported.onnx_path,
+                    fp32_outputs,
+                    checked,
+                    tokenizer=tokenizer,
+                    task=task,
+                    labels=exported.labels,
+                    convert=convert,
+                    max_length=max_length,
+                    scratch=scratch,
+                )
+                optimization = (
+                    f"INT8 of the plain export, {quantization.outlier_channels} outlier channels kept in fp32; "
+                    "onnxruntime fuses at session load"
+                )
+            else:
+                choice = choose_fp32(
+                    mode=mode,
+                    family=family,
+                    plain=exported.onnx_path,
+                    fusion=fusion,
+                    parity_ok=checked.gate,
+                    timing_shapes=timing_shapes(tokenizer, max_length),
+                )
+                served, optimization, warnings = choice.path, choice.summary, choice.warnings
                 report, _ = checked.parity(served)
         onnx_file = ONNX_FILES[convert.precision]
         shutil.copy2(served, staging / onnx_file)
