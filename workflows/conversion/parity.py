@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -118,3 +119,26 @@ def compare(reference: np.ndarray, candidate: np.ndarray, *, tolerance: float) -
         tolerance=tolerance,
         passed=diff <= tolerance,
     )
+
+
+@dataclass
+class ParityCheck:
+    """The validation set, tokenized, and the fp32 reference on it."""
+
+    batches: list[dict[str, np.ndarray]]
+    torch_outputs: np.ndarray
+    tolerance: float
+
+    def __post_init__(self) -> None:
+        self._seen: dict[Path, tuple[ParityReport, np.ndarray]] = {}
+
+    def parity(self, path: Path) -> tuple[ParityReport, np.ndarray]:
+        """The graph at ``path`` against PyTorch (computed once per graph)."""
+        if path not in self._seen:
+            outputs = run_onnx(path, self.batches)
+            self._seen[path] = compare(self.torch_outputs, outputs, tolerance=self.tolerance), outputs
+        return self._seen[path]
+
+    def gate(self, path: Path) -> tuple[bool, str]:
+        report, _ = self.parity(path)
+        return report.passed, f"max |diff| {report.max_abs_diff:.2e}, tolerance {report.tolerance:.0e}"

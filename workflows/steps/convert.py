@@ -6,34 +6,30 @@ import contextlib
 import gc
 import shutil
 import time
-from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from workflows.contracts import ArtifactManifest, ConvertResult, ParityReport, QuantizationReport, StepRequest
-from workflows.conversion import guard, parity
-from workflows.conversion.bounded import run_bounded
+from workflows.contracts import ArtifactManifest, ConvertResult, QuantizationReport, StepRequest
+from workflows.conversion import parity
 from workflows.conversion.export import export_onnx
 from workflows.conversion.families import family_of
+from workflows.conversion.int8 import build_int8
 from workflows.conversion.manifest import MANIFEST_FILE, file_entries, write_manifest
 from workflows.conversion.optimize import choose_fp32, start_fusion
 from workflows.conversion.output import staged_folder
-from workflows.conversion.quantize import save_calibration
 from workflows.conversion.source import ModelFolder, inspect_folder, resolve_source
-from workflows.errors import ConversionFailed, ModelSourceInvalid, ParityCheckFailed, QuantizationCollapsed
+from workflows.errors import ModelSourceInvalid, ParityCheckFailed
 from workflows.naming import staging_prefix
 from workflows.settings import Settings
-from workflows.spec import ConvertSpec
 from workflows.storage import upload_folder
 from workflows.texts import natural_texts
 
 SERVING_CODE = Path(str(files("artifacts") / "code"))
 # Named by precision so that a log line or a listing shows which graph is served (F30).
 ONNX_FILES = {"fp32": "model.onnx", "int8": "model.int8.onnx"}
-INT8_METHOD = "onnxruntime quantize_dynamic: per-channel int8 weights, per-tensor uint8 activations"
 
 
 def write_serving_code(root: Path, onnxruntime_version: str) -> None:
@@ -76,99 +72,6 @@ def timing_shapes(tokenizer: Any, max_length: int) -> dict[str, dict[str, np.nda
     }
 
 
-@dataclass
-class Checked:
-    """The validation set, tokenized, and the fp32 reference on it."""
-
-    batches: list[dict[str, np.ndarray]]
-    torch_outputs: np.ndarray
-    tolerance: float
-
-    def __post_init__(self) -> None:
-        self._seen: dict[Path, tuple[ParityReport, np.ndarray]] = {}
-
-    def parity(self, path: Path) -> tuple[ParityReport, np.ndarray]:
-        """The graph at ``path`` against PyTorch (computed once per graph)."""
-        if path not in self._seen:
-            outputs = parity.run_onnx(path, self.batches)
-            self._seen[path] = parity.compare(self.torch_outputs, outputs, tolerance=self.tolerance), outputs
-        return self._seen[path]
-
-    def gate(self, path: Path) -> tuple[bool, str]:
-        report, _ = self.parity(path)
-        return report.passed, f"max |diff| {report.max_abs_diff:.2e}, tolerance {report.tolerance:.0e}"
-
-
-def _thresholds(convert: ConvertSpec) -> guard.GuardThresholds:
-    return guard.GuardThresholds(
-        min_cosine=convert.int8_min_cosine,
-        min_agreement=convert.int8_min_agreement,
-        max_distribution_shift=convert.int8_max_distribution_shift,
-        min_variation_kept=convert.int8_min_variation_kept,
-    )
-
-
-def build_int8(
-    plain: Path,
-    fp32_outputs: np.ndarray,
-    checked: Checked,
-    *,
-    tokenizer: Any,
-    task: str,
-    labels: list[str],
-    convert: ConvertSpec,
-    max_length: int,
-    scratch: Path,
-) -> tuple[Path, QuantizationReport]:
-    """Quantize the plain export under the pass bounds, then apply the collapse guard (F29).
-
-    Raises:
-        ConversionFailed: the quantization pass failed or ran past its bounds.
-        QuantizationCollapsed: INT8 diverges from fp32 on the validation set.
-    """
-    calibration = save_calibration(
-        parity.check_batches(tokenizer, parity.calibration_items(task), max_length=max_length),
-        scratch / "calibration.npz",
-    )
-    target = scratch / "int8.onnx"
-    outcome = run_bounded(
-        "quantize",
-        {"source": str(plain), "target": str(target), "calibration": str(calibration)},
-        timeout_s=convert.optimizer_timeout_s,
-        memory_gib=convert.optimizer_memory_gib,
-    )
-    if not outcome.ok:
-        raise ConversionFailed(
-            f"INT8 quantization {outcome.reason}.",
-            fix="raise convert.optimizer_memory_gib / optimizer_timeout_s, or use convert.precision fp32",
-        )
-    int8_outputs = parity.run_onnx(target, checked.batches)
-    thresholds = _thresholds(convert)
-    result = (
-        guard.check_classifier(fp32_outputs, int8_outputs, labels=labels, thresholds=thresholds)
-        if task == "classification"
-        else guard.check_embeddings(fp32_outputs, int8_outputs, thresholds=thresholds)
-    )
-    if not result.passed:
-        raise QuantizationCollapsed(result.diagnosis, fix="keep fp32 (convert.precision: fp32)")
-    report = QuantizationReport(
-        method=INT8_METHOD,
-        fp32_nodes=int(outcome.result["fp32_nodes"]),
-        outlier_channels=int(outcome.result["outlier_channels"]),
-        texts=int(fp32_outputs.shape[0]),
-        min_cosine=result.min_cosine,
-        mean_cosine=result.mean_cosine,
-        variation_kept=result.variation_kept,
-        argmax_agreement=result.argmax_agreement,
-        distribution_shift=result.distribution_shift,
-        thresholds={k: float(v) for k, v in vars(thresholds).items()},
-        passed=result.passed,
-        diagnosis=result.diagnosis,
-        size_ratio=round(target.stat().st_size / plain.stat().st_size, 4),
-    )
-    return target, report
-
-
 def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Path) -> ArtifactManifest:
     """Export, optimise, verify (and quantize) into ``out``; returns the manifest written there.
 
@@ -198,7 +101,7 @@ def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Pa
             if fusion is not None:
                 passes.enter_context(fusion)  # killed if anything below fails first
             batches = parity.check_batches(tokenizer, parity.validation_items(task), max_length=max_length)
-            checked = Checked(batches, parity.run_torch(graph, batches), convert.parity_tolerance)
+            checked = parity.ParityCheck(batches, parity.run_torch(graph, batches), convert.parity_tolerance)
             del graph  # the quantization pass gets the memory back
             gc.collect()
             report, fp32_outputs = checked.parity(exported.onnx_path)
