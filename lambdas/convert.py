@@ -23,5 +23,7 @@ def handler(event: StepRequest, context: LambdaContext) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="convert-") as workdir:
         result = convert(event, s3=clients.s3(), settings=clients.settings(), workdir=Path(workdir))
     logger.info("converted", extra={"run_id": event.run_id, "optimization": result.manifest.optimization})
+    for warning in result.manifest.warnings:  # fallbacks taken (an optimizer past its bound, F34)
+        logger.warning(warning, extra={"run_id": event.run_id})
     metrics.add_metric(name="ConvertSeconds", unit=MetricUnit.Seconds, value=result.seconds)
     return result.model_dump(mode="json")

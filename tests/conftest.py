@@ -116,3 +116,41 @@ def tiny_artifact(tiny_bert: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     request = StepRequest(run_id="fixture", spec=fast_spec(tiny_bert))
     build_artifact(request, source=tiny_bert, out=root / "artifact", scratch=root / "scratch")
     return root / "artifact"
+
+
+@pytest.fixture(scope="session")
+def random_model(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Build (once per session) a tiny random-weight encoder: random_model(family, task, **options)."""
+    from workflows.conversion.random_models import build_random_model
+
+    built: dict[tuple[Any, ...], Path] = {}
+
+    def build(family: str, task: str = "embedding", **options: Any) -> Path:
+        key = (family, task, *sorted(options.items()))
+        if key not in built:
+            name = "-".join(str(part) for part in key).replace(".", "_").replace("(", "").replace(")", "")
+            built[key] = build_random_model(
+                family, tmp_path_factory.mktemp("models") / name, task=task, **options
+            )
+        return built[key]
+
+    return build
+
+
+def convert_folder(source: Path, root: Path, **convert: Any) -> Path:
+    """Convert ``source`` with ``fast_spec`` (task from its config) into ``root/artifact``."""
+    import json
+
+    from workflows.contracts import StepRequest
+    from workflows.steps.convert import build_artifact
+
+    config = json.loads((source / "config.json").read_text())
+    task = "classification" if "ForSequenceClassification" in config["architectures"][0] else "embedding"
+    spec = fast_spec(source, model={"task": task}, convert=convert)
+    build_artifact(
+        StepRequest(run_id="fixture", spec=spec),
+        source=source,
+        out=root / "artifact",
+        scratch=root / "scratch",
+    )
+    return root / "artifact"

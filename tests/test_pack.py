@@ -1,14 +1,26 @@
 from __future__ import annotations
 
+import hashlib
 import shutil
 import tarfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import boto3
 import pytest
+from boto3.s3.transfer import TransferConfig
+from moto import mock_aws
 
-from workflows.conversion.manifest import read_manifest
-from workflows.errors import ArtifactIncomplete
-from workflows.steps.pack import verify_artifact, write_tarball
+from tests.conftest import convert_folder, fast_spec
+from workflows import storage
+from workflows.contracts import ConvertResult, PackRequest
+from workflows.conversion.manifest import MANIFEST_FILE, read_manifest
+from workflows.errors import ArtifactIncomplete, OutputNotWritable
+from workflows.settings import Settings
+from workflows.steps.pack import pack, verify_artifact, write_tarball
+
+SETTINGS = Settings(bucket="pack-bucket", sagemaker_role_arn="arn:aws:iam::123456789012:role/sm")
 
 
 def copy_of(artifact: Path, tmp_path: Path) -> Path:
@@ -27,13 +39,17 @@ def test_tarball_has_the_sagemaker_layout(
         members = set(archive.getnames())
     # No nested top folder: SageMaker unpacks into /opt/ml/model directly.
     assert {
-        "deploybench-manifest.json",
+        MANIFEST_FILE,
         "model.onnx",
         "code/inference.py",
         "code/requirements.txt",
         "tokenizer/tokenizer.json",
     } <= members
     assert not any(name.startswith(("artifact/", "./")) for name in members)
+    # And every byte of every file survives the round trip
+    with tarfile.open(target, mode) as archive:
+        onnx = archive.extractfile("model.onnx")
+        assert onnx is not None and onnx.read() == (tiny_artifact / "model.onnx").read_bytes()
 
 
 def test_a_failed_pack_leaves_no_file(
@@ -48,6 +64,14 @@ def test_a_failed_pack_leaves_no_file(
     with pytest.raises(OSError, match="disk full"):
         write_tarball(tiny_artifact, target, "fast")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unwritable_target_is_named(tiny_artifact: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(OutputNotWritable, match=r"cannot write .*file/model.tar.gz"):
+        write_tarball(tiny_artifact, blocker / "model.tar.gz", "fast")
+    assert list(tmp_path.iterdir()) == [blocker]
 
 
 def test_verified_artifact_passes(tiny_artifact: Path) -> None:
@@ -78,6 +102,69 @@ def test_replaced_file_is_refused(tiny_artifact: Path, tmp_path: Path) -> None:
 
 def test_missing_manifest_is_refused(tiny_artifact: Path, tmp_path: Path) -> None:
     artifact = copy_of(tiny_artifact, tmp_path)
-    (artifact / "deploybench-manifest.json").unlink()
-    with pytest.raises(ArtifactIncomplete, match="no deploybench-manifest.json"):
+    (artifact / MANIFEST_FILE).unlink()
+    with pytest.raises(ArtifactIncomplete, match=f"no {MANIFEST_FILE}"):
         verify_artifact(artifact)
+
+
+@pytest.fixture
+def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    with mock_aws():
+        client = boto3.client("s3", region_name="us-east-1")
+        client.create_bucket(Bucket=SETTINGS.bucket)
+        yield client
+
+
+def staged(s3: Any, artifact: Path, run_id: str) -> PackRequest:
+    uri = f"s3://{SETTINGS.bucket}/staging/{run_id}/"
+    storage.upload_folder(s3, artifact, uri, last=MANIFEST_FILE)
+    spec = fast_spec("bundled", pack={"compression": "none"})
+    convert = ConvertResult(staging_uri=uri, manifest=read_manifest(artifact), seconds=1.0)
+    return PackRequest(run_id=run_id, spec=spec, convert=convert)
+
+
+def test_pack_uploads_large_tarballs_in_parts(
+    s3: Any, random_model: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a staged artifact whose tarball (about 7 MB) is above a 5 MB multipart threshold
+    # (S3's smallest part; production uses 64 MB parts, storage.TRANSFER)
+    artifact = convert_folder(random_model("bert", hidden=48), tmp_path / "convert", optimize="none")
+    request = staged(s3, artifact, "pack-multipart")
+    five_mb = 5 * 1024 * 1024
+    monkeypatch.setattr(
+        storage, "TRANSFER", TransferConfig(multipart_threshold=five_mb, multipart_chunksize=five_mb)
+    )
+    # When packed
+    result = pack(request, s3=s3, settings=SETTINGS, workdir=tmp_path / "work")
+    # Then the object went up in two parts, and it is the tarball the result describes
+    head = s3.head_object(Bucket=SETTINGS.bucket, Key=result.model_data_uri.split("/", 3)[3])
+    assert head["ETag"].strip('"').endswith("-2")
+    body = s3.get_object(Bucket=SETTINGS.bucket, Key=result.model_data_uri.split("/", 3)[3])["Body"].read()
+    assert len(body) == result.size_bytes > five_mb
+    assert hashlib.sha256(body).hexdigest() == result.sha256
+    assert result.compression == "none" and result.model_data_uri.endswith("/model.tar")
+
+
+def test_pack_refuses_a_staging_prefix_without_manifest(s3: Any, tiny_artifact: Path, tmp_path: Path) -> None:
+    # Given a staging prefix whose upload stopped before the manifest (it goes up last)
+    artifact = copy_of(tiny_artifact, tmp_path)
+    request = staged(s3, artifact, "pack-partial")
+    key = request.convert.staging_uri.split("/", 3)[3] + MANIFEST_FILE
+    s3.delete_object(Bucket=SETTINGS.bucket, Key=key)
+    # Then pack refuses it, and no tarball was uploaded
+    with pytest.raises(ArtifactIncomplete, match=f"has no {MANIFEST_FILE}"):
+        pack(request, s3=s3, settings=SETTINGS, workdir=tmp_path / "work")
+    assert "Contents" not in s3.list_objects_v2(Bucket=SETTINGS.bucket, Prefix="artifacts/")
+
+
+def test_the_manifest_is_uploaded_last(tiny_artifact: Path) -> None:
+    uploaded: list[str] = []
+
+    class Recorder:
+        def upload_file(self, path: str, bucket: str, key: str, Config: Any) -> None:  # noqa: N803
+            uploaded.append(key.rsplit("/", 1)[-1])
+
+    storage.upload_folder(Recorder(), tiny_artifact, "s3://b/staging/x/", last=MANIFEST_FILE)
+    assert uploaded[-1] == MANIFEST_FILE
+    assert len(uploaded) == len(read_manifest(tiny_artifact).files) + 1

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from workflows import bench_command, cli_checks, operations_cli
+from workflows import bench_command, cli_checks, convert_command, operations_cli
 from workflows.errors import DeploybenchError
 from workflows.reports import command as report_command
 from workflows.runner import ExecutionOutcome, StateEvent
@@ -189,6 +189,7 @@ app.command(name="report")(report_command.report)
 app.command()(operations_cli.sweep)
 app.command()(operations_cli.janitor)
 app.command(name="input")(operations_cli.pipeline_input)
+app.command()(convert_command.convert)
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -79,6 +79,10 @@ class QuantizationCollapsed(TerminalError):
     """INT8 predictions collapsed against fp32 (F29)."""
 
 
+class OutputNotWritable(TerminalError):
+    """The artifact folder or tarball cannot be written where asked."""
+
+
 class ArtifactIncomplete(TerminalError):
     """A file the manifest names is missing, truncated or does not load (F22)."""
 

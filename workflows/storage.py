@@ -22,11 +22,16 @@ def upload_file(s3: Any, path: Path, uri: str) -> str:
     return uri
 
 
-def upload_folder(s3: Any, root: Path, uri: str) -> list[str]:
-    """Upload every file under ``root`` to the ``uri`` prefix; returns the keys."""
+def upload_folder(s3: Any, root: Path, uri: str, *, last: str | None = None) -> list[str]:
+    """Upload every file under ``root`` to the ``uri`` prefix; returns the keys.
+
+    ``last`` (a path relative to ``root``) goes up after every other file, so a reader that waits
+    for it (an artifact's manifest) never sees a half-uploaded folder as complete.
+    """
     bucket, prefix = split_s3_uri(uri.rstrip("/") + "/")
     keys = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+    paths = sorted(p for p in root.rglob("*") if p.is_file())
+    for path in sorted(paths, key=lambda p: p.relative_to(root).as_posix() == last):
         key = prefix + path.relative_to(root).as_posix()
         with aws_errors(f"upload {path}"):
             s3.upload_file(str(path), bucket, key, Config=TRANSFER)

@@ -1,22 +1,104 @@
-"""Small encoders with random weights, built locally from a config (no model hub needed).
+"""Encoders with random weights, built locally from a config (no model hub needed).
 
 Used by tests and benchmarks where the real weights do not matter but the architecture, the
-tokenizer and the shapes do. The tokenizer is the bundled MiniLM's (BERT WordPiece).
+tokenizer and the shapes do. BERT borrows the bundled MiniLM's WordPiece tokenizer; XLM-R and
+DeBERTa-v2 get a SentencePiece-style Unigram vocabulary trained here, offline and
+deterministically, on the project's own texts (their real tokenizers are 250k-piece
+SentencePiece models that we cannot download).
+
+Random weights have no activation outliers, so their INT8 figures say nothing about a trained
+model's; only the bundled MiniLM has real weights.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from workflows.conversion.source import bundled_model_path
+from workflows.texts import natural_texts, validation_texts
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
+FAMILIES = ("bert", "xlm-roberta", "deberta-v2")
+NLI_LABELS = {0: "entailment", 1: "neutral", 2: "contradiction"}
+
+# A few non-English lines so that accented letters are pieces, not <unk>.
+_MULTILINGUAL = (
+    "Das Wetter in Berlin ist heute sonnig und warm.",
+    "La réunion est reportée à jeudi prochain à cause de la grève.",
+    "El modelo fue entrenado con datos de varios idiomas, ¿verdad?",
+    "Il ristorante era pieno, quindi abbiamo aspettato quasi un'ora.",
+    "Der Zug nach Zürich fährt um 08:15 von Gleis 7 ab.",
+)
+
+
+@lru_cache(maxsize=4)
+def unigram_pieces(vocab_size: int = 4000) -> tuple[tuple[str, float], ...]:
+    """SentencePiece Unigram pieces with their log-probabilities, trained on deterministic texts."""
+    from tokenizers import SentencePieceUnigramTokenizer
+
+    corpus = natural_texts(3000, seed=11) + validation_texts(64) + list(_MULTILINGUAL) * 20
+    trainer = SentencePieceUnigramTokenizer()
+    trainer.train_from_iterator(
+        corpus, vocab_size=vocab_size, special_tokens=["<unk>"], unk_token="<unk>", show_progress=False
+    )
+    pieces = json.loads(trainer.to_str())["model"]["vocab"]
+    return tuple((str(piece), float(score)) for piece, score in pieces if piece != "<unk>")
+
+
+def _encoder_dims(hidden: int, layers: int, heads: int | None) -> dict[str, Any]:
+    return {
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads or max(1, hidden // 32),
+        "intermediate_size": hidden * 4,
+    }
+
+
+def _scale_head(model: Any, head_std: float | None) -> None:
+    """Re-draw the classification head's weights with ``head_std``.
+
+    At the default 0.02 a random head gives every input nearly the same logits (top-2 margins of
+    1e-3), so INT8 noise alone flips labels; a head drawn wider has margins of a few logits, as a
+    trained one does, and the INT8 guard can be exercised on it.
+    """
+    import torch
+
+    if head_std is None:
+        return
+    for name, module in model.named_modules():
+        if isinstance(module, torch.nn.Linear) and ("classifier" in name or "pooler" in name):
+            torch.nn.init.normal_(module.weight, std=head_std)
+
+
+def _save(model: Any, tokenizer: Any, target: Path, head_std: float | None = None) -> Path:
+    target.mkdir(parents=True, exist_ok=True)
+    _scale_head(model, head_std)
+    model.eval().save_pretrained(str(target))
+    if tokenizer is not None:
+        tokenizer.save_pretrained(str(target))
+    return target
+
+
+def _with_labels(config: Any, task: str) -> None:
+    if task == "classification":
+        config.num_labels = len(NLI_LABELS)
+        config.id2label = dict(NLI_LABELS)
+        config.label2id = {v: k for k, v in NLI_LABELS.items()}
 
 
 def build_tiny_bert(
-    target: Path, *, task: str = "embedding", hidden: int = 32, layers: int = 2, seed: int = 0
+    target: Path,
+    *,
+    task: str = "embedding",
+    hidden: int = 32,
+    layers: int = 2,
+    heads: int | None = None,
+    seed: int = 0,
+    head_std: float | None = None,
 ) -> Path:
     """A BERT with random weights and MiniLM's tokenizer, saved as a Hugging Face folder."""
     import torch
@@ -25,24 +107,120 @@ def build_tiny_bert(
     torch.manual_seed(seed)
     source = bundled_model_path()
     config = BertConfig(
-        vocab_size=30522,
-        hidden_size=hidden,
-        num_hidden_layers=layers,
-        num_attention_heads=max(1, hidden // 16),
-        intermediate_size=hidden * 4,
-        max_position_embeddings=512,
+        vocab_size=30522, max_position_embeddings=512, **_encoder_dims(hidden, layers, heads or hidden // 16)
     )
-    model: Any
-    if task == "classification":
-        config.num_labels = 3
-        config.id2label = {0: "entailment", 1: "neutral", 2: "contradiction"}
-        config.label2id = {v: k for k, v in config.id2label.items()}
-        model = BertForSequenceClassification(config)
-    else:
-        model = BertModel(config)
-    target.mkdir(parents=True, exist_ok=True)
-    model.eval().save_pretrained(str(target))
+    _with_labels(config, task)
+    model: Any = BertForSequenceClassification(config) if task == "classification" else BertModel(config)
+    _save(model, None, target, head_std)
     for name in TOKENIZER_FILES:
         if (source / name).exists():
             shutil.copy2(source / name, target / name)
     return target
+
+
+def build_random_xlm_roberta(
+    target: Path,
+    *,
+    task: str = "embedding",
+    hidden: int = 32,
+    layers: int = 2,
+    heads: int | None = None,
+    seed: int = 0,
+    head_std: float | None = None,
+) -> Path:
+    """An XLM-RoBERTa with random weights and a trained Unigram tokenizer."""
+    import torch
+    from transformers import (
+        XLMRobertaConfig,
+        XLMRobertaForSequenceClassification,
+        XLMRobertaModel,
+        XLMRobertaTokenizer,
+    )
+
+    torch.manual_seed(seed)
+    vocab = [("<s>", 0.0), ("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0), *unigram_pieces(), ("<mask>", 0.0)]
+    tokenizer = XLMRobertaTokenizer(vocab=vocab)
+    # XLM-R's real config: one token type (always 0), positions offset by the padding id.
+    config = XLMRobertaConfig(
+        vocab_size=len(vocab),
+        max_position_embeddings=514,
+        type_vocab_size=1,
+        pad_token_id=1,
+        bos_token_id=0,
+        eos_token_id=2,
+        **_encoder_dims(hidden, layers, heads),
+    )
+    _with_labels(config, task)
+    model: Any = (
+        XLMRobertaForSequenceClassification(config) if task == "classification" else XLMRobertaModel(config)
+    )
+    return _save(model, tokenizer, target, head_std)
+
+
+def build_random_deberta_v2(
+    target: Path,
+    *,
+    task: str = "embedding",
+    hidden: int = 32,
+    layers: int = 2,
+    heads: int | None = None,
+    seed: int = 0,
+    head_std: float | None = None,
+) -> Path:
+    """A DeBERTa-v2 shaped like mDeBERTa-v3 (disentangled attention, no token types), random weights."""
+    import torch
+    from transformers import (
+        DebertaV2Config,
+        DebertaV2ForSequenceClassification,
+        DebertaV2Model,
+        DebertaV2Tokenizer,
+    )
+
+    torch.manual_seed(seed)
+    vocab = [
+        ("[PAD]", 0.0),
+        ("[CLS]", 0.0),
+        ("[SEP]", 0.0),
+        ("[UNK]", 0.0),
+        *unigram_pieces(),
+        ("[MASK]", 0.0),
+    ]
+    tokenizer = DebertaV2Tokenizer(vocab=vocab, unk_id=3)
+    # mdeberta-v3-base's structure at a smaller size: type_vocab_size 0 means the tokenizer's
+    # token_type_ids have no embedding to feed (F03).
+    settings: dict[str, Any] = {
+        "vocab_size": len(vocab),
+        "max_position_embeddings": 512,
+        "type_vocab_size": 0,
+        "relative_attention": True,
+        "position_buckets": 256,
+        "max_relative_positions": -1,
+        "pos_att_type": ["p2c", "c2p"],
+        "position_biased_input": False,
+        "norm_rel_ebd": "layer_norm",
+        "share_att_key": True,
+        "hidden_act": "gelu",
+        "layer_norm_eps": 1e-7,
+        "pad_token_id": 0,
+        **_encoder_dims(hidden, layers, heads),
+    }
+    config = DebertaV2Config(**settings)
+    _with_labels(config, task)
+    model: Any = (
+        DebertaV2ForSequenceClassification(config) if task == "classification" else DebertaV2Model(config)
+    )
+    return _save(model, tokenizer, target, head_std)
+
+
+def build_random_model(
+    family: str, target: Path, *, task: str = "embedding", hidden: int = 32, layers: int = 2, **kwargs: Any
+) -> Path:
+    """Dispatch on ``family`` (one of ``FAMILIES``)."""
+    builders = {
+        "bert": build_tiny_bert,
+        "xlm-roberta": build_random_xlm_roberta,
+        "deberta-v2": build_random_deberta_v2,
+    }
+    if family not in builders:
+        raise ValueError(f"unknown family {family!r}; choose one of {', '.join(FAMILIES)}")
+    return builders[family](target, task=task, hidden=hidden, layers=layers, **kwargs)

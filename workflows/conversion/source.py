@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import struct
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,8 +15,7 @@ from workflows.storage import download_folder, list_keys
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "sentencepiece.bpe.model", "spm.model", "tokenizer.model")
-# A weight file under this size is an interrupted download, not a model (F22).
-MIN_WEIGHT_BYTES = 1_000_000
+SHARD_INDEX = "model.safetensors.index.json"
 
 
 @dataclass(frozen=True)
@@ -81,21 +82,75 @@ def inspect_folder(path: Path) -> ModelFolder:
         raise ModelSourceInvalid(
             f"{config_path} is not valid JSON: {error}.", fix="re-save the model"
         ) from None
-    weights = [path / name for name in WEIGHT_FILES if (path / name).is_file()]
-    if not weights:
-        raise ModelSourceInvalid(
-            f"{path} has no weights ({' or '.join(WEIGHT_FILES)}).",
-            fix="save the model with save_pretrained (safetensors) into that folder",
-        )
-    small = [w for w in weights if w.stat().st_size < MIN_WEIGHT_BYTES]
-    if small:
-        raise ModelSourceInvalid(
-            f"weight file {small[0]} is only {small[0].stat().st_size} bytes: truncated or an interrupted download (F22).",
-            fix="download or save the model again",
-        )
+    check_weights(path)
     if not any((path / name).is_file() for name in TOKENIZER_FILES):
         raise ModelSourceInvalid(
             f"{path} has no tokenizer files ({', '.join(TOKENIZER_FILES)}).",
             fix="save the tokenizer into the same folder with tokenizer.save_pretrained(folder)",
         )
     return ModelFolder(path=path, config=config)
+
+
+def _truncated(path: Path, detail: str) -> ModelSourceInvalid:
+    return ModelSourceInvalid(
+        f"weight file {path} is truncated or corrupt ({detail}): an interrupted download or copy (F22).",
+        fix="download or save the model again (model.save_pretrained(folder))",
+    )
+
+
+def check_safetensors(path: Path) -> None:
+    """The file holds every byte its header declares.
+
+    A safetensors file is an 8-byte little-endian header length, a JSON header giving each
+    tensor's byte range, then the data: a file shorter than the largest range end lost its tail.
+
+    Raises:
+        ModelSourceInvalid: naming the file and how many bytes are missing.
+    """
+    size = path.stat().st_size
+    if size < 8:
+        raise _truncated(path, f"{size} bytes, not even a header")
+    with path.open("rb") as handle:
+        (header_bytes,) = struct.unpack("<Q", handle.read(8))
+        if header_bytes > size - 8:
+            raise _truncated(path, f"header of {header_bytes} bytes in a {size}-byte file")
+        try:
+            header = json.loads(handle.read(header_bytes))
+        except ValueError:
+            raise _truncated(path, "its header is not JSON") from None
+    ends = [int(t["data_offsets"][1]) for k, t in header.items() if k != "__metadata__"]
+    expected = 8 + header_bytes + max(ends, default=0)
+    if size != expected:
+        raise _truncated(path, f"{size} bytes, its header declares {expected}")
+
+
+def check_weights(path: Path) -> list[Path]:
+    """Every weight file of the folder exists and is complete; returns them.
+
+    Raises:
+        ModelSourceInvalid: no weights, a shard named by the index is missing, or a file is cut short.
+    """
+    index = path / SHARD_INDEX
+    if index.is_file():
+        shards = sorted(set(json.loads(index.read_text(encoding="utf-8")).get("weight_map", {}).values()))
+        missing = [name for name in shards if not (path / name).is_file()]
+        if missing:
+            raise ModelSourceInvalid(
+                f"{path} lacks weight shards {missing} named by {SHARD_INDEX} (F22).",
+                fix="download the model again, every shard included",
+            )
+        weights = [path / name for name in shards]
+    else:
+        weights = [path / name for name in WEIGHT_FILES if (path / name).is_file()]
+    if not weights:
+        raise ModelSourceInvalid(
+            f"{path} has no weights ({' or '.join(WEIGHT_FILES)}).",
+            fix="save the model with save_pretrained (safetensors) into that folder",
+        )
+    for weight in weights:
+        if weight.suffix == ".safetensors":
+            check_safetensors(weight)
+        elif not zipfile.is_zipfile(weight):
+            # torch.save writes a zip archive whose directory sits at the end: a cut file has none.
+            raise _truncated(weight, "not a complete zip archive")
+    return weights

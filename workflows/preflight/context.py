@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workflows.contracts import ArtifactManifest
-from workflows.conversion.manifest import read_manifest
+from workflows.conversion.manifest import MANIFEST_FILE, read_manifest
 from workflows.errors import ArtifactIncomplete
 from workflows.spec import BUNDLED_MODEL, RunSpec
 
@@ -111,5 +111,5 @@ def open_artifact(path: Path, workdir: Path) -> ArtifactView:
         return ArtifactView(target, read_manifest(target))
     raise ArtifactIncomplete(
         f"{path} is neither an artifact folder nor a tar archive.",
-        fix="pass the converted folder (with manifest.json) or the packed model.tar.gz",
+        fix=f"pass the converted folder (with {MANIFEST_FILE}) or the packed model.tar.gz",
     )

@@ -2,23 +2,34 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import shutil
 import time
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from workflows.contracts import ArtifactManifest, ConvertResult, StepRequest
-from workflows.conversion import export, parity
-from workflows.conversion.manifest import file_entries, write_manifest
-from workflows.conversion.source import inspect_folder, resolve_source
-from workflows.errors import ConversionFailed, ParityCheckFailed
+import numpy as np
+
+from workflows.contracts import ArtifactManifest, ConvertResult, QuantizationReport, StepRequest
+from workflows.conversion import parity
+from workflows.conversion.export import export_onnx
+from workflows.conversion.families import family_of
+from workflows.conversion.int8 import build_int8
+from workflows.conversion.manifest import MANIFEST_FILE, file_entries, write_manifest
+from workflows.conversion.optimize import choose_fp32, start_fusion
+from workflows.conversion.output import staged_folder
+from workflows.conversion.source import ModelFolder, inspect_folder, resolve_source
+from workflows.errors import ModelSourceInvalid, ParityCheckFailed
 from workflows.naming import staging_prefix
 from workflows.settings import Settings
 from workflows.storage import upload_folder
-from workflows.texts import validation_texts
+from workflows.texts import natural_texts
 
 SERVING_CODE = Path(str(files("artifacts") / "code"))
+# Named by precision so that a log line or a listing shows which graph is served (F30).
+ONNX_FILES = {"fp32": "model.onnx", "int8": "model.int8.onnx"}
 
 
 def write_serving_code(root: Path, onnxruntime_version: str) -> None:
@@ -32,68 +43,141 @@ def write_serving_code(root: Path, onnxruntime_version: str) -> None:
     (code / "requirements.txt").write_text(f"onnxruntime=={onnxruntime_version}\n", encoding="utf-8")
 
 
-def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Path) -> ArtifactManifest:
-    """Export, optimise and verify into ``out``; returns the manifest written there."""
-    import onnxruntime
+def load_tokenizer(folder: ModelFolder) -> Any:
     from transformers import AutoTokenizer
 
-    spec = request.spec
-    folder = inspect_folder(source)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(str(folder.path))
-    except Exception as error:
-        raise ConversionFailed(f"the tokenizer in {folder.path} does not load: {error}") from error
-    tokenizer.save_pretrained(str(out / "tokenizer"))
-    exported, graph = export.export_onnx(
-        folder, spec.model.task, tokenizer, scratch / "export.onnx", opset=spec.convert.opset
-    )
-    onnx_file = "model.onnx"
-    optimization = export.optimize(folder, exported.onnx_path, out / onnx_file)
-    if not (out / onnx_file).exists():
-        shutil.copy2(exported.onnx_path, out / onnx_file)
+        return AutoTokenizer.from_pretrained(str(folder.path))
+    except Exception as error:  # tokenizer loading raises many types for a broken folder
+        raise ModelSourceInvalid(
+            f"the tokenizer in {folder.path} does not load: {error}",
+            fix="save the model's tokenizer into the folder with tokenizer.save_pretrained(folder)",
+        ) from error
 
-    texts = validation_texts()
-    max_length = spec.model.max_sequence_length
-    reference = parity.run_torch(graph, tokenizer, exported.inputs, texts, max_length=max_length)
-    session = parity.ort_session(out / onnx_file)
-    candidate = parity.run_onnx(session, tokenizer, texts, max_length=max_length)
-    report = parity.compare(reference, candidate, tolerance=spec.convert.parity_tolerance)
-    if not report.passed:
-        raise ParityCheckFailed(
-            f"ONNX output differs from PyTorch by {report.max_abs_diff:.2e} (tolerance {report.tolerance:.0e}) "
-            f"on {report.texts} validation texts; min cosine {report.min_cosine:.6f}.",
-            fix="raise convert.parity_tolerance only if the difference is acceptable, or report the architecture",
-        )
-    write_serving_code(out, onnxruntime.__version__)
-    manifest = ArtifactManifest(
-        task=spec.model.task,
-        architecture=folder.architecture,
-        onnx_file=onnx_file,
-        inputs=exported.inputs,
-        outputs=exported.outputs,
-        opset=spec.convert.opset,
-        precision=spec.convert.precision,
-        max_sequence_length=max_length,
-        labels=exported.labels,
-        onnxruntime_version=onnxruntime.__version__,
-        optimization=optimization,
-        parity=report,
-        files=file_entries(out),
+
+def timing_shapes(tokenizer: Any, max_length: int) -> dict[str, dict[str, np.ndarray]]:
+    """Batches for the build-host A/B: one natural text, and 8 texts padded to 64 tokens."""
+    length = min(64, max_length)
+    single = tokenizer(natural_texts(1, seed=5), return_tensors="np")
+    padded = tokenizer(
+        natural_texts(8, seed=6, median_words=80),
+        padding="max_length",
+        truncation=True,
+        max_length=length,
+        return_tensors="np",
     )
-    write_manifest(out, manifest)
+    return {
+        "b1": {k: v.astype(np.int64) for k, v in single.items()},
+        f"b8x{length}": {k: v.astype(np.int64) for k, v in padded.items()},
+    }
+
+
+def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Path) -> ArtifactManifest:
+    """Export, optimise, verify (and quantize) into ``out``; returns the manifest written there.
+
+    ``out`` appears complete or not at all: everything is built in a staging folder next to it.
+    """
+    import onnxruntime
+
+    spec = request.spec
+    convert, task, max_length = spec.convert, spec.model.task, spec.model.max_sequence_length
+    folder = inspect_folder(source)
+    family = family_of(folder)
+    tokenizer = load_tokenizer(folder)
+    with staged_folder(out) as staging:
+        scratch.mkdir(parents=True, exist_ok=True)
+        exported, graph = export_onnx(folder, task, tokenizer, scratch / "export.onnx", opset=convert.opset)
+        mode = convert.optimize if convert.precision == "fp32" else "none"
+        with contextlib.ExitStack() as passes:
+            fusion = start_fusion(
+                mode,
+                family,
+                folder.config,
+                exported.onnx_path,
+                scratch / "fused.onnx",
+                timeout_s=convert.optimizer_timeout_s,
+                memory_gib=convert.optimizer_memory_gib,
+            )
+            if fusion is not None:
+                passes.enter_context(fusion)  # killed if anything below fails first
+            batches = parity.check_batches(tokenizer, parity.validation_items(task), max_length=max_length)
+            checked = parity.ParityCheck(batches, parity.run_torch(graph, batches), convert.parity_tolerance)
+            del graph  # the quantization pass gets the memory back
+            gc.collect()
+            report, fp32_outputs = checked.parity(exported.onnx_path)
+            if not report.passed:
+                raise ParityCheckFailed(
+                    f"ONNX output differs from PyTorch by {report.max_abs_diff:.2e} (tolerance {report.tolerance:.0e}) "
+                    f"on {report.texts} validation texts; min cosine {report.min_cosine:.6f}.",
+                    fix="raise convert.parity_tolerance only if the difference is acceptable, or report the architecture",
+                )
+            quantization: QuantizationReport | None = None
+            warnings: list[str] = []
+            if convert.precision == "int8":
+                # The quantizer sees every MatMul of the plain export (a fused graph hides the QKV
+                # weights inside Attention), and INT8 of the plain graph measured as fast.
+                served, quantization = build_int8(
+                    exported.onnx_path,
+                    fp32_outputs,
+                    checked,
+                    tokenizer=tokenizer,
+                    task=task,
+                    labels=exported.labels,
+                    convert=convert,
+                    max_length=max_length,
+                    scratch=scratch,
+                )
+                optimization = (
+                    f"INT8 of the plain export, {quantization.outlier_channels} outlier channels kept in fp32; "
+                    "onnxruntime fuses at session load"
+                )
+            else:
+                choice = choose_fp32(
+                    mode=mode,
+                    family=family,
+                    plain=exported.onnx_path,
+                    fusion=fusion,
+                    parity_ok=checked.gate,
+                    timing_shapes=timing_shapes(tokenizer, max_length),
+                )
+                served, optimization, warnings = choice.path, choice.summary, choice.warnings
+                report, _ = checked.parity(served)
+        onnx_file = ONNX_FILES[convert.precision]
+        shutil.copy2(served, staging / onnx_file)
+        tokenizer.save_pretrained(str(staging / "tokenizer"))
+        write_serving_code(staging, onnxruntime.__version__)
+        manifest = ArtifactManifest(
+            task=task,
+            architecture=folder.architecture,
+            onnx_file=onnx_file,
+            inputs=exported.inputs,
+            outputs=exported.outputs,
+            opset=convert.opset,
+            precision=convert.precision,
+            max_sequence_length=max_length,
+            labels=exported.labels,
+            onnxruntime_version=onnxruntime.__version__,
+            optimization=optimization,
+            parity=report,
+            quantization=quantization,
+            warnings=warnings,
+            files=file_entries(staging),
+        )
+        write_manifest(staging, manifest)
     return manifest
 
 
 def convert(request: StepRequest, *, s3: Any, settings: Settings, workdir: Path) -> ConvertResult:
-    """Build the artifact folder under ``workdir`` and upload it to the run's staging prefix."""
+    """Build the artifact folder under ``workdir`` and upload it to the run's staging prefix.
+
+    The manifest goes up last: a staging prefix without it is refused by the pack step.
+    """
     started = time.perf_counter()
     source = resolve_source(request.spec.model.source, s3=s3, workdir=workdir)
     out = workdir / "artifact"
-    scratch = workdir / "scratch"
-    scratch.mkdir(parents=True, exist_ok=True)
-    manifest = build_artifact(request, source=source, out=out, scratch=scratch)
+    manifest = build_artifact(request, source=source, out=out, scratch=workdir / "scratch")
     staging_uri = f"s3://{settings.bucket}/{staging_prefix(request.run_id)}"
-    upload_folder(s3, out, staging_uri)
+    upload_folder(s3, out, staging_uri, last=MANIFEST_FILE)
     return ConvertResult(
         staging_uri=staging_uri, manifest=manifest, seconds=round(time.perf_counter() - started, 3)
     )

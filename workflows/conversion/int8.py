@@ -1,0 +1,87 @@
+"""INT8 for the convert step: the bounded quantization pass, then the collapse guard (F29)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from workflows.contracts import QuantizationReport
+from workflows.conversion import guard, parity
+from workflows.conversion.bounded import run_bounded
+from workflows.conversion.quantize import save_calibration
+from workflows.errors import ConversionFailed, QuantizationCollapsed
+from workflows.spec import ConvertSpec
+
+INT8_METHOD = "onnxruntime quantize_dynamic: per-channel int8 weights, per-tensor uint8 activations"
+
+
+def _thresholds(convert: ConvertSpec) -> guard.GuardThresholds:
+    return guard.GuardThresholds(
+        min_cosine=convert.int8_min_cosine,
+        min_agreement=convert.int8_min_agreement,
+        max_distribution_shift=convert.int8_max_distribution_shift,
+        min_variation_kept=convert.int8_min_variation_kept,
+    )
+
+
+def build_int8(
+    plain: Path,
+    fp32_outputs: np.ndarray,
+    checked: parity.ParityCheck,
+    *,
+    tokenizer: Any,
+    task: str,
+    labels: list[str],
+    convert: ConvertSpec,
+    max_length: int,
+    scratch: Path,
+) -> tuple[Path, QuantizationReport]:
+    """Quantize the plain export under the pass bounds, then apply the collapse guard (F29).
+
+    Raises:
+        ConversionFailed: the quantization pass failed or ran past its bounds.
+        QuantizationCollapsed: INT8 diverges from fp32 on the validation set.
+    """
+    calibration = save_calibration(
+        parity.check_batches(tokenizer, parity.calibration_items(task), max_length=max_length),
+        scratch / "calibration.npz",
+    )
+    target = scratch / "int8.onnx"
+    outcome = run_bounded(
+        "quantize",
+        {"source": str(plain), "target": str(target), "calibration": str(calibration)},
+        timeout_s=convert.optimizer_timeout_s,
+        memory_gib=convert.optimizer_memory_gib,
+    )
+    if not outcome.ok:
+        raise ConversionFailed(
+            f"INT8 quantization {outcome.reason}.",
+            fix="raise convert.optimizer_memory_gib / optimizer_timeout_s, or use convert.precision fp32",
+        )
+    int8_outputs = parity.run_onnx(target, checked.batches)
+    thresholds = _thresholds(convert)
+    result = (
+        guard.check_classifier(fp32_outputs, int8_outputs, labels=labels, thresholds=thresholds)
+        if task == "classification"
+        else guard.check_embeddings(fp32_outputs, int8_outputs, thresholds=thresholds)
+    )
+    if not result.passed:
+        raise QuantizationCollapsed(result.diagnosis, fix="keep fp32 (convert.precision: fp32)")
+    report = QuantizationReport(
+        method=INT8_METHOD,
+        fp32_nodes=int(outcome.result["fp32_nodes"]),
+        outlier_channels=int(outcome.result["outlier_channels"]),
+        texts=int(fp32_outputs.shape[0]),
+        min_cosine=result.min_cosine,
+        mean_cosine=result.mean_cosine,
+        variation_kept=result.variation_kept,
+        argmax_agreement=result.argmax_agreement,
+        distribution_shift=result.distribution_shift,
+        thresholds={k: float(v) for k, v in vars(thresholds).items()},
+        passed=result.passed,
+        diagnosis=result.diagnosis,
+        size_ratio=round(target.stat().st_size / plain.stat().st_size, 4),
+    )
+    return target, report

@@ -1,0 +1,122 @@
+"""``deploybench convert``: the convert (and pack) steps from the command line, without AWS."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from workflows.contracts import ArtifactManifest
+from workflows.errors import DeploybenchError
+from workflows.spec import RunSpec
+
+SPEC_SUFFIXES = (".yaml", ".yml")
+
+
+def spec_for(source_or_spec: str, overrides: dict[str, dict[str, Any]]) -> RunSpec:
+    """A run spec from a YAML file, or a default one around a model source; flags override it.
+
+    Raises:
+        SpecInvalid: the file does not validate, or a flag's value is refused (e.g. fp16).
+    """
+    from workflows.spec import load_spec, parse_spec
+
+    if source_or_spec.endswith(SPEC_SUFFIXES) and Path(source_or_spec).is_file():
+        data = load_spec(source_or_spec).model_dump(mode="json")
+        origin = f"spec file {source_or_spec} with the options given"
+    else:
+        # Nothing is measured here: natural lengths only, so that any --max-length validates.
+        data = {
+            "name": "convert",
+            "model": {"source": source_or_spec},
+            "benchmark": {"sequence_lengths": ["natural"]},
+        }
+        origin = "the spec built from the options given"
+    for section, values in overrides.items():
+        data[section] = {**data.get(section, {}), **{k: v for k, v in values.items() if v is not None}}
+    return parse_spec(data, origin=origin)
+
+
+def tarball_path(out: Path, compression: str) -> Path:
+    """Beside the artifact folder: ``DIR.tar.gz`` (or ``DIR.tar`` uncompressed)."""
+    return out.with_name(out.name + (".tar" if compression == "none" else ".tar.gz"))
+
+
+def _print_manifest(manifest: ArtifactManifest, out: Path) -> None:
+    from rich.table import Table
+
+    from workflows.cli import console
+
+    entry = next(f for f in manifest.files if f.path == manifest.onnx_file)
+    table = Table(title=f"Artifact {out}", show_header=False)
+    table.add_column("field", style="bold")
+    table.add_column("value", overflow="fold")
+    rows = [
+        ("model", f"{manifest.architecture} ({manifest.task})"),
+        ("serves", f"{manifest.onnx_file}, {manifest.precision}, {entry.size_bytes / 2**20:.1f} MB"),
+        ("sha256", entry.sha256),
+        ("inputs → outputs", f"{', '.join(manifest.inputs)} → {', '.join(manifest.outputs)}"),
+        ("optimization", manifest.optimization),
+        (
+            "parity (fp32 vs PyTorch)",
+            f"max |diff| {manifest.parity.max_abs_diff:.1e}, min cosine {manifest.parity.min_cosine:.6f} "
+            f"on {manifest.parity.texts} texts",
+        ),
+    ]
+    if manifest.quantization:
+        rows.append(("INT8 guard (F29)", manifest.quantization.diagnosis))
+    for name, value in rows:
+        table.add_row(name, value)
+    console.print(table)
+    for warning in manifest.warnings:
+        console.print(f"[yellow]warning[/]: {warning}")
+
+
+def convert(
+    source_or_spec: Annotated[
+        str,
+        typer.Argument(help="A model folder, 'bundled', s3://bucket/prefix/, or a YAML run spec."),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Artifact folder to create (must not hold files).")],
+    task: Annotated[str | None, typer.Option(help="embedding or classification.")] = None,
+    precision: Annotated[str | None, typer.Option(help="fp32 or int8 (fp16 is refused on CPU).")] = None,
+    optimize: Annotated[str | None, typer.Option(help="auto, fused or none.")] = None,
+    max_length: Annotated[int | None, typer.Option(help="Tokens kept per text.")] = None,
+    pack: Annotated[
+        bool, typer.Option("--pack", help="Also write the model.tar.gz SageMaker takes, beside --out.")
+    ] = False,
+) -> None:
+    """Convert a model to a verified ONNX artifact folder (and, with --pack, its tarball)."""
+    from workflows.cli import console, fail
+    from workflows.contracts import StepRequest
+    from workflows.conversion.source import resolve_source
+    from workflows.steps.convert import build_artifact
+    from workflows.steps.pack import verify_artifact, write_tarball
+
+    try:
+        spec = spec_for(
+            source_or_spec,
+            {
+                "model": {"task": task, "max_sequence_length": max_length},
+                "convert": {"precision": precision, "optimize": optimize},
+            },
+        )
+        with tempfile.TemporaryDirectory(prefix="deploybench-convert-") as scratch:
+            s3 = None
+            if spec.model.source.startswith("s3://"):
+                import boto3
+
+                s3 = boto3.client("s3")
+            source = resolve_source(spec.model.source, s3=s3, workdir=Path(scratch))
+            request = StepRequest(run_id="convert", spec=spec)
+            manifest = build_artifact(request, source=source, out=out, scratch=Path(scratch) / "work")
+        _print_manifest(manifest, out)
+        if pack:
+            verify_artifact(out)
+            tarball = tarball_path(out, spec.pack.compression)
+            write_tarball(out, tarball, spec.pack.compression)
+            console.print(f"wrote {tarball} ({tarball.stat().st_size / 2**20:.1f} MB)")
+    except DeploybenchError as error:
+        fail(error)
