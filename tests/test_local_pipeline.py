@@ -12,7 +12,6 @@ from tests.conftest import fast_spec, serving_processes
 from workflows.contracts import DeployRequest, PipelineState
 from workflows.errors import DeployRejected
 from workflows.local.engine import LocalEngine
-from workflows.local.sagemaker.backend import LocalSageMaker
 from workflows.runner import ExecutionOutcome, follow
 
 TIME_SCALE = 200.0
@@ -230,10 +229,6 @@ def test_a_failed_benchmark_job_is_stopped_then_diagnosed_and_torn_down(
     assert "endpoint/db-job-fails-1-a1" in result["teardown"]["deleted"]
 
 
-@pytest.mark.skipif(
-    not hasattr(LocalSageMaker, "create_processing_job"),
-    reason="the local SageMaker does not run processing jobs yet (CreateProcessingJob is not implemented locally)",
-)
 def test_the_benchmark_runs_as_a_processing_job_through_the_local_sagemaker(
     tiny_bert: Path, tmp_path: Path
 ) -> None:
