@@ -51,6 +51,11 @@ def cloudwatch() -> Any:
 
 
 @lru_cache(maxsize=1)
+def application_autoscaling() -> Any:
+    return boto3.client("application-autoscaling", config=_STANDARD)
+
+
+@lru_cache(maxsize=1)
 def stepfunctions() -> Any:
     return boto3.client("stepfunctions", config=_STANDARD)
 
@@ -62,5 +67,15 @@ def sns() -> Any:
 
 def clear() -> None:
     """Forget cached clients and settings (the local engine calls this when it starts and stops)."""
-    for factory in (settings, sagemaker, sagemaker_runtime, s3, logs, cloudwatch, stepfunctions, sns):
+    for factory in (
+        settings,
+        sagemaker,
+        sagemaker_runtime,
+        s3,
+        logs,
+        cloudwatch,
+        application_autoscaling,
+        stepfunctions,
+        sns,
+    ):
         factory.cache_clear()
