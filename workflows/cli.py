@@ -12,6 +12,7 @@ from rich.table import Table
 
 from workflows import bench_command, cli_checks, operations_cli
 from workflows.errors import DeploybenchError
+from workflows.hosting import scale_timing
 from workflows.reports import command as report_command
 from workflows.runner import ExecutionOutcome, StateEvent
 
@@ -189,6 +190,7 @@ app.command(name="report")(report_command.report)
 app.command()(operations_cli.sweep)
 app.command()(operations_cli.janitor)
 app.command(name="input")(operations_cli.pipeline_input)
+app.command(name="scale-timing")(scale_timing.scale_timing)
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -32,9 +32,20 @@ from workflows.hosting.base import (
     refuse_blocking,
     run_tags,
 )
+from workflows.hosting.checks import (
+    INSTANCE_TYPES,
+    STARTUP_TIMEOUT,
+    containers_per_instance,
+    cuda_check,
+    each_instance_type,
+    memory_check,
+)
 from workflows.hosting.realtime import hf_image
 from workflows.hosting.specs import MAIN_MODEL
 from workflows.preflight.accelerators import ComponentPlacement, check_accelerator_devices, check_copies
+from workflows.preflight.context import PreflightContext
+from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
+from workflows.preflight.registry import Check, register
 from workflows.settings import Settings
 
 IN_SERVICE, FAILED = "InService", "Failed"
@@ -235,3 +246,28 @@ class InferenceComponentMode(HostingMode):
 
 
 STRATEGY = InferenceComponentMode()
+
+
+def _placement(context: PreflightContext) -> list[Finding]:
+    hosting: Any = context.spec.hosting
+    return each_instance_type(context, lambda instance_type: placement_findings(hosting, instance_type))
+
+
+def _copies_per_instance(hosting: Any) -> int:
+    return containers_per_instance(sum(copies for _, _, copies in planned(hosting)), hosting.instance_count)
+
+
+COMPONENT_CHECKS = (
+    INSTANCE_TYPES,
+    Check("accelerator devices on GPU, copies x devices vs GPUs", ("F08", "F09"), _placement),
+    Check(
+        "copies x workers vs instance memory",
+        ("F02", "F07"),
+        memory_check(_copies_per_instance),
+        ("model_size",),
+    ),
+    Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_check(hf_image)),
+    STARTUP_TIMEOUT,
+    *ONNX_ARTIFACT_CHECKS,
+)
+register(STRATEGY.mode, *COMPONENT_CHECKS)

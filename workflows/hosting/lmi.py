@@ -16,7 +16,7 @@ from string import Template
 from typing import Any
 
 from workflows import clock, naming
-from workflows.contracts import DeployRequest, DeployResult
+from workflows.contracts import DeployRequest, DeployResult, Finding
 from workflows.hosting.base import (
     AwsClients,
     HostingMode,
@@ -28,6 +28,7 @@ from workflows.hosting.base import (
     refuse_blocking,
     run_tags,
 )
+from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
 from workflows.hosting.sources import locate
 from workflows.hosting.specs import MAIN_MODEL, is_gpu_instance
 from workflows.hosting.staging import (
@@ -39,6 +40,8 @@ from workflows.hosting.staging import (
 )
 from workflows.images import DJL_INFERENCE, image_uri
 from workflows.preflight.artifact import LMI_CPU_REQUIREMENTS, check_lmi_requirements
+from workflows.preflight.context import PreflightContext
+from workflows.preflight.registry import Check, register
 from workflows.settings import Settings
 
 ENGINE = "lmi"
@@ -140,3 +143,28 @@ class LmiMode(HostingMode):
 
 
 STRATEGY = LmiMode()
+
+
+def _image(hosting: Any, instance_type: str, region: str) -> str:
+    return str(hosting.image or image_uri(DJL_INFERENCE, gpu=is_gpu_instance(instance_type), region=region))
+
+
+def _requirements(context: PreflightContext) -> list[Finding]:
+    hosting: Any = context.spec.hosting
+    image = _image(hosting, hosting.instance_types[0], context.region)
+    return check_lmi_requirements(image=image, requirements=requirements(image, []))
+
+
+def _sources(context: PreflightContext) -> list[Finding]:
+    hosting: Any = context.spec.hosting
+    sources = [context.spec.model.source, *(m.source for m in hosting.models)]
+    return spec_problem("model-source", lambda: [locate(s, mode=STRATEGY.mode) for s in sources])
+
+
+register(
+    STRATEGY.mode,
+    INSTANCE_TYPES,
+    Check("the CPU image gets the model's Python packages", ("F17",), _requirements),
+    Check("every model is an s3:// prefix or a Hub id the container can load", ("model-source",), _sources),
+    Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_check(_image)),
+)

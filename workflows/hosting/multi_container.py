@@ -24,10 +24,14 @@ from workflows.hosting.base import (
     refuse_blocking,
     run_tags,
 )
+from workflows.hosting.checks import INSTANCE_TYPES, STARTUP_TIMEOUT, each_instance_type, memory_check
 from workflows.hosting.realtime import hf_image
 from workflows.hosting.specs import MAIN_MODEL
 from workflows.preflight.accelerators import check_direct_mode
 from workflows.preflight.containers import check_image_labels
+from workflows.preflight.context import PreflightContext
+from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
+from workflows.preflight.registry import Check, register
 from workflows.settings import Settings
 
 DIRECT = "Direct"
@@ -99,3 +103,28 @@ class MultiContainerMode(HostingMode):
 
 
 STRATEGY = MultiContainerMode()
+
+
+def _placement(context: PreflightContext) -> list[Finding]:
+    hosting: Any = context.spec.hosting
+
+    def one(instance_type: str) -> list[Finding]:
+        image = hf_image(hosting, instance_type, context.region)
+        return placement_findings(instance_type=instance_type, images=[image] * (len(hosting.models) + 1))
+
+    return each_instance_type(context, one)
+
+
+register(
+    STRATEGY.mode,
+    INSTANCE_TYPES,
+    Check("Direct mode on a CPU instance, images that accept-bind-to-port", ("F04", "F05"), _placement),
+    Check(
+        "model x workers x containers vs instance memory",
+        ("F02", "F07"),
+        memory_check(lambda hosting: len(hosting.models) + 1),
+        ("model_size",),
+    ),
+    STARTUP_TIMEOUT,
+    *ONNX_ARTIFACT_CHECKS,
+)

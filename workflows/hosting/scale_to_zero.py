@@ -16,7 +16,9 @@ from workflows import naming
 from workflows.aws import aws_errors
 from workflows.contracts import DescribeRequest, Finding
 from workflows.hosting.base import AwsClients, Progress, effective_hosting, refuse_blocking
-from workflows.hosting.components import InferenceComponentMode
+from workflows.hosting.components import COMPONENT_CHECKS, InferenceComponentMode
+from workflows.preflight.context import PreflightContext
+from workflows.preflight.registry import Check, register
 from workflows.preflight.scaling import NO_CAPACITY_ALARM, check_no_capacity_alarm, check_scale_to_zero
 
 NAMESPACE = "sagemaker"
@@ -142,3 +144,16 @@ class ScaleToZeroMode(InferenceComponentMode):
 
 
 STRATEGY = ScaleToZeroMode()
+
+
+def _scaling(context: PreflightContext) -> list[Finding]:
+    """F11/F12 on the calls the mode will make for the run's first component (all are alike)."""
+    hosting: Any = context.spec.hosting
+    return plan_findings(hosting, scaling_plan(hosting, "<component>"))
+
+
+register(
+    STRATEGY.mode,
+    *COMPONENT_CHECKS,
+    Check("scalable target, policies and the no-capacity alarm", ("F11", "F12"), _scaling),
+)

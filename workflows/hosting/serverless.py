@@ -8,8 +8,10 @@ F14). A cold start can outlast botocore's 60 s read timeout, so the client reads
 
 from __future__ import annotations
 
+from typing import Any
+
 from workflows import clock, naming
-from workflows.contracts import DeployRequest, DeployResult
+from workflows.contracts import DeployRequest, DeployResult, Finding
 from workflows.hosting.base import (
     VARIANT,
     AwsClients,
@@ -21,6 +23,10 @@ from workflows.hosting.base import (
     run_tags,
 )
 from workflows.images import HF_INFERENCE, image_uri
+from workflows.preflight.context import PreflightContext
+from workflows.preflight.memory import check_serverless_memory
+from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
+from workflows.preflight.registry import Check, register
 from workflows.settings import Settings
 
 INSTANCE_TYPE = "serverless"
@@ -69,3 +75,16 @@ class ServerlessMode(HostingMode):
 
 
 STRATEGY = ServerlessMode()
+
+
+def _memory(context: PreflightContext) -> list[Finding]:
+    hosting: Any = context.spec.hosting
+    assert context.model_mb is not None
+    return check_serverless_memory(memory_mb=hosting.memory_size_mb, model_mb=context.model_mb)
+
+
+register(
+    STRATEGY.mode,
+    Check("serverless memory vs the model", ("F14",), _memory, ("model_size",)),
+    *ONNX_ARTIFACT_CHECKS,
+)

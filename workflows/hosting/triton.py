@@ -25,6 +25,7 @@ from workflows.hosting.base import (
     refuse_blocking,
     run_tags,
 )
+from workflows.hosting.checks import INSTANCE_TYPES, each_instance_type
 from workflows.hosting.specs import is_gpu_instance
 from workflows.hosting.staging import (
     StagedFile,
@@ -37,6 +38,8 @@ from workflows.hosting.staging import (
 from workflows.hosting.triton_repository import check_plan, default_model, plan_repository
 from workflows.images import TRITON, image_uri
 from workflows.preflight.containers import check_cuda_driver, image_cuda, minimum_ami
+from workflows.preflight.context import PreflightContext
+from workflows.preflight.registry import Check, register
 from workflows.settings import Settings
 
 ENGINE = "triton"
@@ -113,3 +116,35 @@ class TritonMode(HostingMode):
 
 
 STRATEGY = TritonMode()
+
+
+def _image(hosting: Any, instance_type: str, region: str) -> str:
+    return str(hosting.image or image_uri(TRITON, gpu=is_gpu_instance(instance_type), region=region))
+
+
+def _repository(context: PreflightContext) -> list[Finding]:
+    hosting: Any = context.spec.hosting
+    assert context.artifact is not None
+    gpu = is_gpu_instance(hosting.instance_types[0])
+    return check_plan(plan_repository(context.artifact.manifest, hosting, gpu=gpu))
+
+
+def _driver(context: PreflightContext) -> list[Finding]:
+    hosting: Any = context.spec.hosting
+    return each_instance_type(
+        context,
+        lambda name: ami_for(_image(hosting, name, context.region), name, hosting.inference_ami_version)[1],
+    )
+
+
+register(
+    STRATEGY.mode,
+    INSTANCE_TYPES,
+    Check(
+        "config.pbtxt parses, backend file names, complete weights",
+        ("F19", "F23", "F22"),
+        _repository,
+        ("artifact",),
+    ),
+    Check("image CUDA vs the AMI's driver (minimum AMI chosen when unset)", ("F20",), _driver),
+)

@@ -20,7 +20,7 @@ import yaml
 
 from workflows import clock, naming
 from workflows.aws import aws_errors
-from workflows.contracts import DeployRequest, DeployResult, DescribeRequest
+from workflows.contracts import DeployRequest, DeployResult, DescribeRequest, Finding
 from workflows.errors import InvocationFailed, ServedModelMismatch, SpecInvalid
 from workflows.hosting.base import (
     AwsClients,
@@ -34,12 +34,16 @@ from workflows.hosting.base import (
     refuse_blocking,
     run_tags,
 )
+from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
 from workflows.hosting.sources import locate
 from workflows.hosting.specs import is_gpu_instance
 from workflows.hosting.staging import read_manifest, uncompressed_model_data
 from workflows.images import VLLM, image_uri
+from workflows.preflight.context import PreflightContext
+from workflows.preflight.registry import Check, register
 from workflows.preflight.vllm import check_architecture, check_environment
 from workflows.settings import Settings
+from workflows.spec import RunSpec
 
 MOUNTED = "/opt/ml/model"
 PROBE_TEXT = "deploybench checks which model this endpoint serves"
@@ -90,10 +94,10 @@ def environment(model: str, *, task: str, max_model_len: int) -> dict[str, str]:
     }
 
 
-def requested_model(request: DeployRequest | DescribeRequest) -> tuple[str, str | None]:
+def requested_model(spec: RunSpec) -> tuple[str, str | None]:
     """(SM_VLLM_MODEL, the s3 prefix to mount at /opt/ml/model or None for a Hub id)."""
-    hosting: Any = request.spec.hosting
-    where = locate(hosting.model_id or request.spec.model.source, mode="vllm")
+    hosting: Any = spec.hosting
+    where = locate(hosting.model_id or spec.model.source, mode="vllm")
     return (MOUNTED, where.value) if where.kind == "s3" else (where.value, None)
 
 
@@ -117,7 +121,7 @@ class VllmMode(HostingMode):
         hosting = apply_overrides(request.spec.hosting, request.attempt.overrides)
         instance_type = instance_type_for(request)
         image = hosting.image or image_uri(VLLM, gpu=is_gpu_instance(instance_type), region=settings.region)
-        model_id, mounted = requested_model(request)
+        model_id, mounted = requested_model(request.spec)
         env = environment(model_id, task=request.spec.model.task, max_model_len=hosting.max_model_len)
         findings = check_environment(environment=env, model_id=model_id, task=request.spec.model.task)
         if hosting.model_id is None:
@@ -151,7 +155,7 @@ class VllmMode(HostingMode):
             ServedModelMismatch: the server names another model (a default one).
             InvocationFailed: the probe itself failed (its error quoted).
         """
-        model_id, _ = requested_model(request)
+        model_id, _ = requested_model(request.spec)
         name = request.deploy.endpoint_name
         runtime = clients.need("runtime")
         with aws_errors(f"probe {name} for the model it serves"):
@@ -176,3 +180,42 @@ class VllmMode(HostingMode):
 
 
 STRATEGY = VllmMode()
+
+
+def _image(hosting: Any, instance_type: str, region: str) -> str:
+    return str(hosting.image or image_uri(VLLM, gpu=is_gpu_instance(instance_type), region=region))
+
+
+def _architecture(context: PreflightContext) -> list[Finding]:
+    assert context.artifact is not None
+    return check_architecture(context.artifact.manifest.architecture)
+
+
+def _environment(context: PreflightContext) -> list[Finding]:
+    hosting: Any = context.spec.hosting
+    found = spec_problem("model-source", lambda: requested_model(context.spec))
+    if found:
+        return found
+    model_id, _ = requested_model(context.spec)
+    task = context.spec.model.task
+    env = environment(model_id, task=task, max_model_len=hosting.max_model_len)
+    return check_environment(environment=env, model_id=model_id, task=task)
+
+
+def _pairs(context: PreflightContext) -> list[Finding]:
+    hosting: Any = context.spec.hosting
+    assert context.artifact is not None
+    architecture = context.artifact.manifest.architecture
+    found = spec_problem("F27", lambda: pair_separator(architecture, hosting.pair_separator))
+    # Only text pairs need the separator: a warning, not a block.
+    return [f.model_copy(update={"severity": "warning"}) for f in found]
+
+
+register(
+    STRATEGY.mode,
+    INSTANCE_TYPES,
+    Check("architecture in vLLM's registry", ("F25",), _architecture, ("artifact",)),
+    Check("SM_VLLM_* name the requested model, pooling runner", ("F26",), _environment),
+    Check("pair separator known for the model family", ("F27",), _pairs, ("artifact",)),
+    Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_check(_image)),
+)
