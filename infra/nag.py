@@ -147,7 +147,7 @@ def acknowledge(
     unscopable = (
         "Resource * only for actions AWS does not authorize per resource (sagemaker:List*, X-Ray "
         "PutTraceSegments/PutTelemetryRecords/GetSampling*, cloudwatch:GetMetric*, ecr:GetAuthorizationToken, CloudWatch "
-        "Logs delivery for Step Functions); tests/test_infra_iam.py asserts no other action has it."
+        "Logs delivery for Step Functions, tag:GetResources); tests/test_infra_iam.py asserts no other action has it."
     )
     for scope in (functions, sagemaker, machines):
         a.add(scope, "AwsSolutions-IAM5[Resource::*]", unscopable)

@@ -59,6 +59,7 @@ UNSCOPABLE = frozenset(
         "logs:DescribeLogGroups",
         "application-autoscaling:DescribeScalableTargets",
         "application-autoscaling:DescribeScalingPolicies",
+        "tag:GetResources",
     }
 )
 SAGEMAKER_KINDS = ("endpoint", "endpoint-config", "model", "inference-component", "processing-job")
@@ -254,6 +255,8 @@ def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
         _statement(["logs:FilterLogEvents", "logs:GetLogEvents", "logs:DescribeLogStreams"], logs),
         # The benchmark reports the endpoint's ModelLatency / OverheadLatency beside client latency.
         _statement(["cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics"], ["*"]),
+        # Teardown's last check: anything tagged with the run's id (workflows/hosting/tagged.py).
+        _statement(["tag:GetResources"], ["*"]),
         *scale_to_zero(scope),
     ]
 

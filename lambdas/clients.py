@@ -56,6 +56,11 @@ def application_autoscaling() -> Any:
 
 
 @lru_cache(maxsize=1)
+def tagging() -> Any:
+    return boto3.client("resourcegroupstaggingapi", config=_STANDARD)
+
+
+@lru_cache(maxsize=1)
 def stepfunctions() -> Any:
     return boto3.client("stepfunctions", config=_STANDARD)
 
@@ -75,6 +80,7 @@ def clear() -> None:
         logs,
         cloudwatch,
         application_autoscaling,
+        tagging,
         stepfunctions,
         sns,
     ):

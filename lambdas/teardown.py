@@ -25,6 +25,7 @@ def handler(event: PipelineState, context: LambdaContext) -> dict[str, Any]:
         settings=clients.settings(),
         autoscaling=clients.application_autoscaling(),
         cloudwatch=clients.cloudwatch(),
+        tagging=clients.tagging(),
     )
     logger.info("torn down", extra={"run_id": event.run_id, "deleted": result.deleted, "kept": result.kept})
     metrics.add_metric(name="ResourcesDeleted", unit=MetricUnit.Count, value=len(result.deleted))

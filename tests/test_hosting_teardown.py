@@ -20,7 +20,7 @@ from workflows.hosting.scale_to_zero import DIMENSION
 from workflows.naming import staging_prefix
 from workflows.steps.teardown import teardown
 
-PREFIX = "db-run-1"
+PREFIX = "db-run-1-"
 IC = "db-run-1-a1-ic0"
 TARGET = {"ServiceNamespace": "sagemaker", "ScalableDimension": DIMENSION}
 ARN = "arn:aws:sagemaker:us-east-1:123456789012:endpoint/db-run-1-a1"

@@ -16,11 +16,17 @@ from workflows.contracts import PipelineState, TeardownResult
 from workflows.errors import ResourceBusy, TeardownIncomplete
 from workflows.hosting import resources
 from workflows.hosting.modes import strategy_for
+from workflows.hosting.tagged import tagged_leftovers
 from workflows.naming import resource_prefix, staging_prefix
 from workflows.settings import Settings
 from workflows.storage import list_keys
 
 GONE = resources.GONE
+
+
+def run_prefix(run_id: str) -> str:
+    """``db-<run id>-``: with the dash, run ``r-1`` never matches the resources of run ``r-10``."""
+    return f"{resource_prefix(run_id)}-"
 
 
 class Kept:
@@ -71,15 +77,19 @@ def teardown(
     settings: Settings,
     autoscaling: Any = None,
     cloudwatch: Any = None,
+    tagging: Any = None,
 ) -> TeardownResult:
     """Delete in dependency order, then verify that nothing of the run remains.
+
+    With a ``tagging`` client (Resource Groups Tagging API) the verification also looks for
+    resources tagged with the run's id under another name (``workflows/hosting/tagged.py``).
 
     Raises:
         ResourceBusy: something cannot be deleted yet (an endpoint still Creating, components still
             being deleted); the state machine retries.
         TeardownIncomplete: something of the run is still there after deleting.
     """
-    prefix = resource_prefix(state.run_id)
+    prefix = run_prefix(state.run_id)
     kept = Kept(state)
     mode = strategy_for(state.spec.hosting.mode)
     sweep = resources.Sweep()
@@ -125,6 +135,15 @@ def teardown(
         cloudwatch=cloudwatch if mode.uses_scaling else None,
         components=mode.uses_components,
     )  # fmt: skip
+    if tagging is not None:
+        remaining += tagged_leftovers(
+            state.run_id,
+            prefix=prefix,
+            tagging=tagging,
+            sagemaker=sagemaker,
+            cloudwatch=cloudwatch,
+            kept=kept,
+        )
     if remaining:
         raise TeardownIncomplete(f"still present after teardown: {', '.join(remaining)}.")
     return TeardownResult(deleted=sweep.deleted, kept=sorted(kept.names), remaining=[])
@@ -146,7 +165,7 @@ def remaining_resources(
     Scaling targets, alarms, components and staging objects are checked when their clients (or
     ``components``) are given.
     """
-    prefix = resource_prefix(run_id)
+    prefix = run_prefix(run_id)
     remaining: list[str] = []
     if autoscaling is not None:
         remaining += [
