@@ -117,12 +117,14 @@ def test_the_tagging_api_lag_behind_deletes_is_not_a_leftover() -> None:
         stubbed("resourcegroupstaggingapi") as (tagging, tag_stub),
         stubbed("sagemaker") as (sagemaker, sm_stub),
     ):
-        # Given the tagging API still listing a deleted db-run-1 endpoint and a gone foreign-named model
+        # Given the tagging API still listing a deleted db-run-1 endpoint, a gone foreign-named model
+        # and the run's benchmark job (SageMaker keeps a finished job's record)
         tag_stub.add_response(
             "get_resources",
             {"ResourceTagMappingList": [{"ResourceARN": arn.format("endpoint/db-run-1-a1")},
                                         {"ResourceARN": arn.format("model/renamed")},
-                                        {"ResourceARN": arn.format("endpoint/kept-one")}]},
+                                        {"ResourceARN": arn.format("endpoint/kept-one")},
+                                        {"ResourceARN": arn.format("processing-job/bench-of-run-1")}]},
             {"TagFilters": RUN_TAG, "ResourceTypeFilters": RESOURCE_TYPES},
         )  # fmt: skip
         sm_stub.add_client_error(

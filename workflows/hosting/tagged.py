@@ -19,15 +19,12 @@ from botocore.exceptions import ClientError
 from workflows.aws import aws_errors, is_not_found, paginate
 from workflows.naming import TAG_RUN_ID
 
+# Service-level filters: GetResources accepts any "service[:type]", but a type string AWS does not
+# know is an error, and a teardown must not fail on a filter. The kinds are picked out below.
+RESOURCE_TYPES = ["sagemaker", "cloudwatch"]
 # The kinds teardown deletes. Processing jobs (the benchmark job) are tagged for the run too, but
 # SageMaker keeps a finished job's record forever: it is not a leftover.
-RESOURCE_TYPES = [
-    "sagemaker:endpoint",
-    "sagemaker:endpoint-config",
-    "sagemaker:model",
-    "sagemaker:inference-component",
-    "cloudwatch:alarm",
-]
+KINDS = frozenset({"endpoint", "endpoint-config", "model", "inference-component", "alarm"})
 _GONE = {"Deleting"}
 
 
@@ -40,7 +37,7 @@ def parse_arn(arn: str) -> tuple[str, str]:
 
 
 def tagged_arns(tagging: Any, run_id: str) -> list[str]:
-    """ARNs of the kinds teardown deletes that carry the run's id tag."""
+    """ARNs of SageMaker and CloudWatch resources that carry the run's id tag."""
     with aws_errors(f"find resources tagged {TAG_RUN_ID}={run_id}"):
         mappings = paginate(
             tagging,
@@ -92,7 +89,7 @@ def tagged_leftovers(
     leftovers = []
     for arn in tagged_arns(tagging, run_id):
         kind, name = parse_arn(arn)
-        if name.startswith(prefix) or kept(name):
+        if kind not in KINDS or name.startswith(prefix) or kept(name):
             continue
         if _still_there(kind, name, sagemaker=sagemaker, cloudwatch=cloudwatch):
             leftovers.append(f"{kind}/{name} (tagged {TAG_RUN_ID}={run_id}, named outside {prefix}*)")
