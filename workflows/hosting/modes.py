@@ -58,7 +58,7 @@ def refuse_unservable_locally(mode: str) -> None:
     reason = strategy_for(mode).local_blocker
     if reason is not None:
         raise NotServableLocally(
-            f"mode {mode} cannot be served locally: {reason}",
+            f"mode {mode} cannot be served locally: {reason}.",
             fix="run it on AWS (deploybench run SPEC without --local), or pick realtime, multi-container, "
             "serverless or inference-component for a local run",
         )
