@@ -103,6 +103,31 @@ def acknowledge(
             "Container logs of the project's endpoints and processing jobs: SageMaker names the log group and "
             "streams after the run's resources, so the name prefix is the scope.",
         )
+    a.add(
+        stack,
+        _wildcard(
+            stack,
+            stack.format_arn(
+                service="application-autoscaling", resource="scalable-target", resource_name="*"
+            ),
+        ),
+        "Scale to zero registers each inference component's DesiredCopyCount; a scalable target's ARN ends with an "
+        "id AWS assigns, so the statement is narrowed by the sagemaker namespace and the component dimension.",
+    )
+    a.add(
+        stack,
+        _wildcard(
+            stack,
+            stack.format_arn(
+                service="cloudwatch",
+                resource="alarm",
+                resource_name=f"{PREFIX}-*",
+                arn_format=ArnFormat.COLON_RESOURCE_NAME,
+            ),
+        ),
+        f"The no-capacity alarms of scale-to-zero runs are named {PREFIX}-<run id>-...: the project's name prefix is "
+        "the scope, and PutMetricAlarm may only name scaling policies as actions.",
+    )
     # Parents follow their children's executions; the redeploy queue check reads its own machine's.
     followed = sorted({child for name in names() for child in children(name)} | {"redeploy_pipeline"})
     for name in followed:
@@ -122,7 +147,7 @@ def acknowledge(
     unscopable = (
         "Resource * only for actions AWS does not authorize per resource (sagemaker:List*, X-Ray "
         "PutTraceSegments/PutTelemetryRecords/GetSampling*, cloudwatch:GetMetric*, ecr:GetAuthorizationToken, CloudWatch "
-        "Logs delivery for Step Functions); tests/test_infra_iam.py asserts no other action has it."
+        "Logs delivery for Step Functions, tag:GetResources); tests/test_infra_iam.py asserts no other action has it."
     )
     for scope in (functions, sagemaker, machines):
         a.add(scope, "AwsSolutions-IAM5[Resource::*]", unscopable)

@@ -57,6 +57,9 @@ UNSCOPABLE = frozenset(
         "logs:PutResourcePolicy",
         "logs:DescribeResourcePolicies",
         "logs:DescribeLogGroups",
+        "application-autoscaling:DescribeScalableTargets",
+        "application-autoscaling:DescribeScalingPolicies",
+        "tag:GetResources",
     }
 )
 SAGEMAKER_KINDS = ("endpoint", "endpoint-config", "model", "inference-component", "processing-job")
@@ -102,6 +105,29 @@ SAGEMAKER_CLEANUP = [
     "sagemaker:DeleteInferenceComponent",
     "sagemaker:StopProcessingJob",
 ]
+# Scale to zero (F11, F12): each inference component's DesiredCopyCount as a scalable target with
+# its policies, and the NoCapacityInvocationFailures alarm that fires the step-scaling policy.
+AUTOSCALING_DESCRIBE = [
+    "application-autoscaling:DescribeScalableTargets",
+    "application-autoscaling:DescribeScalingPolicies",
+]
+AUTOSCALING_MANAGE = [
+    "application-autoscaling:RegisterScalableTarget",
+    "application-autoscaling:DeregisterScalableTarget",
+    "application-autoscaling:PutScalingPolicy",
+    "application-autoscaling:DeleteScalingPolicy",
+]
+IC_SCALABLE_DIMENSION = "sagemaker:inference-component:DesiredCopyCount"
+ALARMS_MANAGE = [
+    "cloudwatch:DescribeAlarms",
+    "cloudwatch:DeleteAlarms",
+    "cloudwatch:TagResource",
+]
+# Registering a SageMaker scalable target creates this service-linked role the first time.
+AUTOSCALING_SERVICE = "sagemaker.application-autoscaling.amazonaws.com"
+AUTOSCALING_ROLE = (
+    f"aws-service-role/{AUTOSCALING_SERVICE}/AWSServiceRoleForApplicationAutoScaling_SageMakerEndpoint"
+)
 RUN_PREFIXES_WRITTEN = (STAGING_PREFIX, "artifacts/", "results/", SOURCES_PREFIX)
 RUN_PREFIXES_READ = (*RUN_PREFIXES_WRITTEN, MODELS_PREFIX)
 
@@ -124,6 +150,34 @@ class Scope:
 
     def objects(self, prefixes: tuple[str, ...]) -> list[str]:
         return [self.bucket.arn_for_objects(f"{prefix}*") for prefix in prefixes]
+
+    def scalable_targets(self) -> str:
+        # A scalable target's ARN ends with an id AWS assigns, not with the component's name: the
+        # statement is narrowed by the SageMaker namespace and the component dimension instead.
+        return self.stack.format_arn(
+            service="application-autoscaling", resource="scalable-target", resource_name="*"
+        )
+
+    def alarms(self) -> str:
+        return self.stack.format_arn(
+            service="cloudwatch",
+            resource="alarm",
+            resource_name=f"{PREFIX}-*",
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        )
+
+    def scaling_policies(self) -> str:
+        return self.stack.format_arn(
+            service="autoscaling",
+            resource="scalingPolicy",
+            resource_name="*",
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        )
+
+    def autoscaling_role(self) -> str:
+        return self.stack.format_arn(
+            service="iam", region="", resource="role", resource_name=AUTOSCALING_ROLE
+        )
 
     def state_machine_arn(self, name: str) -> str:
         return self.stack.format_arn(
@@ -201,6 +255,36 @@ def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
         _statement(["logs:FilterLogEvents", "logs:GetLogEvents", "logs:DescribeLogStreams"], logs),
         # The benchmark reports the endpoint's ModelLatency / OverheadLatency beside client latency.
         _statement(["cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics"], ["*"]),
+        # Teardown's last check: anything tagged with the run's id (workflows/hosting/tagged.py).
+        _statement(["tag:GetResources"], ["*"]),
+        *scale_to_zero(scope),
+    ]
+
+
+def scale_to_zero(scope: Scope) -> list[iam.PolicyStatement]:
+    """Deploy registers components' copies for scaling and the no-capacity alarm; teardown removes them."""
+    return [
+        _statement(AUTOSCALING_DESCRIBE, ["*"]),
+        _statement(
+            AUTOSCALING_MANAGE,
+            [scope.scalable_targets()],
+            StringEquals={
+                "application-autoscaling:service-namespace": "sagemaker",
+                "application-autoscaling:scalable-dimension": IC_SCALABLE_DIMENSION,
+            },
+        ),
+        # The alarms are the run's (db-<run id>-...), and their only action is a scaling policy.
+        _statement(ALARMS_MANAGE, [scope.alarms()]),
+        _statement(
+            ["cloudwatch:PutMetricAlarm"],
+            [scope.alarms()],
+            **{"ForAllValues:StringLike": {"cloudwatch:AlarmActions": [scope.scaling_policies()]}},
+        ),
+        _statement(
+            ["iam:CreateServiceLinkedRole"],
+            [scope.autoscaling_role()],
+            StringEquals={"iam:AWSServiceName": AUTOSCALING_SERVICE},
+        ),
     ]
 
 

@@ -51,6 +51,16 @@ def cloudwatch() -> Any:
 
 
 @lru_cache(maxsize=1)
+def application_autoscaling() -> Any:
+    return boto3.client("application-autoscaling", config=_STANDARD)
+
+
+@lru_cache(maxsize=1)
+def tagging() -> Any:
+    return boto3.client("resourcegroupstaggingapi", config=_STANDARD)
+
+
+@lru_cache(maxsize=1)
 def stepfunctions() -> Any:
     return boto3.client("stepfunctions", config=_STANDARD)
 
@@ -62,5 +72,16 @@ def sns() -> Any:
 
 def clear() -> None:
     """Forget cached clients and settings (the local engine calls this when it starts and stops)."""
-    for factory in (settings, sagemaker, sagemaker_runtime, s3, logs, cloudwatch, stepfunctions, sns):
+    for factory in (
+        settings,
+        sagemaker,
+        sagemaker_runtime,
+        s3,
+        logs,
+        cloudwatch,
+        application_autoscaling,
+        tagging,
+        stepfunctions,
+        sns,
+    ):
         factory.cache_clear()

@@ -18,10 +18,22 @@ from workflows.steps.deploy import deploy
 @metrics.log_metrics
 @event_parser(model=DeployRequest)
 def handler(event: DeployRequest, context: LambdaContext) -> dict[str, Any]:
-    result = deploy(event, sagemaker=clients.sagemaker(), settings=clients.settings())
+    result = deploy(
+        event,
+        sagemaker=clients.sagemaker(),
+        settings=clients.settings(),
+        s3=clients.s3(),
+        autoscaling=clients.application_autoscaling(),
+        cloudwatch=clients.cloudwatch(),
+    )
     logger.info(
         "deploying",
-        extra={"run_id": event.run_id, "endpoint": result.endpoint_name, "instance": result.instance_type},
+        extra={
+            "run_id": event.run_id,
+            "mode": result.mode,
+            "endpoint": result.endpoint_name,
+            "instance": result.instance_type,
+        },
     )
     metrics.add_metric(name="DeployAttempts", unit=MetricUnit.Count, value=1)
     return result.model_dump(mode="json")

@@ -18,9 +18,16 @@ from workflows.steps.wait import describe
 @metrics.log_metrics
 @event_parser(model=DescribeRequest)
 def handler(event: DescribeRequest, context: LambdaContext) -> dict[str, Any]:
-    result = describe(event, sagemaker=clients.sagemaker())
+    result = describe(
+        event,
+        sagemaker=clients.sagemaker(),
+        autoscaling=clients.application_autoscaling(),
+        cloudwatch=clients.cloudwatch(),
+        runtime=clients.sagemaker_runtime(),
+    )
     logger.info(
-        "endpoint status", extra={"run_id": event.run_id, "status": result.status, "polls": result.polls}
+        "endpoint status",
+        extra={"run_id": event.run_id, "status": result.status, "phase": result.phase, "polls": result.polls},
     )
     metrics.add_metric(name="EndpointPolls", unit=MetricUnit.Count, value=1)
     return result.model_dump(mode="json")

@@ -18,7 +18,15 @@ from workflows.steps.teardown import teardown
 @metrics.log_metrics
 @event_parser(model=PipelineState)
 def handler(event: PipelineState, context: LambdaContext) -> dict[str, Any]:
-    result = teardown(event, sagemaker=clients.sagemaker(), s3=clients.s3(), settings=clients.settings())
+    result = teardown(
+        event,
+        sagemaker=clients.sagemaker(),
+        s3=clients.s3(),
+        settings=clients.settings(),
+        autoscaling=clients.application_autoscaling(),
+        cloudwatch=clients.cloudwatch(),
+        tagging=clients.tagging(),
+    )
     logger.info("torn down", extra={"run_id": event.run_id, "deleted": result.deleted, "kept": result.kept})
     metrics.add_metric(name="ResourcesDeleted", unit=MetricUnit.Count, value=len(result.deleted))
     return result.model_dump(mode="json")

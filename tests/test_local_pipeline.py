@@ -116,12 +116,12 @@ def test_failure_in_deploy_tears_down_and_fails_with_the_error_name(
     import workflows.hosting.realtime as realtime
 
     created: list[str] = []
-    real_deploy = realtime.deploy
+    real_deploy = realtime.RealtimeMode.deploy
 
-    def half_deploy(request: DeployRequest, *, sagemaker: Any, settings: Any) -> Any:
+    def half_deploy(self: Any, request: DeployRequest, *, clients: Any, settings: Any) -> Any:
         # Given a deploy that creates its model, then is rejected on the endpoint config
         model = f"db-{request.run_id}-a1-m0"
-        sagemaker.create_model(
+        clients.sagemaker.create_model(
             ModelName=model,
             PrimaryContainer={"Image": "img", "ModelDataUrl": request.pack.model_data_uri},
             ExecutionRoleArn=settings.sagemaker_role_arn,
@@ -129,7 +129,7 @@ def test_failure_in_deploy_tears_down_and_fails_with_the_error_name(
         created.append(model)
         raise DeployRejected("create endpoint config: ValidationException: injected by the test")
 
-    monkeypatch.setattr(realtime, "deploy", half_deploy)
+    monkeypatch.setattr(realtime.RealtimeMode, "deploy", half_deploy)
     state = PipelineState(run_id="fails-1", spec=fast_spec(tiny_bert))
     with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE) as engine:
         # When the pipeline runs
@@ -153,7 +153,7 @@ def test_failure_in_deploy_tears_down_and_fails_with_the_error_name(
     assert models_left == {}
     assert result["status"] == "FAILED"
     assert result["error"]["Error"] == "DeployRejected"
-    assert real_deploy is not realtime.deploy
+    assert real_deploy is not realtime.RealtimeMode.deploy
 
 
 def test_capacity_stall_is_recognised_early_and_the_endpoint_deleted_once_it_fails(

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from workflows import bench_command, cli_checks, convert_command, operations_cli
 from workflows.errors import DeploybenchError
+from workflows.hosting import scale_timing
 from workflows.reports import command as report_command
 from workflows.runner import ExecutionOutcome, StateEvent
 
@@ -190,6 +191,7 @@ app.command()(operations_cli.sweep)
 app.command()(operations_cli.janitor)
 app.command(name="input")(operations_cli.pipeline_input)
 app.command()(convert_command.convert)
+app.command(name="scale-timing")(scale_timing.scale_timing)
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -167,10 +167,41 @@ class DeployResult(Contract):
     model_names: list[str]
     instance_type: str
     created_at: datetime
+    mode: str = Field("realtime", description="The hosting mode that created the endpoint.")
+    target: dict[str, str] = Field(
+        default_factory=dict,
+        description="InvokeEndpoint parameters that reach the run's own model (InferenceComponentName, "
+        "TargetContainerHostname); empty for a single-model endpoint.",
+    )
+    targets: dict[str, dict[str, str]] = Field(
+        default_factory=dict, description="The same for every model on the endpoint, by model name."
+    )
+    inference_components: list[str] = Field(
+        default_factory=list, description="Components the wait loop creates once the endpoint is InService."
+    )
+    staging_uris: list[str] = Field(
+        default_factory=list,
+        description="S3 prefixes the mode wrote (engine model repositories); teardown removes them.",
+    )
+    effective_hosting: dict[str, Any] = Field(
+        default_factory=dict, description="The hosting settings this attempt used, overrides applied."
+    )
+
+
+class ComponentStatus(Contract):
+    """One inference component as the wait loop last saw it."""
+
+    name: str
+    status: str
+    desired_copies: int | None = None
+    current_copies: int | None = None
+    failure_reason: str | None = None
 
 
 class EndpointStatus(Contract):
-    status: str
+    status: str = Field(
+        description="InService once the hosting is ready to serve (components and scaling too)."
+    )
     failure_reason: str | None = None
     has_variants: bool = False
     creation_time: datetime | None = None
@@ -178,6 +209,11 @@ class EndpointStatus(Contract):
     polls: int = 0
     next_wait_s: int = 0
     waited_s: float = 0.0
+    endpoint_status: str | None = Field(None, description="DescribeEndpoint's EndpointStatus as polled.")
+    phase: str = Field(
+        "endpoint", description="What the wait loop is waiting for: endpoint, components, ready."
+    )
+    components: list[ComponentStatus] = Field(default_factory=list)
 
 
 class DescribeRequest(StepRequest):

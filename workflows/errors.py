@@ -110,6 +110,18 @@ class EndpointWaitTimeout(TerminalError):
     """The endpoint did not reach InService within the wait budget."""
 
 
+class InferenceComponentFailed(TerminalError):
+    """An inference component reached Failed, or is InService with fewer copies than desired (F09)."""
+
+
+class ServedModelMismatch(TerminalError):
+    """The endpoint serves another model than the one requested (vLLM's default model, F26)."""
+
+
+class NotServableLocally(TerminalError):
+    """The hosting mode needs what the local engine does not have (Docker, a GPU, the engine's image)."""
+
+
 # --- terminal: serve and measure -----------------------------------------------------------
 
 

@@ -75,8 +75,15 @@ def sweep(
     name = f"{spec.name}-{datetime.now(UTC):%Y%m%d-%H%M%S}"
     folder = results_dir / "sweeps" / spec.name
     if local:
+        from workflows.hosting.modes import refuse_unservable_locally
         from workflows.local.engine import BUCKET, LocalEngine
+        from workflows.sweeps.spec import expand
 
+        try:
+            for item in expand(spec):
+                refuse_unservable_locally(item.spec.hosting.mode)
+        except DeploybenchError as error:
+            fail(error)
         with LocalEngine(workdir=folder / name / "engine", time_scale=time_scale) as engine:
             sfn, s3 = engine.client("stepfunctions"), engine.client("s3")
             _local_baseline(s3, BUCKET, spec.name, folder, restore=True)

@@ -140,9 +140,15 @@ def run_local(
     fault_plan: FaultPlan | None = None,
     on_event: Callable[[StateEvent], None] = lambda event: None,
 ) -> tuple[ExecutionOutcome, list[str]]:
-    """Run the deploy pipeline on the local engine; returns the outcome and any leaked endpoints."""
+    """Run the deploy pipeline on the local engine; returns the outcome and any leaked endpoints.
+
+    Raises:
+        NotServableLocally: the hosting mode needs what the local engine lacks (before anything starts).
+    """
+    from workflows.hosting.modes import refuse_unservable_locally
     from workflows.local.engine import LocalEngine
 
+    refuse_unservable_locally(state.spec.hosting.mode)
     target = results_dir / state.run_id
     with LocalEngine(workdir=target / "engine", time_scale=time_scale, fault_plan=fault_plan) as engine:
         arn = engine.start_execution("deploy_pipeline", state.model_dump(mode="json"), name=state.run_id)

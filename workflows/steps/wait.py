@@ -1,7 +1,9 @@
 """Wait loop step: describe the endpoint once, decide the next wait, recognise stalls early.
 
 The state machine runs Describe -> Choice -> Wait(SecondsPath) -> Describe, so each poll is one
-short Lambda call and the waiting costs no compute.
+short Lambda call and the waiting costs no compute. Once the endpoint is InService the hosting mode
+advances on each poll (inference components are placed and their copies checked, scaling
+registered, vLLM's served model verified): the status turns InService only when the mode serves.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from workflows import clock
 from workflows.aws import aws_errors
 from workflows.contracts import DescribeRequest, EndpointStatus
 from workflows.errors import CapacityStall, EndpointFailed, EndpointWaitTimeout
+from workflows.hosting.base import AwsClients, Progress
+from workflows.hosting.modes import strategy_for
 
 IN_SERVICE = "InService"
 FAILED = "Failed"
@@ -35,13 +39,22 @@ def stalled_for(description: dict[str, Any], now: datetime) -> float | None:
     return (now - last_modified).total_seconds() if last_modified else None
 
 
-def describe(request: DescribeRequest, *, sagemaker: Any) -> EndpointStatus:
-    """One poll of the endpoint.
+def describe(
+    request: DescribeRequest,
+    *,
+    sagemaker: Any,
+    autoscaling: Any = None,
+    cloudwatch: Any = None,
+    runtime: Any = None,
+) -> EndpointStatus:
+    """One poll of the endpoint, then of what the hosting mode places on it.
 
     Raises:
         EndpointFailed: status Failed (FailureReason quoted, even when empty).
         CapacityStall: no instance assigned past ``wait.stall_threshold_min``.
-        EndpointWaitTimeout: not InService within ``wait.timeout_min``.
+        EndpointWaitTimeout: not serving within ``wait.timeout_min``.
+        InferenceComponentFailed: a component Failed or is short of copies (F09).
+        ServedModelMismatch: the endpoint serves another model than requested (F26).
     """
     name = request.deploy.endpoint_name
     with aws_errors(f"describe endpoint {name}"):
@@ -57,6 +70,12 @@ def describe(request: DescribeRequest, *, sagemaker: Any) -> EndpointStatus:
             f"endpoint {name} is Failed after {waited:.0f} s; FailureReason: {reason or '(empty)'}; "
             f"ProductionVariants: {'present' if description.get('ProductionVariants') else 'absent'}."
         )
+    progress = Progress(ready=False, phase="endpoint")
+    if status == IN_SERVICE:
+        clients = AwsClients(
+            sagemaker=sagemaker, autoscaling=autoscaling, cloudwatch=cloudwatch, runtime=runtime
+        )
+        progress = strategy_for(request.deploy.mode).advance(request, clients=clients)
     if status != IN_SERVICE:
         stall = stalled_for(description, now)
         if stall is not None and stall >= wait.stall_threshold_min * 60:
@@ -65,10 +84,14 @@ def describe(request: DescribeRequest, *, sagemaker: Any) -> EndpointStatus:
                 f"LastModifiedTime frozen for {stall / 60:.1f} min: no instance was assigned (F06).",
                 fix="retry on another instance type of the fallback list",
             )
-        if waited >= wait.timeout_min * 60:
-            raise EndpointWaitTimeout(f"endpoint {name} is still {status} after {waited / 60:.1f} min.")
+    if not progress.ready and waited >= wait.timeout_min * 60:
+        waiting_for = status if status != IN_SERVICE else f"InService, still placing {progress.phase}"
+        raise EndpointWaitTimeout(f"endpoint {name} is still {waiting_for} after {waited / 60:.1f} min.")
     return EndpointStatus(
-        status=status,
+        status=IN_SERVICE if progress.ready else (status if status != IN_SERVICE else "Creating"),
+        endpoint_status=status,
+        phase=progress.phase,
+        components=progress.components,
         failure_reason=reason,
         has_variants=bool(description.get("ProductionVariants")),
         creation_time=description.get("CreationTime"),

@@ -28,7 +28,7 @@ def warmup(request: WarmupRequest, *, runtime: Any, time_budget_s: float | None 
         WarmupFailed: a shape never answered successfully (its errors and last message quoted).
     """
     started = time.perf_counter()
-    config = engine_config(request.spec, request.deploy.endpoint_name)
+    config = engine_config(request.spec, request.deploy.endpoint_name, request.deploy.target)
     invoker = make_invoker(runtime, config, time_budget_s=time_budget_s)
     results: list[ShapeWarmup] = []
     cold_start: ColdStart | None = None

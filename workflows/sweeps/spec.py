@@ -135,7 +135,9 @@ def item_key(spec: RunSpec) -> str:
         f"b={','.join(map(str, bench.batch_sizes))} seq={','.join(map(str, bench.sequence_lengths))} "
         f"c={','.join(map(str, bench.concurrency))}"
     )
-    return f"{spec.model.source} · {hosting.mode} · {','.join(hosting.instance_types)} · {shapes}"
+    # Serverless has no instance type: its memory size is where it runs.
+    where = getattr(hosting, "instance_types", None) or [f"{getattr(hosting, 'memory_size_mb', '?')} MB"]
+    return f"{spec.model.source} · {hosting.mode} · {','.join(where)} · {shapes}"
 
 
 def expand(sweep: SweepSpec) -> list[SweepItem]:

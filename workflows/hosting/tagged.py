@@ -1,0 +1,96 @@
+"""What is tagged for a run, as the Resource Groups Tagging API sees it: teardown's last check.
+
+Teardown finds and verifies a run's resources by name (``db-<run id>-...``): SageMaker and
+CloudWatch list calls are consistent right after a delete. The tag query catches the rest, a
+resource tagged ``deploybench:run-id=<run id>`` under another name, which the name listings never
+see. GetResources returns resources "tagged or previously tagged" and lags behind deletes, so a
+name under the run's prefix is left to the listings; anything else is described before it is
+reported. Such a resource is reported, not deleted: the project's IAM grants deletes on ``db-*``
+names only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from workflows.aws import aws_errors, is_not_found, paginate
+from workflows.naming import TAG_RUN_ID
+
+# Service-level filters: GetResources accepts any "service[:type]", but a type string AWS does not
+# know is an error, and a teardown must not fail on a filter. The kinds are picked out below.
+RESOURCE_TYPES = ["sagemaker", "cloudwatch"]
+# The kinds teardown deletes. Processing jobs (the benchmark job) are tagged for the run too, but
+# SageMaker keeps a finished job's record forever: it is not a leftover.
+KINDS = frozenset({"endpoint", "endpoint-config", "model", "inference-component", "alarm"})
+_GONE = {"Deleting"}
+
+
+def parse_arn(arn: str) -> tuple[str, str]:
+    """``(kind, name)`` of a SageMaker (``.../endpoint/NAME``) or CloudWatch (``...:alarm:NAME``) ARN."""
+    resource = arn.split(":", 5)[5]
+    separator = "/" if "/" in resource else ":"
+    kind, _, name = resource.partition(separator)
+    return kind, name
+
+
+def tagged_arns(tagging: Any, run_id: str) -> list[str]:
+    """ARNs of SageMaker and CloudWatch resources that carry the run's id tag."""
+    with aws_errors(f"find resources tagged {TAG_RUN_ID}={run_id}"):
+        mappings = paginate(
+            tagging,
+            "get_resources",
+            "ResourceTagMappingList",
+            TagFilters=[{"Key": TAG_RUN_ID, "Values": [run_id]}],
+            ResourceTypeFilters=RESOURCE_TYPES,
+        )
+    return sorted(m["ResourceARN"] for m in mappings)
+
+
+def _exists(describe: Callable[..., dict[str, Any]], status_key: str | None, **kwargs: Any) -> bool:
+    try:
+        found = describe(**kwargs)
+    except ClientError as error:
+        # Anything but "not found" (AccessDenied: the IAM scope is db-* names) cannot tell it is gone.
+        return not is_not_found(error)
+    return status_key is None or found.get(status_key) not in _GONE
+
+
+def _still_there(kind: str, name: str, *, sagemaker: Any, cloudwatch: Any) -> bool:
+    if kind == "alarm":
+        if cloudwatch is None:
+            return True  # cannot tell: report it rather than pass it over
+        try:
+            return bool(cloudwatch.describe_alarms(AlarmNames=[name])["MetricAlarms"])
+        except ClientError:
+            return True
+    describe = {
+        "endpoint": (sagemaker.describe_endpoint, "EndpointStatus", "EndpointName"),
+        "endpoint-config": (sagemaker.describe_endpoint_config, None, "EndpointConfigName"),
+        "model": (sagemaker.describe_model, None, "ModelName"),
+        "inference-component": (
+            sagemaker.describe_inference_component,
+            "InferenceComponentStatus",
+            "InferenceComponentName",
+        ),
+    }.get(kind)
+    if describe is None:
+        return True
+    call, status_key, name_key = describe
+    return _exists(call, status_key, **{name_key: name})
+
+
+def tagged_leftovers(
+    run_id: str, *, prefix: str, tagging: Any, sagemaker: Any, cloudwatch: Any, kept: Callable[[str], bool]
+) -> list[str]:
+    """Resources tagged for the run, named outside ``prefix``, that still exist and are not kept."""
+    leftovers = []
+    for arn in tagged_arns(tagging, run_id):
+        kind, name = parse_arn(arn)
+        if kind not in KINDS or name.startswith(prefix) or kept(name):
+            continue
+        if _still_there(kind, name, sagemaker=sagemaker, cloudwatch=cloudwatch):
+            leftovers.append(f"{kind}/{name} (tagged {TAG_RUN_ID}={run_id}, named outside {prefix}*)")
+    return leftovers

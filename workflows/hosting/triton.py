@@ -1,0 +1,150 @@
+"""NVIDIA Triton on SageMaker: the ONNX artifact served from a generated model repository.
+
+Before the first AWS call the repository is planned and checked (F19 config syntax with the real
+ModelConfig protobuf, F23 backend file names, F22 complete weights) and, on GPU, the image's CUDA
+is matched with the instance's driver: without ``inference_ami_version`` the oldest AMI that runs
+the image's CUDA is chosen (Triton 26.05, CUDA 13.2, failed with error 803 on the default AMI and
+ran on al2023-ami-sagemaker-inference-gpu-4-1 in forward compatibility: F20); an AMI given in the
+spec that is too old is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workflows import clock, naming
+from workflows.contracts import DeployRequest, DeployResult, Finding
+from workflows.hosting.base import (
+    AwsClients,
+    HostingMode,
+    apply_overrides,
+    create_endpoint,
+    create_model,
+    instance_type_for,
+    instance_variant,
+    refuse_blocking,
+    run_tags,
+)
+from workflows.hosting.checks import INSTANCE_TYPES, each_instance_type
+from workflows.hosting.specs import is_gpu_instance
+from workflows.hosting.staging import (
+    StagedFile,
+    engine_uri,
+    read_manifest,
+    staging_uri,
+    uncompressed_model_data,
+    write_prefix,
+)
+from workflows.hosting.triton_repository import check_plan, default_model, plan_repository
+from workflows.images import TRITON, image_uri
+from workflows.preflight.containers import check_cuda_driver, image_cuda, minimum_ami
+from workflows.preflight.context import PreflightContext
+from workflows.preflight.registry import Check, register
+from workflows.settings import Settings
+
+ENGINE = "triton"
+
+
+def ami_for(image: str, instance_type: str, requested: str | None) -> tuple[str | None, list[Finding]]:
+    """The InferenceAmiVersion to use and the F20 findings: the spec's, else the minimum for the
+    image's CUDA on a GPU instance (None on CPU, or when the table knows no CUDA for the image)."""
+    if not is_gpu_instance(instance_type):
+        return requested, []
+    cuda = image_cuda(image)
+    chosen = requested
+    if chosen is None and cuda is not None:
+        ami = minimum_ami(cuda)
+        chosen = ami.name if ami else None
+    return chosen, check_cuda_driver(instance_type=instance_type, image=image, ami_version=chosen)
+
+
+class TritonMode(HostingMode):
+    mode = "triton"
+    local_blocker = (
+        "the local SageMaker serves only the HF inference DLC contract; Triton needs its own server "
+        "image (and a GPU for KIND_GPU), and this machine runs no Docker"
+    )
+
+    def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
+        hosting = apply_overrides(request.spec.hosting, request.attempt.overrides)
+        instance_type = instance_type_for(request)
+        gpu = is_gpu_instance(instance_type)
+        image = hosting.image or image_uri(TRITON, gpu=gpu, region=settings.region)
+        ami, findings = ami_for(image, instance_type, hosting.inference_ami_version)
+        s3 = clients.need("s3")
+        manifest = read_manifest(s3, settings.bucket, request.run_id)
+        planned = plan_repository(manifest, hosting, gpu=gpu)
+        refuse_blocking(findings + check_plan(planned), mode=self.mode)
+        attempt, tags = request.attempt.number, run_tags(request)
+        repository = engine_uri(settings.bucket, request.run_id, attempt, ENGINE)
+        staging = staging_uri(settings.bucket, request.run_id)
+        write_prefix(
+            s3,
+            repository,
+            [
+                StagedFile(p.path, text=p.text, source=None if p.source is None else staging + p.source)
+                for p in planned
+            ],
+        )
+        model = naming.model_name(request.run_id, attempt)
+        create_model(
+            clients.sagemaker,
+            model,
+            settings=settings,
+            tags=tags,
+            PrimaryContainer={
+                "Image": image,
+                "ModelDataSource": uncompressed_model_data(repository),
+                "Environment": {"SAGEMAKER_TRITON_DEFAULT_MODEL_NAME": default_model(hosting)},
+            },
+        )
+        effective: Any = hosting.model_copy(update={"inference_ami_version": ami})
+        variant = instance_variant(effective, instance_type=instance_type, model=model)
+        config = naming.endpoint_config_name(request.run_id, attempt)
+        endpoint = naming.endpoint_name(request.run_id, attempt)
+        create_endpoint(clients.sagemaker, config=config, endpoint=endpoint, variants=[variant], tags=tags)
+        return DeployResult(
+            endpoint_name=endpoint,
+            endpoint_config_name=config,
+            model_names=[model],
+            instance_type=instance_type,
+            created_at=clock.now(),
+            mode=self.mode,
+            staging_uris=[repository],
+            effective_hosting=effective.model_dump(mode="json"),
+        )
+
+
+STRATEGY = TritonMode()
+
+
+def _image(hosting: Any, instance_type: str, region: str) -> str:
+    return str(hosting.image or image_uri(TRITON, gpu=is_gpu_instance(instance_type), region=region))
+
+
+def _repository(context: PreflightContext) -> list[Finding]:
+    hosting: Any = context.spec.hosting
+    assert context.artifact is not None
+    gpu = is_gpu_instance(hosting.instance_types[0])
+    return check_plan(plan_repository(context.artifact.manifest, hosting, gpu=gpu))
+
+
+def _driver(context: PreflightContext) -> list[Finding]:
+    hosting: Any = context.spec.hosting
+    return each_instance_type(
+        context,
+        lambda name: ami_for(_image(hosting, name, context.region), name, hosting.inference_ami_version)[1],
+    )
+
+
+register(
+    STRATEGY.mode,
+    INSTANCE_TYPES,
+    Check(
+        "config.pbtxt parses, backend file names, complete weights",
+        ("F19", "F23", "F22"),
+        _repository,
+        ("artifact",),
+    ),
+    Check("image CUDA vs the AMI's driver (minimum AMI chosen when unset)", ("F20",), _driver),
+)
