@@ -72,6 +72,11 @@ class ConvertResult(Contract):
 
 class PackRequest(StepRequest):
     convert: ConvertResult
+    # Defined further down; pydantic resolves the name when the model is first used.
+    attempt: DeployAttempt = Field(
+        default_factory=lambda: DeployAttempt(),
+        description="Its overrides.extra_requirements go into the artifact (F01/F17 remediation).",
+    )
 
 
 class PackResult(Contract):
@@ -112,9 +117,44 @@ class DeployOverrides(Contract):
     inference_ami_version: str | None = Field(None, description="F20: ProductionVariant.InferenceAmiVersion.")
     workers: int | None = Field(None, description="F02: SAGEMAKER_MODEL_SERVER_WORKERS.")
     ort_intra_op_threads: int | None = Field(None, description="F02: ORT_INTRA_OP_THREADS (0 = all cores).")
-    ic_min_memory_mb: int | None = Field(None, description="F10: ComputeResourceRequirements.MinMemoryRequiredInMb.")
+    ic_min_memory_mb: int | None = Field(
+        None, description="F10: ComputeResourceRequirements.MinMemoryRequiredInMb."
+    )
     extra_requirements: list[str] = Field(
         default_factory=list, description="F01/F17: lines added to code/requirements.txt before repacking."
+    )
+
+
+class AttemptChange(Contract):
+    """One setting a remediation changed for the next attempt."""
+
+    setting: str = Field(description="e.g. instance_type, workers, extra_requirements.")
+    before: Any = None
+    after: Any = None
+
+
+class RemediationRecord(Contract):
+    """One diagnosed failure and what was done about it (applied, or refused and why)."""
+
+    attempt: int = Field(description="The attempt that failed.")
+    action: str = Field(description="The diagnosis' action (workflows/diagnosis/actions.py).")
+    diagnosis_id: str
+    diagnosis_title: str
+    confidence: float
+    error: str = Field("", description="The caught error's name.")
+    evidence: list[str] = Field(default_factory=list, description="The first lines of the evidence.")
+    applied: bool
+    reason: str = Field(description="What was done, or why nothing could be.")
+    changes: list[AttemptChange] = Field(default_factory=list)
+    endpoint_name: str | None = None
+    instance_type: str | None = None
+    endpoint_created_at: datetime | None = None
+    waited_s: float | None = Field(None, description="From CreateEndpoint to this decision.")
+    polls: int = Field(0, description="Status polls of the failed attempt's wait loop.")
+    at: datetime
+    removed: list[str] = Field(default_factory=list, description="The failed attempt's resources deleted.")
+    left: list[str] = Field(
+        default_factory=list, description="Its resources that could not be deleted yet (teardown retries)."
     )
 
 
@@ -124,7 +164,20 @@ class DeployAttempt(Contract):
     number: int = 1
     instance_type_index: int = Field(0, description="F06/F07: index into hosting.instance_types.")
     overrides: DeployOverrides = Field(default_factory=DeployOverrides)
-    history: list[dict[str, Any]] = Field(default_factory=list)
+    history: list[RemediationRecord] = Field(default_factory=list)
+
+
+class AttemptRequest(StepRequest):
+    attempt: DeployAttempt
+
+
+class RemediationPlan(Contract):
+    """Where the pipeline goes after a diagnosis (the Choice branches on ``route``)."""
+
+    route: Literal["redeploy", "repack", "warm", "retry", "fail"]
+    action: str
+    reason: str
+    wait_s: int = Field(0, description="retry: seconds to wait before the invocation step again.")
 
 
 class DeployRequest(StepRequest):
@@ -337,6 +390,7 @@ class PipelineState(Contract):
     benchmark: BenchmarkResult | None = None
     error: ErrorInfo | None = None
     diagnosis: Diagnosis | None = None
+    remediation: RemediationPlan | None = None
     teardown: TeardownResult | None = None
     teardown_error: ErrorInfo | None = None
     report: ReportResult | None = None

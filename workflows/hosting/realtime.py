@@ -8,6 +8,7 @@ from workflows import clock, naming
 from workflows.aws import aws_errors
 from workflows.contracts import DeployRequest, DeployResult
 from workflows.images import HF_INFERENCE, image_uri
+from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
 from workflows.spec import RealtimeHosting, is_gpu_instance
 
@@ -34,7 +35,8 @@ def instance_type_for(request: DeployRequest) -> str:
 
 def deploy(request: DeployRequest, *, sagemaker: Any, settings: Settings) -> DeployResult:
     """Create model, endpoint config and endpoint; returns as soon as the endpoint is Creating."""
-    spec, hosting, attempt = request.spec, request.spec.hosting, request.attempt.number
+    spec, attempt = request.spec, request.attempt.number
+    hosting = with_overrides(spec.hosting, request.attempt.overrides)  # remediation (F02, F20)
     instance_type = instance_type_for(request)
     image = hosting.image or image_uri(
         HF_INFERENCE, gpu=is_gpu_instance(instance_type), region=settings.region
