@@ -9,10 +9,11 @@ A step that needs only part of the state gets a narrow request built by the stat
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from workflows.remediation.records import RemediationPlan, RemediationRecord
 from workflows.spec import RunSpec
 
 
@@ -125,39 +126,6 @@ class DeployOverrides(Contract):
     )
 
 
-class AttemptChange(Contract):
-    """One setting a remediation changed for the next attempt."""
-
-    setting: str = Field(description="e.g. instance_type, workers, extra_requirements.")
-    before: Any = None
-    after: Any = None
-
-
-class RemediationRecord(Contract):
-    """One diagnosed failure and what was done about it (applied, or refused and why)."""
-
-    attempt: int = Field(description="The attempt that failed.")
-    action: str = Field(description="The diagnosis' action (workflows/diagnosis/actions.py).")
-    diagnosis_id: str
-    diagnosis_title: str
-    confidence: float
-    error: str = Field("", description="The caught error's name.")
-    evidence: list[str] = Field(default_factory=list, description="The first lines of the evidence.")
-    applied: bool
-    reason: str = Field(description="What was done, or why nothing could be.")
-    changes: list[AttemptChange] = Field(default_factory=list)
-    endpoint_name: str | None = None
-    instance_type: str | None = None
-    endpoint_created_at: datetime | None = None
-    waited_s: float | None = Field(None, description="From CreateEndpoint to this decision.")
-    polls: int = Field(0, description="Status polls of the failed attempt's wait loop.")
-    at: datetime
-    removed: list[str] = Field(default_factory=list, description="The failed attempt's resources deleted.")
-    left: list[str] = Field(
-        default_factory=list, description="Its resources that could not be deleted yet (teardown retries)."
-    )
-
-
 class DeployAttempt(Contract):
     """Which configuration the next deploy uses; remediation branches rewrite it."""
 
@@ -169,15 +137,6 @@ class DeployAttempt(Contract):
 
 class AttemptRequest(StepRequest):
     attempt: DeployAttempt
-
-
-class RemediationPlan(Contract):
-    """Where the pipeline goes after a diagnosis (the Choice branches on ``route``)."""
-
-    route: Literal["redeploy", "repack", "warm", "retry", "fail"]
-    action: str
-    reason: str
-    wait_s: int = Field(0, description="retry: seconds to wait before the invocation step again.")
 
 
 class DeployRequest(StepRequest):

@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from workflows.contracts import AttemptChange, DeployOverrides, Diagnosis, PipelineState
+from workflows.contracts import DeployOverrides, Diagnosis, PipelineState
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.preflight.containers import Ami, amis, image_cuda, minimum_ami
 from workflows.preflight.instances import instance
 from workflows.remediation.overrides import configured
+from workflows.remediation.records import AttemptChange
 from workflows.remediation.requirements import requirements_for
 from workflows.spec import is_gpu_instance
 
