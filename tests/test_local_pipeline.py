@@ -146,6 +146,8 @@ def test_failure_in_deploy_tears_down_and_fails_with_the_error_name(
         "RunPreflight",
         "DeployEndpoint",
         "DiagnoseFailure",
+        "PlanRemediation",
+        "ChooseRemediation",
         "TeardownAfterFailure",
         "WriteFailureReport",
         "PipelineFailed",
@@ -154,6 +156,8 @@ def test_failure_in_deploy_tears_down_and_fails_with_the_error_name(
     assert models_left == {}
     assert result["status"] == "FAILED"
     assert result["error"]["Error"] == "DeployRejected"
+    assert result["remediation"]["route"] == "fail"
+    assert result["attempt"]["history"][-1]["reason"] == "no automatic fix for unknown"
     assert real_deploy is not realtime.deploy
 
 
@@ -222,6 +226,8 @@ def test_a_failed_benchmark_job_is_stopped_then_diagnosed_and_torn_down(
         "DescribeBenchmarkJob",
         "StopBenchmarkJob",
         "DiagnoseFailure",
+        "PlanRemediation",
+        "ChooseRemediation",
         "TeardownAfterFailure",
         "WriteFailureReport",
         "PipelineFailed",
