@@ -19,7 +19,7 @@ HOSTING_FIELD = {
     "inference_ami_version": "inference_ami_version",
     "workers": "workers",
     "ort_intra_op_threads": "ort_intra_op_threads",
-    "ic_min_memory_mb": "min_memory_required_mb",
+    "ic_min_memory_mb": "min_memory_mb",
 }
 
 Hosting = TypeVar("Hosting", bound=BaseModel)
