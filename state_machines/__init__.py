@@ -75,6 +75,14 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
     LambdaFunction("TeardownFunctionArn", "lambdas.teardown.handler", "Delete run resources", timeout_s=300),
     LambdaFunction("DiagnoseFunctionArn", "lambdas.diagnose.handler", "Diagnose a failure"),
     LambdaFunction(
+        "PlanRemediationFunctionArn", "lambdas.plan_remediation.handler", "Bound and plan a remediation"
+    ),
+    LambdaFunction(
+        "RemoveFailedAttemptFunctionArn",
+        "lambdas.remove_failed_attempt.handler",
+        "Delete a failed deploy attempt",
+    ),
+    LambdaFunction(
         "ReportFunctionArn",
         "lambdas.report.handler",
         "Write result and report",

@@ -1,8 +1,9 @@
 """The deploy pipeline: convert -> pack -> preflight -> deploy -> wait -> warm up -> benchmark -> tear down.
 
 Every Task's failure is caught into ``$.error`` and goes through DiagnoseFailure and
-TeardownAfterFailure before the execution fails, so every path that may have created a
-resource reaches a teardown. Polling is Wait + describe + Choice (no ``.sync``): it runs the
+PlanRemediation: a bounded fix loops back (redeploy, repack, warm again, retry), anything else
+goes through TeardownAfterFailure before the execution fails, so every path that may have
+created a resource reaches a teardown. Polling is Wait + describe + Choice (no ``.sync``): it runs the
 same on Step Functions and on the local engine, and a Wait costs nothing while it waits.
 """
 
@@ -181,6 +182,66 @@ def benchmark_states(*, next_state: str) -> dict[str, Any]:
     }
 
 
+def remediation_states() -> dict[str, Any]:
+    """After a diagnosis: plan (bounded), then redeploy, repack, warm again, retry, or fail.
+
+    PlanRemediation rewrites the whole state (``ResultPath: $``): the next attempt, the caught
+    error and the failed attempt's results cleared, the decision appended to
+    ``attempt.history``. Every loop back passes through it, so every loop is bounded by
+    ``spec.remediation`` (a static test checks that no other cycle exists but the polling ones).
+    A planning failure keeps the original error and tears down.
+    """
+    attempt_request = {**STEP_REQUEST, "attempt.$": "$.attempt"}
+    return {
+        "PlanRemediation": {
+            "Type": "Task",
+            "Comment": "Check the action's bound (spec.remediation), rewrite the attempt, record it.",
+            "Resource": "${PlanRemediationFunctionArn}",
+            "ResultPath": "$",
+            "Next": "ChooseRemediation",
+            "Retry": retry_policy(),
+            "Catch": catch_to("TeardownAfterFailure", result_path=None),
+        },
+        "ChooseRemediation": {
+            "Type": "Choice",
+            "Choices": [
+                {
+                    "Variable": "$.remediation.route",
+                    "StringEquals": "redeploy",
+                    "Next": "RemoveFailedAttempt",
+                },
+                {
+                    "Variable": "$.remediation.route",
+                    "StringEquals": "repack",
+                    "Next": "RemoveFailedAttemptBeforeRepack",
+                },
+                {"Variable": "$.remediation.route", "StringEquals": "warm", "Next": "WarmUpShapes"},
+                {"Variable": "$.remediation.route", "StringEquals": "retry", "Next": "WaitBeforeRetry"},
+            ],
+            "Default": "TeardownAfterFailure",
+        },
+        "RemoveFailedAttempt": task(
+            "RemoveFailedAttemptFunctionArn",
+            parameters=attempt_request,
+            result_path="$.attempt",
+            next_state="DeployEndpoint",
+            comment="Delete the failed attempt's resources; a stalled (Creating) endpoint is left for teardown.",
+        ),
+        "RemoveFailedAttemptBeforeRepack": task(
+            "RemoveFailedAttemptFunctionArn",
+            parameters=attempt_request,
+            result_path="$.attempt",
+            next_state="PackArtifact",
+            comment="Delete the failed attempt's resources, then pack with the added requirements.",
+        ),
+        "WaitBeforeRetry": {
+            "Type": "Wait",
+            "SecondsPath": "$.remediation.wait_s",
+            "Next": "WarmUpShapes",
+        },
+    }
+
+
 def definition() -> dict[str, Any]:
     states: dict[str, Any] = {
         "ConvertToOnnx": task(
@@ -192,7 +253,7 @@ def definition() -> dict[str, Any]:
         ),
         "PackArtifact": task(
             "PackFunctionArn",
-            parameters={**STEP_REQUEST, "convert.$": "$.convert"},
+            parameters={**STEP_REQUEST, "convert.$": "$.convert", "attempt.$": "$.attempt"},
             result_path="$.pack",
             next_state="RunPreflight",
             comment="Verify every file, pack model.tar.gz atomically and upload it.",
@@ -258,10 +319,11 @@ def definition() -> dict[str, Any]:
             "Comment": "Match the caught error against the failure catalogue.",
             "Resource": "${DiagnoseFunctionArn}",
             "ResultPath": "$.diagnosis",
-            "Next": "TeardownAfterFailure",
+            "Next": "PlanRemediation",
             "Retry": retry_policy(),
             "Catch": catch_to("TeardownAfterFailure", result_path=None),
         },
+        **remediation_states(),
         "TeardownAfterFailure": {
             "Type": "Task",
             "Comment": "Delete everything the run created, whatever failed.",

@@ -130,3 +130,59 @@ def test_placeholders_are_known_functions_machines_or_the_child_integration(name
 def test_every_handler_is_importable(function: state_machines.LambdaFunction) -> None:
     module, _, attribute = function.handler.rpartition(".")
     assert callable(getattr(importlib.import_module(module), attribute))
+
+
+# States that bound a loop: the wait loops raise past their time budgets (wait.timeout_min, the
+# job's runtime), and every remediation loop passes the planner, which counts spec.remediation.
+BOUNDING = {"DescribeEndpoint", "DescribeBenchmarkJob", "PlanRemediation"}
+
+
+def cycles_without(states: dict[str, Any], removed: set[str]) -> list[list[str]]:
+    """Cycles of the transition graph once ``removed`` states are taken out (depth-first search)."""
+    found: list[list[str]] = []
+    done: set[str] = set()
+
+    def visit(name: str, path: list[str]) -> None:
+        if name in path:
+            found.append(path[path.index(name) :] + [name])
+            return
+        if name in done or name in removed:
+            return
+        for target in transitions(states[name]):
+            visit(target, [*path, name])
+        done.add(name)
+
+    for name in states:
+        visit(name, [])
+    return found
+
+
+def test_every_loop_of_the_deploy_pipeline_is_bounded() -> None:
+    # Given the deploy pipeline, which loops back after a remediation
+    states = state_machines.definition("deploy_pipeline")["States"]
+    assert cycles_without(states, set()), "the remediation and polling loops exist"
+    # When the bounding states are taken out of the graph
+    cycles = cycles_without(states, BOUNDING)
+    # Then no cycle is left: every loop passes a state that ends it
+    assert cycles == []
+
+
+def test_remediation_routes_reach_the_step_they_repeat() -> None:
+    # Given the Choice on the planner's route
+    states = state_machines.definition("deploy_pipeline")["States"]
+    choice = states["ChooseRemediation"]
+    routes = {c["StringEquals"]: c["Next"] for c in choice["Choices"]}
+    # Then each route goes where its action repeats the pipeline, and anything else tears down
+    assert states[routes["redeploy"]]["Next"] == "DeployEndpoint"
+    assert states[routes["repack"]]["Next"] == "PackArtifact"
+    assert routes["warm"] == "WarmUpShapes"
+    assert states[routes["retry"]] == {
+        "Type": "Wait",
+        "SecondsPath": "$.remediation.wait_s",
+        "Next": "WarmUpShapes",
+    }
+    assert choice["Default"] == "TeardownAfterFailure"
+    # And the routes are exactly the planner's
+    from workflows.contracts import RemediationPlan
+
+    assert set(routes) | {"fail"} == set(RemediationPlan.model_fields["route"].annotation.__args__)

@@ -145,6 +145,8 @@ def test_failure_in_deploy_tears_down_and_fails_with_the_error_name(
         "RunPreflight",
         "DeployEndpoint",
         "DiagnoseFailure",
+        "PlanRemediation",
+        "ChooseRemediation",
         "TeardownAfterFailure",
         "WriteFailureReport",
         "PipelineFailed",
@@ -153,6 +155,8 @@ def test_failure_in_deploy_tears_down_and_fails_with_the_error_name(
     assert models_left == {}
     assert result["status"] == "FAILED"
     assert result["error"]["Error"] == "DeployRejected"
+    assert result["remediation"]["route"] == "fail"
+    assert result["attempt"]["history"][-1]["reason"] == "no automatic fix for unknown"
     assert real_deploy is not realtime.RealtimeMode.deploy
 
 
@@ -221,6 +225,8 @@ def test_a_failed_benchmark_job_is_stopped_then_diagnosed_and_torn_down(
         "DescribeBenchmarkJob",
         "StopBenchmarkJob",
         "DiagnoseFailure",
+        "PlanRemediation",
+        "ChooseRemediation",
         "TeardownAfterFailure",
         "WriteFailureReport",
         "PipelineFailed",

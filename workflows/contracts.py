@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from workflows.remediation.records import RemediationPlan, RemediationRecord
 from workflows.spec import RunSpec
 
 
@@ -99,6 +100,11 @@ class ConvertResult(Contract):
 
 class PackRequest(StepRequest):
     convert: ConvertResult
+    # Defined further down; pydantic resolves the name when the model is first used.
+    attempt: DeployAttempt = Field(
+        default_factory=lambda: DeployAttempt(),
+        description="Its overrides.extra_requirements go into the artifact (F01/F17 remediation).",
+    )
 
 
 class PackResult(Contract):
@@ -153,7 +159,11 @@ class DeployAttempt(Contract):
     number: int = 1
     instance_type_index: int = Field(0, description="F06/F07: index into hosting.instance_types.")
     overrides: DeployOverrides = Field(default_factory=DeployOverrides)
-    history: list[dict[str, Any]] = Field(default_factory=list)
+    history: list[RemediationRecord] = Field(default_factory=list)
+
+
+class AttemptRequest(StepRequest):
+    attempt: DeployAttempt
 
 
 class DeployRequest(StepRequest):
@@ -402,6 +412,7 @@ class PipelineState(Contract):
     benchmark: BenchmarkResult | None = None
     error: ErrorInfo | None = None
     diagnosis: Diagnosis | None = None
+    remediation: RemediationPlan | None = None
     teardown: TeardownResult | None = None
     teardown_error: ErrorInfo | None = None
     report: ReportResult | None = None

@@ -34,6 +34,9 @@ SOURCES: tuple[Source, ...] = ("error", "describe", "logs", "invocation", "text"
 MAX_QUOTE = 400
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# JSON \uXXXX escapes, however many times the backslash was escaped on the way: MMS writes its
+# error bodies with Gson, which escapes ' < > = & (``No module named \u0027onnxruntime\u0027``).
+_UNICODE_ESCAPE = re.compile(r"\\+u([0-9a-fA-F]{4})")
 _ESCAPED_QUOTE = re.compile(r"\\+(['\"])")
 _ESCAPED_SPACE = re.compile(r"\\+[nrt]")
 _WHITESPACE = re.compile(r"\s+")
@@ -41,7 +44,7 @@ _WHITESPACE = re.compile(r"\s+")
 
 def normalize(text: str) -> str:
     """One line, single spaces, no escapes: the form every signature is written against."""
-    text = _ANSI.sub("", text).replace("\\u0027", "'").replace("\\u0022", '"')
+    text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), _ANSI.sub("", text))
     text = _ESCAPED_SPACE.sub(" ", text)
     text = _ESCAPED_QUOTE.sub(r"\1", text)
     return _WHITESPACE.sub(" ", text).strip()

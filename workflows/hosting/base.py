@@ -18,7 +18,6 @@ from workflows import naming
 from workflows.aws import aws_errors
 from workflows.contracts import (
     ComponentStatus,
-    DeployOverrides,
     DeployRequest,
     DeployResult,
     DescribeRequest,
@@ -29,16 +28,8 @@ from workflows.settings import Settings
 
 VARIANT = "primary"
 
+
 # Override field -> the hosting field it replaces, in every mode that has that field.
-_OVERRIDE_FIELDS = {
-    "serverless_memory_mb": "memory_size_mb",
-    "inference_ami_version": "inference_ami_version",
-    "workers": "workers",
-    "ort_intra_op_threads": "ort_intra_op_threads",
-    "ic_min_memory_mb": "min_memory_mb",
-}
-
-
 @dataclass(frozen=True)
 class AwsClients:
     """The AWS clients a mode may call; the step passes the ones its handler built."""
@@ -63,20 +54,6 @@ class Progress:
     ready: bool
     phase: str = "ready"
     components: list[ComponentStatus] = field(default_factory=list)
-
-
-def apply_overrides(hosting: Any, overrides: DeployOverrides) -> Any:
-    """The hosting settings with the remediation's overrides applied, where the mode has the field.
-
-    One mapping for every mode: a remediation sets what it changes; a mode without that setting
-    (serverless has no AMI) keeps its spec.
-    """
-    update = {
-        target: getattr(overrides, source)
-        for source, target in _OVERRIDE_FIELDS.items()
-        if getattr(overrides, source) is not None and target in type(hosting).model_fields
-    }
-    return hosting.model_copy(update=update) if update else hosting
 
 
 def effective_hosting(request: DescribeRequest) -> Any:

@@ -22,7 +22,6 @@ from workflows.hosting.base import (
     AwsClients,
     HostingMode,
     Progress,
-    apply_overrides,
     create_endpoint,
     create_model,
     effective_hosting,
@@ -46,6 +45,7 @@ from workflows.preflight.accelerators import ComponentPlacement, check_accelerat
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
 from workflows.preflight.registry import Check, register
+from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
 
 IN_SERVICE, FAILED = "InService", "Failed"
@@ -147,7 +147,7 @@ class InferenceComponentMode(HostingMode):
         return variant
 
     def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
-        hosting = apply_overrides(request.spec.hosting, request.attempt.overrides)
+        hosting = with_overrides(request.spec.hosting, request.attempt.overrides)
         instance_type = instance_type_for(request)
         refuse_blocking(placement_findings(hosting, instance_type), mode=self.mode)
         attempt, tags = request.attempt.number, run_tags(request)

@@ -20,7 +20,6 @@ from workflows.contracts import DeployRequest, DeployResult, Finding
 from workflows.hosting.base import (
     AwsClients,
     HostingMode,
-    apply_overrides,
     create_endpoint,
     create_model,
     instance_type_for,
@@ -42,6 +41,7 @@ from workflows.images import DJL_INFERENCE, image_uri
 from workflows.preflight.artifact import LMI_CPU_REQUIREMENTS, check_lmi_requirements
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, register
+from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
 
 ENGINE = "lmi"
@@ -106,7 +106,7 @@ class LmiMode(HostingMode):
     )
 
     def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
-        hosting = apply_overrides(request.spec.hosting, request.attempt.overrides)
+        hosting = with_overrides(request.spec.hosting, request.attempt.overrides)
         instance_type = instance_type_for(request)
         image = hosting.image or image_uri(
             DJL_INFERENCE, gpu=is_gpu_instance(instance_type), region=settings.region

@@ -15,7 +15,6 @@ from workflows.contracts import DeployRequest, DeployResult, Finding
 from workflows.hosting.base import (
     AwsClients,
     HostingMode,
-    apply_overrides,
     create_endpoint,
     create_model,
     instance_type_for,
@@ -32,6 +31,7 @@ from workflows.preflight.containers import check_image_labels
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
 from workflows.preflight.registry import Check, register
+from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
 
 DIRECT = "Direct"
@@ -64,7 +64,7 @@ class MultiContainerMode(HostingMode):
     mode = "multi-container"
 
     def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
-        hosting = apply_overrides(request.spec.hosting, request.attempt.overrides)
+        hosting = with_overrides(request.spec.hosting, request.attempt.overrides)
         instance_type = instance_type_for(request)
         image = hf_image(hosting, instance_type, settings.region)
         listed = containers(request, hosting, image)

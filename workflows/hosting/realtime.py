@@ -8,7 +8,6 @@ from workflows.hosting.base import (
     VARIANT,
     AwsClients,
     HostingMode,
-    apply_overrides,
     create_endpoint,
     create_model,
     instance_type_for,
@@ -18,6 +17,7 @@ from workflows.hosting.base import (
 )
 from workflows.hosting.specs import is_gpu_instance
 from workflows.images import HF_INFERENCE, image_uri
+from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
 
 __all__ = ["VARIANT", "RealtimeMode", "hf_image"]
@@ -34,7 +34,7 @@ class RealtimeMode(HostingMode):
     mode = "realtime"
 
     def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
-        hosting = apply_overrides(request.spec.hosting, request.attempt.overrides)
+        hosting = with_overrides(request.spec.hosting, request.attempt.overrides)
         attempt = request.attempt.number
         instance_type = instance_type_for(request)
         tags = run_tags(request)

@@ -8,7 +8,7 @@ F14). A cold start can outlast botocore's 60 s read timeout, so the client reads
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from workflows import clock, naming
 from workflows.contracts import DeployRequest, DeployResult, Finding
@@ -16,17 +16,18 @@ from workflows.hosting.base import (
     VARIANT,
     AwsClients,
     HostingMode,
-    apply_overrides,
     create_endpoint,
     create_model,
     model_server_environment,
     run_tags,
 )
+from workflows.hosting.specs import ServerlessHosting
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.memory import check_serverless_memory
 from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
 from workflows.preflight.registry import Check, register
+from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
 
 INSTANCE_TYPE = "serverless"
@@ -37,7 +38,7 @@ class ServerlessMode(HostingMode):
     mode = "serverless"
 
     def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
-        hosting = apply_overrides(request.spec.hosting, request.attempt.overrides)
+        hosting = cast(ServerlessHosting, with_overrides(request.spec.hosting, request.attempt.overrides))
         attempt = request.attempt.number
         tags = run_tags(request)
         model = naming.model_name(request.run_id, attempt)

@@ -10,14 +10,13 @@ spec that is too old is refused.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from workflows import clock, naming
 from workflows.contracts import DeployRequest, DeployResult, Finding
 from workflows.hosting.base import (
     AwsClients,
     HostingMode,
-    apply_overrides,
     create_endpoint,
     create_model,
     instance_type_for,
@@ -26,7 +25,7 @@ from workflows.hosting.base import (
     run_tags,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, each_instance_type
-from workflows.hosting.specs import is_gpu_instance
+from workflows.hosting.specs import TritonHosting, is_gpu_instance
 from workflows.hosting.staging import (
     StagedFile,
     engine_uri,
@@ -40,6 +39,7 @@ from workflows.images import TRITON, image_uri
 from workflows.preflight.containers import check_cuda_driver, image_cuda, minimum_ami
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, register
+from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
 
 ENGINE = "triton"
@@ -66,7 +66,7 @@ class TritonMode(HostingMode):
     )
 
     def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
-        hosting = apply_overrides(request.spec.hosting, request.attempt.overrides)
+        hosting = cast(TritonHosting, with_overrides(request.spec.hosting, request.attempt.overrides))
         instance_type = instance_type_for(request)
         gpu = is_gpu_instance(instance_type)
         image = hosting.image or image_uri(TRITON, gpu=gpu, region=settings.region)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from importlib.resources import files
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -26,7 +26,6 @@ from workflows.hosting.base import (
     AwsClients,
     HostingMode,
     Progress,
-    apply_overrides,
     create_endpoint,
     create_model,
     instance_type_for,
@@ -36,12 +35,13 @@ from workflows.hosting.base import (
 )
 from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
 from workflows.hosting.sources import locate
-from workflows.hosting.specs import is_gpu_instance
+from workflows.hosting.specs import VllmHosting, is_gpu_instance
 from workflows.hosting.staging import read_manifest, uncompressed_model_data
 from workflows.images import VLLM, image_uri
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, register
 from workflows.preflight.vllm import check_architecture, check_environment
+from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
 from workflows.spec import RunSpec
 
@@ -118,7 +118,7 @@ class VllmMode(HostingMode):
     )
 
     def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
-        hosting = apply_overrides(request.spec.hosting, request.attempt.overrides)
+        hosting = cast(VllmHosting, with_overrides(request.spec.hosting, request.attempt.overrides))
         instance_type = instance_type_for(request)
         image = hosting.image or image_uri(VLLM, gpu=is_gpu_instance(instance_type), region=settings.region)
         model_id, mounted = requested_model(request.spec)

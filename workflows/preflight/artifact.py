@@ -57,6 +57,15 @@ def requirement_names(requirements: str) -> set[str]:
     return names
 
 
+def distribution_of(module: str) -> str:
+    """The distribution that installs top-level ``module`` (``sklearn`` -> ``scikit-learn``); a module
+    whose table entries are variants of its own name (onnxruntime-gpu) is its own distribution."""
+    names = [name for name, provided in _MODULE_OF.items() if provided == module]
+    if not names or any(name.startswith(f"{module}-") for name in names):
+        return module.replace("_", "-")
+    return names[0]
+
+
 def provided_modules(requirements: str) -> set[str]:
     """Module names that installing ``requirements`` makes importable."""
     return {_MODULE_OF.get(name, name.replace("-", "_")) for name in requirement_names(requirements)}

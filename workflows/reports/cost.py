@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from workflows.reports.remediation import earlier_attempt_cost_lines, remediation_transitions
+
 INSTANCE_MODES = {
     "realtime",
     "multi-container",
@@ -151,6 +153,7 @@ def _orchestration_lines(result: dict[str, Any], prices: dict[str, Any]) -> list
     invocations += short_tasks
     # Each poll is three transitions (describe, choice, wait); the straight path has about twelve.
     transitions = 12 + 3 * endpoint_polls + 3 * job_polls + (4 if result.get("error") else 0)
+    transitions += remediation_transitions(result)
     lam, sfn = prices["lambda"], prices["step_functions"]
     return [
         _line(
@@ -204,7 +207,10 @@ def run_cost(result: dict[str, Any], prices: dict[str, Any] | None = None) -> di
     """Cost lines of the run, their total, and the cost per 1M inferences per measurement."""
     prices = prices or price_table()
     lines = (
-        _endpoint_lines(result, prices) + _job_lines(result, prices) + _orchestration_lines(result, prices)
+        _endpoint_lines(result, prices)
+        + earlier_attempt_cost_lines(result, prices, _line)
+        + _job_lines(result, prices)
+        + _orchestration_lines(result, prices)
     )
     priced = [line["cost"] for line in lines if line["cost"] is not None]
     return {

@@ -6,6 +6,7 @@ from typing import Any
 
 from workflows.reports.compare import key
 from workflows.reports.plots import label
+from workflows.reports.remediation import remediation_lines
 from workflows.reports.tables import VERDICT_HEADER, fmt, table, verdict_cells
 
 
@@ -240,6 +241,7 @@ def _plots(plots: dict[str, str]) -> list[str]:
 def render_report(result: dict[str, Any], plots: dict[str, str] | None = None) -> str:
     """The full report of one result."""
     lines = [f"# deploybench run {result.get('run_id', '?')}", "", *_summary(result)]
+    lines += remediation_lines(result)
     lines += (
         _warmup(result) + _measurements(result) + _cloudwatch(result) + _cost(result) + _plots(plots or {})
     )

@@ -13,6 +13,7 @@ from workflows.conversion.manifest import MANIFEST_FILE, read_manifest, sha256_o
 from workflows.conversion.parity import ort_session
 from workflows.errors import ArtifactIncomplete, OutputNotWritable
 from workflows.naming import artifact_key
+from workflows.remediation.requirements import apply_requirements
 from workflows.settings import Settings
 from workflows.storage import download_folder, upload_file
 
@@ -80,6 +81,7 @@ def pack(request: PackRequest, *, s3: Any, settings: Settings, workdir: Path) ->
             f"{request.convert.staging_uri} has no {MANIFEST_FILE}.", fix="run the convert step again"
         )
     verify_artifact(root)
+    apply_requirements(root, request.attempt.overrides.extra_requirements)  # F01/F17 remediation
     compression = request.spec.pack.compression
     key = artifact_key(request.run_id, compression)
     tarball = workdir / Path(key).name

@@ -1,0 +1,34 @@
+"""PlanRemediation: check the diagnosis' bound, rewrite the attempt, choose the route."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from lambdas import clients
+from lambdas.observability import MetricUnit, logger, metrics, tracer
+from workflows.contracts import PipelineState
+from workflows.remediation.plan import plan_remediation
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+@event_parser(model=PipelineState)
+def handler(event: PipelineState, context: LambdaContext) -> dict[str, Any]:
+    result = plan_remediation(event, settings=clients.settings())
+    plan = result.remediation
+    logger.info(
+        "remediation planned",
+        extra={
+            "run_id": event.run_id,
+            "route": plan.route if plan else None,
+            "reason": plan.reason if plan else None,
+            "attempt": result.attempt.number,
+        },
+    )
+    if plan is not None and plan.route != "fail":
+        metrics.add_metric(name=f"Remediation_{plan.action}", unit=MetricUnit.Count, value=1)
+    return result.model_dump(mode="json")

@@ -1,0 +1,11 @@
+"""Remediation: what the pipeline changes after a diagnosis, within the spec's bounds.
+
+- ``plan``: the PlanRemediation step: check the bound, pick the route, rewrite the attempt, record it;
+- ``changes``: each action's next configuration (instance type, memory, AMI, workers, requirement...);
+- ``overrides``: how a hosting mode applies ``DeployOverrides`` to its spec (one place, every mode);
+- ``requirements``: the requirement lines added to ``code/requirements.txt`` when repacking;
+- ``records``: what the execution state records (changes, decisions, the route chosen);
+- ``removal``: the RemoveFailedAttempt step: delete the failed attempt's resources when AWS lets us.
+"""
+
+from __future__ import annotations

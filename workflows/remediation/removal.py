@@ -1,0 +1,83 @@
+"""RemoveFailedAttempt: delete the failed attempt's endpoint, config and models before the next one.
+
+Best effort by design: what cannot be deleted yet stays for the final teardown, which finds every
+resource of the run by its name prefix and retries busy ones. A stalled endpoint (F06) is the
+case in point: AWS refuses to delete an endpoint while it is Creating (the field's stall lasted
+~50 min before Failed), so the next attempt deploys under a new name and the stalled one is left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from workflows import naming
+from workflows.aws import aws_errors, error_code, error_message, is_busy, is_not_found, paginate, translate
+from workflows.contracts import AttemptRequest, DeployAttempt
+from workflows.errors import AwsServiceUnavailable, AwsThrottled
+
+
+def _delete(call: Callable[..., Any], label: str, removed: list[str], left: list[str], **kwargs: Any) -> bool:
+    """Delete one resource; True when it is gone (deleted now or before)."""
+    try:
+        call(**kwargs)
+    except ClientError as error:
+        if is_not_found(error):
+            return True
+        translated = translate(error, f"delete {label}")
+        if isinstance(translated, AwsThrottled | AwsServiceUnavailable):
+            raise translated from error
+        why = (
+            "busy, teardown retries it" if is_busy(error) else f"{error_code(error)}: {error_message(error)}"
+        )
+        left.append(f"{label} ({why})")
+        return False
+    removed.append(label)
+    return True
+
+
+def remove_failed_attempt(request: AttemptRequest, *, sagemaker: Any) -> DeployAttempt:
+    """Delete the resources of the attempt the last history record describes.
+
+    The endpoint goes first; when it cannot be deleted, its config and models stay with it (the
+    final teardown deletes the three together).
+
+    Returns:
+        The attempt, its last record completed with what was removed and what was left.
+
+    Raises:
+        AwsThrottled, AwsServiceUnavailable: retryable; the state machine retries the step.
+    """
+    attempt = request.attempt
+    if not attempt.history:
+        return attempt
+    record = attempt.history[-1]
+    failed = record.attempt
+    removed: list[str] = []
+    left: list[str] = []
+    endpoint = naming.endpoint_name(request.run_id, failed)
+    if _delete(sagemaker.delete_endpoint, f"endpoint/{endpoint}", removed, left, EndpointName=endpoint):
+        config = naming.endpoint_config_name(request.run_id, failed)
+        _delete(
+            sagemaker.delete_endpoint_config,
+            f"endpoint-config/{config}",
+            removed,
+            left,
+            EndpointConfigName=config,
+        )
+        prefix = naming.model_name(request.run_id, failed, 0).removesuffix("0")
+        with aws_errors("list models"):
+            models = paginate(sagemaker, "list_models", "Models", NameContains=prefix)
+        for model in models:
+            name = model["ModelName"]
+            if name.startswith(prefix):
+                _delete(sagemaker.delete_model, f"model/{name}", removed, left, ModelName=name)
+    else:
+        left += [
+            f"endpoint-config/{naming.endpoint_config_name(request.run_id, failed)} (with its endpoint)",
+            f"model/{naming.model_name(request.run_id, failed, 0).removesuffix('0')}* (with its endpoint)",
+        ]
+    history = [*attempt.history[:-1], record.model_copy(update={"removed": removed, "left": left})]
+    return attempt.model_copy(update={"history": history})
