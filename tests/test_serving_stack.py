@@ -31,6 +31,7 @@ from tests.local_sagemaker_support import (
     upload_artifact,
     wait_for,
 )
+from workflows.conversion.manifest import file_entries, read_manifest, write_manifest
 from workflows.local.dlc import resolve_serving_stack
 from workflows.local.engine import LocalEngine
 from workflows.local.sagemaker.launch import group_members
@@ -247,14 +248,13 @@ def test_f03_a_graph_without_token_type_ids_fed_by_unfiltered_serving_code(
 def test_f22_a_truncated_model_onnx_fails_to_load_in_the_container(
     engine: LocalEngine, endpoints: dict[str, dict[str, Any]]
 ) -> None:
-    # Then MMS swallows the load error (health check passes) and every call reports it
+    # Then MMS swallows the load error (health check passes) and every call reports it: the serving
+    # code compares model.onnx with the manifest before onnxruntime reads it
     assert endpoints["f22"]["EndpointStatus"] == "InService"
     response = model_error(engine, "f22")
     assert response["OriginalStatusCode"] == 400
-    assert (
-        "Protobuf parsing failed" in response["Error"]["Message"]
-        or "Load model from" in response["Error"]["Message"]
-    )
+    assert "model.onnx is " in response["Error"]["Message"]
+    assert "truncated or replaced" in response["Error"]["Message"]
     assert "model.onnx" in log_text(engine, "/aws/sagemaker/Endpoints/f22")
 
 
@@ -295,6 +295,10 @@ def big_model_uri(engine: LocalEngine, tiny_artifact: Path, tmp_path_factory: py
     big = tmp_path_factory.mktemp("big") / "artifact"
     shutil.copytree(tiny_artifact, big)
     ids_only_graph(big / "model.onnx", weights=128 * 1024 * 1024)
+    # A model converted this way would carry its own manifest: the serving code refuses a model.onnx
+    # whose size differs from the manifest's (F22), so the manifest lists the big graph.
+    manifest = read_manifest(big)
+    write_manifest(big, manifest.model_copy(update={"files": file_entries(big)}))
     return upload_artifact(engine, big, "big/model.tar.gz", big.parent)
 
 
