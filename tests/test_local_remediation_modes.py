@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import fast_spec, serving_processes
+from tests.conftest import serving_processes
+from tests.hosting_support import spec_with
 from tests.test_local_pipeline import results, run
 from tests.test_local_remediation import AFTER_IN_SERVICE, BEFORE_DEPLOY, EMPTY, collapse, nothing_left
 from workflows.contracts import PipelineState
@@ -82,9 +83,9 @@ def test_serverless_memory_steps_up_until_the_model_loads(
     monkeypatch.setenv(SERVER_ENV, "mms")
     # Given a ~200 MB BERT on 1024 MB serverless: its worker dies while loading (F14)
     model = build_tiny_bert(tmp_path / "bert-768", hidden=768, layers=4)
-    spec = fast_spec(
-        model,
-        hosting={"mode": "serverless", "memory_size_mb": 1024},
+    spec = spec_with(
+        str(model),
+        {"mode": "serverless", "memory_size_mb": 1024},
         benchmark={
             "batch_sizes": [1],
             "sequence_lengths": [16],
@@ -120,13 +121,9 @@ def test_inference_component_memory_steps_down_until_it_is_placed(
     monkeypatch.setenv(SERVER_ENV, "light")
     # Given an instance that has 2048 MB left for the component, which asks for 6144 (F10)
     plan = FaultPlan(faults=[Fault(id="F10", memory_limit_mb=2048)])
-    spec = fast_spec(
-        tiny_bert,
-        hosting={
-            "mode": "inference-component",
-            "instance_types": ["ml.c6i.xlarge"],
-            "min_memory_mb": 6144,
-        },
+    spec = spec_with(
+        str(tiny_bert),
+        {"mode": "inference-component", "instance_types": ["ml.c6i.xlarge"], "min_memory_mb": 6144},
     )
     state = PipelineState(run_id="rem-f10-1", spec=spec)
     with LocalEngine(workdir=tmp_path / "engine", time_scale=200.0, fault_plan=plan) as engine:

@@ -61,45 +61,6 @@ def test_an_override_out_of_the_field_range_is_refused_before_any_aws_call() -> 
         with_overrides(fast_spec("bundled").hosting, DeployOverrides(workers=0))
 
 
-def test_the_realtime_deploy_sends_the_overridden_workers_threads_and_ami(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from workflows.contracts import DeployRequest, PackResult
-    from workflows.hosting import realtime
-    from workflows.settings import Settings
-
-    # Given attempt 2 after F02 and F20 on a GPU type
-    spec = fast_spec("bundled", hosting={"instance_types": ["ml.g4dn.xlarge"], "workers": 4})
-    request = DeployRequest(
-        run_id="ovr-1",
-        spec=spec,
-        pack=PackResult(
-            model_data_uri="s3://b/m.tar.gz", size_bytes=1, sha256="0", compression="none", seconds=0
-        ),
-        attempt=DeployAttempt(
-            number=2,
-            overrides=DeployOverrides(
-                workers=1, ort_intra_op_threads=0, inference_ami_version="al2-ami-sagemaker-inference-gpu-3-1"
-            ),
-        ),
-    )
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        sagemaker = boto3.client("sagemaker", region_name="us-east-1")
-        # When it deploys (moto records what it was asked)
-        result = realtime.deploy(
-            request, sagemaker=sagemaker, settings=Settings(bucket="b", sagemaker_role_arn=ROLE)
-        )
-        model = sagemaker.describe_model(ModelName=result.model_names[0])
-        config = sagemaker.describe_endpoint_config(EndpointConfigName=result.endpoint_config_name)
-    # Then the attempt's names, workers, threads and AMI are the ones sent
-    assert result.endpoint_name == "db-ovr-1-a2"
-    environment = model["PrimaryContainer"]["Environment"]
-    assert environment["SAGEMAKER_MODEL_SERVER_WORKERS"] == "1"
-    assert environment["ORT_INTRA_OP_THREADS"] == "0"
-    assert config["ProductionVariants"][0]["InferenceAmiVersion"] == "al2-ami-sagemaker-inference-gpu-3-1"
-
-
 # --- requirements -----------------------------------------------------------------------------
 
 

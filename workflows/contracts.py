@@ -11,78 +11,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from workflows.artifact_manifest import ArtifactManifest as ArtifactManifest
+from workflows.artifact_manifest import FileEntry as FileEntry
+from workflows.artifact_manifest import ParityReport as ParityReport
+from workflows.artifact_manifest import QuantizationReport as QuantizationReport
+from workflows.models import Contract as Contract
 from workflows.remediation.records import RemediationPlan, RemediationRecord
 from workflows.spec import RunSpec
-
-
-class Contract(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-# --- artifact ------------------------------------------------------------------------------
-
-
-class FileEntry(Contract):
-    path: str = Field(description="Path relative to the artifact root.")
-    size_bytes: int
-    sha256: str
-
-
-class ParityReport(Contract):
-    texts: int
-    max_abs_diff: float
-    min_cosine: float
-    tolerance: float
-    passed: bool
-
-
-class QuantizationReport(Contract):
-    """How the INT8 graph was made and how it compares with fp32 on the validation set (F29)."""
-
-    method: str
-    fp32_nodes: int = Field(0, description="Nodes kept in fp32 (outlier-channel MatMuls).")
-    outlier_channels: int = Field(0, description="Activation channels computed in fp32.")
-    texts: int
-    min_cosine: float = Field(description="Lowest per-text cosine between INT8 and fp32 outputs.")
-    mean_cosine: float
-    variation_kept: float = Field(
-        description="Norm of INT8's input-dependent output spread over fp32's (near 0: collapsed)."
-    )
-    argmax_agreement: float | None = Field(None, description="Classifiers: share of equal top labels.")
-    distribution_shift: float | None = Field(
-        None, description="Classifiers: total variation distance between the predicted-label histograms."
-    )
-    thresholds: dict[str, float]
-    passed: bool
-    diagnosis: str
-    size_ratio: float = Field(description="INT8 file size over fp32 file size.")
-
-
-class ArtifactManifest(Contract):
-    """What the server must load: written at the artifact root under ``MANIFEST_FILE``
-    (workflows/conversion/manifest.py; the serving code reads the same name)."""
-
-    schema_version: Literal[1] = 1
-    task: Literal["embedding", "classification"]
-    architecture: str
-    onnx_file: str = Field(description="The exact ONNX file the server loads (F30).")
-    inputs: list[str]
-    outputs: list[str]
-    opset: int
-    precision: Literal["fp32", "int8"]
-    max_sequence_length: int
-    labels: list[str] = Field(default_factory=list)
-    onnxruntime_version: str
-    optimization: str
-    parity: ParityReport = Field(description="The fp32 graph against PyTorch.")
-    quantization: QuantizationReport | None = Field(None, description="INT8 only: the collapse guard (F29).")
-    warnings: list[str] = Field(
-        default_factory=list, description="Fallbacks taken (e.g. an optimizer past its bound)."
-    )
-    files: list[FileEntry]
-
 
 # --- steps ---------------------------------------------------------------------------------
 

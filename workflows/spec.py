@@ -13,11 +13,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
+from workflows.conversion.spec import ConvertSpec as ConvertSpec
+from workflows.conversion.spec import PackSpec as PackSpec
 from workflows.errors import SpecInvalid
 from workflows.hosting.specs import GPU_FAMILIES, Hosting, RealtimeHosting, is_gpu_instance
 from workflows.hosting.specs import INSTANCE_TYPE as _INSTANCE_TYPE
+from workflows.models import Strict
+from workflows.remediation.spec import RemediationSpec as RemediationSpec
 
 __all__ = [
     "GPU_FAMILIES",
@@ -35,11 +39,7 @@ BUNDLED_MODEL = "bundled"
 _NAME = re.compile(r"^[a-z0-9](-?[a-z0-9])*$")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ModelSpec(_Strict):
+class ModelSpec(Strict):
     source: str = Field(
         BUNDLED_MODEL,
         description=(
@@ -57,93 +57,7 @@ class ModelSpec(_Strict):
     )
 
 
-class ConvertSpec(_Strict):
-    opset: int = Field(17, ge=14, le=21, description="ONNX opset for the export (14-21).")
-    precision: Literal["fp32", "int8"] = Field(
-        "fp32",
-        description=(
-            "Weights of the served graph: 'fp32', or 'int8' (dynamic quantization; refused when it "
-            "diverges from fp32 on the validation set, F29). fp16 is refused: the serving code runs "
-            "onnxruntime's CPU execution provider, which has no fp16 kernels."
-        ),
-    )
-    optimize: Literal["auto", "fused", "none"] = Field(
-        "auto",
-        description=(
-            "Offline fusion: 'auto' keeps the fused graph (BERT/XLM-R) only when it passes parity and is not "
-            "slower than the plain export on the build host; 'fused' keeps it when it passes parity; 'none' "
-            "ships the plain export (onnxruntime still fuses at session load)."
-        ),
-    )
-    parity_tolerance: float = Field(
-        1e-3, gt=0, le=0.1, description="Largest absolute difference allowed between ONNX and PyTorch."
-    )
-    optimizer_timeout_s: int = Field(
-        300,
-        ge=1,
-        le=840,
-        description="Time bound of each graph pass (fusion, quantization), seconds; past it the pass is dropped (F34).",
-    )
-    optimizer_memory_gib: float = Field(
-        6.0,
-        gt=0,
-        le=64,
-        description=(
-            "Address-space bound of each graph pass, GiB. The convert Lambda has 10 GB: 6 leaves room for "
-            "the step itself. A pass that needs more is dropped with a warning (F34)."
-        ),
-    )
-    # The INT8 guard's floors (F29). Measured, INT8 against fp32 on the 64-input validation set:
-    # MiniLM embeddings min cosine 0.989 with outlier channels in fp32, 0.959 without (worst on
-    # the shortest inputs); a MiniLM encoder with a random 3-way head (median top-2 margin 0.009
-    # logits, far below a trained head's) kept 95% of its top labels, shift 0.05; random XLM-R and
-    # DeBERTa-v2 classifiers kept 100%. Variation kept: 0.98-1.3 on every healthy graph (noise only
-    # adds spread), 0.000 on deliberately collapsed ones (tests/test_convert_int8.py).
-    int8_min_cosine: float = Field(
-        0.98,
-        ge=0,
-        le=1,
-        description="INT8 guard: lowest per-text cosine to fp32 accepted (embeddings).",
-    )
-    int8_min_agreement: float = Field(
-        0.9,
-        ge=0,
-        le=1,
-        description="INT8 guard: lowest share of inputs keeping their top label (classifiers).",
-    )
-    int8_max_distribution_shift: float = Field(
-        0.2,
-        ge=0,
-        le=1,
-        description="INT8 guard: largest total variation distance between predicted-label histograms.",
-    )
-    int8_min_variation_kept: float = Field(
-        0.5,
-        ge=0,
-        le=10,
-        description="INT8 guard: least share of fp32's input-dependent output spread kept (near 0 = collapsed).",
-    )
-
-    @field_validator("precision", mode="before")
-    @classmethod
-    def _no_fp16(cls, value: Any) -> Any:
-        if isinstance(value, str) and value.lower() in ("fp16", "float16", "half"):
-            raise ValueError(
-                "fp16 is refused for CPU targets: onnxruntime's CPU execution provider runs no fp16 kernels, so "
-                "the graph fills with Cast(to=FLOAT) nodes and gets slower (128 on mDeBERTa, F29); use 'fp32', "
-                "or 'int8' for a smaller and faster CPU graph"
-            )
-        return value
-
-
-class PackSpec(_Strict):
-    compression: Literal["fast", "none"] = Field(
-        "fast",
-        description="'fast' (gzip level 1 via ISA-L) or 'none' (plain tar; SageMaker accepts it).",
-    )
-
-
-class WaitSpec(_Strict):
+class WaitSpec(Strict):
     # Defaults measured by bench/stall_recognition.py: a stall is named ~8.4 simulated minutes after
     # CreateEndpoint (target <= 10; the field waited 50), and a 10-minute Creating costs 26 state
     # transitions on paper, 28 measured (target <= 30). The threshold must stay below 10 min less one
@@ -171,52 +85,7 @@ LAMBDA_BENCHMARK_BUDGET_S = 840.0
 """What a benchmark Lambda may spend measuring: its 900 s limit less a minute of margin."""
 
 
-class RemediationSpec(_Strict):
-    """Bounds on the automatic fixes a diagnosis may trigger (actions: workflows/diagnosis/actions.py)."""
-
-    enabled: bool = Field(True, description="Apply automatic fixes; false fails on the first diagnosis.")
-    max_total_attempts: int = Field(
-        4, ge=1, le=20, description="Deploy attempts in all, whatever the actions (the first one counts)."
-    )
-    next_instance_type: int = Field(
-        3,
-        ge=0,
-        le=10,
-        description="F06: fallback instance types to try (also bounded by hosting.instance_types).",
-    )
-    larger_instance: int = Field(
-        2, ge=0, le=10, description="F07: redeploys on a larger listed instance type."
-    )
-    next_memory_size: int = Field(
-        5, ge=0, le=5, description="F14: serverless memory steps up (to 6144 at most)."
-    )
-    newer_ami: int = Field(1, ge=0, le=3, description="F20: redeploys with a newer InferenceAmiVersion.")
-    single_worker: int = Field(
-        1, ge=0, le=1, description="F02: redeploy with one worker and ORT threads = cores."
-    )
-    lower_ic_memory: int = Field(3, ge=0, le=10, description="F10: MinMemoryRequiredInMb steps down.")
-    add_requirement: int = Field(
-        1, ge=0, le=5, description="F01/F17: repacks with a missing requirement added."
-    )
-    warm_shapes: int = Field(
-        2, ge=0, le=10, description="F21/F18: warmup reruns tolerating first-call timeouts."
-    )
-    retry_with_backoff: int = Field(
-        5, ge=0, le=100, description="F12/F15: retries of the failed invocation step with backoff."
-    )
-
-    def attempts_for(self, action: str) -> int:
-        """How many times ``action`` may run; 0 for ``fail``, an unknown action, or when disabled."""
-        if (
-            not self.enabled
-            or action not in type(self).model_fields
-            or action in ("enabled", "max_total_attempts")
-        ):
-            return 0
-        return int(getattr(self, action))
-
-
-class BenchmarkSpec(_Strict):
+class BenchmarkSpec(Strict):
     batch_sizes: list[int] = Field(
         default_factory=lambda: [1, 8],
         min_length=1,
@@ -314,7 +183,7 @@ class BenchmarkSpec(_Strict):
         return self
 
 
-class RunSpec(_Strict):
+class RunSpec(Strict):
     """One run: convert, pack, deploy, warm up, benchmark, tear down."""
 
     name: str = Field(

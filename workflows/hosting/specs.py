@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
+
+from workflows.models import Strict
 
 INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9]+\.[a-z0-9]+$")
 GPU_FAMILIES = ("g4dn", "g5", "g6", "g6e", "p3", "p4d", "p4de", "p5", "p5e", "inf2", "trn1")
@@ -28,10 +30,6 @@ def is_gpu_instance(instance_type: str) -> bool:
     return family in GPU_FAMILIES
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
 def _model_name(value: str) -> str:
     if not _MODEL_NAME.match(value) or value == MAIN_MODEL:
         raise ValueError(
@@ -41,7 +39,7 @@ def _model_name(value: str) -> str:
     return value
 
 
-class _Instances(_Strict):
+class _Instances(Strict):
     """What every instance-backed mode has: instance types with fallbacks, count, image, AMI."""
 
     instance_types: list[str] = Field(
@@ -79,7 +77,7 @@ class _Instances(_Strict):
         return value
 
 
-class _ModelServer(_Strict):
+class _ModelServer(Strict):
     """The HF inference DLC's model server (Multi Model Server) settings."""
 
     workers: int = Field(
@@ -110,7 +108,7 @@ class RealtimeHosting(_Instances, _ModelServer):
     mode: Literal["realtime"] = Field("realtime", description="Real-time endpoint on the HF inference DLC.")
 
 
-class CoHostedModel(_Strict):
+class CoHostedModel(Strict):
     """Another model on the same endpoint: a container (multi-container) or a component."""
 
     name: str = Field(
@@ -298,7 +296,7 @@ class TritonHosting(_Instances):
     )
 
 
-class LmiModel(_Strict):
+class LmiModel(Strict):
     """Another Hugging Face model in the same LMI container (GPU co-hosting)."""
 
     name: str = Field(..., description="1-16 lowercase letters, digits, dashes: how requests name it.")

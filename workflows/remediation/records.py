@@ -9,15 +9,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from workflows.models import Contract
 
 
-class _Record(BaseModel):
-    # contracts.Contract's config; not imported from there, which imports this module.
-    model_config = ConfigDict(extra="forbid")
-
-
-class AttemptChange(_Record):
+class AttemptChange(Contract):
     """One setting a remediation changed for the next attempt."""
 
     setting: str = Field(description="e.g. instance_type, workers, extra_requirements.")
@@ -25,7 +22,7 @@ class AttemptChange(_Record):
     after: Any = None
 
 
-class RemediationRecord(_Record):
+class RemediationRecord(Contract):
     """One diagnosed failure and what was done about it (applied, or refused and why)."""
 
     attempt: int = Field(description="The attempt that failed.")
@@ -50,7 +47,7 @@ class RemediationRecord(_Record):
     )
 
 
-class RemediationPlan(_Record):
+class RemediationPlan(Contract):
     """Where the pipeline goes after a diagnosis (the Choice branches on ``route``)."""
 
     route: Literal["redeploy", "repack", "warm", "retry", "fail"]

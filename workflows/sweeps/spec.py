@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from workflows.errors import SpecInvalid
+from workflows.models import Strict
 from workflows.spec import RunSpec, explain, parse_spec
 
 # Run ids are ``<sweep id>-<index>``; a 20-character name keeps them within the 45 characters a
@@ -30,11 +31,7 @@ def _one_empty() -> list[dict[str, Any]]:
     return [{}]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Matrix(_Strict):
+class Matrix(Strict):
     models: list[dict[str, Any]] = Field(
         default_factory=_one_empty,
         min_length=1,
@@ -63,7 +60,7 @@ class Matrix(_Strict):
 _RETIRED_KEYS = ("p50_pct", "p99_pct", "throughput_pct", "min_requests")
 
 
-class RegressionPolicy(_Strict):
+class RegressionPolicy(Strict):
     """How a sweep is judged against its baseline: ``workflows.reports.compare`` (a bootstrap
     interval of the median's change against each run's window-to-window noise; too few samples
     or an unstable run gives no verdict), with a floor of practical significance on top."""
@@ -90,7 +87,7 @@ class RegressionPolicy(_Strict):
         return value
 
 
-class SweepSpec(_Strict):
+class SweepSpec(Strict):
     """A benchmark sweep: every combination of the matrix is one deploy pipeline run."""
 
     name: str = Field(
@@ -113,7 +110,7 @@ class SweepSpec(_Strict):
         return value
 
 
-class SweepItem(_Strict):
+class SweepItem(Strict):
     index: int
     key: str = Field(description="Stable identity across sweeps: model, mode, instance types and shapes.")
     spec: RunSpec

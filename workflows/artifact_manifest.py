@@ -1,0 +1,74 @@
+"""The artifact manifest: what a converted model folder holds and what the server must load.
+
+Written by the convert step at the artifact root (``workflows/conversion/manifest.py`` names the
+file); read by pack, preflight, the hosting modes and the serving code. ``workflows.contracts``
+re-exports these models with the rest of the execution state.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from workflows.models import Contract
+
+
+class FileEntry(Contract):
+    path: str = Field(description="Path relative to the artifact root.")
+    size_bytes: int
+    sha256: str
+
+
+class ParityReport(Contract):
+    texts: int
+    max_abs_diff: float
+    min_cosine: float
+    tolerance: float
+    passed: bool
+
+
+class QuantizationReport(Contract):
+    """How the INT8 graph was made and how it compares with fp32 on the validation set (F29)."""
+
+    method: str
+    fp32_nodes: int = Field(0, description="Nodes kept in fp32 (outlier-channel MatMuls).")
+    outlier_channels: int = Field(0, description="Activation channels computed in fp32.")
+    texts: int
+    min_cosine: float = Field(description="Lowest per-text cosine between INT8 and fp32 outputs.")
+    mean_cosine: float
+    variation_kept: float = Field(
+        description="Norm of INT8's input-dependent output spread over fp32's (near 0: collapsed)."
+    )
+    argmax_agreement: float | None = Field(None, description="Classifiers: share of equal top labels.")
+    distribution_shift: float | None = Field(
+        None, description="Classifiers: total variation distance between the predicted-label histograms."
+    )
+    thresholds: dict[str, float]
+    passed: bool
+    diagnosis: str
+    size_ratio: float = Field(description="INT8 file size over fp32 file size.")
+
+
+class ArtifactManifest(Contract):
+    """What the server must load: written at the artifact root under ``MANIFEST_FILE``
+    (workflows/conversion/manifest.py; the serving code reads the same name)."""
+
+    schema_version: Literal[1] = 1
+    task: Literal["embedding", "classification"]
+    architecture: str
+    onnx_file: str = Field(description="The exact ONNX file the server loads (F30).")
+    inputs: list[str]
+    outputs: list[str]
+    opset: int
+    precision: Literal["fp32", "int8"]
+    max_sequence_length: int
+    labels: list[str] = Field(default_factory=list)
+    onnxruntime_version: str
+    optimization: str
+    parity: ParityReport = Field(description="The fp32 graph against PyTorch.")
+    quantization: QuantizationReport | None = Field(None, description="INT8 only: the collapse guard (F29).")
+    warnings: list[str] = Field(
+        default_factory=list, description="Fallbacks taken (e.g. an optimizer past its bound)."
+    )
+    files: list[FileEntry]

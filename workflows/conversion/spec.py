@@ -1,0 +1,95 @@
+"""The spec's ``convert`` and ``pack`` sections (re-exported by ``workflows.spec``)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from workflows.models import Strict
+
+
+class ConvertSpec(Strict):
+    opset: int = Field(17, ge=14, le=21, description="ONNX opset for the export (14-21).")
+    precision: Literal["fp32", "int8"] = Field(
+        "fp32",
+        description=(
+            "Weights of the served graph: 'fp32', or 'int8' (dynamic quantization; refused when it "
+            "diverges from fp32 on the validation set, F29). fp16 is refused: the serving code runs "
+            "onnxruntime's CPU execution provider, which has no fp16 kernels."
+        ),
+    )
+    optimize: Literal["auto", "fused", "none"] = Field(
+        "auto",
+        description=(
+            "Offline fusion: 'auto' keeps the fused graph (BERT/XLM-R) only when it passes parity and is not "
+            "slower than the plain export on the build host; 'fused' keeps it when it passes parity; 'none' "
+            "ships the plain export (onnxruntime still fuses at session load)."
+        ),
+    )
+    parity_tolerance: float = Field(
+        1e-3, gt=0, le=0.1, description="Largest absolute difference allowed between ONNX and PyTorch."
+    )
+    optimizer_timeout_s: int = Field(
+        300,
+        ge=1,
+        le=840,
+        description="Time bound of each graph pass (fusion, quantization), seconds; past it the pass is dropped (F34).",
+    )
+    optimizer_memory_gib: float = Field(
+        6.0,
+        gt=0,
+        le=64,
+        description=(
+            "Address-space bound of each graph pass, GiB. The convert Lambda has 10 GB: 6 leaves room for "
+            "the step itself. A pass that needs more is dropped with a warning (F34)."
+        ),
+    )
+    # The INT8 guard's floors (F29). Measured, INT8 against fp32 on the 64-input validation set:
+    # MiniLM embeddings min cosine 0.989 with outlier channels in fp32, 0.959 without (worst on
+    # the shortest inputs); a MiniLM encoder with a random 3-way head (median top-2 margin 0.009
+    # logits, far below a trained head's) kept 95% of its top labels, shift 0.05; random XLM-R and
+    # DeBERTa-v2 classifiers kept 100%. Variation kept: 0.98-1.3 on every healthy graph (noise only
+    # adds spread), 0.000 on deliberately collapsed ones (tests/test_convert_int8.py).
+    int8_min_cosine: float = Field(
+        0.98,
+        ge=0,
+        le=1,
+        description="INT8 guard: lowest per-text cosine to fp32 accepted (embeddings).",
+    )
+    int8_min_agreement: float = Field(
+        0.9,
+        ge=0,
+        le=1,
+        description="INT8 guard: lowest share of inputs keeping their top label (classifiers).",
+    )
+    int8_max_distribution_shift: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="INT8 guard: largest total variation distance between predicted-label histograms.",
+    )
+    int8_min_variation_kept: float = Field(
+        0.5,
+        ge=0,
+        le=10,
+        description="INT8 guard: least share of fp32's input-dependent output spread kept (near 0 = collapsed).",
+    )
+
+    @field_validator("precision", mode="before")
+    @classmethod
+    def _no_fp16(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.lower() in ("fp16", "float16", "half"):
+            raise ValueError(
+                "fp16 is refused for CPU targets: onnxruntime's CPU execution provider runs no fp16 kernels, so "
+                "the graph fills with Cast(to=FLOAT) nodes and gets slower (128 on mDeBERTa, F29); use 'fp32', "
+                "or 'int8' for a smaller and faster CPU graph"
+            )
+        return value
+
+
+class PackSpec(Strict):
+    compression: Literal["fast", "none"] = Field(
+        "fast",
+        description="'fast' (gzip level 1 via ISA-L) or 'none' (plain tar; SageMaker accepts it).",
+    )
