@@ -92,6 +92,39 @@ def test_every_blocking_finding_is_reported_at_once(s3: Any, tiny_artifact: Path
     assert "SAGEMAKER_MODEL_SERVER_WORKERS=1" in message
 
 
+def test_accepted_findings_are_reported_as_warnings_and_the_rest_still_block(
+    s3: Any, tiny_artifact: Path, tmp_path: Path
+) -> None:
+    # Given the field's 8 workers (F02) and optimum (F01, F28), with F02 accepted by the spec
+    convert = staged(s3, tiny_artifact, tmp_path, requirements="optimum[onnxruntime]>=1.20\n")
+    big = [
+        f.model_copy(update={"size_bytes": 1137 * 1024 * 1024}) if f.path == convert.manifest.onnx_file else f
+        for f in convert.manifest.files
+    ]
+    convert = convert.model_copy(update={"manifest": convert.manifest.model_copy(update={"files": big})})
+    hosting = {"instance_types": ["ml.c6i.2xlarge"], "workers": 8}
+    spec = fast_spec("bundled", hosting=hosting, preflight={"accept": ["F02"]})
+    # When the preflight step runs
+    with pytest.raises(PreflightBlocked) as raised:
+        preflight(PreflightRequest(run_id="pf-1", spec=spec, convert=convert, pack=PACK), s3=s3)
+    # Then F02 is listed among the warnings, marked as accepted, and F01/F28 still block
+    blocking, warnings = str(raised.value).split("\nwarnings:\n")
+    assert "F02" not in blocking and "F01 (blocking)" in blocking and "F28 (blocking)" in blocking
+    assert "F02 (warning): accepted by preflight.accept: " in warnings
+    # And with every blocking ID accepted the step passes, carrying them as warnings
+    spec = fast_spec("bundled", hosting=hosting, preflight={"accept": ["F01", "F02", "F28"]})
+    result = preflight(PreflightRequest(run_id="pf-1", spec=spec, convert=convert, pack=PACK), s3=s3)
+    assert {f.id for f in result.findings} >= {"F01", "F02", "F28"}
+    assert all(f.severity == "warning" for f in result.findings)
+
+
+def test_accept_takes_failure_ids_only() -> None:
+    from workflows.errors import SpecInvalid
+
+    with pytest.raises(SpecInvalid, match="preflight.accept"):
+        fast_spec("bundled", preflight={"accept": ["memory"]})
+
+
 def test_spec_only_context_estimates_the_model_from_the_source_weights() -> None:
     # Given the bundled MiniLM and no artifact
     context = build_context(fast_spec("bundled"))

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from workflows.conversion.spec import ConvertSpec as ConvertSpec
 from workflows.conversion.spec import PackSpec as PackSpec
@@ -183,6 +183,17 @@ class BenchmarkSpec(Strict):
         return self
 
 
+class PreflightSpec(Strict):
+    accept: list[Annotated[str, StringConstraints(pattern=r"^F\d{2}$")]] = Field(
+        default_factory=list,
+        description=(
+            "Failure IDs whose blocking findings you accept (e.g. [F14] when you know the model fits "
+            "a smaller serverless size than the estimate): reported as warnings and the run goes on; "
+            "if AWS then fails it, diagnosis and remediation apply as usual."
+        ),
+    )
+
+
 class RunSpec(Strict):
     """One run: convert, pack, deploy, warm up, benchmark, tear down."""
 
@@ -198,6 +209,7 @@ class RunSpec(Strict):
     hosting: Hosting = Field(default_factory=RealtimeHosting)
     wait: WaitSpec = Field(default_factory=WaitSpec)
     benchmark: BenchmarkSpec = Field(default_factory=BenchmarkSpec)
+    preflight: PreflightSpec = Field(default_factory=PreflightSpec)
     remediation: RemediationSpec = Field(default_factory=RemediationSpec)
     keep_endpoint: bool = Field(
         False, description="Leave the endpoint running after the benchmark (you pay for it until deleted)."

@@ -73,6 +73,15 @@ def missing_needs(check: Check, context: PreflightContext) -> list[str]:
     return [need for need in check.needs if not have[need]]
 
 
+def accepted(finding: Finding) -> Finding:
+    """A finding the spec's ``preflight.accept`` lists: reported, but no longer blocking."""
+    if finding.severity != "blocking":
+        return finding
+    return finding.model_copy(
+        update={"severity": "warning", "message": f"accepted by preflight.accept: {finding.message}"}
+    )
+
+
 def run_checks(context: PreflightContext) -> PreflightResult:
     """Run every applicable check and report all findings together, blocking ones first."""
     mode = context.spec.hosting.mode
@@ -88,6 +97,7 @@ def run_checks(context: PreflightContext) -> PreflightResult:
             continue
         findings.extend(check.run(context))
         checked.append(check.label)
+    findings = [accepted(f) if f.id in context.spec.preflight.accept else f for f in findings]
     findings.sort(key=lambda f: f.severity != "blocking")
     return PreflightResult(findings=findings, checked=checked, skipped=skipped)
 
