@@ -18,7 +18,7 @@ from typing import Any
 from workflows import clock
 from workflows.contracts import PipelineState
 from workflows.errors import ResultInvalid
-from workflows.remediation.overrides import with_overrides
+from workflows.remediation.overrides import HOSTING_FIELD, with_overrides
 from workflows.reports.cost import run_cost
 
 RESULT_SCHEMA_VERSION = 2
@@ -44,12 +44,10 @@ def environment(detail: dict[str, Any] | None) -> dict[str, Any]:
 def hosting_summary(state: PipelineState) -> dict[str, Any]:
     """The configuration the last attempt deployed: the spec's, with remediation's overrides applied."""
     hosting = with_overrides(state.spec.hosting, state.attempt.overrides).model_dump(mode="json")
-    summary = {
-        k: v for k, v in hosting.items() if k in {"mode", "instance_count", "memory_size_mb", "workers"}
-    }
+    # The mode, its size, and every setting a remediation can change (where the mode has it).
+    shown = {"mode", "instance_count", *HOSTING_FIELD.values()}
+    summary = {k: v for k, v in hosting.items() if k in shown and v is not None}
     summary["instance_type"] = state.deploy.instance_type if state.deploy else None
-    if hosting.get("inference_ami_version"):
-        summary["inference_ami_version"] = hosting["inference_ami_version"]
     if state.attempt.overrides.extra_requirements:
         summary["extra_requirements"] = list(state.attempt.overrides.extra_requirements)
     summary["attempts"] = state.attempt.number
