@@ -17,7 +17,7 @@ from tests.hosting_support import BUCKET, NOW, SETTINGS, spec_with, stubbed
 from workflows.contracts import DeployResult, ErrorInfo, PipelineState
 from workflows.errors import ResourceBusy
 from workflows.hosting.scale_to_zero import DIMENSION
-from workflows.naming import staging_prefix
+from workflows.naming import TAG_KEEP, staging_prefix
 from workflows.steps.teardown import teardown
 
 PREFIX = "db-run-1-"
@@ -52,6 +52,35 @@ def state(*, keep: bool = False, failed: bool = False) -> PipelineState:
     )  # fmt: skip
     error = ErrorInfo(Error="WarmupFailed", Cause="x") if failed else None
     return PipelineState(run_id="run-1", spec=spec, deploy=deploy, error=error)
+
+
+def expect_keep_tags(sm: Any) -> list[str]:
+    """Stub the Describe call and AddTags(deploybench:keep=true) teardown makes for each kept resource."""
+    arn = "arn:aws:sagemaker:us-east-1:123456789012:{}/{}".format
+    endpoint, config, model = (
+        arn("endpoint", "db-run-1-a1"),
+        arn("endpoint-config", "db-run-1-a1"),
+        arn("model", "db-run-1-a1-m0"),
+    )
+    component = arn("inference-component", IC)
+    times = {"CreationTime": NOW, "LastModifiedTime": NOW}
+    calls = [
+        (endpoint, "describe_endpoint", {"EndpointName": "db-run-1-a1"},
+         {"EndpointName": "db-run-1-a1", "EndpointArn": endpoint, "EndpointStatus": "InService", **times}),
+        (config, "describe_endpoint_config", {"EndpointConfigName": "db-run-1-a1"},
+         {"EndpointConfigName": "db-run-1-a1", "EndpointConfigArn": config, "ProductionVariants": [{"VariantName": "primary"}], "CreationTime": NOW}),
+        (model, "describe_model", {"ModelName": "db-run-1-a1-m0"},
+         {"ModelName": "db-run-1-a1-m0", "ModelArn": model, "CreationTime": NOW}),
+        (component, "describe_inference_component", {"InferenceComponentName": IC},
+         {"InferenceComponentName": IC, "InferenceComponentArn": component, "EndpointName": "db-run-1-a1",
+          "EndpointArn": endpoint, **times}),
+    ]  # fmt: skip
+    for resource, describe, params, answer in calls:
+        sm.add_response(describe, answer, params)
+        sm.add_response(
+            "add_tags", {"Tags": []}, {"ResourceArn": resource, "Tags": [{"Key": TAG_KEEP, "Value": "true"}]}
+        )
+    return [endpoint, config, model, component]
 
 
 def listing(kind: str, items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -176,6 +205,7 @@ def test_a_kept_endpoint_keeps_its_components_scaling_and_alarm(aws: tuple[Any, 
         endpoints_configs_models(sm, present=True)
         sm.add_response("list_endpoint_configs", listing("EndpointConfigs", []), {"NameContains": PREFIX})
         sm.add_response("list_models", listing("Models", []), {"NameContains": PREFIX})
+        kept_arns = expect_keep_tags(sm)
         # Given a successful run that asked to keep its endpoint
         result = teardown(state(keep=True), sagemaker=sagemaker, s3=s3, settings=SETTINGS,
                           autoscaling=autoscaling, cloudwatch=cloudwatch)  # fmt: skip
@@ -183,3 +213,5 @@ def test_a_kept_endpoint_keeps_its_components_scaling_and_alarm(aws: tuple[Any, 
     assert IC in result.kept
     assert f"{IC}-no-capacity" in [a["AlarmName"] for a in cloudwatch.describe_alarms()["MetricAlarms"]]
     assert result.deleted == [f"s3://{BUCKET}/staging/run-1/"]
+    # And everything kept was tagged for the leak janitor to leave alone (the stub checked each call)
+    assert len(kept_arns) == 4

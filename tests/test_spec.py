@@ -68,3 +68,13 @@ def test_json_schema_describes_every_field() -> None:
 def test_spec_round_trips_through_json() -> None:
     spec = parse_spec({"name": "rt"})
     assert RunSpec.model_validate_json(spec.model_dump_json()) == spec
+
+
+def test_a_sweep_file_given_as_a_run_spec_is_named_as_such() -> None:
+    # Given the bundled nightly sweep passed where a run spec is expected
+    # When it is loaded as a run spec
+    with pytest.raises(SpecInvalid) as raised:
+        load_spec(ROOT / "examples" / "sweep-nightly.yaml")
+    # Then the error says what it is and which command runs it
+    assert "is a sweep (base + matrix), not a run spec" in str(raised.value)
+    assert f"run it with `deploybench sweep {ROOT / 'examples' / 'sweep-nightly.yaml'}`" in str(raised.value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import boto3
@@ -12,7 +13,8 @@ from moto import mock_aws
 from tests.conftest import fast_spec
 from workflows import clock
 from workflows.contracts import DeployResult, ErrorInfo, PipelineState
-from workflows.naming import endpoint_config_name, endpoint_name, model_name, staging_prefix
+from workflows.janitor import find_and_remove
+from workflows.naming import TAG_KEEP, endpoint_config_name, endpoint_name, model_name, staging_prefix
 from workflows.settings import Settings
 from workflows.steps.teardown import teardown
 
@@ -90,6 +92,13 @@ def test_keep_endpoint_keeps_it_only_when_the_run_succeeded(aws: tuple[Any, Any]
     state = PipelineState(run_id="run-k", spec=fast_spec("bundled", keep_endpoint=True), deploy=deploy)
     result = teardown(state, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
     assert set(result.kept) == {deploy.endpoint_name, deploy.endpoint_config_name, *deploy.model_names}
+    assert names(sagemaker) == set(result.kept)
+    # And each kept resource is tagged so that the leak janitor leaves it alone, even when expired
+    arn = sagemaker.describe_endpoint(EndpointName=deploy.endpoint_name)["EndpointArn"]
+    assert {"Key": TAG_KEEP, "Value": "true"} in sagemaker.list_tags(ResourceArn=arn)["Tags"]
+    later = clock.now() + timedelta(days=30)
+    report = find_and_remove(sagemaker=sagemaker, s3=s3, bucket="bench-bucket", now=later)
+    assert report.leaks == []  # (moto lists no inference components: that kind reports an error)
     assert names(sagemaker) == set(result.kept)
     # A failed run's endpoint is deleted even with keep_endpoint.
     failed = state.model_copy(update={"error": ErrorInfo(Error="InvocationFailed", Cause="x")})

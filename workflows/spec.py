@@ -342,6 +342,11 @@ def load_spec(path: str | Path) -> RunSpec:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise SpecInvalid(f"spec file {path} is not valid YAML: {error}", fix="fix the YAML syntax") from None
+    if isinstance(data, dict) and {"base", "matrix"} <= data.keys():
+        raise SpecInvalid(
+            f"{path} is a sweep (base + matrix), not a run spec.",
+            fix=f"run it with `deploybench sweep {path}`",
+        )
     return parse_spec(data, origin=f"spec file {path}")
 
 

@@ -17,7 +17,7 @@ from workflows.errors import ResourceBusy, TeardownIncomplete
 from workflows.hosting import resources
 from workflows.hosting.modes import strategy_for
 from workflows.hosting.tagged import tagged_leftovers
-from workflows.naming import resource_prefix, staging_prefix
+from workflows.naming import TAG_KEEP, resource_prefix, staging_prefix
 from workflows.settings import Settings
 from workflows.storage import list_keys
 
@@ -50,6 +50,44 @@ class Kept:
 
     def keeps_object(self, uri: str) -> bool:
         return any(uri.startswith(prefix) for prefix in self.prefixes)
+
+
+# What each kept kind's Describe call is and where its ARN is in the answer.
+_DESCRIBE_ARN = {
+    "endpoint": ("describe_endpoint", "EndpointName", "EndpointArn"),
+    "endpoint-config": ("describe_endpoint_config", "EndpointConfigName", "EndpointConfigArn"),
+    "model": ("describe_model", "ModelName", "ModelArn"),
+    "inference-component": (
+        "describe_inference_component",
+        "InferenceComponentName",
+        "InferenceComponentArn",
+    ),
+}
+
+
+def mark_kept(state: PipelineState, *, sagemaker: Any) -> list[str]:
+    """Tag what the user kept ``deploybench:keep=true`` so the leak janitor never deletes it.
+
+    Every run's resources carry an expiry tag (``naming.tags``) for the janitor; only here, once
+    the run has succeeded, is it known that the user asked to keep them.
+    """
+    deploy = state.deploy
+    if not Kept(state).names or deploy is None:
+        return []
+    wanted = [
+        ("endpoint", deploy.endpoint_name),
+        ("endpoint-config", deploy.endpoint_config_name),
+        *(("model", m) for m in deploy.model_names),
+        *(("inference-component", c) for c in deploy.inference_components),
+    ]
+    marked = []
+    for kind, name in wanted:
+        describe, key, arn_key = _DESCRIBE_ARN[kind]
+        with aws_errors(f"tag kept {kind} {name}"):
+            arn = getattr(sagemaker, describe)(**{key: name})[arn_key]
+            sagemaker.add_tags(ResourceArn=arn, Tags=[{"Key": TAG_KEEP, "Value": "true"}])
+        marked.append(f"{kind}/{name}")
+    return marked
 
 
 def kept_resources(state: PipelineState) -> set[str]:
@@ -146,6 +184,7 @@ def teardown(
         )
     if remaining:
         raise TeardownIncomplete(f"still present after teardown: {', '.join(remaining)}.")
+    mark_kept(state, sagemaker=sagemaker)
     return TeardownResult(deleted=sweep.deleted, kept=sorted(kept.names), remaining=[])
 
 
