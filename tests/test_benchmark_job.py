@@ -13,7 +13,7 @@ from typing import Any
 
 import boto3
 import pytest
-from botocore.stub import Stubber
+from botocore.stub import ANY, Stubber
 from moto import mock_aws
 
 from tests.conftest import fast_spec
@@ -79,7 +79,8 @@ def test_the_job_request_has_the_api_shape_and_runs_the_shipped_script(aws: tupl
     expected = benchmark_job.processing_job_request(request, settings=SETTINGS)
     # Given a stubbed SageMaker that validates parameters against the service model
     with Stubber(sagemaker) as stub:
-        stub.add_response("create_processing_job", {"ProcessingJobArn": "arn:job"}, expected)
+        # (Tags hold an expiry computed from the clock at each call: checked below, not matched here.)
+        stub.add_response("create_processing_job", {"ProcessingJobArn": "arn:job"}, {**expected, "Tags": ANY})
         # When the job starts
         status = benchmark_job.start(request, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
         stub.assert_no_pending_responses()

@@ -35,11 +35,15 @@ def test_blocking_finding_fails_before_deploy_with_its_diagnosis(tiny_bert: Path
         "PackArtifact",
         "RunPreflight",
         "DiagnoseFailure",
+        "PlanRemediation",
+        "ChooseRemediation",
         "TeardownAfterFailure",
         "WriteFailureReport",
         "PipelineFailed",
     ]
     assert created == ({}, {})
+    # A blocked preflight is the spec's to fix, never remediated by redeploying
+    assert result["remediation"]["route"] == "fail"
     # And the cause names the finding with its fix, and the diagnosis names the entry
     assert "F20 (blocking)" in result["error"]["Cause"]
     assert "al2023-ami-sagemaker-inference-gpu-4-1" in result["error"]["Cause"]
