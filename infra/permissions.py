@@ -14,7 +14,7 @@ maintenance functions get narrow ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from aws_cdk import ArnFormat, Stack
@@ -197,7 +197,7 @@ class Scope:
 
 
 def _statement(
-    actions: list[str], resources: list[str], **conditions: dict[str, object]
+    actions: list[str], resources: list[str], **conditions: Mapping[str, object]
 ) -> iam.PolicyStatement:
     return iam.PolicyStatement(actions=actions, resources=resources, conditions=conditions or None)
 
