@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from workflows import naming
+from workflows import clock, naming
 from workflows.aws import aws_errors
 from workflows.contracts import (
     ComponentStatus,
@@ -24,6 +24,8 @@ from workflows.contracts import (
     Finding,
 )
 from workflows.errors import PreflightBlocked, SpecInvalid
+from workflows.hosting.specs import is_gpu_instance
+from workflows.images import image_uri
 from workflows.settings import Settings
 
 VARIANT = "primary"
@@ -106,6 +108,14 @@ def run_tags(request: DeployRequest) -> list[dict[str, str]]:
     return naming.tags(request.run_id, request.spec.name, request.spec.tags)
 
 
+def image_for(family: str, hosting: Any, instance_type: str, region: str) -> str:
+    """The spec's image, else ``family``'s image (``images.yaml``) for the instance's device."""
+    return str(
+        getattr(hosting, "image", None)
+        or image_uri(family, gpu=is_gpu_instance(instance_type), region=region)
+    )
+
+
 def instance_variant(hosting: Any, *, instance_type: str, model: str | None) -> dict[str, Any]:
     """A ProductionVariant on instances: the model (none for inference components), the health check
     timeout (it must cover downloading and loading the model, F07), the AMI when asked (F20)."""
@@ -165,6 +175,38 @@ class HostingMode(ABC):
 
         Static problems (F04, F05, F08, F25 ...) are refused before the first AWS call.
         """
+
+    def open_endpoint(
+        self,
+        request: DeployRequest,
+        clients: AwsClients,
+        *,
+        hosting: Any,
+        model: str,
+        instance_type: str,
+        variants: list[dict[str, Any]],
+        tags: list[dict[str, str]],
+        **recorded: Any,
+    ) -> DeployResult:
+        """Create the attempt's endpoint config and endpoint over ``model``; the deploy's result.
+
+        Args:
+            hosting: the settings this attempt deployed (overrides applied), recorded in the result.
+            recorded: further ``DeployResult`` fields of the mode (targets, staging URIs).
+        """
+        config = naming.endpoint_config_name(request.run_id, request.attempt.number)
+        endpoint = naming.endpoint_name(request.run_id, request.attempt.number)
+        create_endpoint(clients.sagemaker, config=config, endpoint=endpoint, variants=variants, tags=tags)
+        return DeployResult(
+            endpoint_name=endpoint,
+            endpoint_config_name=config,
+            model_names=[model],
+            instance_type=instance_type,
+            created_at=clock.now(),
+            mode=self.mode,
+            effective_hosting=hosting.model_dump(mode="json"),
+            **recorded,
+        )
 
     def advance(self, request: DescribeRequest, *, clients: AwsClients) -> Progress:
         """Called on each poll once the endpoint is InService: ready, or what is still being placed."""

@@ -11,17 +11,18 @@ the cold start is reported apart (F18).
 from __future__ import annotations
 
 import json
+from functools import partial
 from importlib.resources import files
 from string import Template
 from typing import Any
 
-from workflows import clock, naming
+from workflows import naming
 from workflows.contracts import DeployRequest, DeployResult, Finding
 from workflows.hosting.base import (
     AwsClients,
     HostingMode,
-    create_endpoint,
     create_model,
+    image_for,
     instance_type_for,
     instance_variant,
     refuse_blocking,
@@ -127,26 +128,22 @@ class LmiMode(HostingMode):
             PrimaryContainer={"Image": image, "ModelDataSource": uncompressed_model_data(uri)},
         )
         variant = instance_variant(hosting, instance_type=instance_type, model=model)
-        config = naming.endpoint_config_name(request.run_id, attempt)
-        endpoint = naming.endpoint_name(request.run_id, attempt)
-        create_endpoint(clients.sagemaker, config=config, endpoint=endpoint, variants=[variant], tags=tags)
-        return DeployResult(
-            endpoint_name=endpoint,
-            endpoint_config_name=config,
-            model_names=[model],
+        return self.open_endpoint(
+            request,
+            clients,
+            hosting=hosting,
+            model=model,
             instance_type=instance_type,
-            created_at=clock.now(),
-            mode=self.mode,
             staging_uris=[uri],
-            effective_hosting=hosting.model_dump(mode="json"),
+            variants=[variant],
+            tags=tags,
         )
 
 
 STRATEGY = LmiMode()
 
 
-def _image(hosting: Any, instance_type: str, region: str) -> str:
-    return str(hosting.image or image_uri(DJL_INFERENCE, gpu=is_gpu_instance(instance_type), region=region))
+_image = partial(image_for, DJL_INFERENCE)
 
 
 def _requirements(context: PreflightContext) -> list[Finding]:

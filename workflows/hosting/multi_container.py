@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from workflows import clock, naming
+from workflows import naming
 from workflows.contracts import DeployRequest, DeployResult, Finding
 from workflows.hosting.base import (
     AwsClients,
     HostingMode,
-    create_endpoint,
     create_model,
     instance_type_for,
     instance_variant,
@@ -74,8 +73,6 @@ class MultiContainerMode(HostingMode):
         )
         attempt, tags = request.attempt.number, run_tags(request)
         model = naming.model_name(request.run_id, attempt)
-        config = naming.endpoint_config_name(request.run_id, attempt)
-        endpoint = naming.endpoint_name(request.run_id, attempt)
         create_model(
             clients.sagemaker,
             model,
@@ -85,20 +82,19 @@ class MultiContainerMode(HostingMode):
             InferenceExecutionConfig={"Mode": DIRECT},
         )
         variant = instance_variant(hosting, instance_type=instance_type, model=model)
-        create_endpoint(clients.sagemaker, config=config, endpoint=endpoint, variants=[variant], tags=tags)
         targets = {
             c["ContainerHostname"]: {"TargetContainerHostname": c["ContainerHostname"]} for c in listed
         }
-        return DeployResult(
-            endpoint_name=endpoint,
-            endpoint_config_name=config,
-            model_names=[model],
+        return self.open_endpoint(
+            request,
+            clients,
+            hosting=hosting,
+            model=model,
             instance_type=instance_type,
-            created_at=clock.now(),
-            mode=self.mode,
             target=targets[MAIN_MODEL],
             targets=targets,
-            effective_hosting=hosting.model_dump(mode="json"),
+            variants=[variant],
+            tags=tags,
         )
 
 

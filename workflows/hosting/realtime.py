@@ -2,32 +2,30 @@
 
 from __future__ import annotations
 
-from workflows import clock, naming
+from functools import partial
+
+from workflows import naming
 from workflows.contracts import DeployRequest, DeployResult
 from workflows.hosting.base import (
     VARIANT,
     AwsClients,
     HostingMode,
-    create_endpoint,
     create_model,
+    image_for,
     instance_type_for,
     instance_variant,
     model_server_environment,
     run_tags,
 )
-from workflows.hosting.specs import is_gpu_instance
-from workflows.images import HF_INFERENCE, image_uri
+from workflows.images import HF_INFERENCE
 from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
 
 __all__ = ["VARIANT", "RealtimeMode", "hf_image"]
 
 
-def hf_image(hosting: object, instance_type: str, region: str) -> str:
-    """The spec's image, else the HF PyTorch inference DLC for the instance's device."""
-    return getattr(hosting, "image", None) or image_uri(
-        HF_INFERENCE, gpu=is_gpu_instance(instance_type), region=region
-    )
+# The spec's image, else the HF PyTorch inference DLC for the instance's device.
+hf_image = partial(image_for, HF_INFERENCE)
 
 
 class RealtimeMode(HostingMode):
@@ -39,8 +37,6 @@ class RealtimeMode(HostingMode):
         instance_type = instance_type_for(request)
         tags = run_tags(request)
         model = naming.model_name(request.run_id, attempt)
-        config = naming.endpoint_config_name(request.run_id, attempt)
-        endpoint = naming.endpoint_name(request.run_id, attempt)
         create_model(
             clients.sagemaker,
             model,
@@ -53,15 +49,14 @@ class RealtimeMode(HostingMode):
             },
         )
         variant = instance_variant(hosting, instance_type=instance_type, model=model)
-        create_endpoint(clients.sagemaker, config=config, endpoint=endpoint, variants=[variant], tags=tags)
-        return DeployResult(
-            endpoint_name=endpoint,
-            endpoint_config_name=config,
-            model_names=[model],
+        return self.open_endpoint(
+            request,
+            clients,
+            hosting=hosting,
+            model=model,
             instance_type=instance_type,
-            created_at=clock.now(),
-            mode=self.mode,
-            effective_hosting=hosting.model_dump(mode="json"),
+            variants=[variant],
+            tags=tags,
         )
 
 

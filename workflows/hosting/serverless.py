@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from workflows import clock, naming
+from workflows import naming
 from workflows.contracts import DeployRequest, DeployResult, Finding
 from workflows.hosting.base import (
     VARIANT,
     AwsClients,
     HostingMode,
-    create_endpoint,
     create_model,
     model_server_environment,
     run_tags,
@@ -42,8 +41,6 @@ class ServerlessMode(HostingMode):
         attempt = request.attempt.number
         tags = run_tags(request)
         model = naming.model_name(request.run_id, attempt)
-        config = naming.endpoint_config_name(request.run_id, attempt)
-        endpoint = naming.endpoint_name(request.run_id, attempt)
         create_model(
             clients.sagemaker,
             model,
@@ -63,15 +60,14 @@ class ServerlessMode(HostingMode):
                 "MaxConcurrency": hosting.max_concurrency,
             },
         }
-        create_endpoint(clients.sagemaker, config=config, endpoint=endpoint, variants=[variant], tags=tags)
-        return DeployResult(
-            endpoint_name=endpoint,
-            endpoint_config_name=config,
-            model_names=[model],
+        return self.open_endpoint(
+            request,
+            clients,
+            hosting=hosting,
+            model=model,
             instance_type=INSTANCE_TYPE,
-            created_at=clock.now(),
-            mode=self.mode,
-            effective_hosting=hosting.model_dump(mode="json"),
+            variants=[variant],
+            tags=tags,
         )
 
 

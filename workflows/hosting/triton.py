@@ -10,15 +10,16 @@ spec that is too old is refused.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, cast
 
-from workflows import clock, naming
+from workflows import naming
 from workflows.contracts import DeployRequest, DeployResult, Finding
 from workflows.hosting.base import (
     AwsClients,
     HostingMode,
-    create_endpoint,
     create_model,
+    image_for,
     instance_type_for,
     instance_variant,
     refuse_blocking,
@@ -100,26 +101,22 @@ class TritonMode(HostingMode):
         )
         effective: Any = hosting.model_copy(update={"inference_ami_version": ami})
         variant = instance_variant(effective, instance_type=instance_type, model=model)
-        config = naming.endpoint_config_name(request.run_id, attempt)
-        endpoint = naming.endpoint_name(request.run_id, attempt)
-        create_endpoint(clients.sagemaker, config=config, endpoint=endpoint, variants=[variant], tags=tags)
-        return DeployResult(
-            endpoint_name=endpoint,
-            endpoint_config_name=config,
-            model_names=[model],
+        return self.open_endpoint(
+            request,
+            clients,
+            hosting=effective,
+            model=model,
             instance_type=instance_type,
-            created_at=clock.now(),
-            mode=self.mode,
             staging_uris=[repository],
-            effective_hosting=effective.model_dump(mode="json"),
+            variants=[variant],
+            tags=tags,
         )
 
 
 STRATEGY = TritonMode()
 
 
-def _image(hosting: Any, instance_type: str, region: str) -> str:
-    return str(hosting.image or image_uri(TRITON, gpu=is_gpu_instance(instance_type), region=region))
+_image = partial(image_for, TRITON)
 
 
 def _repository(context: PreflightContext) -> list[Finding]:

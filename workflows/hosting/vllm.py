@@ -12,13 +12,13 @@ text joined with the family's separator (F27).
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib.resources import files
 from typing import Any, cast
 
 import yaml
 
-from workflows import clock, naming
+from workflows import naming
 from workflows.aws import aws_errors
 from workflows.contracts import DeployRequest, DeployResult, DescribeRequest, Finding
 from workflows.errors import InvocationFailed, ServedModelMismatch, SpecInvalid
@@ -26,8 +26,8 @@ from workflows.hosting.base import (
     AwsClients,
     HostingMode,
     Progress,
-    create_endpoint,
     create_model,
+    image_for,
     instance_type_for,
     instance_variant,
     refuse_blocking,
@@ -135,17 +135,14 @@ class VllmMode(HostingMode):
         model = naming.model_name(request.run_id, attempt)
         create_model(clients.sagemaker, model, settings=settings, tags=tags, PrimaryContainer=container)
         variant = instance_variant(hosting, instance_type=instance_type, model=model)
-        config = naming.endpoint_config_name(request.run_id, attempt)
-        endpoint = naming.endpoint_name(request.run_id, attempt)
-        create_endpoint(clients.sagemaker, config=config, endpoint=endpoint, variants=[variant], tags=tags)
-        return DeployResult(
-            endpoint_name=endpoint,
-            endpoint_config_name=config,
-            model_names=[model],
+        return self.open_endpoint(
+            request,
+            clients,
+            hosting=hosting,
+            model=model,
             instance_type=instance_type,
-            created_at=clock.now(),
-            mode=self.mode,
-            effective_hosting=hosting.model_dump(mode="json"),
+            variants=[variant],
+            tags=tags,
         )
 
     def advance(self, request: DescribeRequest, *, clients: AwsClients) -> Progress:
@@ -182,8 +179,7 @@ class VllmMode(HostingMode):
 STRATEGY = VllmMode()
 
 
-def _image(hosting: Any, instance_type: str, region: str) -> str:
-    return str(hosting.image or image_uri(VLLM, gpu=is_gpu_instance(instance_type), region=region))
+_image = partial(image_for, VLLM)
 
 
 def _architecture(context: PreflightContext) -> list[Finding]:
