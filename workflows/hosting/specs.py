@@ -7,6 +7,7 @@ other; every member is frozen and refuses unknown fields, and every field says w
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -20,6 +21,8 @@ _MODEL_NAME = re.compile(r"^[a-z0-9](-?[a-z0-9]){0,15}$")
 SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
 # A multi-container endpoint takes at most 15 containers (CreateModel's Containers limit).
 MAX_CONTAINERS = 15
+DEPRECATED_INSTANCE_TYPES = "instance_types"
+"""Former name of ``instance_type_fallbacks`` (it read as "measure each of these")."""
 MAIN_MODEL = "main"
 """Name of the run's own model among co-hosted ones (its container hostname, its component suffix)."""
 
@@ -42,12 +45,14 @@ def _model_name(value: str) -> str:
 class _Instances(Strict):
     """What every instance-backed mode has: instance types with fallbacks, count, image, AMI."""
 
-    instance_types: list[str] = Field(
+    instance_type_fallbacks: list[str] = Field(
         default_factory=lambda: ["ml.c6i.xlarge"],
         min_length=1,
         description=(
-            "SageMaker instance types, e.g. ml.c6i.xlarge. The first is tried first; the others are "
-            "fallbacks when a type has no capacity."
+            "The instance type to deploy, then its fallbacks in order, e.g. [ml.c6i.xlarge, ml.c6i.2xlarge]. "
+            "Only the first is deployed and measured; the next is tried only when the one before has no "
+            "capacity (F06) or too little memory (F07). To measure several types, sweep them "
+            "(matrix.instance_types). Formerly instance_types."
         ),
     )
     instance_count: int = Field(1, ge=1, le=10, description="Instances behind the endpoint.")
@@ -64,7 +69,28 @@ class _Instances(Strict):
         description="ProductionVariant InferenceAmiVersion, e.g. al2023-ami-sagemaker-inference-gpu-4-1.",
     )
 
-    @field_validator("instance_types")
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed_instance_types(cls, data: Any) -> Any:
+        """``instance_types`` is the former name of ``instance_type_fallbacks``: accepted, with a warning."""
+        if not isinstance(data, dict) or DEPRECATED_INSTANCE_TYPES not in data:
+            return data
+        if "instance_type_fallbacks" in data:
+            raise ValueError(
+                "hosting.instance_types and hosting.instance_type_fallbacks are both set; "
+                "keep only instance_type_fallbacks (instance_types is its former name)"
+            )
+        warnings.warn(
+            f"hosting.{DEPRECATED_INSTANCE_TYPES} is deprecated: rename it to hosting.instance_type_fallbacks "
+            "(the first type is deployed, the others are fallbacks).",
+            FutureWarning,
+            stacklevel=2,
+        )
+        data = dict(data)
+        data["instance_type_fallbacks"] = data.pop(DEPRECATED_INSTANCE_TYPES)
+        return data
+
+    @field_validator("instance_type_fallbacks")
     @classmethod
     def _instance_types(cls, value: list[str]) -> list[str]:
         for name in value:
@@ -337,10 +363,10 @@ class VllmHosting(_Instances):
     mode: Literal["vllm"] = Field(
         "vllm", description="vLLM's SageMaker image, pooling runner, one model per endpoint (F05)."
     )
-    instance_types: list[str] = Field(
+    instance_type_fallbacks: list[str] = Field(
         default_factory=lambda: ["ml.g5.xlarge"],
         min_length=1,
-        description="SageMaker GPU instance types, e.g. ml.g5.xlarge; the others are capacity fallbacks.",
+        description="The GPU instance type to deploy, e.g. ml.g5.xlarge, then its capacity fallbacks in order.",
     )
     model_id: str | None = Field(
         None,
