@@ -234,3 +234,15 @@ def test_the_examples_use_the_new_name() -> None:
     for path in (ROOT / "examples").glob("minilm-*.yaml"):
         hosting = yaml.safe_load(path.read_text(encoding="utf-8"))["hosting"]
         assert "instance_types" not in hosting, path.name
+
+
+def test_diagnose_exits_3_when_no_entry_matches(tmp_path: Path) -> None:
+    # Given a log no catalogue entry explains, and one that F01 explains
+    unknown, known = tmp_path / "unknown.txt", tmp_path / "f01.txt"
+    unknown.write_text("the coffee machine is empty\n", encoding="utf-8")
+    known.write_text("ModuleNotFoundError: No module named 'onnxruntime'\n", encoding="utf-8")
+    # Then the unexplained one exits 3 (with its diagnosis on stdout), the explained one 0
+    undiagnosed = runner.invoke(app, ["diagnose", "--log", str(unknown), "--json"])
+    assert undiagnosed.exit_code == 3 and json.loads(undiagnosed.stdout)["id"] == "unknown"
+    diagnosed = runner.invoke(app, ["diagnose", "--log", str(known), "--json"])
+    assert diagnosed.exit_code == 0 and json.loads(diagnosed.stdout)["id"] == "F01"

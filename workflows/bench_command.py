@@ -72,7 +72,7 @@ def bench(
     inference_component: Annotated[str | None, typer.Option(help="InferenceComponentName to invoke.")] = None,
     target_container: Annotated[str | None, typer.Option(help="TargetContainerHostname to invoke.")] = None,
     results_dir: Annotated[
-        Path, typer.Option(metavar="DIR", help="The result folder goes to DIR/<endpoint>-<time>/.")
+        Path, typer.Option(metavar="DIR", help="The result folder goes to DIR/bench-<endpoint>-<time>/.")
     ] = RESULTS_DIR,
     cloudwatch_wait_s: Annotated[
         float, typer.Option(help="How long to wait for CloudWatch to publish the endpoint's figures.")

@@ -67,7 +67,7 @@ INPUT_ERRORS: tuple[type[DeploybenchError], ...] = (
 
 RESULTS_DIR = Path("deploybench-results")
 """Every command's default output folder: runs in <run id>/, sweeps in sweeps/<name>/<sweep id>/,
-benchmarks of an endpoint in <endpoint>-<time>/, reports in report/, artifacts in artifacts/<name>/."""
+benchmarks of an endpoint in bench-<endpoint>-<time>/, reports in report/, artifacts in artifacts/<name>/."""
 
 out = Console(highlight=False, soft_wrap=True)
 """The result: stdout."""

@@ -76,8 +76,7 @@ def sweep(
     profile: ProfileOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run a benchmark sweep: every matrix combination as a deploy pipeline (each followed live), then one
-    comparison report."""
+    """Run a benchmark sweep: each matrix combination as a deploy pipeline (followed live), then one report."""
     from workflows.follow_command import sweep_progress
     from workflows.run_command import console_url, outcome_json, print_event, readable_cause
     from workflows.runner import follow
@@ -186,8 +185,7 @@ def pipeline_input(
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Print a state machine's input as JSON (with or without --json), for `aws stepfunctions start-execution
-    --input file://...` or the console."""
+    """Print a state machine's input as JSON, for `aws stepfunctions start-execution --input file://...`."""
     import sys
 
     if is_sweep:
