@@ -7,11 +7,11 @@ other; every member is frozen and refuses unknown fields, and every field says w
 from __future__ import annotations
 
 import re
-import warnings
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from workflows.hosting.renames import accept_former_instance_types
 from workflows.models import Strict
 
 INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9]+\.[a-z0-9]+$")
@@ -21,8 +21,6 @@ _MODEL_NAME = re.compile(r"^[a-z0-9](-?[a-z0-9]){0,15}$")
 SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
 # A multi-container endpoint takes at most 15 containers (CreateModel's Containers limit).
 MAX_CONTAINERS = 15
-DEPRECATED_INSTANCE_TYPES = "instance_types"
-"""Former name of ``instance_type_fallbacks`` (it read as "measure each of these")."""
 MAIN_MODEL = "main"
 """Name of the run's own model among co-hosted ones (its container hostname, its component suffix)."""
 
@@ -72,23 +70,7 @@ class _Instances(Strict):
     @model_validator(mode="before")
     @classmethod
     def _renamed_instance_types(cls, data: Any) -> Any:
-        """``instance_types`` is the former name of ``instance_type_fallbacks``: accepted, with a warning."""
-        if not isinstance(data, dict) or DEPRECATED_INSTANCE_TYPES not in data:
-            return data
-        if "instance_type_fallbacks" in data:
-            raise ValueError(
-                "hosting.instance_types and hosting.instance_type_fallbacks are both set; "
-                "keep only instance_type_fallbacks (instance_types is its former name)"
-            )
-        warnings.warn(
-            f"hosting.{DEPRECATED_INSTANCE_TYPES} is deprecated: rename it to hosting.instance_type_fallbacks "
-            "(the first type is deployed, the others are fallbacks).",
-            FutureWarning,
-            stacklevel=2,
-        )
-        data = dict(data)
-        data["instance_type_fallbacks"] = data.pop(DEPRECATED_INSTANCE_TYPES)
-        return data
+        return accept_former_instance_types(data)
 
     @field_validator("instance_type_fallbacks")
     @classmethod

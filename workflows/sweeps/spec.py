@@ -16,7 +16,7 @@ import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from workflows.errors import SpecInvalid
-from workflows.hosting.specs import DEPRECATED_INSTANCE_TYPES
+from workflows.hosting.renames import DEPRECATED_INSTANCE_TYPES
 from workflows.models import Strict
 from workflows.spec import RunSpec, explain, parse_spec
 
