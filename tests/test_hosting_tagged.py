@@ -43,7 +43,7 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
 
 
 def deployed(aws: dict[str, Any], run_id: str = "run-1") -> PipelineState:
-    deploy_request = request({"mode": "realtime", "instance_types": ["ml.m5.xlarge"]}).model_copy(
+    deploy_request = request({"mode": "realtime", "instance_type_fallbacks": ["ml.m5.xlarge"]}).model_copy(
         update={"run_id": run_id}
     )
     result = deploy(deploy_request, sagemaker=aws["sagemaker"], settings=SETTINGS)

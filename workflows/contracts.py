@@ -94,7 +94,7 @@ class DeployAttempt(Contract):
     """Which configuration the next deploy uses; remediation branches rewrite it."""
 
     number: int = 1
-    instance_type_index: int = Field(0, description="F06/F07: index into hosting.instance_types.")
+    instance_type_index: int = Field(0, description="F06/F07: index into hosting.instance_type_fallbacks.")
     overrides: DeployOverrides = Field(default_factory=DeployOverrides)
     history: list[RemediationRecord] = Field(default_factory=list)
 
