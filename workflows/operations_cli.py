@@ -130,6 +130,8 @@ def janitor(
         sagemaker=boto3.client("sagemaker"),
         s3=boto3.client("s3"),
         sns=boto3.client("sns"),
+        autoscaling=boto3.client("application-autoscaling"),
+        cloudwatch=boto3.client("cloudwatch"),
         bucket=bucket or outputs["ArtifactBucketName"],
         topic_arn=outputs.get("AlertTopicArn"),
         dry_run=dry_run,
