@@ -113,11 +113,12 @@ def test_a_rerun_benchmark_gets_a_new_job_and_follows_it_not_the_stopped_one(eng
     started = benchmark_job.start(
         job_request(first_state, first_plan), sagemaker=sagemaker, s3=s3, settings=SETTINGS
     )
-    benchmark_job.stop(job_request(first_state, first_plan).model_copy(update={"job": started}), sagemaker=sagemaker, settings=SETTINGS)  # fmt: skip
+    stopped = benchmark_job.stop(job_request(first_state, first_plan).model_copy(update={"job": started}), sagemaker=sagemaker, settings=SETTINGS)  # fmt: skip
     # And a remediation that runs the benchmark again on the same endpoint (F12: retry with backoff)
     failed = first_state.model_copy(
         update={
             "benchmark_plan": first_plan,
+            "benchmark_job": stopped,
             "error": ErrorInfo(Error="BenchmarkJobFailed", Cause="no capacity"),
             "diagnosis": Diagnosis(
                 id="F12", title="no capacity", evidence=[], action="retry_with_backoff", confidence=0.9
@@ -126,6 +127,8 @@ def test_a_rerun_benchmark_gets_a_new_job_and_follows_it_not_the_stopped_one(eng
     )
     after = plan_remediation(failed, settings=SETTINGS)
     assert after.remediation is not None and after.remediation.route == "retry"
+    # (and the result's remediation history names the stopped job)
+    assert after.attempt.history[-1].benchmark_job == first_plan.job_name
     # When the benchmark is planned and started again
     second_state = benchmarked(after.attempt)
     second_plan = planned(second_state)
