@@ -151,6 +151,10 @@ class EndpointStatus(Contract):
     )
     failure_reason: str | None = None
     has_variants: bool = False
+    instance_assigned: bool = Field(
+        False,
+        description="ProductionVariants present, or PendingDeploymentSummary shows an instance (F06 reads it).",
+    )
     creation_time: datetime | None = None
     last_modified_time: datetime | None = None
     polls: int = 0
@@ -242,6 +246,10 @@ class WarmupResult(Contract):
 class BenchmarkPlanRequest(StepRequest):
     deploy: DeployResult
     warmup: WarmupResult
+    attempt: DeployAttempt = Field(
+        default_factory=DeployAttempt,
+        description="Names the benchmark job per try: its number and how many remediations came before.",
+    )
 
 
 class BenchmarkPlan(Contract):

@@ -157,6 +157,8 @@ def janitor(
         sagemaker=session.client("sagemaker"),
         s3=session.client("s3"),
         sns=session.client("sns"),
+        autoscaling=session.client("application-autoscaling"),
+        cloudwatch=session.client("cloudwatch"),
         bucket=bucket or outputs["ArtifactBucketName"],
         topic_arn=outputs.get("AlertTopicArn"),
         dry_run=dry_run,

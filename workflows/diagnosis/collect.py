@@ -153,7 +153,7 @@ def _last_poll(status: EndpointStatus, created_at: datetime) -> tuple[dict[str, 
     }
     if status.failure_reason is not None:
         described["FailureReason"] = status.failure_reason
-    if status.has_variants:
+    if status.has_variants or status.instance_assigned:
         described["ProductionVariants"] = [{"VariantName": "primary"}]
     return described, created_at + timedelta(seconds=status.waited_s)
 

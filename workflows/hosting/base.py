@@ -105,7 +105,7 @@ def instance_type_for(request: DeployRequest) -> str:
 
 
 def run_tags(request: DeployRequest) -> list[dict[str, str]]:
-    return naming.tags(request.run_id, request.spec.name, request.spec.tags)
+    return naming.tags(request.run_id, request.spec)
 
 
 def image_for(family: str, hosting: Any, instance_type: str, region: str) -> str:
