@@ -74,6 +74,11 @@ def _print_diagnosis(diagnosis: Diagnosis) -> None:
     colour = "red" if known else "yellow"
     console.print(f"[bold {colour}]{diagnosis.id}[/] {diagnosis.title}")
     console.print(f"  confidence {diagnosis.confidence:.2f} · action [bold]{diagnosis.action}[/]")
+    runner_up = diagnosis.alternatives[0] if diagnosis.alternatives else None
+    if runner_up is not None:
+        console.print(f"  runner-up {runner_up.id} {runner_up.title} (confidence {runner_up.confidence:.2f})")
+    else:
+        console.print("  runner-up: none (no other entry matches)")
     if diagnosis.fix:
         console.print(f"  fix: {diagnosis.fix}")
     if diagnosis.details:
@@ -89,7 +94,12 @@ def diagnose(
     ] = None,
     log: Annotated[
         Path | None,
-        typer.Option(help="Any text: a log export, an error message, a traceback ('-' for stdin)."),
+        typer.Option(
+            help=(
+                "Pasted evidence, any mix: DescribeEndpoint/DescribeInferenceComponent JSON, CloudWatch "
+                "lines, a client traceback, a Step Functions error and cause ('-' for stdin)."
+            )
+        ),
     ] = None,
     mode: Annotated[
         str | None, typer.Option(help="Hosting mode, when the evidence cannot tell (e.g. serverless).")
@@ -102,12 +112,17 @@ def diagnose(
 ) -> None:
     """Name the failure catalogue entry behind a failure, its evidence and its fix."""
     from workflows.diagnosis import diagnose as match
-    from workflows.diagnosis import evidence_from_endpoint, evidence_from_text
+    from workflows.diagnosis import evidence_from_endpoint
+    from workflows.diagnosis.paste import evidence_from_paste
 
     if (endpoint is None) == (log is None):
         _refuse("give exactly one of --endpoint NAME or --log FILE")
     if log is not None:
-        evidence = evidence_from_text(_read_log(log), origin=str(log), hosting_mode=mode)
+        evidence = evidence_from_paste(_read_log(log), origin=log.name, hosting_mode=mode)
+        if not evidence.items and evidence.endpoint is None and not evidence.inference_components:
+            _refuse(
+                f"{log} holds no evidence (it is empty); paste a log excerpt, an error or a Describe* output"
+            )
     else:
         assert endpoint is not None
         evidence = evidence_from_endpoint(
@@ -119,6 +134,8 @@ def diagnose(
         if evidence.endpoint is None and not evidence.items:
             _refuse(f"nothing to diagnose for endpoint {endpoint}: " + "; ".join(evidence.notes))
     diagnosis = match(evidence)
+    if evidence.forms and not as_json:
+        console.print("read as: " + ", ".join(evidence.forms), style="dim")
     if as_json:
         sys.stdout.write(diagnosis.model_dump_json(indent=2) + "\n")
     else:

@@ -6,6 +6,8 @@ Scoring (documented here because part of the contract is how sure a diagnosis sa
 - each ``requires`` fact the evidence cannot tell (``None``) subtracts UNKNOWN_FACT_PENALTY:
   a log file alone does not say the endpoint was serverless, so F14 stays an alternative
   to F02 instead of vanishing or winning blindly;
+- each ``prefers`` condition that holds adds CONTEXT_WEIGHT (the evidence's context, such as
+  co-hosted containers or an LMI image, ranks one of two entries that share a signature);
 - a ``requires`` that is known false, or an ``unless`` that holds, drops the rule.
 The best score under MIN_CONFIDENCE is reported as ``unknown``, the candidates kept as
 alternatives: a weak match is never forced into an ID.
@@ -24,6 +26,7 @@ from workflows.diagnosis.rules import Condition, Rule, RuleSet, default_rules
 
 CORROBORATION = 0.03
 UNKNOWN_FACT_PENALTY = 0.15
+CONTEXT_WEIGHT = 0.05
 MIN_CONFIDENCE = 0.3
 MAX_EVIDENCE_LINES = 8
 QUOTES_PER_SIGNATURE = 2
@@ -144,7 +147,9 @@ class Matcher:
         held.sort(key=lambda pair: pair[0], reverse=True)
         score = held[0][0] + CORROBORATION * min(3, len(held) - 1) - UNKNOWN_FACT_PENALTY * unknown
         quotes: list[str] = []
-        for _, outcome in held:
+        context = [o for c in rule.prefers if (o := self.evaluate(c, rule.sources)).holds]
+        score += CONTEXT_WEIGHT * len(context)
+        for outcome in [pair[1] for pair in held] + context:
             details = {**outcome.details, **details}
             quotes.extend(q for q in outcome.quotes if q not in quotes)
         if unknown:
