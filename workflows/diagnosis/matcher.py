@@ -131,12 +131,15 @@ class Matcher:
             return None
         unknown = 0
         details: dict[str, str] = {}
+        required: list[Outcome] = []
         for condition in rule.requires:
             outcome = self.evaluate(condition, rule.sources)
             if outcome.holds is False:
                 return None
             unknown += outcome.holds is None
             details.update(outcome.details)
+            if outcome.holds and condition.fact:
+                required.append(outcome)
         held = []
         for signature in rule.signatures:
             outcome = self.evaluate(signature, rule.sources)
@@ -149,7 +152,7 @@ class Matcher:
         quotes: list[str] = []
         context = [o for c in rule.prefers if (o := self.evaluate(c, rule.sources)).holds]
         score += CONTEXT_WEIGHT * len(context)
-        for outcome in [pair[1] for pair in held] + context:
+        for outcome in [pair[1] for pair in held] + required + context:
             details = {**outcome.details, **details}
             quotes.extend(q for q in outcome.quotes if q not in quotes)
         if unknown:
@@ -227,7 +230,7 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
             action=Action.FAIL.value,
             confidence=0.0,
             fix=(
-                "Read the evidence and the endpoint's logs. A new field failure belongs in FAILURES.md and "
+                "Read the evidence and the endpoint's logs. A new field failure belongs in workflows/data/catalogue.yaml and "
                 "workflows/data/diagnosis_rules.yaml."
             ),
             alternatives=_alternatives(matches, None),

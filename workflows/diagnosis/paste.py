@@ -19,49 +19,25 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
-from workflows import clock
-from workflows.contracts import ErrorInfo
+from workflows.diagnosis.documents import (
+    CLIENT_TRACEBACK,
+    CLOUDWATCH,
+    FORMS,
+    STATE_PHASES,
+    STEP_FUNCTIONS,
+    TEXT,
+    Reading,
+    Span,
+    add_error,
+    json_spans,
+    read_document,
+)
 from workflows.diagnosis.evidence import Evidence, Source
 
-DESCRIBE_ENDPOINT = "describe-endpoint"
-DESCRIBE_ENDPOINT_CONFIG = "describe-endpoint-config"
-DESCRIBE_MODEL = "describe-model"
-DESCRIBE_COMPONENT = "describe-inference-component"
-STEP_FUNCTIONS = "step-functions-error"
-LAMBDA_ERROR = "lambda-error"
-CLOUDWATCH = "cloudwatch-log"
-CLIENT_TRACEBACK = "client-traceback"
-TEXT = "text"
-FORMS = (
-    DESCRIBE_ENDPOINT,
-    DESCRIBE_ENDPOINT_CONFIG,
-    DESCRIBE_MODEL,
-    DESCRIBE_COMPONENT,
-    STEP_FUNCTIONS,
-    LAMBDA_ERROR,
-    CLOUDWATCH,
-    CLIENT_TRACEBACK,
-    TEXT,
-)
+__all__ = ["FORMS", "evidence_from_paste"]
 
-# The deploy pipeline's task states and the step each runs (state_machines/deploy_pipeline.py).
-STATE_PHASES = {
-    "ConvertToOnnx": "convert",
-    "PackArtifact": "pack",
-    "RunPreflight": "preflight",
-    "DeployEndpoint": "deploy",
-    "DescribeEndpoint": "wait",
-    "WaitForEndpoint": "wait",
-    "WarmUpShapes": "warmup",
-    "RunBenchmark": "benchmark",
-    "StartBenchmarkJob": "benchmark",
-    "DescribeBenchmarkJob": "benchmark",
-    "TeardownEndpoint": "teardown",
-}
 _STATE_NAME = re.compile(r"\b(" + "|".join(STATE_PHASES) + r")\b")
 
 # Line prefixes of the servers and exports whose output lands in /aws/sagemaker/Endpoints/<name>:
@@ -80,7 +56,6 @@ _LOG_LINE = re.compile(
 )
 _TRACEBACK_START = re.compile(r"^\s*Traceback \(most recent call last\):")
 _TRACEBACK_FRAME = re.compile(r"^\s+(?:File \"|\S)|^\s*$|^During handling|^The above exception")
-_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Timeout|Warning)\b(?::|$)")
 # What makes a traceback or an exception line a client's InvokeEndpoint failure.
 _INVOCATION = re.compile(
     r"InvokeEndpoint|invoke_endpoint|/invocations\b|sagemaker[-_]runtime|runtime\.sagemaker|"
@@ -101,150 +76,7 @@ _PROMPT = re.compile(r"^\s*(?:\$|>|PS [^>]*>) ")
 _INSTANCE_TYPE = re.compile(r"(?<![\w.])ml\.[a-z0-9]+\.(?:\d*xlarge|large|medium|small|metal)\b")
 
 
-@dataclass
-class _Reading:
-    """What has been read so far: the evidence, the forms found, the lines not yet read."""
-
-    evidence: Evidence
-    origin: str
-    lines: list[str | None]
-    original: list[str] = field(default_factory=list)
-    first_seen: dict[str, int] = field(default_factory=dict)
-    at: int = 0
-    blocks: dict[Source, list[str]] = field(default_factory=dict)
-
-    def found(self, form: str) -> None:
-        """``form`` is in the text, at line ``self.at`` (forms are listed in the order they appear)."""
-        self.first_seen[form] = min(self.first_seen.get(form, self.at), self.at)
-
-    @property
-    def forms(self) -> list[str]:
-        return sorted(self.first_seen, key=lambda form: self.first_seen[form])
-
-    def add(self, source: Source, text: str, number: int | str) -> None:
-        self.evidence.add(source, text, origin=f"{self.origin}:{number}")
-        self.blocks.setdefault(source, []).append(text)
-
-
-@dataclass(frozen=True)
-class _Span:
-    """One JSON document: the lines it covers (first, last, 0-based) and its value."""
-
-    first: int
-    last: int
-    value: Any
-
-
-def _json_spans(text: str) -> list[_Span]:
-    """JSON documents in the text: each starts a line, or follows a short label (``Cause:``)."""
-    decoder = json.JSONDecoder()
-    spans: list[_Span] = []
-    end = 0
-    for match in re.finditer(r"(?m)^[^\S\n]*(?:[A-Za-z ]{1,20}:[^\S\n]*)?[{\[]", text):
-        start = match.end() - 1
-        if start < end:
-            continue
-        try:
-            value, end_at = decoder.raw_decode(text, start)
-        except ValueError:
-            continue
-        if isinstance(value, dict | list) and value:
-            end = end_at
-            spans.append(_Span(text.count("\n", 0, start), text.count("\n", 0, end_at), value))
-    return spans
-
-
-def _add_error(reading: _Reading, name: str, cause: str) -> None:
-    reading.evidence.add_error(ErrorInfo(Error=name, Cause=cause))
-
-
-def _history(reading: _Reading, events: list[Any]) -> None:
-    """An execution history: the failure events' error and cause, the last state entered before."""
-    entered: str | None = None
-    for event in events:
-        if not isinstance(event, dict):
-            continue
-        entered = (event.get("stateEnteredEventDetails") or {}).get("name") or entered
-        for key, details in event.items():
-            failure = key.endswith(("FailedEventDetails", "TimedOutEventDetails"))
-            if failure and isinstance(details, dict) and details.get("error"):
-                _add_error(reading, str(details["error"]), str(details.get("cause") or ""))
-                if entered in STATE_PHASES and reading.evidence.phase is None:
-                    reading.evidence.phase = STATE_PHASES[entered]
-    reading.found(STEP_FUNCTIONS)
-
-
-def _document(reading: _Reading, value: Any, number: int) -> None:
-    """One JSON document, by the keys that name its API."""
-    if isinstance(value, list):
-        for element in value:
-            _document(reading, element, number)
-        return
-    if not isinstance(value, dict):
-        return
-    events = value.get("events")
-    if isinstance(events, list) and any(isinstance(e, dict) and "message" in e for e in events):
-        for event in events:
-            reading.add("logs", str(event.get("message", "")), event.get("logStreamName") or number)
-        reading.found(CLOUDWATCH)
-    elif isinstance(events, list) and any(isinstance(e, dict) and "type" in e for e in events):
-        _history(reading, events)
-    elif "errorType" in value and "errorMessage" in value:
-        _add_error(reading, str(value["errorType"]), json.dumps(value))
-        reading.found(LAMBDA_ERROR)
-    elif ("error" in value or "Error" in value) and ("cause" in value or "Cause" in value):
-        name = str(value.get("error") or value.get("Error") or "")
-        _add_error(reading, name, str(value.get("cause") or value.get("Cause") or ""))
-        reading.found(STEP_FUNCTIONS)
-    elif not _describe(reading, value):
-        # An API this reader does not know: its texts still count.
-        for text in _strings(value):
-            reading.add("text", text, number)
-        reading.found(TEXT)
-
-
-def _describe(reading: _Reading, value: dict[str, Any]) -> bool:
-    """A Describe* output, by the keys that name its API; False when it is none of them."""
-    evidence = reading.evidence
-    if "EndpointStatus" in value:
-        evidence.endpoint = value
-        evidence.observed_at = evidence.observed_at or clock.now()
-        if value.get("FailureReason"):
-            reading.add("describe", str(value["FailureReason"]), "FailureReason")
-        reading.found(DESCRIBE_ENDPOINT)
-    elif "InferenceComponentName" in value and not {"RuntimeConfig", "InferenceComponentStatus"}.isdisjoint(
-        value
-    ):
-        evidence.inference_components.append(value)
-        if value.get("FailureReason"):
-            reading.add(
-                "describe", str(value["FailureReason"]), f"{value['InferenceComponentName']} FailureReason"
-            )
-        reading.found(DESCRIBE_COMPONENT)
-    elif "EndpointConfigName" in value and "ProductionVariants" in value:
-        evidence.endpoint_config = value
-        variants = value.get("ProductionVariants") or [{}]
-        evidence.instance_type = evidence.instance_type or variants[0].get("InstanceType")
-        reading.found(DESCRIBE_ENDPOINT_CONFIG)
-    elif "ModelName" in value and ("Containers" in value or "PrimaryContainer" in value):
-        evidence.container_count = len(value.get("Containers") or [value.get("PrimaryContainer")])
-        reading.found(DESCRIBE_MODEL)
-    else:
-        return False
-    return True
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
-
-
-def _step_functions_labels(reading: _Reading, spans: dict[int, _Span]) -> None:
+def _step_functions_labels(reading: Reading, spans: dict[int, Span]) -> None:
     """The console's ``Error`` / ``Cause`` pair, each value on its label's line or the next.
 
     A cause that is a JSON document (a Lambda error payload) is taken from ``spans``.
@@ -267,7 +99,7 @@ def _step_functions_labels(reading: _Reading, spans: dict[int, _Span]) -> None:
         reading.at = index
         if cause_at in spans:  # "Cause: {...}": the payload is the JSON document on the label's line
             span = spans.pop(cause_at)
-            _add_error(reading, name, json.dumps(span.value))
+            add_error(reading, name, json.dumps(span.value))
             lines[index : span.last + 1] = [None] * (span.last + 1 - index)
             reading.found(STEP_FUNCTIONS)
             continue
@@ -279,7 +111,7 @@ def _step_functions_labels(reading: _Reading, spans: dict[int, _Span]) -> None:
         else:
             while end < len(lines) and (lines[end] or "").strip():
                 text, end = f"{text} {lines[end]}".strip(), end + 1
-        _add_error(reading, name, text)
+        add_error(reading, name, text)
         for consumed in range(index, end):
             lines[consumed] = None
         reading.found(STEP_FUNCTIONS)
@@ -292,7 +124,7 @@ def _next_line(lines: list[str | None] | list[str], index: int) -> int | None:
     return None
 
 
-def _tracebacks(reading: _Reading) -> None:
+def _tracebacks(reading: Reading) -> None:
     """Python tracebacks and bare client exception lines; InvokeEndpoint ones are ``invocation``."""
     lines = reading.lines
     index = 0
@@ -329,7 +161,7 @@ def _continues(line: str | None) -> bool:
     return not (_CLIENT_ERROR_LINE.match(line.strip()) or _CLIENT_CALL.search(line))
 
 
-def _client_block(reading: _Reading, block: list[tuple[int, str]]) -> None:
+def _client_block(reading: Reading, block: list[tuple[int, str]]) -> None:
     joined = "\n".join(text for _, text in block)
     source: Source = "invocation" if _INVOCATION.search(joined) else "text"
     for number, text in block:
@@ -340,7 +172,7 @@ def _client_block(reading: _Reading, block: list[tuple[int, str]]) -> None:
     reading.found(CLIENT_TRACEBACK)
 
 
-def _log_lines(reading: _Reading) -> None:
+def _log_lines(reading: Reading) -> None:
     """CloudWatch lines, and the unprefixed lines that continue them (a banner, a worker's traceback)."""
     in_log = False
     for index, line in enumerate(reading.lines):
@@ -384,14 +216,14 @@ def evidence_from_paste(
         The evidence, with ``forms`` naming each form found.
     """
     evidence = Evidence(hosting_mode=hosting_mode, observed_at=observed_at)
-    reading = _Reading(evidence, origin, list(text.splitlines()), original=text.splitlines())
-    spans = {span.first: span for span in _json_spans(text)}
+    reading = Reading(evidence, origin, list(text.splitlines()), original=text.splitlines())
+    spans = {span.first: span for span in json_spans(text)}
     for span in spans.values():
         reading.lines[span.first : span.last + 1] = [None] * (span.last + 1 - span.first)
     _step_functions_labels(reading, spans)
     for span in spans.values():
         reading.at = span.first
-        _document(reading, span.value, span.first + 1)
+        read_document(reading, span.value, span.first + 1)
     _tracebacks(reading)
     _log_lines(reading)
     # A shell prompt line only says which command printed what follows.
