@@ -72,7 +72,8 @@ _ERROR_LABEL = re.compile(r"^\s*\"?[Ee]rror\"?\s*[:=]?\s*\"?(?P<name>[A-Za-z][\w
 _CAUSE_LABEL = re.compile(r"^\s*\"?[Cc]ause\"?\s*[:=]?\s*(?P<rest>.*)$")
 _SERVERLESS_MARK = re.compile(r"ServerlessConfig|MemorySizeInMB|\bmode: ?serverless\b")
 _COHOST_MARK = re.compile(r"TargetContainerHostname|InferenceExecutionConfig|\"Mode\": ?\"Direct\"")
-_PROMPT = re.compile(r"^\s*(?:\$|>|PS [^>]*>) ")
+# Lines that only frame what follows: a shell prompt, a Logs Insights table's header and rule.
+_FRAMING = re.compile(r"^\s*(?:\$|>|PS [^>]*>) |^\s*\|(?:\s*@\w+\s*\|)+\s*$|^\s*\|[-:| ]+\|\s*$")
 _INSTANCE_TYPE = re.compile(r"(?<![\w.])ml\.[a-z0-9]+\.(?:\d*xlarge|large|medium|small|metal)\b")
 
 
@@ -226,9 +227,8 @@ def evidence_from_paste(
         read_document(reading, span.value, span.first + 1)
     _tracebacks(reading)
     _log_lines(reading)
-    # A shell prompt line only says which command printed what follows.
     rest = [
-        (i, line) for i, line in enumerate(reading.lines) if line and line.strip() and not _PROMPT.match(line)
+        (i, line) for i, line in enumerate(reading.lines) if line and line.strip() and not _FRAMING.match(line)
     ]
     for number, line in rest:
         reading.add("text", line, number + 1)
