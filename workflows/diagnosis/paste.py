@@ -228,7 +228,9 @@ def evidence_from_paste(
     _tracebacks(reading)
     _log_lines(reading)
     rest = [
-        (i, line) for i, line in enumerate(reading.lines) if line and line.strip() and not _FRAMING.match(line)
+        (i, line)
+        for i, line in enumerate(reading.lines)
+        if line and line.strip() and not _FRAMING.match(line)
     ]
     for number, line in rest:
         reading.add("text", line, number + 1)
