@@ -1,4 +1,4 @@
-"""The field's exact texts (FAILURES.md and the field notes), and variants written to test that
+"""The field's exact texts (docs/failures.md and the field notes), and variants written to test that
 rules match the stable part: other names and numbers, other whitespace, log noise around them."""
 
 from __future__ import annotations

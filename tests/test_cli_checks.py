@@ -131,6 +131,29 @@ def test_diagnose_refuses_bad_input(tmp_path: Path) -> None:
     assert "does not exist" in missing.output
 
 
+def test_diagnose_pasted_evidence_names_its_forms_and_the_runner_up(tmp_path: Path) -> None:
+    # Given a serverless endpoint config and a client's read timeout pasted into one file
+    config = {
+        "EndpointConfigName": "sls-cfg",
+        "ProductionVariants": [{"VariantName": "AllTraffic", "ServerlessConfig": {"MemorySizeInMB": 2048}}],
+    }
+    pasted = tmp_path / "pasted.txt"
+    pasted.write_text(json.dumps(config) + "\n" + ft.F14_FIELD_CLIENT.replace("...", "sls"), encoding="utf-8")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n", encoding="utf-8")
+    # When diagnosed
+    result = runner.invoke(app, ["diagnose", "--log", str(pasted)])
+    # Then the forms, the entry the context favours, its confidence and its runner-up are printed
+    assert result.exit_code == 0, result.output
+    assert "read as: describe-endpoint-config, client-traceback" in result.output
+    assert "F14 serverless memory too small" in result.output
+    assert "runner-up F15" in result.output
+    # And an empty file is refused, not diagnosed
+    refused = runner.invoke(app, ["diagnose", "--log", str(empty)])
+    assert refused.exit_code == 2
+    assert "holds no evidence" in refused.output
+
+
 # --- diagnose --endpoint ---------------------------------------------------------------------------
 
 

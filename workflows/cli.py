@@ -13,6 +13,7 @@ import typer
 
 from workflows import (
     bench_command,
+    catalogue_command,
     cli_checks,
     convert_command,
     definition_command,
@@ -72,6 +73,7 @@ app.command()(operations_cli.janitor)
 app.command(name="input")(operations_cli.pipeline_input)
 app.command()(convert_command.convert)
 app.command(name="scale-timing")(scale_timing.scale_timing)
+app.command()(catalogue_command.catalogue)
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -103,6 +103,11 @@ def _print_diagnosis(diagnosis: Diagnosis) -> None:
     colour = "red" if known else "yellow"
     console.print(f"[bold {colour}]{diagnosis.id}[/] {diagnosis.title}")
     console.print(f"  confidence {diagnosis.confidence:.2f} · action [bold]{diagnosis.action}[/]")
+    runner_up = diagnosis.alternatives[0] if diagnosis.alternatives else None
+    if runner_up is not None:
+        console.print(f"  runner-up {runner_up.id} {runner_up.title} (confidence {runner_up.confidence:.2f})")
+    else:
+        console.print("  runner-up: none (no other entry matches)")
     if diagnosis.fix:
         console.print(f"  fix: {diagnosis.fix}")
     if diagnosis.details:
@@ -123,7 +128,11 @@ def diagnose(
     log: Annotated[
         Path | None,
         typer.Option(
-            metavar="FILE", help="Any text: a log export, an error message, a traceback ('-' for stdin)."
+            metavar="FILE",
+            help=(
+                "Pasted evidence, any mix: DescribeEndpoint/DescribeInferenceComponent JSON, CloudWatch "
+                "lines, a client traceback, a Step Functions error and cause ('-' for stdin)."
+            ),
         ),
     ] = None,
     mode: Annotated[
@@ -139,12 +148,17 @@ def diagnose(
 ) -> None:
     """Name the failure catalogue entry behind a failure, its evidence and its fix; exit 3 when none matches."""
     from workflows.diagnosis import diagnose as match
-    from workflows.diagnosis import evidence_from_endpoint, evidence_from_text
+    from workflows.diagnosis import evidence_from_endpoint
+    from workflows.diagnosis.paste import evidence_from_paste
 
     if (endpoint is None) == (log is None):
         _refuse("give exactly one of --endpoint NAME or --log FILE")
     if log is not None:
-        evidence = evidence_from_text(_read_log(log), origin=str(log), hosting_mode=mode)
+        evidence = evidence_from_paste(_read_log(log), origin=log.name, hosting_mode=mode)
+        if not evidence.items and evidence.endpoint is None and not evidence.inference_components:
+            _refuse(
+                f"{log} holds no evidence (it is empty); paste a log excerpt, an error or a Describe* output"
+            )
     else:
         assert endpoint is not None
         evidence = evidence_from_endpoint(
@@ -156,7 +170,13 @@ def diagnose(
         if evidence.endpoint is None and not evidence.items:
             _refuse(f"nothing to diagnose for endpoint {endpoint}: " + "; ".join(evidence.notes))
     diagnosis = match(evidence)
-    emit(diagnosis.model_dump(mode="json"), as_json=as_json, human=lambda: _print_diagnosis(diagnosis))
+
+    def human() -> None:
+        if evidence.forms:
+            console.print("read as: " + ", ".join(evidence.forms), style="dim")
+        _print_diagnosis(diagnosis)
+
+    emit(diagnosis.model_dump(mode="json"), as_json=as_json, human=human)
     raise typer.Exit(UNDIAGNOSED if diagnosis.id == "unknown" else OK)
 
 

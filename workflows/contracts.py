@@ -313,7 +313,7 @@ class Alternative(Contract):
 
 
 class Diagnosis(Contract):
-    id: str = Field(description="Failure catalogue ID (F01..F34) or 'unknown'.")
+    id: str = Field(description="Failure catalogue ID (F01..F35, docs/failures.md) or 'unknown'.")
     title: str
     evidence: list[str]
     action: str = Field(

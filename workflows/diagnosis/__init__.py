@@ -5,6 +5,8 @@
 - ``rules``: the rule model; the rules themselves are data (``workflows/data/diagnosis_rules.yaml``);
 - ``matcher``: match and rank; an unexplained failure is ``unknown``, never forced into an ID;
 - ``collect``: evidence from the pipeline state, DescribeEndpoint and CloudWatch Logs;
+- ``paste`` (and ``documents``): evidence from pasted text of any form, or a mix of forms;
+- ``accuracy``: a corpus of pasted cases, scored (tests and ``bench/diagnosis_accuracy.py``);
 - ``actions``: the remediation vocabulary the state machine branches on.
 """
 
@@ -19,6 +21,7 @@ from workflows.diagnosis.collect import (
 )
 from workflows.diagnosis.evidence import Evidence, EvidenceItem
 from workflows.diagnosis.matcher import diagnose
+from workflows.diagnosis.paste import evidence_from_paste
 from workflows.diagnosis.rules import RuleSet, load_rules
 
 __all__ = [
@@ -29,6 +32,7 @@ __all__ = [
     "diagnose",
     "diagnose_failure",
     "evidence_from_endpoint",
+    "evidence_from_paste",
     "evidence_from_state",
     "evidence_from_text",
     "load_rules",

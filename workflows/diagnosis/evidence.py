@@ -83,10 +83,14 @@ class Evidence(BaseModel):
     endpoint: dict[str, Any] | None = Field(None, description="DescribeEndpoint output, when available.")
     endpoint_config: dict[str, Any] | None = Field(None, description="DescribeEndpointConfig output.")
     inference_components: list[dict[str, Any]] = Field(default_factory=list)
+    container_count: int | None = Field(None, description="Containers of the endpoint's model (co-hosting).")
     stall_threshold_s: float = Field(600.0, description="Creating with no instance this long is a stall.")
     observed_at: datetime | None = Field(None, description="When the Describe* output was taken.")
     notes: list[str] = Field(
         default_factory=list, description="What could not be collected, and why (no log group, ...)."
+    )
+    forms: list[str] = Field(
+        default_factory=list, description="Forms found in pasted evidence (workflows.diagnosis.paste.FORMS)."
     )
 
     def add(self, source: Source, text: str, origin: str = "", *, whole: bool = False) -> None:

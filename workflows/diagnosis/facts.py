@@ -32,6 +32,7 @@ _ENGINE_NAMES = {
     "vllm": ("vllm",),
     "triton": ("triton",),
 }
+_COMPONENT_MARK = re.compile(r"\binference ?component|InferenceComponentName", re.IGNORECASE)
 _RESOLVED_ARCHITECTURE = re.compile(r"Resolved architecture: ?(?P<architecture>[A-Za-z0-9_]+)")
 
 
@@ -119,6 +120,24 @@ def served_model_mismatch(evidence: Evidence) -> FactValue:
     return resolved != evidence.expected_architecture
 
 
+def co_hosted(evidence: Evidence) -> FactValue:
+    """Several containers share the endpoint's instances (multi-container, F02 and F07 weigh more)."""
+    if evidence.container_count is not None:
+        return evidence.container_count > 1
+    if evidence.hosting_mode:
+        return "multi-container" in evidence.hosting_mode
+    return None
+
+
+def inference_component(evidence: Evidence) -> FactValue:
+    """The endpoint hosts inference components (copy counts and component memory apply)."""
+    if evidence.inference_components or any(_COMPONENT_MARK.search(item.text) for item in evidence.items):
+        return True
+    if evidence.hosting_mode:
+        return any(word in evidence.hosting_mode for word in ("component", "zero"))
+    return None
+
+
 def phase(evidence: Evidence) -> FactValue:
     return evidence.phase
 
@@ -130,6 +149,8 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "failed_without_instance": failed_without_instance,
     "copies_short": copies_short,
     "served_model_mismatch": served_model_mismatch,
+    "co_hosted": co_hosted,
+    "inference_component": inference_component,
     "phase": phase,
     **{name: _engine(name) for name in _ENGINE_MARKERS},
 }

@@ -6,6 +6,8 @@ Scoring (documented here because part of the contract is how sure a diagnosis sa
 - each ``requires`` fact the evidence cannot tell (``None``) subtracts UNKNOWN_FACT_PENALTY:
   a log file alone does not say the endpoint was serverless, so F14 stays an alternative
   to F02 instead of vanishing or winning blindly;
+- each ``prefers`` condition that holds adds CONTEXT_WEIGHT (the evidence's context, such as
+  co-hosted containers or an LMI image, ranks one of two entries that share a signature);
 - a ``requires`` that is known false, or an ``unless`` that holds, drops the rule.
 The best score under MIN_CONFIDENCE is reported as ``unknown``, the candidates kept as
 alternatives: a weak match is never forced into an ID.
@@ -24,6 +26,7 @@ from workflows.diagnosis.rules import Condition, Rule, RuleSet, default_rules
 
 CORROBORATION = 0.03
 UNKNOWN_FACT_PENALTY = 0.15
+CONTEXT_WEIGHT = 0.05
 MIN_CONFIDENCE = 0.3
 MAX_EVIDENCE_LINES = 8
 QUOTES_PER_SIGNATURE = 2
@@ -128,12 +131,15 @@ class Matcher:
             return None
         unknown = 0
         details: dict[str, str] = {}
+        required: list[Outcome] = []
         for condition in rule.requires:
             outcome = self.evaluate(condition, rule.sources)
             if outcome.holds is False:
                 return None
             unknown += outcome.holds is None
             details.update(outcome.details)
+            if outcome.holds and condition.fact:
+                required.append(outcome)
         held = []
         for signature in rule.signatures:
             outcome = self.evaluate(signature, rule.sources)
@@ -144,7 +150,9 @@ class Matcher:
         held.sort(key=lambda pair: pair[0], reverse=True)
         score = held[0][0] + CORROBORATION * min(3, len(held) - 1) - UNKNOWN_FACT_PENALTY * unknown
         quotes: list[str] = []
-        for _, outcome in held:
+        context = [o for c in rule.prefers if (o := self.evaluate(c, rule.sources)).holds]
+        score += CONTEXT_WEIGHT * len(context)
+        for outcome in [pair[1] for pair in held] + required + context:
             details = {**outcome.details, **details}
             quotes.extend(q for q in outcome.quotes if q not in quotes)
         if unknown:
@@ -222,7 +230,7 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
             action=Action.FAIL.value,
             confidence=0.0,
             fix=(
-                "Read the evidence and the endpoint's logs. A new field failure belongs in FAILURES.md and "
+                "Read the evidence and the endpoint's logs. A new field failure belongs in workflows/data/catalogue.yaml and "
                 "workflows/data/diagnosis_rules.yaml."
             ),
             alternatives=_alternatives(matches, None),

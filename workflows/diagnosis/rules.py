@@ -8,7 +8,9 @@ A rule matches when at least one of its ``signatures`` holds, every ``requires``
 holds (an unknown fact lowers the confidence instead), and no ``unless`` condition holds. A
 condition is a conjunction of any of: ``pattern`` (a regex fragment searched in the evidence
 texts of the rule's sources), ``error`` (a Step Functions error name), ``fact`` with ``is``
-(see ``facts.FACTS``).
+(see ``facts.FACTS``). Each ``prefers`` condition that holds adds weight: context (co-hosted
+containers, an LMI image, inference components) that ranks this entry above another that shares
+its signature.
 """
 
 from __future__ import annotations
@@ -76,6 +78,9 @@ class Rule(BaseModel):
     signatures: tuple[Condition, ...] = Field(min_length=1)
     requires: tuple[Condition, ...] = ()
     unless: tuple[Condition, ...] = ()
+    prefers: tuple[Condition, ...] = Field(
+        (), description="Context that makes this entry likelier than another with the same signature."
+    )
 
     @field_validator("id")
     @classmethod
@@ -95,7 +100,7 @@ class Rule(BaseModel):
 class RuleSet(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    checked: date = Field(description="When the rules were last compared with FAILURES.md.")
+    checked: date = Field(description="When the rules were last compared with the catalogue.")
     rules: tuple[Rule, ...]
 
     def ids(self) -> set[str]:

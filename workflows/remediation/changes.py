@@ -3,7 +3,7 @@
 A function returns the changes for the next attempt, or raises ``Refused`` saying why there is no
 next configuration (the fallback list is exhausted, the memory is at its largest...). They read
 the hosting spec through ``overrides.configured`` so that a second step starts where the first
-one left off. Field figures are in workflows/diagnosis/actions.py (MEANING) and FAILURES.md.
+one left off. Field figures are in workflows/diagnosis/actions.py (MEANING) and docs/failures.md.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ REQUIREMENTS_FILE = "code/requirements.txt"
 def requirements_for(module: str, *, diagnosis_id: str, onnxruntime_version: str | None) -> list[str]:
     """What to add for a missing ``module``.
 
-    onnxruntime is pinned to the version the conversion measured parity on (FAILURES.md F01: an
+    onnxruntime is pinned to the version the conversion measured parity on (docs/failures.md F01: an
     unpinned one may not load the graph the same way); the LMI CPU image lacks the whole set its
     models need (F17); any other module gets its distribution, unpinned. Never optimum (F28).
     """

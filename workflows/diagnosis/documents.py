@@ -1,0 +1,196 @@
+"""JSON documents in pasted evidence, and the reading they are collected into.
+
+A pasted text may hold Describe* output, ``aws logs`` exports, Step Functions execution output or
+history, and Lambda error payloads as JSON. Each document is told apart by the keys that name its
+API and read for what it carries (see ``workflows.diagnosis.paste``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from workflows import clock
+from workflows.contracts import ErrorInfo
+from workflows.diagnosis.evidence import Evidence, Source
+
+DESCRIBE_ENDPOINT = "describe-endpoint"
+DESCRIBE_ENDPOINT_CONFIG = "describe-endpoint-config"
+DESCRIBE_MODEL = "describe-model"
+DESCRIBE_COMPONENT = "describe-inference-component"
+STEP_FUNCTIONS = "step-functions-error"
+LAMBDA_ERROR = "lambda-error"
+CLOUDWATCH = "cloudwatch-log"
+CLIENT_TRACEBACK = "client-traceback"
+TEXT = "text"
+FORMS = (
+    DESCRIBE_ENDPOINT,
+    DESCRIBE_ENDPOINT_CONFIG,
+    DESCRIBE_MODEL,
+    DESCRIBE_COMPONENT,
+    STEP_FUNCTIONS,
+    LAMBDA_ERROR,
+    CLOUDWATCH,
+    CLIENT_TRACEBACK,
+    TEXT,
+)
+
+# The deploy pipeline's task states and the step each runs (state_machines/deploy_pipeline.py).
+STATE_PHASES = {
+    "ConvertToOnnx": "convert",
+    "PackArtifact": "pack",
+    "RunPreflight": "preflight",
+    "DeployEndpoint": "deploy",
+    "DescribeEndpoint": "wait",
+    "WaitForEndpoint": "wait",
+    "WarmUpShapes": "warmup",
+    "RunBenchmark": "benchmark",
+    "StartBenchmarkJob": "benchmark",
+    "DescribeBenchmarkJob": "benchmark",
+    "TeardownEndpoint": "teardown",
+}
+
+
+@dataclass
+class Reading:
+    """What has been read so far: the evidence, the forms found, the lines not yet read."""
+
+    evidence: Evidence
+    origin: str
+    lines: list[str | None]
+    original: list[str] = field(default_factory=list)
+    first_seen: dict[str, int] = field(default_factory=dict)
+    at: int = 0
+    blocks: dict[Source, list[str]] = field(default_factory=dict)
+
+    def found(self, form: str) -> None:
+        """``form`` is in the text, at line ``self.at`` (forms are listed in the order they appear)."""
+        self.first_seen[form] = min(self.first_seen.get(form, self.at), self.at)
+
+    @property
+    def forms(self) -> list[str]:
+        return sorted(self.first_seen, key=lambda form: self.first_seen[form])
+
+    def add(self, source: Source, text: str, number: int | str) -> None:
+        self.evidence.add(source, text, origin=f"{self.origin}:{number}")
+        self.blocks.setdefault(source, []).append(text)
+
+
+@dataclass(frozen=True)
+class Span:
+    """One JSON document: the lines it covers (first, last, 0-based) and its value."""
+
+    first: int
+    last: int
+    value: Any
+
+
+def json_spans(text: str) -> list[Span]:
+    """JSON documents in the text: each starts a line, or follows a short label (``Cause:``)."""
+    decoder = json.JSONDecoder()
+    spans: list[Span] = []
+    end = 0
+    for match in re.finditer(r"(?m)^[^\S\n]*(?:[A-Za-z ]{1,20}:[^\S\n]*)?[{\[]", text):
+        start = match.end() - 1
+        if start < end:
+            continue
+        try:
+            value, end_at = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        if isinstance(value, dict | list) and value:
+            end = end_at
+            spans.append(Span(text.count("\n", 0, start), text.count("\n", 0, end_at), value))
+    return spans
+
+
+def add_error(reading: Reading, name: str, cause: str) -> None:
+    reading.evidence.add_error(ErrorInfo(Error=name, Cause=cause))
+
+
+def _history(reading: Reading, events: list[Any]) -> None:
+    """An execution history: the failure events' error and cause, the last state entered before."""
+    entered: str | None = None
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        entered = (event.get("stateEnteredEventDetails") or {}).get("name") or entered
+        for key, details in event.items():
+            failure = key.endswith(("FailedEventDetails", "TimedOutEventDetails"))
+            if failure and isinstance(details, dict) and details.get("error"):
+                add_error(reading, str(details["error"]), str(details.get("cause") or ""))
+                if entered in STATE_PHASES and reading.evidence.phase is None:
+                    reading.evidence.phase = STATE_PHASES[entered]
+    reading.found(STEP_FUNCTIONS)
+
+
+def read_document(reading: Reading, value: Any, number: int) -> None:
+    """One JSON document, by the keys that name its API."""
+    if isinstance(value, list):
+        for element in value:
+            read_document(reading, element, number)
+        return
+    if not isinstance(value, dict):
+        return
+    events = value.get("events")
+    if isinstance(events, list) and any(isinstance(e, dict) and "message" in e for e in events):
+        for event in events:
+            reading.add("logs", str(event.get("message", "")), event.get("logStreamName") or number)
+        reading.found(CLOUDWATCH)
+    elif isinstance(events, list) and any(isinstance(e, dict) and "type" in e for e in events):
+        _history(reading, events)
+    elif "errorType" in value and "errorMessage" in value:
+        add_error(reading, str(value["errorType"]), json.dumps(value))
+        reading.found(LAMBDA_ERROR)
+    elif ("error" in value or "Error" in value) and ("cause" in value or "Cause" in value):
+        name = str(value.get("error") or value.get("Error") or "")
+        add_error(reading, name, str(value.get("cause") or value.get("Cause") or ""))
+        reading.found(STEP_FUNCTIONS)
+    elif not _describe(reading, value):
+        # An API this reader does not know: its texts still count.
+        for text in _strings(value):
+            reading.add("text", text, number)
+        reading.found(TEXT)
+
+
+def _describe(reading: Reading, value: dict[str, Any]) -> bool:
+    """A Describe* output, by the keys that name its API; False when it is none of them."""
+    evidence = reading.evidence
+    if "EndpointStatus" in value:
+        evidence.endpoint = value
+        evidence.observed_at = evidence.observed_at or clock.now()
+        if value.get("FailureReason"):
+            reading.add("describe", str(value["FailureReason"]), "FailureReason")
+        reading.found(DESCRIBE_ENDPOINT)
+    elif "InferenceComponentName" in value and not {"RuntimeConfig", "InferenceComponentStatus"}.isdisjoint(
+        value
+    ):
+        evidence.inference_components.append(value)
+        if value.get("FailureReason"):
+            reading.add(
+                "describe", str(value["FailureReason"]), f"{value['InferenceComponentName']} FailureReason"
+            )
+        reading.found(DESCRIBE_COMPONENT)
+    elif "EndpointConfigName" in value and "ProductionVariants" in value:
+        evidence.endpoint_config = value
+        variants = value.get("ProductionVariants") or [{}]
+        evidence.instance_type = evidence.instance_type or variants[0].get("InstanceType")
+        reading.found(DESCRIBE_ENDPOINT_CONFIG)
+    elif "ModelName" in value and ("Containers" in value or "PrimaryContainer" in value):
+        evidence.container_count = len(value.get("Containers") or [value.get("PrimaryContainer")])
+        reading.found(DESCRIBE_MODEL)
+    else:
+        return False
+    return True
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []

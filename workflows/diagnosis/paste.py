@@ -1,0 +1,252 @@
+"""Evidence from pasted text: every form people paste, found and read in one text.
+
+A user who asks "what failed?" has whatever they copied: a ``DescribeEndpoint`` or
+``DescribeInferenceComponent`` JSON, a CloudWatch excerpt (with or without the lines around
+it), a client traceback, a Step Functions error and cause, or several of these in one file.
+Each form is found and read for what it carries:
+
+- Describe* JSON becomes the structured context (status, variants, serverless config, copy
+  counts, containers) the facts are computed from, and its FailureReason a ``describe`` text;
+- a Step Functions error and cause (console text, ``describe-execution`` or execution history
+  JSON, a Lambda error payload) becomes the caught error, with the failed state's phase;
+- CloudWatch log lines become ``logs`` texts, a client traceback of InvokeEndpoint
+  ``invocation`` texts; whatever is left stays ``text`` (read by every rule).
+
+The forms found are listed in ``Evidence.forms``, in the order first seen.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+
+from workflows.diagnosis.documents import (
+    CLIENT_TRACEBACK,
+    CLOUDWATCH,
+    FORMS,
+    STATE_PHASES,
+    STEP_FUNCTIONS,
+    TEXT,
+    Reading,
+    Span,
+    add_error,
+    json_spans,
+    read_document,
+)
+from workflows.diagnosis.evidence import Evidence, Source
+
+__all__ = ["FORMS", "evidence_from_paste"]
+
+_STATE_NAME = re.compile(r"\b(" + "|".join(STATE_PHASES) + r")\b")
+
+# Line prefixes of the servers and exports whose output lands in /aws/sagemaker/Endpoints/<name>:
+# MMS/TorchServe (2026-11-29T10:02:10,047 [INFO ]), a console or CLI export (ISO time or epoch ms,
+# then a tab or a space), Logs Insights tables, Triton/glog (E1129 10:02:12.4), uvicorn and vLLM.
+_LOG_LINE = re.compile(
+    r"^\s*(?:\|\s*)?(?:"
+    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[,.]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s"
+    r"|\d{13}\s"
+    r"|[EIWF]\d{4} \d\d:\d\d:\d\d"
+    r"|(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d"
+    r"|(?:INFO|WARNING|ERROR):\s{2,}"
+    r"|\((?:APIServer|EngineCore\w*) pid=\d+\)"
+    r"|\[(?:INFO|WARN|ERROR|DEBUG) ?\]"
+    r")"
+)
+_TRACEBACK_START = re.compile(r"^\s*Traceback \(most recent call last\):")
+_TRACEBACK_FRAME = re.compile(r"^\s+(?:File \"|\S)|^\s*$|^During handling|^The above exception")
+# What makes a traceback or an exception line a client's InvokeEndpoint failure.
+_INVOCATION = re.compile(
+    r"InvokeEndpoint|invoke_endpoint|/invocations\b|sagemaker[-_]runtime|runtime\.sagemaker|"
+    r"ModelError|ReadTimeoutError|ModelNotReadyException",
+    re.IGNORECASE,
+)
+_CLIENT_ERROR_LINE = re.compile(
+    r"^(?:botocore|boto3|sagemaker|urllib3|requests)[\w.]*(?:Error|Exception)\b|An error occurred \("
+)
+# A client's own error, wherever it is printed (a load tester's log line, a Lambda's log).
+_CLIENT_CALL = re.compile(r"when calling the \w+ operation|botocore\.(?:exceptions|errorfactory)\.\w+")
+# Step Functions console: "Error" and "Cause" as labels, on their own line or before the value.
+_ERROR_LABEL = re.compile(r"^\s*\"?[Ee]rror\"?\s*[:=]?\s*\"?(?P<name>[A-Za-z][\w.]*)?\"?,?\s*$")
+_CAUSE_LABEL = re.compile(r"^\s*\"?[Cc]ause\"?\s*[:=]?\s*(?P<rest>.*)$")
+_SERVERLESS_MARK = re.compile(r"ServerlessConfig|MemorySizeInMB|\bmode: ?serverless\b")
+_COHOST_MARK = re.compile(r"TargetContainerHostname|InferenceExecutionConfig|\"Mode\": ?\"Direct\"")
+# Lines that only frame what follows: a shell prompt, a Logs Insights table's header and rule.
+_FRAMING = re.compile(r"^\s*(?:\$|>|PS [^>]*>) |^\s*\|(?:\s*@\w+\s*\|)+\s*$|^\s*\|[-:| ]+\|\s*$")
+_INSTANCE_TYPE = re.compile(r"(?<![\w.])ml\.[a-z0-9]+\.(?:\d*xlarge|large|medium|small|metal)\b")
+
+
+def _step_functions_labels(reading: Reading, spans: dict[int, Span]) -> None:
+    """The console's ``Error`` / ``Cause`` pair, each value on its label's line or the next.
+
+    A cause that is a JSON document (a Lambda error payload) is taken from ``spans``.
+    """
+    lines = reading.lines
+    for index, line in enumerate(lines):
+        if line is None or not (label := _ERROR_LABEL.match(line)):
+            continue
+        name: str | None = label.group("name")
+        name_at: int | None = index
+        if name is None:
+            name_at = _next_line(lines, index)
+            name = (lines[name_at] or "").strip() if name_at is not None else None
+        if not name or not re.fullmatch(r"[A-Za-z][\w.]*", name) or name_at is None:
+            continue
+        cause_at = _next_line(reading.original, name_at)
+        cause = _CAUSE_LABEL.match(reading.original[cause_at]) if cause_at is not None else None
+        if cause_at is None or cause is None:
+            continue
+        reading.at = index
+        if cause_at in spans:  # "Cause: {...}": the payload is the JSON document on the label's line
+            span = spans.pop(cause_at)
+            add_error(reading, name, json.dumps(span.value))
+            lines[index : span.last + 1] = [None] * (span.last + 1 - index)
+            reading.found(STEP_FUNCTIONS)
+            continue
+        end = cause_at + 1
+        text = cause.group("rest").strip()
+        if not text and end in spans:
+            span = spans.pop(end)
+            text, end = json.dumps(span.value), span.last + 1
+        else:
+            while end < len(lines) and (lines[end] or "").strip():
+                text, end = f"{text} {lines[end]}".strip(), end + 1
+        add_error(reading, name, text)
+        for consumed in range(index, end):
+            lines[consumed] = None
+        reading.found(STEP_FUNCTIONS)
+
+
+def _next_line(lines: list[str | None] | list[str], index: int) -> int | None:
+    for later in range(index + 1, len(lines)):
+        if (lines[later] or "").strip():
+            return later
+    return None
+
+
+def _tracebacks(reading: Reading) -> None:
+    """Python tracebacks and bare client exception lines; InvokeEndpoint ones are ``invocation``."""
+    lines = reading.lines
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line is not None and _TRACEBACK_START.match(line):
+            end = index + 1
+            while end < len(lines) and (lines[end] or "") and _TRACEBACK_FRAME.match(lines[end] or ""):
+                end += 1
+            while end < len(lines) and (lines[end] or "").strip() and not _LOG_LINE.match(lines[end] or ""):
+                end += 1  # the exception line, and a message wrapped after it
+            block = [(i, lines[i] or "") for i in range(index, end) if lines[i] is not None]
+            _client_block(reading, block)
+            for consumed in range(index, end):
+                lines[consumed] = None
+            index = end
+            continue
+        client = line is not None and (_CLIENT_ERROR_LINE.match(line.strip()) or _CLIENT_CALL.search(line))
+        if line is not None and client:
+            end = index + 1
+            while end < len(lines) and _continues(lines[end]):
+                end += 1
+            _client_block(reading, [(i, lines[i] or "") for i in range(index, end)])
+            lines[index:end] = [None] * (end - index)
+            index = end
+            continue
+        index += 1
+
+
+def _continues(line: str | None) -> bool:
+    """A line that wraps the message above it (a ModelError's JSON body), not a new one."""
+    if line is None or not line.strip() or _LOG_LINE.match(line) or _TRACEBACK_START.match(line):
+        return False
+    return not (_CLIENT_ERROR_LINE.match(line.strip()) or _CLIENT_CALL.search(line))
+
+
+def _client_block(reading: Reading, block: list[tuple[int, str]]) -> None:
+    joined = "\n".join(text for _, text in block)
+    source: Source = "invocation" if _INVOCATION.search(joined) else "text"
+    for number, text in block:
+        reading.add(source, text, number + 1)
+    if len(block) > 1:
+        reading.evidence.add(source, joined, origin=f"{reading.origin}:{block[0][0] + 1}", whole=True)
+    reading.at = block[0][0]
+    reading.found(CLIENT_TRACEBACK)
+
+
+def _log_lines(reading: Reading) -> None:
+    """CloudWatch lines, and the unprefixed lines that continue them (a banner, a worker's traceback)."""
+    in_log = False
+    for index, line in enumerate(reading.lines):
+        if line is None:
+            in_log = False
+            continue
+        if _LOG_LINE.match(line):
+            in_log = True
+        elif not in_log or not line.strip():
+            in_log = in_log and bool(line.strip())
+            continue
+        reading.add("logs", line, index + 1)
+        reading.lines[index] = None
+        reading.at = index
+        reading.found(CLOUDWATCH)
+
+
+def _context_from_text(evidence: Evidence, text: str) -> None:
+    """Context a text states in passing: a serverless config, co-hosted containers, one instance type."""
+    if evidence.hosting_mode is None and _SERVERLESS_MARK.search(text):
+        evidence.hosting_mode = "serverless"
+    if evidence.container_count is None and _COHOST_MARK.search(text):
+        evidence.container_count = 2
+    types = set(_INSTANCE_TYPE.findall(text))
+    if evidence.instance_type is None and len(types) == 1:
+        evidence.instance_type = types.pop()
+
+
+def evidence_from_paste(
+    text: str, *, origin: str, hosting_mode: str | None = None, observed_at: datetime | None = None
+) -> Evidence:
+    """Evidence from pasted text of any form, or of several (see the module docstring).
+
+    Args:
+        text: what the user pasted or gave as a file.
+        origin: where it came from (a file name), quoted with each line.
+        hosting_mode: the hosting mode, when the user states it (``--mode``).
+        observed_at: when a pasted Describe* output was taken (default: now).
+
+    Returns:
+        The evidence, with ``forms`` naming each form found.
+    """
+    evidence = Evidence(hosting_mode=hosting_mode, observed_at=observed_at)
+    reading = Reading(evidence, origin, list(text.splitlines()), original=text.splitlines())
+    spans = {span.first: span for span in json_spans(text)}
+    for span in spans.values():
+        reading.lines[span.first : span.last + 1] = [None] * (span.last + 1 - span.first)
+    _step_functions_labels(reading, spans)
+    for span in spans.values():
+        reading.at = span.first
+        read_document(reading, span.value, span.first + 1)
+    _tracebacks(reading)
+    _log_lines(reading)
+    rest = [
+        (i, line)
+        for i, line in enumerate(reading.lines)
+        if line and line.strip() and not _FRAMING.match(line)
+    ]
+    for number, line in rest:
+        reading.add("text", line, number + 1)
+    if rest:
+        reading.at = rest[0][0]
+        reading.found(TEXT)
+    for source, texts in reading.blocks.items():
+        # A message wrapped over several lines (botocore's ReadTimeoutError, a ModelError) still matches.
+        if len(texts) > 1 and source != "invocation":
+            evidence.add(source, "\n".join(texts), origin=origin, whole=True)
+    if evidence.phase is None and evidence.error_names:
+        states = set(_STATE_NAME.findall(text))
+        if len(states) == 1:
+            evidence.phase = STATE_PHASES[states.pop()]
+    _context_from_text(evidence, text)
+    if evidence.endpoint is not None and observed_at is None:
+        evidence.notes.append("the pasted DescribeEndpoint output is taken as observed now")
+    evidence.forms = reading.forms
+    return evidence
