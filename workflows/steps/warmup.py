@@ -15,6 +15,7 @@ from workflows.benchmark.payloads import bodies_for
 from workflows.benchmark.warmup import warm_up
 from workflows.contracts import ColdStart, ShapeWarmup, WarmupRequest, WarmupResult
 from workflows.errors import WarmupFailed
+from workflows.gpu.served_by import served_by
 from workflows.steps.benchmark import cold_start_of, engine_config, make_invoker, warmup_record
 
 OUT_OF_TIME = "out_of_time"
@@ -68,5 +69,8 @@ def warmup(request: WarmupRequest, *, runtime: Any, time_budget_s: float | None 
             )
         )
     return WarmupResult(
-        shapes=results, cold_start=cold_start, seconds=round(time.perf_counter() - started, 3)
+        shapes=results,
+        cold_start=cold_start,
+        seconds=round(time.perf_counter() - started, 3),
+        served_by=served_by(runtime, request.deploy.endpoint_name, request.deploy.target),
     )
