@@ -43,9 +43,7 @@ def relative_attention_nodes(model: Any) -> list[str]:
     """DeBERTa-v2's disentangled-attention nodes, all but the Q/K/V projections (the MatMuls that
     carry the attention's compute stay fp16, including their reuse on the relative embeddings)."""
     return [
-        node.name
-        for node in model.graph.node
-        if "/attention/self/" in node.name and "_proj" not in node.name
+        node.name for node in model.graph.node if "/attention/self/" in node.name and "_proj" not in node.name
     ]
 
 
