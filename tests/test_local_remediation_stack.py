@@ -81,8 +81,8 @@ def serving_code_needs_a_missing_module(monkeypatch: pytest.MonkeyPatch) -> None
 
     write = convert.write_serving_code
 
-    def with_import(root: Path, onnxruntime_version: str) -> None:
-        write(root, onnxruntime_version)
+    def with_import(root: Path, plan: Any) -> None:
+        write(root, plan)
         code = root / "code" / "inference.py"
         # Appended, not prepended: ``from __future__`` must stay the file's first statement.
         code.write_text(code.read_text(encoding="utf-8") + f"\nimport {MISSING_MODULE}\n", encoding="utf-8")

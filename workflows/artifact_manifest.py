@@ -29,7 +29,7 @@ class ParityReport(Contract):
 
 
 class QuantizationReport(Contract):
-    """How the INT8 graph was made and how it compares with fp32 on the validation set (F29)."""
+    """How the INT8 (or fp16) graph was made and how it compares with fp32 on the validation set (F29)."""
 
     method: str
     fp32_nodes: int = Field(0, description="Nodes kept in fp32 (outlier-channel MatMuls).")
@@ -50,6 +50,33 @@ class QuantizationReport(Contract):
     size_ratio: float = Field(description="INT8 file size over fp32 file size.")
 
 
+class TensorrtProfile(Contract):
+    """One TensorRT optimization profile: the shapes of one benchmark shape (F21: one engine each)."""
+
+    shape: str = Field(description="The benchmark shape it serves, e.g. b8/128 or b1/natural.")
+    min_batch: int
+    max_batch: int
+    min_length: int
+    opt_length: int
+    max_length: int
+
+
+class ServingPlan(Contract):
+    """Where and how the serving code runs the graph; ``code/inference.py`` checks it at load (F36)."""
+
+    device: Literal["cpu", "gpu"] = "cpu"
+    engine: Literal["cpu", "cuda", "tensorrt"] = Field(
+        "cpu", description="Provider family: the first of ``providers`` must be the active one."
+    )
+    providers: list[str] = Field(default_factory=lambda: ["CPUExecutionProvider"])
+    requirement: str = Field("", description="The onnxruntime line of code/requirements.txt.")
+    cuda_major: int | None = Field(None, description="GPU: the CUDA major the onnxruntime-gpu build needs.")
+    cudnn_major: int | None = Field(None, description="GPU: the cuDNN major it needs.")
+    tensorrt_profiles: list[TensorrtProfile] = Field(
+        default_factory=list, description="TensorRT: one profile per benchmark shape, built at warmup."
+    )
+
+
 class ArtifactManifest(Contract):
     """What the server must load: written at the artifact root under ``MANIFEST_FILE``
     (workflows/conversion/manifest.py; the serving code reads the same name)."""
@@ -61,13 +88,16 @@ class ArtifactManifest(Contract):
     inputs: list[str]
     outputs: list[str]
     opset: int
-    precision: Literal["fp32", "int8"]
+    precision: Literal["fp32", "int8", "fp16"]
     max_sequence_length: int
     labels: list[str] = Field(default_factory=list)
     onnxruntime_version: str
     optimization: str
     parity: ParityReport = Field(description="The fp32 graph against PyTorch.")
-    quantization: QuantizationReport | None = Field(None, description="INT8 only: the collapse guard (F29).")
+    quantization: QuantizationReport | None = Field(
+        None, description="INT8 and fp16: the reduced-precision graph against fp32 (F29)."
+    )
+    serving: ServingPlan = Field(default_factory=ServingPlan, description="Device, providers, requirement.")
     warnings: list[str] = Field(
         default_factory=list, description="Fallbacks taken (e.g. an optimizer past its bound)."
     )

@@ -241,6 +241,11 @@ class WarmupResult(Contract):
     shapes: list[ShapeWarmup]
     cold_start: ColdStart | None = None
     seconds: float
+    served_by: dict[str, str] | None = Field(
+        None,
+        description="The execution provider the endpoint's answers name (F36), with the note of a GPU "
+        "artifact served on CPU; None when the serving code does not say.",
+    )
 
 
 class BenchmarkPlanRequest(StepRequest):

@@ -15,9 +15,11 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, Field, StringConstraints, ValidationError, field_validator, model_validator
 
+from workflows.conversion.spec import FP16_ON_CPU, TENSORRT_ON_CPU
 from workflows.conversion.spec import ConvertSpec as ConvertSpec
 from workflows.conversion.spec import PackSpec as PackSpec
 from workflows.errors import SpecInvalid
+from workflows.gpu.device import ARTIFACT_MODES, artifact_device
 from workflows.hosting.specs import GPU_FAMILIES, Hosting, RealtimeHosting, is_gpu_instance
 from workflows.hosting.specs import INSTANCE_TYPE as _INSTANCE_TYPE
 from workflows.models import Strict
@@ -232,6 +234,20 @@ class RunSpec(Strict):
                 "use lowercase letters, digits and single dashes, starting and ending with a letter or digit"
             )
         return value
+
+    @model_validator(mode="after")
+    def _gpu_convert(self) -> RunSpec:
+        if self.convert.engine == "tensorrt" and self.hosting.mode not in ARTIFACT_MODES:
+            raise ValueError(
+                f"convert.engine: 'tensorrt' is run by code/inference.py, which hosting mode {self.hosting.mode!r} "
+                f"does not serve; use one of {', '.join(ARTIFACT_MODES)}, or engine 'onnxruntime'"
+            )
+        if artifact_device(self.hosting) == "cpu":
+            if self.convert.precision == "fp16":
+                raise ValueError(f"convert.precision: {FP16_ON_CPU}")
+            if self.convert.engine == "tensorrt":
+                raise ValueError(f"convert.engine: {TENSORRT_ON_CPU}")
+        return self
 
     @model_validator(mode="after")
     def _sequence_fits(self) -> RunSpec:

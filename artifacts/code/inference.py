@@ -9,13 +9,22 @@ worker holds its own session, so the endpoint runs one worker and gives onnxrunt
 Request:  {"inputs": "text" | ["text", ...] | [["premise", "hypothesis"], ...],
            "parameters": {"batch_size": 32, "padding": "max_length", "max_length": 128,
                           "bucketing": true}}
-Response: {"embeddings": [[...], ...]} or {"predictions": [{"label": ..., "score": ...}, ...]}
+Response: {"embeddings": [[...], ...]} or {"predictions": [{"label": ..., "score": ...}, ...]},
+          with "served_by": {"provider": ..., "note": ...} (the execution provider that really ran it)
+
+On a GPU the manifest's ``serving`` plan names the provider the graph must run on (CUDA, or
+TensorRT). onnxruntime falls back to CPU with only a warning when that provider's libraries do not
+load (F36), so model_fn reads ``session.get_providers()`` and refuses to serve unless the requested
+provider is first, naming what is missing. A machine without a GPU (the local SageMaker) sets
+DEPLOYBENCH_SERVE_ON_CPU to a note: the GPU artifact then runs on CPU and says so in the log and in
+every response.
 
 This file imports nothing from deploybench: it runs inside the container.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 
@@ -31,14 +40,118 @@ DEFAULT_BATCH_SIZE = 32
 # ran 1 x 11 tokens in 5.0 ms and 32 x 25 in 273 ms (0.34 ms a token), so about 4 tokens; taken
 # at 16 so that a micro-batch is split off only when that saves clearly more padding than a call.
 CALL_COST_TOKENS = 16
+# Provider order per engine; workflows/gpu/device.py PROVIDERS is the same table (a test keeps them equal).
+PROVIDERS = {
+    "cpu": ["CPUExecutionProvider"],
+    "cuda": ["CUDAExecutionProvider", "CPUExecutionProvider"],
+    "tensorrt": ["TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider"],
+}
+CPU_STAND_IN_ENV = "DEPLOYBENCH_SERVE_ON_CPU"
+IO_BINDING_ENV = "DEPLOYBENCH_IO_BINDING"
+TENSORRT_CACHE = "tensorrt-cache"
 
 
-def _session(path):
+def tensorrt_options(serving, model_dir, inputs, fp16):
+    """TensorRT provider options: engines and the timing cache under the model folder, one profile
+    per benchmark shape (F21: an engine per shape, built by the warmup before anything is measured)."""
+    cache = os.path.join(model_dir, TENSORRT_CACHE)
+    options = {
+        "trt_engine_cache_enable": "True",
+        "trt_engine_cache_path": cache,
+        "trt_timing_cache_enable": "True",
+        "trt_timing_cache_path": cache,
+        "trt_fp16_enable": "True" if fp16 else "False",
+    }
+    profiles = serving.get("tensorrt_profiles") or []
+    if profiles:
+        # A repeated input name starts another profile.
+        def shapes(batch, length):
+            return ",".join(f"{name}:{p[batch]}x{p[length]}" for p in profiles for name in inputs)
+
+        options["trt_profile_min_shapes"] = shapes("min_batch", "min_length")
+        options["trt_profile_opt_shapes"] = shapes("max_batch", "opt_length")
+        options["trt_profile_max_shapes"] = shapes("max_batch", "max_length")
+    return options
+
+
+def execution_plan(manifest, model_dir, environ=os.environ):
+    """The engine to run, the providers (with options) to ask for, and the stand-in note if any."""
+    serving = manifest.get("serving") or {}
+    engine = serving.get("engine", "cpu")
+    note = environ.get(CPU_STAND_IN_ENV) if engine != "cpu" else None
+    if note:
+        engine = "cpu"
+    if engine == "cpu":
+        return engine, list(PROVIDERS["cpu"]), note
+    providers = [(name, {}) for name in PROVIDERS[engine]]
+    if engine == "tensorrt":
+        options = tensorrt_options(
+            serving, model_dir, manifest["inputs"], manifest.get("precision") == "fp16"
+        )
+        providers[0] = ("TensorrtExecutionProvider", options)
+    return engine, providers, None
+
+
+def _unloadable(names):
+    missing = []
+    for name in names:
+        try:
+            ctypes.CDLL(name)
+        except OSError:
+            missing.append(name)
+    return missing
+
+
+def missing_libraries(requested, available, serving):
+    """What keeps ``requested`` from running: the GPU package, or the shared libraries it loads."""
+    if requested not in available:
+        return [
+            f"onnxruntime-gpu (the installed onnxruntime has no {requested}; available: {available}): "
+            f"code/requirements.txt must install {serving.get('requirement') or 'onnxruntime-gpu'} and not onnxruntime"
+        ]
+    cuda, cudnn = serving.get("cuda_major") or 12, serving.get("cudnn_major") or 9
+    names = [f"libcudart.so.{cuda}", f"libcublas.so.{cuda}", f"libcublasLt.so.{cuda}", f"libcudnn.so.{cudnn}"]
+    if requested == "TensorrtExecutionProvider":
+        names = ["libnvinfer.so.10", "libnvinfer_plugin.so.10", "libnvonnxparser.so.10", *names]
+    missing = _unloadable(["libcuda.so.1", *names])
+    return missing or [
+        f"none of {names} is missing: no GPU is visible, or the driver is older than CUDA {cuda}"
+    ]
+
+
+def check_provider(requested, active, available, serving):
+    """Refuse a session whose first provider is not ``requested`` (onnxruntime's silent fallback, F36)."""
+    if active and active[0] == requested:
+        return
+    missing = missing_libraries(requested, available, serving)
+    raise RuntimeError(
+        f"deploybench: this artifact must run on {requested}, but onnxruntime runs {active}: it fell back to the "
+        f"CPU, and every figure would be a CPU figure under a GPU's name (F36). Missing: {'; '.join(missing)}. "
+        "Refusing to serve; fix the image or code/requirements.txt (deploybench preflight names both versions)."
+    )
+
+
+def _session(path, providers):
     options = ort.SessionOptions()
     # 0 lets onnxruntime use every core; with one worker (F02) that is the whole instance.
     options.intra_op_num_threads = int(os.environ.get("ORT_INTRA_OP_THREADS", "0"))
     options.inter_op_num_threads = 1
-    return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(path, options, providers=providers)
+
+
+def run_graph(session, feed, device=None):
+    """``session.run``'s first output; with ``device`` (``cuda``), through I/O binding: inputs are
+    placed on the device once and outputs stay there until the copy back, instead of onnxruntime's
+    per-call staging."""
+    if device is None:
+        return session.run(None, feed)[0]
+    binding = session.io_binding()
+    for name, array in feed.items():
+        binding.bind_ortvalue_input(name, ort.OrtValue.ortvalue_from_numpy(array, device, 0))
+    for output in session.get_outputs():
+        binding.bind_output(output.name, device)
+    session.run_with_iobinding(binding)
+    return binding.copy_outputs_to_cpu()[0]
 
 
 def _checked_onnx_path(model_dir, manifest):
@@ -61,14 +174,28 @@ def model_fn(model_dir, context=None):
     with open(os.path.join(model_dir, MANIFEST_FILE), encoding="utf-8") as handle:
         manifest = json.load(handle)
     onnx_path = _checked_onnx_path(model_dir, manifest)
-    session = _session(onnx_path)
+    engine, providers, note = execution_plan(manifest, model_dir)
+    session = _session(onnx_path, providers)
+    requested = PROVIDERS[engine][0]
+    active = session.get_providers()
+    check_provider(requested, active, ort.get_available_providers(), manifest.get("serving") or {})
+    binding = "cuda" if engine != "cpu" and os.environ.get(IO_BINDING_ENV, "1") != "0" else None
     tokenizer = AutoTokenizer.from_pretrained(os.path.join(model_dir, "tokenizer"))
     print(
         f"deploybench: loaded {manifest['onnx_file']} ({manifest.get('precision', '?')}, "
         f"{os.path.getsize(onnx_path)} bytes), inputs {[i.name for i in session.get_inputs()]}",
         flush=True,
     )
+    print(
+        f"deploybench: provider {active[0]} (session providers {active}"
+        + (f"; I/O binding on {binding}" if binding else "")
+        + (f"; GPU artifact served on CPU: {note}" if note else "")
+        + ")",
+        flush=True,
+    )
     return {
+        "served_by": {"provider": active[0], **({"note": note} if note else {})},
+        "io_binding": binding,
         "session": session,
         "tokenizer": tokenizer,
         "manifest": manifest,
@@ -183,7 +310,7 @@ def predict_fn(data, model, context=None):
     session = model["session"]
     for rows in buckets:
         length = max_length if pad_to_max else max(lengths[r] for r in rows)
-        result = session.run(None, _pad(model, encoded, rows, length))[0]
+        result = run_graph(session, _pad(model, encoded, rows, length), model.get("io_binding"))
         for position, row in enumerate(rows):
             outputs[row] = result[position]
     stacked = np.stack(outputs)
@@ -195,10 +322,14 @@ def predict_fn(data, model, context=None):
         return {
             "predictions": [
                 {"label": labels[i], "score": float(probabilities[n, i])} for n, i in enumerate(best)
-            ]
+            ],
+            "served_by": model.get("served_by"),
         }
     # Rounded so the JSON stays short; 1e-7 is far below any retrieval-relevant difference.
-    return {"embeddings": np.round(stacked.astype(np.float64), 7).tolist()}
+    return {
+        "embeddings": np.round(stacked.astype(np.float64), 7).tolist(),
+        "served_by": model.get("served_by"),
+    }
 
 
 def output_fn(prediction, accept, context=None):

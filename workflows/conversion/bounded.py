@@ -33,6 +33,7 @@ import workflows
 TASKS = {
     "fuse": "workflows.conversion.optimize:fuse_graph",
     "quantize": "workflows.conversion.quantize:quantize_graph",
+    "fp16": "workflows.gpu.fp16:fp16_graph",
 }
 SAMPLE_S = 0.1
 # How running out of address space shows in a child: Python, C++, and the dynamic loader.

@@ -11,12 +11,21 @@ from workflows.models import Strict
 
 class ConvertSpec(Strict):
     opset: int = Field(17, ge=14, le=21, description="ONNX opset for the export (14-21).")
-    precision: Literal["fp32", "int8"] = Field(
+    precision: Literal["fp32", "int8", "fp16"] = Field(
         "fp32",
         description=(
-            "Weights of the served graph: 'fp32', or 'int8' (dynamic quantization; refused when it "
-            "diverges from fp32 on the validation set, F29). fp16 is refused: the serving code runs "
-            "onnxruntime's CPU execution provider, which has no fp16 kernels."
+            "Weights of the served graph: 'fp32'; 'int8' (dynamic quantization; refused when it diverges "
+            "from fp32 on the validation set, F29); or 'fp16' for GPU targets only (LayerNorm, Softmax and "
+            "DeBERTa's relative attention stay fp32; refused when it diverges from fp32, F29). fp16 is refused "
+            "for CPU targets: onnxruntime's CPU execution provider has no fast fp16 kernels."
+        ),
+    )
+    engine: Literal["onnxruntime", "tensorrt"] = Field(
+        "onnxruntime",
+        description=(
+            "How a GPU endpoint runs the graph: 'onnxruntime' (its CUDA execution provider) or 'tensorrt' "
+            "(onnxruntime's TensorRT execution provider: engines built per benchmark shape at warmup and "
+            "cached under the model folder, F21). CPU targets always use the CPU execution provider."
         ),
     )
     optimize: Literal["auto", "fused", "none"] = Field(
@@ -78,14 +87,21 @@ class ConvertSpec(Strict):
 
     @field_validator("precision", mode="before")
     @classmethod
-    def _no_fp16(cls, value: Any) -> Any:
+    def _fp16_names(cls, value: Any) -> Any:
         if isinstance(value, str) and value.lower() in ("fp16", "float16", "half"):
-            raise ValueError(
-                "fp16 is refused for CPU targets: onnxruntime's CPU execution provider runs no fp16 kernels, so "
-                "the graph fills with Cast(to=FLOAT) nodes and gets slower (128 on mDeBERTa, F29); use 'fp32', "
-                "or 'int8' for a smaller and faster CPU graph"
-            )
+            return "fp16"
         return value
+
+
+FP16_ON_CPU = (
+    "fp16 is refused for CPU targets: onnxruntime's CPU execution provider runs no fast fp16 kernels, so "
+    "the graph fills with Cast(to=FLOAT) nodes and gets slower (128 on mDeBERTa, F29); use 'fp32', "
+    "or 'int8' for a smaller and faster CPU graph, or a GPU instance type for fp16"
+)
+TENSORRT_ON_CPU = (
+    "engine 'tensorrt' needs a GPU target: the first hosting.instance_type_fallbacks entry is a CPU type; use "
+    "engine 'onnxruntime', or a GPU instance type (ml.g5.xlarge, ml.g6.xlarge...)"
+)
 
 
 class PackSpec(Strict):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from workflows.reports.compare import key
+from workflows.reports.engines import engine_build_lines
 from workflows.reports.plots import label
 from workflows.reports.remediation import remediation_lines
 from workflows.reports.tables import VERDICT_HEADER, fmt, table, verdict_cells
@@ -26,6 +27,10 @@ def _summary(result: dict[str, Any]) -> list[str]:
             f"- artifact: {manifest['onnx_file']} ({manifest['architecture']}, {manifest['precision']}, "
             f"{manifest['optimization']}); parity max |diff| {parity['max_abs_diff']:.2e}, min cosine {parity['min_cosine']:.6f}"
         )
+    served = (result.get("warmup") or {}).get("served_by")
+    if served:
+        note = f" — {served['note']}" if served.get("note") else ""
+        lines.append(f"- execution provider: **{served['provider']}**{note}")
     plan = result.get("benchmark_plan")
     if plan:
         lines.append(f"- benchmark runner: {plan['runner']} ({plan['reason']})")
@@ -243,7 +248,12 @@ def render_report(result: dict[str, Any], plots: dict[str, str] | None = None) -
     lines = [f"# deploybench run {result.get('run_id', '?')}", "", *_summary(result)]
     lines += remediation_lines(result)
     lines += (
-        _warmup(result) + _measurements(result) + _cloudwatch(result) + _cost(result) + _plots(plots or {})
+        _warmup(result)
+        + engine_build_lines(result)
+        + _measurements(result)
+        + _cloudwatch(result)
+        + _cost(result)
+        + _plots(plots or {})
     )
     teardown = result.get("teardown")
     if teardown:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from workflows.artifact_manifest import ServingPlan
 from workflows.contracts import ArtifactManifest, ConvertResult, QuantizationReport, StepRequest
 from workflows.conversion import parity
 from workflows.conversion.export import export_onnx
@@ -22,6 +23,8 @@ from workflows.conversion.optimize import choose_fp32, start_fusion
 from workflows.conversion.output import staged_folder
 from workflows.conversion.source import ModelFolder, inspect_folder, resolve_source
 from workflows.errors import ModelSourceInvalid, ParityCheckFailed
+from workflows.gpu.fp16 import build_fp16
+from workflows.gpu.plan import serving_plan
 from workflows.naming import staging_prefix
 from workflows.settings import Settings
 from workflows.storage import upload_folder
@@ -29,18 +32,25 @@ from workflows.texts import natural_texts
 
 SERVING_CODE = Path(str(files("artifacts") / "code"))
 # Named by precision so that a log line or a listing shows which graph is served (F30).
-ONNX_FILES = {"fp32": "model.onnx", "int8": "model.int8.onnx"}
+ONNX_FILES = {"fp32": "model.onnx", "int8": "model.int8.onnx", "fp16": "model.fp16.onnx"}
+# Dynamic INT8's MatMulInteger and DynamicQuantizeLinear have no CUDA kernels in onnxruntime's CUDA
+# provider: onnxruntime places them on the CPU provider, the session's first provider stays CUDA.
+INT8_ON_GPU = (
+    "INT8 on a GPU: onnxruntime's CUDA provider has no kernels for dynamic INT8 (MatMulInteger, "
+    "DynamicQuantizeLinear), so those nodes run on the CPU provider; prefer fp16 on GPUs"
+)
 
 
-def write_serving_code(root: Path, onnxruntime_version: str) -> None:
-    """code/inference.py and a requirements.txt that pins the onnxruntime parity was measured on (F01).
+def write_serving_code(root: Path, plan: ServingPlan) -> None:
+    """code/inference.py and a requirements.txt that pins the onnxruntime parity was measured on (F01):
+    its GPU build (onnxruntime-gpu) when the plan's device is a GPU (F36).
 
     Never optimum: it pins transformers<4.58 and clashes with the container (F28).
     """
     code = root / "code"
     code.mkdir(parents=True, exist_ok=True)
     shutil.copy2(SERVING_CODE / "inference.py", code / "inference.py")
-    (code / "requirements.txt").write_text(f"onnxruntime=={onnxruntime_version}\n", encoding="utf-8")
+    (code / "requirements.txt").write_text(f"{plan.requirement}\n", encoding="utf-8")
 
 
 def load_tokenizer(folder: ModelFolder) -> Any:
@@ -131,6 +141,21 @@ def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Pa
                     f"INT8 of the plain export, {quantization.outlier_channels} outlier channels kept in fp32; "
                     "onnxruntime fuses at session load"
                 )
+            elif convert.precision == "fp16":
+                served, quantization = build_fp16(
+                    exported.onnx_path,
+                    fp32_outputs,
+                    checked,
+                    family=family.name,
+                    task=task,
+                    labels=exported.labels,
+                    convert=convert,
+                    scratch=scratch,
+                )
+                optimization = (
+                    f"fp16 of the plain export, {quantization.fp32_nodes} nodes kept in fp32; "
+                    "onnxruntime fuses at session load"
+                )
             else:
                 choice = choose_fp32(
                     mode=mode,
@@ -145,7 +170,10 @@ def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Pa
         onnx_file = ONNX_FILES[convert.precision]
         shutil.copy2(served, staging / onnx_file)
         tokenizer.save_pretrained(str(staging / "tokenizer"))
-        write_serving_code(staging, onnxruntime.__version__)
+        plan = serving_plan(spec, onnxruntime.__version__)
+        write_serving_code(staging, plan)
+        if plan.device == "gpu" and convert.precision == "int8":
+            warnings.append(INT8_ON_GPU)
         manifest = ArtifactManifest(
             task=task,
             architecture=folder.architecture,
@@ -161,6 +189,7 @@ def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Pa
             parity=report,
             quantization=quantization,
             warnings=warnings,
+            serving=plan,
             files=file_entries(staging),
         )
         write_manifest(staging, manifest)

@@ -15,6 +15,7 @@ from workflows.benchmark.payloads import bodies_for
 from workflows.benchmark.warmup import warm_up
 from workflows.contracts import ColdStart, ShapeWarmup, WarmupRequest, WarmupResult
 from workflows.errors import WarmupFailed
+from workflows.gpu.served_by import served_by
 from workflows.steps.benchmark import cold_start_of, engine_config, make_invoker, warmup_record
 
 OUT_OF_TIME = "out_of_time"
@@ -67,6 +68,16 @@ def warmup(request: WarmupRequest, *, runtime: Any, time_budget_s: float | None 
                 {"batch_size": shape.batch_size, "sequence_length": shape.sequence_length, **outcome}
             )
         )
+    left = None if time_budget_s is None else time_budget_s - (time.perf_counter() - started)
+    # One more call, to a warm endpoint, asks which execution provider answers (F36).
+    provider = (
+        served_by(runtime, request.deploy.endpoint_name, request.deploy.target)
+        if cold_start is not None and (left is None or left >= MIN_SHAPE_BUDGET_S)
+        else None
+    )
     return WarmupResult(
-        shapes=results, cold_start=cold_start, seconds=round(time.perf_counter() - started, 3)
+        shapes=results,
+        cold_start=cold_start,
+        seconds=round(time.perf_counter() - started, 3),
+        served_by=provider,
     )

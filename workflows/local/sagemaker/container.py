@@ -30,6 +30,7 @@ from pathlib import Path
 
 from workflows.local.dlc import ServingStack
 from workflows.local.sagemaker import launch
+from workflows.local.sagemaker.cpu_stand_in import NOTE, STAND_IN_ENV, serve_on_cpu
 from workflows.local.sagemaker.logs import LogShipper
 from workflows.local.sagemaker.memory import MemoryCap, memory_cap_support
 
@@ -127,6 +128,10 @@ class Container:
         # "r:*" reads gzip and plain tar alike (SageMaker accepts both).
         with tarfile.open(tarball, "r:*") as archive:
             archive.extractall(self.model_dir, filter="data")
+        note = serve_on_cpu(self.model_dir)
+        if note is not None:
+            self.spec.environment[STAND_IN_ENV] = NOTE
+            self.spec.extra_log_lines.append(f"deploybench local SageMaker: {note}")
 
     def log(self, line: str) -> None:
         self.spec.log_path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,46 @@
+"""Helpers for the GPU serving tests: GPU specs and artifacts converted for them, without a GPU."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import fast_spec
+from workflows.contracts import StepRequest
+from workflows.spec import RunSpec
+
+GPU_INSTANCE = "ml.g5.xlarge"
+HF_GPU_IMAGE = (
+    "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:"
+    "2.6.0-transformers4.51.3-gpu-py312-cu124-ubuntu22.04"
+)
+TRITON_CUDA13_IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/sagemaker-tritonserver:26.05-py3"
+
+
+def gpu_spec(source: str | Path, *, task: str = "embedding", **convert: Any) -> RunSpec:
+    """``fast_spec`` on a GPU instance type (with a GPU fallback), ``convert`` fields applied."""
+    return fast_spec(
+        source,
+        model={"task": task},
+        hosting={"instance_type_fallbacks": [GPU_INSTANCE, "ml.g6.xlarge"]},
+        convert=convert,
+    )
+
+
+def convert_for(spec: RunSpec, source: Path, root: Path) -> Path:
+    """Run the convert step's build for ``spec`` into ``root/artifact``."""
+    from workflows.steps.convert import build_artifact
+
+    build_artifact(
+        StepRequest(run_id="fixture", spec=spec),
+        source=source,
+        out=root / "artifact",
+        scratch=root / "scratch",
+    )
+    return root / "artifact"
+
+
+def task_of(source: Path) -> str:
+    config = json.loads((source / "config.json").read_text())
+    return "classification" if "ForSequenceClassification" in config["architectures"][0] else "embedding"

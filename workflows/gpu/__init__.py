@@ -1,0 +1,1 @@
+"""GPU serving: which device an artifact serves on, the onnxruntime build it ships, fp16 weights."""
