@@ -261,16 +261,28 @@ def render_report(result: dict[str, Any], plots: dict[str, str] | None = None) -
     lines += (
         _warmup(result) + _measurements(result) + _cloudwatch(result) + _cost(result) + _plots(plots or {})
     )
-    teardown = result.get("teardown")
-    if teardown:
-        lines += [
-            "",
-            "## Teardown",
-            "",
-            f"- deleted: {', '.join(teardown['deleted']) or '-'}",
-            f"- kept: {', '.join(teardown['kept']) or '-'}",
-        ]
+    lines += _teardown(result)
     return "\n".join(lines) + "\n"
+
+
+def _teardown(result: dict[str, Any]) -> list[str]:
+    """Everything the run deleted: each failed attempt's removal, then every teardown pass."""
+    teardown = result.get("teardown")
+    if not teardown:
+        return []
+    passes = int(teardown.get("passes") or 1)
+    lines = ["", "## Teardown", ""]
+    for record in (result.get("attempt") or {}).get("history") or []:
+        if record.get("removed"):
+            lines.append(
+                f"- removed with failed attempt {record.get('attempt')}: {', '.join(record['removed'])}"
+            )
+    lines += [
+        f"- deleted{f' over {passes} passes (ResourceBusy retries)' if passes > 1 else ''}: "
+        f"{', '.join(teardown['deleted']) or '-'}",
+        f"- kept: {', '.join(teardown['kept']) or '-'}",
+    ]
+    return lines
 
 
 def render_comparison(
