@@ -83,6 +83,7 @@ def test_a_local_report_says_local_in_its_header_cost_and_result(tmp_path: Path)
     assert first == "# deploybench run loc-1: LOCAL, not measured on ml.c6i.2xlarge"
     assert "LOCAL run on this host (Intel(R) Xeon(R) Platinum 8488C" in measured
     assert "not a measurement of ml.c6i.2xlarge" in measured
+    assert "- hosting: realtime for ml.c6i.2xlarge (served by a local process, not that instance)" in report
     # And result.json carries where it was measured, with the CPU
     assert saved["measured_on"]["where"] == LOCAL
     assert saved["measured_on"]["cpu"]["extensions"][-1] == "amx"

@@ -86,14 +86,27 @@ def test_a_run_over_the_target_is_not_ranked_and_says_why() -> None:
     assert top.point.instance_type == LARGE and top.recommended
     assert missed.rank is None and not missed.recommended
     assert missed.reason.startswith("b8/natural: p99 1") and missed.reason.endswith("> 100 ms")
-    # And a point that errors or is unstable never qualifies
+    # And a point with errors never qualifies
     broken = summary_run(2, SMALL, {1: 20.0})
     for shape in broken.shapes:
+        shape.errors = 3
+    reason = recommend([broken], RecommendPolicy(p99_ms=100, batch_size=8)).ranked[0].reason
+    assert reason == "b8/natural: 3 errors"
+
+
+def test_an_unstable_point_ranks_after_every_stable_one_and_is_flagged() -> None:
+    # Given the cheaper small type measured unstably, the large one stably
+    cheap, steady = summary_run(0, SMALL, {4: 80.0}), summary_run(1, LARGE, {4: 60.0})
+    for shape in cheap.shapes:
         shape.stable = False
-    assert (
-        recommend([broken], RecommendPolicy(p99_ms=100, batch_size=8)).ranked[0].reason
-        == "b8/natural: not stable"
-    )
+    recommendation = recommend([cheap, steady], RecommendPolicy(p99_ms=100, batch_size=8))
+    # Then the stable run is recommended, and the unstable one follows, flagged for re-measuring
+    first, second = recommendation.ranked
+    assert first.point is not None and second.point is not None
+    assert (first.point.instance_type, first.recommended, first.reason) == (LARGE, True, "")
+    assert (second.rank, second.point.instance_type, second.point.stable) == (2, SMALL, False)
+    assert second.reason.startswith("meets the target but was not stable")
+    assert (second.point.cost_per_million or 0) < (first.point.cost_per_million or 0)
 
 
 def test_the_recommend_block_must_name_a_measured_batch_size() -> None:

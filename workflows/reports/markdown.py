@@ -21,7 +21,13 @@ def _summary(result: dict[str, Any]) -> list[str]:
     model = spec.get("model")
     if model:
         lines.append(f"- model: {model['source']} ({model['task']})")
-    lines.append(f"- hosting: {hosting.get('mode', '?')} on {hosting.get('instance_type') or '-'}")
+    where = hosting.get("instance_type") or "-"
+    if venue["where"] == LOCAL:
+        lines.append(
+            f"- hosting: {hosting.get('mode', '?')} for {where} (served by a local process, not that instance)"
+        )
+    else:
+        lines.append(f"- hosting: {hosting.get('mode', '?')} on {where}")
     manifest = (result.get("convert") or {}).get("manifest")
     if manifest:
         parity = manifest["parity"]

@@ -5,9 +5,10 @@ Everything comes from the figures the sweep summary already holds (each run's sh
 deployed), priced with the same table and formula as a run's own cost section
 (``workflows.reports.cost.per_million``). A point is one run at one concurrency: it meets the
 target when every shape judged (the batch size served, at the chosen or at every sequence length)
-is stable, error-free and has a p99 at or under the target; its cost is the costliest of those
-shapes. A run's best point is its cheapest that meets the target; the runs are ranked by it, and
-the first is recommended. A run that never meets it is listed after, with the reason.
+is error-free and has a p99 at or under the target; its cost is the costliest of those shapes. A
+run's best point is its cheapest that meets the target; the runs are ranked by it, stable points
+before unstable ones (windows that never agreed within ±10%: flagged, to be measured again), and
+the first is recommended. A run that never meets the target is listed after, with the reason.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from workflows.reports.tables import fmt, table
 from workflows.reports.venue import LOCAL
 from workflows.sweeps.compare import RunSummary
 from workflows.sweeps.spec import RecommendPolicy
+
+UNSTABLE = "meets the target but was not stable (windows never agreed within ±10%): measure again"
 
 
 class Point(Contract):
@@ -38,6 +41,7 @@ class Point(Contract):
     samples_per_s: float
     cost_per_million: float | None
     meets_target: bool
+    stable: bool = Field(True, description="Every shape of the point was stable (its windows agreed).")
     reason: str = Field("", description="Why the point misses the target (empty when it meets it).")
 
 
@@ -75,8 +79,6 @@ def _miss(shapes: list[ShapeStats], target: float) -> str:
         name = f"b{s.batch_size}/{s.sequence_length}"
         if s.errors:
             return f"{name}: {s.errors} errors"
-        if not s.stable:
-            return f"{name}: not stable"
         if s.p99_ms is None:
             return f"{name}: no successful request"
         if s.p99_ms > target:
@@ -121,6 +123,7 @@ def run_points(run: RunSummary, policy: RecommendPolicy, prices: dict[str, Any])
                 samples_per_s=min(s.samples_per_s for s in shapes),
                 cost_per_million=priced,
                 meets_target=not reason,
+                stable=all(s.stable for s in shapes),
                 reason=reason,
             )
         )
@@ -152,7 +155,9 @@ def recommend(
         points += mine
         meeting = [p for p in mine if p.meets_target]
         if meeting:
-            best.append((run, min(meeting, key=lambda p: (p.cost_per_million, p.p99_ms or 0.0))))
+            best.append(
+                (run, min(meeting, key=lambda p: (not p.stable, p.cost_per_million, p.p99_ms or 0.0)))
+            )
             continue
         closest = min(mine, key=lambda p: p.p99_ms if p.p99_ms is not None else float("inf"), default=None)
         reason = (
@@ -164,9 +169,16 @@ def recommend(
         missed.append(
             Ranked(rank=None, recommended=False, point=closest, run_id=run.run_id, key=run.key, reason=reason)
         )
-    best.sort(key=lambda pair: (pair[1].cost_per_million or 0.0, pair[1].p99_ms or 0.0))
+    best.sort(key=lambda pair: (not pair[1].stable, pair[1].cost_per_million or 0.0, pair[1].p99_ms or 0.0))
     ranked = [
-        Ranked(rank=rank, recommended=rank == 1, point=point, run_id=run.run_id, key=run.key)
+        Ranked(
+            rank=rank,
+            recommended=rank == 1,
+            point=point,
+            run_id=run.run_id,
+            key=run.key,
+            reason="" if point.stable else UNSTABLE,
+        )
         for rank, (run, point) in enumerate(best, start=1)
     ]
     return Recommendation(
@@ -204,7 +216,7 @@ def _cell(point: Point | None) -> str:
     if point is None:
         return "-"
     figures = f"{fmt(point.p50_ms)} / {fmt(point.p99_ms)}, {fmt(point.samples_per_s, 1)}, {fmt(point.cost_per_million, 4)}"
-    return figures + (" ✓" if point.meets_target else "")
+    return figures + (" ✓" if point.meets_target else "") + ("" if point.stable else " (not stable)")
 
 
 def render(recommendation: Recommendation, runs: list[RunSummary]) -> list[str]:
@@ -237,7 +249,7 @@ def render(recommendation: Recommendation, runs: list[RunSummary]) -> list[str]:
             "samples/s",
             "USD per 1M",
             "run",
-            "why not",
+            "note",
         ],
         [
             [
