@@ -19,7 +19,7 @@ from workflows.settings import Settings
 from workflows.sweeps.compare import RunSummary
 from workflows.sweeps.recommend import RecommendPolicy, recommend
 from workflows.sweeps.report import CompareRequest, RunOutcome, compare_sweep
-from workflows.sweeps.spec import expand, parse_sweep
+from workflows.sweeps.spec import expand, load_sweep, parse_sweep
 
 SETTINGS = Settings(bucket="sweep-bucket", sagemaker_role_arn="arn:aws:iam::123456789012:role/sm")
 SMALL, LARGE = "ml.c6i.xlarge", "ml.c6i.2xlarge"
@@ -172,3 +172,10 @@ def test_a_sweep_over_two_instance_types_reports_a_ranked_recommendation(s3: Any
     header = next(line for line in side if line.startswith("| instance type"))
     assert header == "| instance type | mode | 1 clients | 4 clients |"
     assert sum(line.startswith(f"| {t} | realtime |") for line in side for t in (SMALL, LARGE)) == 2
+
+
+def test_the_example_recommend_sweep_is_valid_and_prices_every_type() -> None:
+    sweep = load_sweep("examples/sweep-recommend.yaml")
+    assert sweep.recommend == RecommendPolicy(p99_ms=100, batch_size=8)
+    listed = price_table()["sagemaker"]["inference_instance_hour"]
+    assert all(item.spec.hosting.instance_types[0] in listed for item in expand(sweep))  # type: ignore[union-attr]
