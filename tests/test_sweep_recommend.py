@@ -4,7 +4,9 @@ recommended run, and shows each instance type's latency and throughput side by s
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -179,3 +181,33 @@ def test_the_example_recommend_sweep_is_valid_and_prices_every_type() -> None:
     assert sweep.recommend == RecommendPolicy(p99_ms=100, batch_size=8)
     listed = price_table()["sagemaker"]["inference_instance_hour"]
     assert all(item.spec.hosting.instance_types[0] in listed for item in expand(sweep))  # type: ignore[union-attr]
+
+
+RECORDED = Path(__file__).parent / "recorded"
+
+
+def recorded_runs(name: str) -> list[RunSummary]:
+    """The runs of a summary.json a real local sweep wrote (``deploybench sweep ... --local``)."""
+    summary = json.loads((RECORDED / name).read_text(encoding="utf-8"))
+    return [RunSummary.model_validate(r) for r in summary["runs"]]
+
+
+def test_a_recorded_local_sweep_says_why_no_type_meets_100_ms_and_which_has_no_price() -> None:
+    # Given the summary of a real local sweep over ml.c6i.xlarge and ml.c7i.xlarge on a busy 2-CPU host
+    runs = recorded_runs("sweep-nightly-local-summary.json")
+    assert {r.hosting["instance_type"] for r in runs} == {"ml.c6i.xlarge", "ml.c7i.xlarge"}
+    # When they are ranked for the nightly sweep's target
+    strict = recommend(runs, RecommendPolicy(p99_ms=100, batch_size=8))
+    # Then none is recommended, and each says which shape was too slow, with its p99
+    assert strict.local and strict.recommended_run_id is None
+    assert all(
+        r.rank is None and re.fullmatch(r"b8/\w+: p99 [\d.]+ ms > 100 ms", r.reason) for r in strict.ranked
+    )
+    # And under a target the host meets, the priced type is ranked; the unpriced one says why not
+    loose = recommend(runs, RecommendPolicy(p99_ms=60_000, batch_size=8))
+    first, second = loose.ranked
+    assert first.recommended and first.point is not None and first.point.instance_type == "ml.c6i.xlarge"
+    assert second.rank is None and second.reason == "no price for ml.c7i.xlarge in the price table"
+    # And the recommended point is the run's cheapest measured concurrency at batch 8
+    costs = [p.cost_per_million for p in loose.points if p.run_id == first.run_id]
+    assert first.point.cost_per_million == min(c for c in costs if c is not None)
