@@ -211,3 +211,22 @@ def test_a_recorded_local_sweep_says_why_no_type_meets_100_ms_and_which_has_no_p
     # And the recommended point is the run's cheapest measured concurrency at batch 8
     costs = [p.cost_per_million for p in loose.points if p.run_id == first.run_id]
     assert first.point.cost_per_million == min(c for c in costs if c is not None)
+
+
+def test_a_recorded_local_sweep_over_two_priced_types_gives_a_ranked_recommendation() -> None:
+    # Given the summary of a real local sweep over ml.c6i.xlarge and ml.m5.xlarge (batch 8, 1 and 4 clients)
+    runs = recorded_runs("sweep-pick-instance-local-summary.json")
+    # When they are ranked under a target that host meets
+    recommendation = recommend(runs, RecommendPolicy(p99_ms=3000, batch_size=8))
+    # Then both are ranked, cheapest per 1M first among the stable ones, and the first is recommended
+    ranked = [r for r in recommendation.ranked if r.rank is not None]
+    assert [r.rank for r in ranked] == [1, 2] and [r.recommended for r in ranked] == [True, False]
+    points = [r.point for r in ranked if r.point is not None]
+    assert {p.instance_type for p in points} == {"ml.c6i.xlarge", "ml.m5.xlarge"}
+    stable_first = sorted(points, key=lambda p: (not p.stable, p.cost_per_million or 0.0))
+    assert points == stable_first
+    assert all(p.meets_target and (p.p99_ms or 0) <= 3000 for p in points)
+    # And each point is the run's cheapest concurrency that meets the target (stable ones first)
+    for point in points:
+        mine = [p for p in recommendation.points if p.run_id == point.run_id and p.meets_target]
+        assert point == min(mine, key=lambda p: (not p.stable, p.cost_per_million or 0.0))
