@@ -98,7 +98,7 @@ def pipeline(
         {
             "name": "stall-bench",
             "model": {"source": str(model), "max_sequence_length": 64},
-            "hosting": {"instance_types": types},
+            "hosting": {"instance_type_fallbacks": types},
             # Every wait field explicit: the policy measured is exactly this one.
             "wait": WaitSpec(**wait).model_dump(),
             "benchmark": SHORT_BENCHMARK,

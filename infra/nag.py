@@ -15,7 +15,7 @@ from aws_cdk import Acknowledgment, ArnFormat, Stack, Validations
 from constructs import IConstruct
 
 from infra.constants import PREFIX, state_machine_name
-from infra.permissions import RUN_PREFIXES_READ, SAGEMAKER_KINDS
+from infra.permissions import RUN_PREFIXES_READ, SAGEMAKER_KINDS, TARGET_TRACKING_ALARMS
 from infra.sagemaker_role import DLC_ACCOUNT
 from state_machines import children, names
 from workflows.janitor import REPORTS_PREFIX
@@ -127,6 +127,23 @@ def acknowledge(
         ),
         f"The no-capacity alarms of scale-to-zero runs are named {PREFIX}-<run id>-...: the project's name prefix is "
         "the scope, and PutMetricAlarm may only name scaling policies as actions.",
+    )
+    # The janitor removes the alarms Application Auto Scaling made for a db-* component's
+    # target-tracking policy (workflows/janitor_scaling.py).
+    a.add(
+        stack,
+        _wildcard(
+            stack,
+            stack.format_arn(
+                service="cloudwatch",
+                resource="alarm",
+                resource_name=TARGET_TRACKING_ALARMS,
+                arn_format=ArnFormat.COLON_RESOURCE_NAME,
+            ),
+        ),
+        "Application Auto Scaling names a target-tracking policy's alarms TargetTracking-<resource id>-AlarmHigh|"
+        f"AlarmLow-<id>: the resource id inference-component/{PREFIX}-* is the scope; the janitor only describes, "
+        "lists the tags of and deletes them.",
     )
     # Parents follow their children's executions; the redeploy queue check reads its own machine's.
     followed = sorted({child for name in names() for child in children(name)} | {"redeploy_pipeline"})

@@ -307,10 +307,44 @@ def start_redeploy(scope: Scope) -> list[iam.PolicyStatement]:
     return [_statement(["states:StartExecution"], [scope.state_machine_arn("redeploy_pipeline")])]
 
 
+# --- Janitor: scale to zero's leftovers (workflows/janitor_scaling.py) -------------------------
+# It describes and deletes only: each target's component is described for its tags, and the alarms
+# are the run's own (db-*) and those Application Auto Scaling made for a db-* component's policy.
+JANITOR_SCALING_DELETE = [
+    "application-autoscaling:DeleteScalingPolicy",
+    "application-autoscaling:DeregisterScalableTarget",
+]
+JANITOR_ALARMS = ["cloudwatch:DescribeAlarms", "cloudwatch:DeleteAlarms", "cloudwatch:ListTagsForResource"]
+TARGET_TRACKING_ALARMS = f"TargetTracking-inference-component/{PREFIX}-*"
+
+
+def janitor_scaling(scope: Scope) -> list[iam.PolicyStatement]:
+    tracking_alarms = scope.stack.format_arn(
+        service="cloudwatch",
+        resource="alarm",
+        resource_name=TARGET_TRACKING_ALARMS,
+        arn_format=ArnFormat.COLON_RESOURCE_NAME,
+    )
+    return [
+        _statement(AUTOSCALING_DESCRIBE, ["*"]),
+        _statement(
+            JANITOR_SCALING_DELETE,
+            [scope.scalable_targets()],
+            StringEquals={
+                "application-autoscaling:service-namespace": "sagemaker",
+                "application-autoscaling:scalable-dimension": IC_SCALABLE_DIMENSION,
+            },
+        ),
+        _statement(JANITOR_ALARMS, [scope.alarms(), tracking_alarms]),
+        _statement(["sagemaker:DescribeInferenceComponent"], scope.sagemaker_arns(("inference-component",))),
+    ]
+
+
 def janitor(scope: Scope) -> list[iam.PolicyStatement]:
     return [
         _statement(SAGEMAKER_LIST, ["*"]),
         _statement(SAGEMAKER_CLEANUP, scope.sagemaker_arns()),
+        *janitor_scaling(scope),
         *bucket_access(scope, read=(STAGING_PREFIX,), write=(STAGING_PREFIX,)),
         _statement(["s3:PutObject"], scope.objects((REPORTS_PREFIX,))),
         _statement(["sns:Publish"], [scope.alert_topic.topic_arn]),

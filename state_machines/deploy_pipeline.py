@@ -106,7 +106,12 @@ def benchmark_states(*, next_state: str) -> dict[str, Any]:
     return {
         "PlanBenchmark": task(
             "PlanBenchmarkFunctionArn",
-            parameters={**STEP_REQUEST, "deploy.$": "$.deploy", "warmup.$": "$.warmup"},
+            parameters={
+                **STEP_REQUEST,
+                "deploy.$": "$.deploy",
+                "warmup.$": "$.warmup",
+                "attempt.$": "$.attempt",
+            },
             result_path="$.benchmark_plan",
             next_state="ChooseBenchmarkRunner",
             comment="Lambda for short CPU runs; a processing job for GPU, long runs or unfinished warmup.",

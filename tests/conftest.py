@@ -31,7 +31,7 @@ def fast_spec(source: str | Path, **overrides: Any) -> RunSpec:
     data: dict[str, Any] = {
         "name": "path-test",
         "model": {"source": str(source), "task": "embedding", "max_sequence_length": 64},
-        "hosting": {"instance_types": ["ml.c6i.xlarge", "ml.c6i.2xlarge"]},
+        "hosting": {"instance_type_fallbacks": ["ml.c6i.xlarge", "ml.c6i.2xlarge"]},
         "wait": {"poll_initial_s": 5, "poll_max_s": 30},
         "benchmark": {
             "batch_sizes": [1, 2],

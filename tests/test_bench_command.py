@@ -109,8 +109,8 @@ def test_bench_refuses_bad_settings_naming_the_field(tmp_path: Path) -> None:
         str(tmp_path),
         env=bench_env("http://127.0.0.1:9"),
     )
-    assert completed.returncode == 2
-    assert "SpecInvalid" in completed.stdout and "batch_sizes" in completed.stdout
+    assert (completed.returncode, completed.stdout) == (2, "")
+    assert "SpecInvalid" in completed.stderr and "batch_sizes" in completed.stderr
     assert list(tmp_path.iterdir()) == []
 
 
@@ -129,9 +129,14 @@ def test_bench_fails_when_every_request_fails(tmp_path: Path) -> None:
             *BENCH_FLAGS,
             "--results-dir",
             str(tmp_path),
+            "--json",
             env=bench_env(endpoint.url),
         )
     assert completed.returncode == 1
+    # --json: stdout is the summary only; the progress lines went to stderr
+    summary = json.loads(completed.stdout)
+    assert summary["failed_measurements"] == summary["measurements"] == 4
+    assert any(path.endswith("result.json") for path in summary["files"])
     [result_path] = list(tmp_path.glob("*/result.json"))
     result = json.loads(result_path.read_text())
     assert result["measurements"][0]["errors_by_kind"] == {
@@ -171,7 +176,11 @@ def test_report_compares_results_and_refuses_unreadable_ones(tmp_path: Path) -> 
     bad = tmp_path / "bad.json"
     bad.write_text("not json")
     refused = cli("report", str(bad), "--out", str(tmp_path / "nothing"))
-    assert refused.returncode == 2 and "ResultInvalid" in refused.stdout
+    assert refused.returncode == 2 and "ResultInvalid" in refused.stderr and refused.stdout == ""
+    # And with --json, stdout lists what was written
+    listed = cli("report", *results, "--out", str(tmp_path / "again"), "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert str(tmp_path / "again" / "report.md") in json.loads(listed.stdout)["files"]
     assert not (tmp_path / "nothing").exists()
 
 

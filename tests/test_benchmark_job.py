@@ -36,7 +36,7 @@ from workflows.steps.benchmark_plan import plan
 from workflows.storage import download_folder, upload_folder
 
 SETTINGS = Settings(bucket="bench-bucket", sagemaker_role_arn="arn:aws:iam::123456789012:role/sm")
-JOB = "db-run-j-bench"
+JOB = "db-run-j-a1-b1"
 
 
 def deploy_on(instance_type: str = "ml.c6i.xlarge") -> DeployResult:

@@ -62,7 +62,7 @@ def test_preflight_reports_all_blocking_findings_and_exits_1(tiny_artifact: Path
     broken = tmp_path / "artifact"
     shutil.copytree(tiny_artifact, broken)
     (broken / "code" / "requirements.txt").write_text("transformers\n", encoding="utf-8")
-    spec = spec_file(tmp_path, instance_types=["ml.c6i.xlarge", "ml.c6i.33xlarge"])
+    spec = spec_file(tmp_path, instance_type_fallbacks=["ml.c6i.xlarge", "ml.c6i.33xlarge"])
     # When checked
     result = runner.invoke(app, ["preflight", str(spec), "--artifact", str(broken), "--json"])
     # Then both problems are reported together, plus the unknown fallback type, and it exits 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -11,7 +12,7 @@ import pytest
 from onnx import numpy_helper
 
 from tests.conftest import convert_folder, fast_spec
-from workflows.conversion import guard, parity
+from workflows.conversion import guard, int8, parity
 from workflows.conversion.manifest import read_manifest
 from workflows.conversion.quantize import (
     outlier_channels,
@@ -63,20 +64,30 @@ def test_int8_classifier_passes_the_guard(random_model: ModelFactory, tmp_path: 
     assert report.diagnosis.startswith("INT8 agrees with fp32")
 
 
-def test_int8_that_flips_labels_is_refused_and_leaves_nothing(
-    random_model: ModelFactory, tmp_path: Path
+def test_int8_that_collapses_is_refused_and_leaves_nothing(
+    random_model: ModelFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given a random classifier whose top-2 margins (~1e-3 logits) are below INT8's noise
-    source = random_model("bert", "classification")
+    # Given a classifier with real margins whose graph collapses before the real quantization pass
+    # runs on it (built, not left to one CPU's INT8 rounding: VNNI/AMX kernels round differently)
+    source = random_model("deberta-v2", "classification", head_std=1.0)
+    real_run_bounded = int8.run_bounded
+
+    def quantize_a_collapsed_graph(task: str, arguments: dict[str, Any], **bounds: float) -> Any:
+        collapsed = tmp_path / "collapsed-fp32.onnx"
+        zero_classifier_head(Path(arguments["source"]), collapsed)
+        return real_run_bounded(task, {**arguments, "source": str(collapsed)}, **bounds)
+
+    monkeypatch.setattr(int8, "run_bounded", quantize_a_collapsed_graph)
     # When converted to INT8
     with pytest.raises(QuantizationCollapsed) as caught:
-        convert_folder(source, tmp_path, precision="int8")
+        convert_folder(source, tmp_path / "out", precision="int8")
     # Then the refusal names the figures and the fix, and no artifact is left
     message = str(caught.value)
-    assert "argmax agreement" in message and "on 64 validation inputs" in message
+    assert message.startswith("INT8 predictions collapsed: 100% predicted '")
+    assert "on 64 validation inputs" in message
     assert message.endswith("Fix: keep fp32 (convert.precision: fp32)")
-    assert not (tmp_path / "artifact").exists()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".artifact")]
+    assert not (tmp_path / "out" / "artifact").exists()
+    assert not [p for p in (tmp_path / "out").iterdir() if p.name.startswith(".artifact")]
 
 
 def zero_classifier_head(source: Path, target: Path) -> None:

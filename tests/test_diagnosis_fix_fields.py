@@ -22,8 +22,8 @@ ACTION_FIELD = {
     Action.NEXT_MEMORY_SIZE: "hosting.memory_size_mb",
     Action.NEWER_AMI: "hosting.inference_ami_version",
     Action.LOWER_IC_MEMORY: "hosting.min_memory_mb",
-    Action.NEXT_INSTANCE_TYPE: "hosting.instance_types",
-    Action.LARGER_INSTANCE: "hosting.instance_types",
+    Action.NEXT_INSTANCE_TYPE: "hosting.instance_type_fallbacks",
+    Action.LARGER_INSTANCE: "hosting.instance_type_fallbacks",
     Action.WARM_SHAPES: "benchmark.warmup_max_s",
 }
 

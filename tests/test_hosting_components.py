@@ -31,7 +31,7 @@ from workflows.steps.wait import describe
 ENDPOINT = "db-run-1-a1"
 IC0, IC1 = "db-run-1-a1-ic0", "db-run-1-a1-ic1"
 ARN = "arn:aws:sagemaker:us-east-1:123456789012:inference-component/db-run-1-a1-ic0"
-GPU = {"instance_types": ["ml.g6.12xlarge"], "accelerator_devices": 1}
+GPU = {"instance_type_fallbacks": ["ml.g6.12xlarge"], "accelerator_devices": 1}
 
 
 def expect_models(stub: Any, req: Any, count: int) -> None:
@@ -98,8 +98,8 @@ def test_an_ic_endpoint_has_no_model_and_one_model_per_component() -> None:
 @pytest.mark.parametrize(
     ("hosting", "finding"),
     [
-        ({"accelerator_devices": None, "instance_types": ["ml.g5.xlarge"]}, "F08"),
-        ({"instance_types": ["ml.g5.xlarge"], "copies": 2}, "F09"),
+        ({"accelerator_devices": None, "instance_type_fallbacks": ["ml.g5.xlarge"]}, "F08"),
+        ({"instance_type_fallbacks": ["ml.g5.xlarge"], "copies": 2}, "F09"),
     ],
 )
 def test_gpu_components_without_devices_or_beyond_the_gpus_are_refused_before_any_call(

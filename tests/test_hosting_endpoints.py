@@ -60,7 +60,8 @@ def test_realtime_creates_model_config_endpoint_with_overrides_applied() -> None
         workers=1, ort_intra_op_threads=0, inference_ami_version="al2023-ami-sagemaker-inference-gpu-4-1"
     )
     req = request(
-        {"instance_types": ["ml.g5.xlarge"], "workers": 4, "ort_intra_op_threads": 2}, overrides=overrides
+        {"instance_type_fallbacks": ["ml.g5.xlarge"], "workers": 4, "ort_intra_op_threads": 2},
+        overrides=overrides,
     )
     env = model_server_environment(
         req.spec.hosting.model_copy(update={"workers": 1, "ort_intra_op_threads": 0})
@@ -155,7 +156,7 @@ def test_multi_container_direct_co_hosts_every_model_with_its_hostname() -> None
     req = request(
         {
             "mode": "multi-container",
-            "instance_types": ["ml.c6i.2xlarge"],
+            "instance_type_fallbacks": ["ml.c6i.2xlarge"],
             "models": [{"name": "nli", "model_data_uri": other}],
         }
     )
@@ -205,7 +206,7 @@ def test_multi_container_direct_co_hosts_every_model_with_its_hostname() -> None
     ("hosting", "finding", "text"),
     [
         (
-            {"instance_types": ["ml.g5.xlarge"]},
+            {"instance_type_fallbacks": ["ml.g5.xlarge"]},
             "F04",
             "not supported for a Model using Direct InferenceExecutionMode",
         ),
@@ -247,6 +248,6 @@ def test_every_mode_has_a_strategy_and_a_client_policy() -> None:
 def test_a_deploy_past_the_listed_instance_types_says_so() -> None:
     from workflows.errors import SpecInvalid
 
-    req = request({"instance_types": ["ml.c6i.xlarge"]}, index=1)
+    req = request({"instance_type_fallbacks": ["ml.c6i.xlarge"]}, index=1)
     with pytest.raises(SpecInvalid, match="instance type #2"):
         strategy_for("realtime").deploy(req, clients=AwsClients(sagemaker=None), settings=SETTINGS)

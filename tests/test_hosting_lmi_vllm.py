@@ -179,7 +179,7 @@ def test_the_lmi_handler_serves_several_models_like_the_onnx_artifact(
 
 def test_vllm_is_told_what_to_serve_and_mounts_the_s3_model(s3: Any) -> None:
     req = request(
-        {"mode": "vllm", "instance_types": ["ml.g5.xlarge"]}, source=f"s3://{BUCKET}/sources/run-1/"
+        {"mode": "vllm", "instance_type_fallbacks": ["ml.g5.xlarge"]}, source=f"s3://{BUCKET}/sources/run-1/"
     )
     env = {
         "SM_VLLM_MODEL": "/opt/ml/model",

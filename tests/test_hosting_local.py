@@ -68,7 +68,7 @@ def test_multi_container_co_hosts_two_containers_and_benchmarks_its_own(
     # Given the tiny model co-hosted with a second copy of itself on one CPU instance (Direct)
     outcome, result, left = run_mode(
         tiny_bert, tmp_path, "mc-1",
-        {"mode": "multi-container", "instance_types": ["ml.c6i.2xlarge"], "models": [{"name": "second"}]},
+        {"mode": "multi-container", "instance_type_fallbacks": ["ml.c6i.2xlarge"], "models": [{"name": "second"}]},
     )  # fmt: skip
     # Then the same states ran, the benchmark reached the 'main' container by hostname
     assert outcome.status == "SUCCEEDED", outcome.cause
@@ -105,7 +105,7 @@ def test_inference_components_are_placed_by_the_wait_loop_and_torn_down(
         tiny_bert,
         tmp_path,
         "ic-1",
-        {"mode": "inference-component", "instance_types": ["ml.c6i.xlarge"], "copies": 1},
+        {"mode": "inference-component", "instance_type_fallbacks": ["ml.c6i.xlarge"], "copies": 1},
     )
     assert outcome.status == "SUCCEEDED", outcome.cause
     assert collapse(outcome.states) == STRAIGHT_PATH
@@ -118,7 +118,7 @@ def test_inference_components_are_placed_by_the_wait_loop_and_torn_down(
 
 @pytest.mark.parametrize("mode", ["triton", "lmi", "vllm", "scale-to-zero"])
 def test_modes_the_local_engine_cannot_serve_fail_before_it_starts(mode: str, tmp_path: Path) -> None:
-    hosting: dict[str, Any] = {"mode": mode, "instance_types": ["ml.g5.xlarge"]}
+    hosting: dict[str, Any] = {"mode": mode, "instance_type_fallbacks": ["ml.g5.xlarge"]}
     if mode == "scale-to-zero":
         hosting["accelerator_devices"] = 1
     state = PipelineState(run_id=f"{mode}-1", spec=spec_with("bundled", hosting))

@@ -43,7 +43,7 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
 
 
 def deployed(aws: dict[str, Any], run_id: str = "run-1") -> PipelineState:
-    deploy_request = request({"mode": "realtime", "instance_types": ["ml.m5.xlarge"]}).model_copy(
+    deploy_request = request({"mode": "realtime", "instance_type_fallbacks": ["ml.m5.xlarge"]}).model_copy(
         update={"run_id": run_id}
     )
     result = deploy(deploy_request, sagemaker=aws["sagemaker"], settings=SETTINGS)
@@ -78,7 +78,7 @@ def test_after_teardown_nothing_tagged_for_the_run_remains(aws: dict[str, Any]) 
 def test_a_resource_tagged_for_the_run_under_another_name_fails_the_teardown(aws: dict[str, Any]) -> None:
     # Given a run, and a model and an alarm tagged with its id but named outside db-run-1-*
     state = deployed(aws)
-    run_tags = tags("run-1", state.spec.name, {})
+    run_tags = tags("run-1", state.spec)
     aws["sagemaker"].create_model(ModelName="hand-made", ExecutionRoleArn=SETTINGS.sagemaker_role_arn,
                                   PrimaryContainer={"Image": "x"}, Tags=run_tags)  # fmt: skip
     aws["cloudwatch"].put_metric_alarm(

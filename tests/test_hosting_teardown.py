@@ -44,7 +44,7 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any]]:
 
 
 def state(*, keep: bool = False, failed: bool = False) -> PipelineState:
-    spec = spec_with("bundled", {"mode": "scale-to-zero", "instance_types": ["ml.g6.12xlarge"], "accelerator_devices": 1},
+    spec = spec_with("bundled", {"mode": "scale-to-zero", "instance_type_fallbacks": ["ml.g6.12xlarge"], "accelerator_devices": 1},
                      keep_endpoint=keep)  # fmt: skip
     deploy = DeployResult(
         endpoint_name="db-run-1-a1", endpoint_config_name="db-run-1-a1", model_names=["db-run-1-a1-m0"],

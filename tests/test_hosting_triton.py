@@ -29,7 +29,7 @@ TRITON_GPU = "763104351884.dkr.ecr.us-east-1.amazonaws.com/sagemaker-tritonserve
 
 
 def hosting(**fields: Any) -> Any:
-    return request({"mode": "triton", "instance_types": ["ml.g5.xlarge"], **fields}).spec.hosting
+    return request({"mode": "triton", "instance_type_fallbacks": ["ml.g5.xlarge"], **fields}).spec.hosting
 
 
 def test_every_generated_config_parses_as_model_config_and_wires_the_ensemble(tiny_artifact: Path) -> None:
@@ -131,7 +131,7 @@ def staged(tiny_artifact: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tup
 
 def test_triton_deploy_writes_the_repository_then_creates_model_and_endpoint(staged: tuple[Any, Any]) -> None:
     s3, manifest = staged
-    req = request({"mode": "triton", "instance_types": ["ml.g5.xlarge"]})
+    req = request({"mode": "triton", "instance_type_fallbacks": ["ml.g5.xlarge"]})
     repository = f"s3://{BUCKET}/staging/run-1/a1/triton/"
     with stubbed("sagemaker") as (sagemaker, stub):
         stub.add_response(
@@ -197,7 +197,7 @@ def test_a_repository_that_fails_its_checks_is_not_uploaded(
     import workflows.hosting.triton as triton_mode
 
     monkeypatch.setattr(triton_mode, "plan_repository", repo.plan_repository)
-    req = request({"mode": "triton", "instance_types": ["ml.c6i.xlarge"]})
+    req = request({"mode": "triton", "instance_type_fallbacks": ["ml.c6i.xlarge"]})
     with stubbed("sagemaker") as (sagemaker, _), pytest.raises(PreflightBlocked, match="F19"):
         deploy(req, sagemaker=sagemaker, settings=SETTINGS, s3=s3)
     assert s3.list_objects_v2(Bucket=BUCKET, Prefix="staging/run-1/a1/")["KeyCount"] == 0

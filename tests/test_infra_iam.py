@@ -184,6 +184,15 @@ def test_orchestration_functions_get_only_what_they_need(synth: Synthesized) -> 
     janitor = actions("JanitorFunctionArn")
     assert not {a for a in janitor if a.startswith("sagemaker:Create")}
     assert {"sagemaker:DeleteEndpoint", "sagemaker:StopProcessingJob", "sns:Publish"} <= janitor
+    # Scale to zero's leftovers: targets, policies and alarms go with their component (never created)
+    assert {
+        "application-autoscaling:DeleteScalingPolicy",
+        "application-autoscaling:DeregisterScalableTarget",
+        "cloudwatch:DeleteAlarms",
+        "cloudwatch:ListTagsForResource",
+        "sagemaker:DescribeInferenceComponent",
+    } <= janitor
+    assert not {a for a in janitor if a.startswith(("application-autoscaling:Register", "cloudwatch:Put"))}
 
 
 def test_the_sagemaker_role_reads_artifacts_writes_results_and_deletes_nothing(synth: Synthesized) -> None:

@@ -168,7 +168,7 @@ def test_capacity_stall_is_recognised_early_and_the_endpoint_deleted_once_it_fai
     # Given no capacity for the only instance type: Creating, no variants, frozen LastModifiedTime (F06)
     plan = FaultPlan(faults=[Fault(id="F06", stall_minutes=20)])
     spec = fast_spec(
-        tiny_bert, hosting={"instance_types": ["ml.g5.12xlarge"]}, wait={"stall_threshold_min": 5}
+        tiny_bert, hosting={"instance_type_fallbacks": ["ml.g5.12xlarge"]}, wait={"stall_threshold_min": 5}
     )
     state = PipelineState(run_id="stall-1", spec=spec)
     with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE, fault_plan=plan) as engine:

@@ -18,7 +18,7 @@ CUDA13_IMAGE = (
 
 def test_blocking_finding_fails_before_deploy_with_its_diagnosis(tiny_bert: Path, tmp_path: Path) -> None:
     # Given a GPU spec whose image needs a newer driver than the instance's default AMI
-    spec = fast_spec(tiny_bert, hosting={"instance_types": ["ml.g5.xlarge"], "image": CUDA13_IMAGE})
+    spec = fast_spec(tiny_bert, hosting={"instance_type_fallbacks": ["ml.g5.xlarge"], "image": CUDA13_IMAGE})
     state = PipelineState(run_id="preflight-1", spec=spec)
     with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE) as engine:
         # When the pipeline runs

@@ -72,7 +72,7 @@ def test_a_capacity_stall_redeploys_on_the_next_instance_type_and_teardown_delet
     # Given no capacity for the first instance type: Creating, no variants, frozen LastModifiedTime,
     # and Failed only after the field's 50 minutes (F06)
     plan = FaultPlan(faults=[Fault(id="F06", instance_types=["ml.c6i.xlarge"])])
-    spec = fast_spec(tiny_bert, hosting={"instance_types": ["ml.c6i.xlarge", "ml.c6i.2xlarge"]})
+    spec = fast_spec(tiny_bert, hosting={"instance_type_fallbacks": ["ml.c6i.xlarge", "ml.c6i.2xlarge"]})
     state = PipelineState(run_id="rem-stall-1", spec=spec)
     with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE, fault_plan=plan) as engine:
         # When the pipeline runs
@@ -161,7 +161,9 @@ def test_cuda_803_redeploys_with_the_inference_ami_for_the_image_cuda(
 
     # Given a GPU type whose default AMI's driver is older than the image's CUDA (F20)
     plan = FaultPlan(faults=[Fault(id="F20")])
-    spec = fast_spec(tiny_bert, hosting={"instance_types": ["ml.g5.xlarge"]}, benchmark={"runner": "lambda"})
+    spec = fast_spec(
+        tiny_bert, hosting={"instance_type_fallbacks": ["ml.g5.xlarge"]}, benchmark={"runner": "lambda"}
+    )
     state = PipelineState(run_id="rem-803-1", spec=spec)
     with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE, fault_plan=plan) as engine:
         # When the pipeline runs

@@ -125,7 +125,7 @@ def test_inference_component_memory_steps_down_until_it_is_placed(
     plan = FaultPlan(faults=[Fault(id="F10", memory_limit_mb=2048)])
     spec = spec_with(
         str(tiny_bert),
-        {"mode": "inference-component", "instance_types": ["ml.c6i.xlarge"], "min_memory_mb": 6144},
+        {"mode": "inference-component", "instance_type_fallbacks": ["ml.c6i.xlarge"], "min_memory_mb": 6144},
     )
     state = PipelineState(run_id="rem-f10-1", spec=spec)
     with LocalEngine(workdir=tmp_path / "engine", time_scale=200.0, fault_plan=plan) as engine:

@@ -66,6 +66,13 @@ def test_endpoint_turns_in_service_once_a_real_invocation_is_answered(
         d for d in seen if d["EndpointStatus"] == "Creating" and d.get("ProductionVariants")
     ]
     assert all(d["ProductionVariants"][0]["CurrentInstanceCount"] == 0 for d in creating_with_variants)
+    # And every Creating answer carries the pending deployment (0 of 1 instances), the InService one none
+    creating = [d for d in seen if d["EndpointStatus"] == "Creating"]
+    assert creating and all(
+        d["PendingDeploymentSummary"]["ProductionVariants"][0]["DesiredInstanceCount"] == 1 for d in creating
+    )
+    assert all(d["PendingDeploymentSummary"]["StartTime"] == d["CreationTime"] for d in creating)
+    assert "PendingDeploymentSummary" not in final
     # And the model answers through the runtime API
     answer = runtime(engine).invoke_endpoint(
         EndpointName="ep-states", Body=ONE_TEXT, ContentType="application/json"

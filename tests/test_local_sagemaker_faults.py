@@ -28,6 +28,7 @@ from tests.local_sagemaker_support import (
 from workflows import clock
 from workflows.local.engine import LocalEngine
 from workflows.local.faults import Fault, FaultPlan
+from workflows.steps.wait import stalled_for
 
 
 @pytest.fixture
@@ -130,12 +131,22 @@ def test_f06_capacity_stall_has_no_variants_a_frozen_timestamp_then_fails_with_a
     # Then it is Creating, with no ProductionVariants and LastModifiedTime 1 s after creation
     assert early["EndpointStatus"] == "Creating" and "ProductionVariants" not in early
     assert early["LastModifiedTime"] - early["CreationTime"] == timedelta(seconds=1)
+    # And its pending deployment waits for 0 of 1 instances, as AWS's does while Creating
+    [waiting] = early["PendingDeploymentSummary"]["ProductionVariants"]
+    assert (waiting["InstanceType"], waiting["CurrentInstanceCount"], waiting["DesiredInstanceCount"]) == (
+        "ml.g5.12xlarge",
+        0,
+        1,
+    )
+    assert [s["Status"] for s in waiting["VariantStatus"]] == ["Creating"]
+    assert stalled_for(early, early["CreationTime"] + timedelta(minutes=9)) == 9 * 60 - 1
     # When 50 (simulated) minutes pass, it fails with an empty FailureReason, still without variants
     clock.advance(50 * 60)
     final = endpoint_settled(sagemaker, "stalled", timeout_s=30)[-1]
     assert final["EndpointStatus"] == "Failed"
     assert final["FailureReason"] == ""
     assert "ProductionVariants" not in final
+    assert "PendingDeploymentSummary" not in final
 
 
 def ic_endpoint(engine: LocalEngine, uri: str, instance_type: str) -> Any:

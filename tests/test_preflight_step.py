@@ -80,7 +80,7 @@ def test_every_blocking_finding_is_reported_at_once(s3: Any, tiny_artifact: Path
         for f in convert.manifest.files
     ]
     convert = convert.model_copy(update={"manifest": convert.manifest.model_copy(update={"files": big})})
-    spec = fast_spec("bundled", hosting={"instance_types": ["ml.c6i.2xlarge"], "workers": 8})
+    spec = fast_spec("bundled", hosting={"instance_type_fallbacks": ["ml.c6i.2xlarge"], "workers": 8})
     request = PreflightRequest(run_id="pf-1", spec=spec, convert=convert, pack=PACK)
     # When the preflight step runs
     with pytest.raises(PreflightBlocked) as raised:
@@ -102,7 +102,7 @@ def test_accepted_findings_are_reported_as_warnings_and_the_rest_still_block(
         for f in convert.manifest.files
     ]
     convert = convert.model_copy(update={"manifest": convert.manifest.model_copy(update={"files": big})})
-    hosting = {"instance_types": ["ml.c6i.2xlarge"], "workers": 8}
+    hosting = {"instance_type_fallbacks": ["ml.c6i.2xlarge"], "workers": 8}
     spec = fast_spec("bundled", hosting=hosting, preflight={"accept": ["F02"]})
     # When the preflight step runs
     with pytest.raises(PreflightBlocked) as raised:

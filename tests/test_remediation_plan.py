@@ -59,10 +59,10 @@ def failed(
     """A run whose attempt ``number`` failed in the wait loop (or in warmup when ``warmed``)."""
     spec = fast_spec(
         "bundled",
-        hosting=hosting or {"instance_types": ["ml.c6i.xlarge", "ml.c6i.2xlarge", "ml.m5.xlarge"]},
+        hosting=hosting or {"instance_type_fallbacks": ["ml.c6i.xlarge", "ml.c6i.2xlarge", "ml.m5.xlarge"]},
         remediation=remediation or {},
     )
-    types = spec.hosting.instance_types
+    types = spec.hosting.instance_type_fallbacks
     state = PipelineState(
         run_id="plan-1",
         spec=spec,
@@ -201,7 +201,7 @@ def test_cuda_803_redeploys_with_the_minimum_ami_for_the_image_cuda_then_a_newer
     from workflows.preflight.containers import amis, minimum_ami
 
     # Given a GPU endpoint on the HF DLC (CUDA 12.4) that hit error 803 on the default AMI
-    state = failed("newer_ami", "F20", hosting={"instance_types": ["ml.g5.xlarge"]})
+    state = failed("newer_ami", "F20", hosting={"instance_type_fallbacks": ["ml.g5.xlarge"]})
     # When the remediation is planned
     after = plan(state)
     # Then the next attempt sets the minimum AMI whose driver runs CUDA 12.4
@@ -210,7 +210,10 @@ def test_cuda_803_redeploys_with_the_minimum_ami_for_the_image_cuda_then_a_newer
     assert after.attempt.overrides.inference_ami_version == expected.name
     # And a second 803 on that AMI moves one AMI newer
     second = failed(
-        "newer_ami", "F20", hosting={"instance_types": ["ml.g5.xlarge"]}, remediation={"newer_ami": 3}
+        "newer_ami",
+        "F20",
+        hosting={"instance_type_fallbacks": ["ml.g5.xlarge"]},
+        remediation={"newer_ami": 3},
     )
     second = plan(second.model_copy(update={"attempt": after.attempt.model_copy(update={"number": 2})}))
     names = [a.name for a in amis()]
@@ -222,7 +225,9 @@ def test_cuda_803_on_the_newest_ami_fails() -> None:
 
     newest = amis()[-1].name
     state = failed(
-        "newer_ami", "F20", hosting={"instance_types": ["ml.g5.xlarge"], "inference_ami_version": newest}
+        "newer_ami",
+        "F20",
+        hosting={"instance_type_fallbacks": ["ml.g5.xlarge"], "inference_ami_version": newest},
     )
     after = plan(state)
     assert after.remediation is not None and after.remediation.route == "fail"

@@ -46,7 +46,7 @@ def test_the_realtime_mode_applies_the_overrides_that_concern_it() -> None:
     # Then the real-time fields changed and the serverless one, which it has not, is ignored
     assert (applied.workers, applied.ort_intra_op_threads) == (1, 0)
     assert applied.inference_ami_version == "al2-ami-sagemaker-inference-gpu-3-1"
-    assert applied.instance_types == hosting.instance_types
+    assert applied.instance_type_fallbacks == hosting.instance_type_fallbacks
     assert not hasattr(applied, "memory_size_mb")
     # And no override leaves the spec's hosting as it is
     assert with_overrides(hosting, DeployOverrides()) is hosting

@@ -13,7 +13,7 @@ from workflows.spec import RunSpec, json_schema, load_spec, parse_spec
 def test_example_spec_loads() -> None:
     spec = load_spec(ROOT / "examples" / "minilm-realtime.yaml")
     assert spec.name == "minilm-realtime"
-    assert spec.hosting.instance_types == ["ml.c6i.xlarge", "ml.c6i.2xlarge"]
+    assert spec.hosting.instance_type_fallbacks == ["ml.c6i.xlarge", "ml.c6i.2xlarge"]
     assert spec.benchmark.sequence_lengths == ["natural", 128]
 
 
@@ -25,7 +25,11 @@ def test_hosting_mode_defaults_to_realtime() -> None:
     ("data", "field", "fix"),
     [
         ({"name": "Bad_Name"}, "name", "lowercase"),
-        ({"name": "ok", "hosting": {"instance_types": ["c6i.xlarge"]}}, "instance_types", "ml.c6i.xlarge"),
+        (
+            {"name": "ok", "hosting": {"instance_type_fallbacks": ["c6i.xlarge"]}},
+            "instance_type_fallbacks",
+            "ml.c6i.xlarge",
+        ),
         ({"name": "ok", "benchmark": {"batch_sizes": [0]}}, "benchmark.batch_sizes", "parameters.batch_size"),
         ({"name": "ok", "model": {"task": "ner"}}, "model.task", "'embedding'"),
         ({"name": "ok", "typo": 1}, "typo", "remove it"),

@@ -46,7 +46,9 @@ def test_the_matrix_expands_to_every_combination_of_its_axes() -> None:
     # Then there is one run per combination, each a complete spec with its coordinates
     assert len(plan.items) == 8
     specs = [item.pipeline.spec for item in plan.items]
-    assert {(s.model.source, s.hosting.instance_types[0], tuple(s.benchmark.batch_sizes)) for s in specs} == {
+    assert {
+        (s.model.source, s.hosting.instance_type_fallbacks[0], tuple(s.benchmark.batch_sizes)) for s in specs
+    } == {
         (m, t, b)
         for m in ("bundled", "s3://bucket/bert/")
         for t in ("ml.c6i.xlarge", "ml.c7i.xlarge")

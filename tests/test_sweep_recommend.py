@@ -180,7 +180,7 @@ def test_the_example_recommend_sweep_is_valid_and_prices_every_type() -> None:
     sweep = load_sweep("examples/sweep-recommend.yaml")
     assert sweep.recommend == RecommendPolicy(p99_ms=100, batch_size=8)
     listed = price_table()["sagemaker"]["inference_instance_hour"]
-    assert all(item.spec.hosting.instance_types[0] in listed for item in expand(sweep))  # type: ignore[union-attr]
+    assert all(item.spec.hosting.instance_type_fallbacks[0] in listed for item in expand(sweep))  # type: ignore[union-attr]
 
 
 RECORDED = Path(__file__).parent / "recorded"

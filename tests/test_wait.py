@@ -11,7 +11,7 @@ from tests.conftest import fast_spec
 from workflows import clock
 from workflows.contracts import DeployResult, DescribeRequest, EndpointStatus
 from workflows.errors import CapacityStall, EndpointFailed, EndpointWaitTimeout
-from workflows.steps.wait import describe, next_wait_seconds
+from workflows.steps.wait import describe, next_wait_seconds, stalled_for
 
 
 def request(created: datetime, poll: EndpointStatus | None = None) -> DescribeRequest:
@@ -101,3 +101,82 @@ def test_wait_budget_is_enforced() -> None:
     created = datetime.now(UTC) - timedelta(minutes=61)
     with pytest.raises(EndpointWaitTimeout):
         poll_once(described("Creating", created, clock.now(), True), request(created))
+
+
+def pending(
+    created: datetime, current: int, status: str = "Creating", since: datetime | None = None
+) -> dict[str, Any]:
+    """DescribeEndpoint's PendingDeploymentSummary (botocore's shape; the Stubber checks it)."""
+    return {
+        "EndpointConfigName": "c",
+        "StartTime": created,
+        "ProductionVariants": [
+            {
+                "VariantName": "primary",
+                "InstanceType": "ml.g5.12xlarge",
+                "CurrentInstanceCount": current,
+                "DesiredInstanceCount": 1,
+                "VariantStatus": [{"Status": status, "StartTime": since or created}],
+            }
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("current", "status"),
+    [(1, "Creating"), (0, "ActivatingTraffic"), (0, "Baking")],
+    ids=["an-instance-assigned", "activating-traffic", "baking"],
+)
+def test_a_slow_creation_whose_pending_deployment_has_its_instance_is_not_a_stall(
+    current: int, status: str
+) -> None:
+    # Given an endpoint Creating for 11 minutes with no ProductionVariants and a frozen LastModifiedTime
+    # (the field's stall signature), but whose pending deployment shows its instance at work
+    created = clock.now() - timedelta(minutes=11)
+    response = described("Creating", created, created + timedelta(seconds=1), False)
+    response["PendingDeploymentSummary"] = pending(created, current, status)
+    # When polled past the 10-minute threshold
+    polled = poll_once(response, request(created))
+    # Then it keeps waiting: a healthy slow creation is not a capacity stall
+    assert polled.status == "Creating"
+    assert polled.instance_assigned and not polled.has_variants
+
+
+def test_a_pending_deployment_with_no_instance_past_the_threshold_is_a_capacity_stall() -> None:
+    # Given the same endpoint whose pending deployment still has 0 of 1 instances, status Creating
+    created = clock.now() - timedelta(minutes=11)
+    response = described("Creating", created, created + timedelta(seconds=1), False)
+    response["PendingDeploymentSummary"] = pending(created, 0)
+    # When polled, Then the stall is recognised
+    with pytest.raises(
+        CapacityStall, match="PendingDeploymentSummary instances 0 of 1: no instance was assigned"
+    ):
+        poll_once(response, request(created))
+
+
+def test_the_stall_clock_starts_at_the_latest_change_of_the_pending_deployment() -> None:
+    # Given no instance yet, but the variant's status entered 4 minutes ago (the deployment moved)
+    created = clock.now() - timedelta(minutes=11)
+    response = described("Creating", created, created + timedelta(seconds=1), False)
+    response["PendingDeploymentSummary"] = pending(created, 0, since=clock.now() - timedelta(minutes=4))
+    # When polled, Then it is not a stall yet (4 minutes without change, threshold 10)
+    polled = poll_once(response, request(created))
+    assert polled.status == "Creating" and not polled.instance_assigned
+
+
+def test_stall_time_reads_the_timestamps_the_execution_state_holds() -> None:
+    # Given a DescribeEndpoint answer as the diagnosis reads it back from the state (ISO text)
+    created = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+    answer = {
+        "EndpointStatus": "Creating",
+        "CreationTime": created.isoformat(),
+        "LastModifiedTime": (created + timedelta(seconds=1)).isoformat(),
+        "PendingDeploymentSummary": {
+            "StartTime": created.isoformat(),
+            "ProductionVariants": [{"CurrentInstanceCount": 0, "DesiredInstanceCount": 1}],
+        },
+    }
+    # Then the stall is measured from the frozen LastModifiedTime, and an assigned instance ends it
+    assert stalled_for(answer, created + timedelta(minutes=9)) == 9 * 60 - 1
+    answer["PendingDeploymentSummary"]["ProductionVariants"][0]["CurrentInstanceCount"] = 1
+    assert stalled_for(answer, created + timedelta(minutes=9)) is None

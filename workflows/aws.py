@@ -46,7 +46,15 @@ def error_message(error: ClientError) -> str:
 def is_not_found(error: ClientError) -> bool:
     """SageMaker says "Could not find endpoint ..." with code ValidationException."""
     code = error_code(error)
-    if code in {"ResourceNotFound", "ResourceNotFoundException", "NoSuchEntity", "NoSuchKey", "404"}:
+    # ObjectNotFoundException: Application Auto Scaling's (a policy or target already gone).
+    if code in {
+        "ResourceNotFound",
+        "ResourceNotFoundException",
+        "ObjectNotFoundException",
+        "NoSuchEntity",
+        "NoSuchKey",
+        "404",
+    }:
         return True
     return code == "ValidationException" and any(f in error_message(error) for f in _NOT_FOUND_FRAGMENTS)
 

@@ -6,28 +6,45 @@ import sys
 import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from workflows.cli_output import (
+    FAILED,
+    OK,
+    UNDIAGNOSED,
+    JsonOption,
+    ProfileOption,
+    RegionOption,
+    aws_session,
+    emit,
+    fail,
+    guarded,
+)
+from workflows.cli_output import out as console
 from workflows.contracts import Diagnosis, PreflightResult
-from workflows.errors import DeploybenchError
 
-console = Console(highlight=False, soft_wrap=True)
-
-# Exit codes: 0 clean (or diagnosed), 1 a blocking finding, 2 bad input.
-BLOCKED = 1
-BAD_INPUT = 2
+DEFAULT_REGION = "us-east-1"
+"""Preflight reaches no AWS API: without any region configured, images resolve for this one."""
 
 
-def _refuse(message: str) -> None:
-    console.print(f"[bold red]error[/]: {message}")
-    raise typer.Exit(BAD_INPUT)
+def _refuse(message: str) -> NoReturn:
+    fail(message)
 
 
-def _print_preflight(result: PreflightResult, spec_path: Path) -> None:
+def preflight_json(result: PreflightResult, region: str) -> dict[str, Any]:
+    """The result for scripts: each finding says whether it blocks, and the result whether it blocked."""
+    data = result.model_dump(mode="json")
+    for finding in data["findings"]:
+        finding["blocking"] = finding["severity"] == "blocking"
+    data["blocked"] = any(f["blocking"] for f in data["findings"])
+    data["region"] = region
+    return data
+
+
+def _print_preflight(result: PreflightResult, spec_path: Path, region: str) -> None:
     if result.findings:
         table = Table(title=f"Preflight findings for {spec_path}", show_lines=True)
         for column in ("ID", "severity", "finding", "fix"):
@@ -38,35 +55,47 @@ def _print_preflight(result: PreflightResult, spec_path: Path) -> None:
         console.print(table)
     else:
         console.print(f"[green]No findings[/] for {spec_path}.")
+    console.print(f"Region: {region}")
     console.print("Checked: " + ("; ".join(result.checked) or "nothing"))
     if result.skipped:
         console.print("[yellow]Skipped[/]: " + "; ".join(result.skipped))
 
 
+@guarded
 def preflight(
-    spec_path: Annotated[Path, typer.Argument(help="YAML run spec, e.g. examples/minilm-realtime.yaml")],
+    spec_path: Annotated[
+        Path, typer.Argument(metavar="SPEC", help="YAML run spec, e.g. examples/minilm-realtime.yaml")
+    ],
     artifact: Annotated[
         Path | None,
-        typer.Option(help="Converted artifact folder or packed model.tar.gz, for the artifact-level checks."),
+        typer.Option(
+            metavar="DIR_OR_TARBALL",
+            help="Converted artifact folder or packed model.tar.gz, for the artifact-level checks.",
+        ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    region: RegionOption = None,
+    profile: ProfileOption = None,
+    as_json: JsonOption = False,
 ) -> None:
-    """Run the failure catalogue's static checks on SPEC before anything is created; exit 1 on a blocking finding."""
+    """Run the failure catalogue's static checks on SPEC before anything is created; exit 1 on a blocking finding.
+
+    Images resolve for the region of --region, AWS_REGION, AWS_DEFAULT_REGION or the profile
+    (us-east-1 when none is set); no AWS call is made.
+    """
     from workflows.preflight import build_context, open_artifact, run_checks
     from workflows.spec import load_spec
 
-    try:
-        spec = load_spec(spec_path)
-        with tempfile.TemporaryDirectory(prefix="deploybench-preflight-") as scratch:
-            view = open_artifact(artifact, Path(scratch)) if artifact is not None else None
-            result = run_checks(build_context(spec, view))
-    except DeploybenchError as error:
-        _refuse(f"{type(error).__name__}: {error}")
-    if as_json:
-        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
-    else:
-        _print_preflight(result, spec_path)
-    raise typer.Exit(BLOCKED if any(f.severity == "blocking" for f in result.findings) else 0)
+    where = aws_session(region, profile).region_name or DEFAULT_REGION
+    spec = load_spec(spec_path)
+    with tempfile.TemporaryDirectory(prefix="deploybench-preflight-") as scratch:
+        view = open_artifact(artifact, Path(scratch)) if artifact is not None else None
+        result = run_checks(build_context(spec, view, region=where))
+    emit(
+        preflight_json(result, where),
+        as_json=as_json,
+        human=lambda: _print_preflight(result, spec_path, where),
+    )
+    raise typer.Exit(FAILED if any(f.severity == "blocking" for f in result.findings) else OK)
 
 
 def _print_diagnosis(diagnosis: Diagnosis) -> None:
@@ -83,24 +112,32 @@ def _print_diagnosis(diagnosis: Diagnosis) -> None:
         console.print(f"    {line}", markup=False)
 
 
+@guarded
 def diagnose(
     endpoint: Annotated[
-        str | None, typer.Option(help="Live endpoint: DescribeEndpoint and its CloudWatch log events (AWS).")
+        str | None,
+        typer.Option(
+            metavar="NAME", help="Live endpoint: DescribeEndpoint and its CloudWatch log events (AWS)."
+        ),
     ] = None,
     log: Annotated[
         Path | None,
-        typer.Option(help="Any text: a log export, an error message, a traceback ('-' for stdin)."),
+        typer.Option(
+            metavar="FILE", help="Any text: a log export, an error message, a traceback ('-' for stdin)."
+        ),
     ] = None,
     mode: Annotated[
-        str | None, typer.Option(help="Hosting mode, when the evidence cannot tell (e.g. serverless).")
+        str | None,
+        typer.Option(metavar="MODE", help="Hosting mode, when the evidence cannot tell (e.g. serverless)."),
     ] = None,
-    since_min: Annotated[int, typer.Option(help="--endpoint: read log events of the last N minutes.")] = 60,
-    region: Annotated[
-        str | None, typer.Option(help="--endpoint: AWS region (default: the environment's).")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the diagnosis as JSON.")] = False,
+    since_min: Annotated[
+        int, typer.Option(metavar="MINUTES", help="--endpoint: read log events of the last N minutes.")
+    ] = 60,
+    region: RegionOption = None,
+    profile: ProfileOption = None,
+    as_json: JsonOption = False,
 ) -> None:
-    """Name the failure catalogue entry behind a failure, its evidence and its fix."""
+    """Name the failure catalogue entry behind a failure, its evidence and its fix; exit 3 when none matches."""
     from workflows.diagnosis import diagnose as match
     from workflows.diagnosis import evidence_from_endpoint, evidence_from_text
 
@@ -112,17 +149,15 @@ def diagnose(
         assert endpoint is not None
         evidence = evidence_from_endpoint(
             endpoint,
-            **_aws_clients(region),
+            **_aws_clients(region, profile),
             since=datetime.now(UTC) - timedelta(minutes=since_min),
             hosting_mode=mode,
         )
         if evidence.endpoint is None and not evidence.items:
             _refuse(f"nothing to diagnose for endpoint {endpoint}: " + "; ".join(evidence.notes))
     diagnosis = match(evidence)
-    if as_json:
-        sys.stdout.write(diagnosis.model_dump_json(indent=2) + "\n")
-    else:
-        _print_diagnosis(diagnosis)
+    emit(diagnosis.model_dump(mode="json"), as_json=as_json, human=lambda: _print_diagnosis(diagnosis))
+    raise typer.Exit(UNDIAGNOSED if diagnosis.id == "unknown" else OK)
 
 
 def _read_log(path: Path) -> str:
@@ -134,15 +169,14 @@ def _read_log(path: Path) -> str:
         _refuse(f"log file {path} does not exist; pass a text file (a CloudWatch export, an error message)")
     except (IsADirectoryError, PermissionError) as error:
         _refuse(f"log file {path} cannot be read: {error}")
-    raise AssertionError("unreachable")
 
 
-def _aws_clients(region: str | None) -> dict[str, Any]:
-    import boto3
+def _aws_clients(region: str | None, profile: str | None) -> dict[str, Any]:
     from botocore.config import Config
 
     config = Config(retries={"mode": "standard", "max_attempts": 5})
+    session = aws_session(region, profile)
     return {
-        "sagemaker": boto3.client("sagemaker", region_name=region, config=config),
-        "logs": boto3.client("logs", region_name=region, config=config),
+        "sagemaker": session.client("sagemaker", config=config),
+        "logs": session.client("logs", config=config),
     }

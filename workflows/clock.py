@@ -17,6 +17,7 @@ import contextlib
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 _lock = threading.Lock()
 _skipped_s = 0.0
@@ -25,6 +26,22 @@ _real_work = 0
 
 def now() -> datetime:
     return datetime.now(UTC) + timedelta(seconds=_skipped_s)
+
+
+def as_datetime(value: Any) -> datetime | None:
+    """A timestamp as an aware datetime, from what boto3 parses (datetime), what the execution state
+    holds (ISO text) or epoch seconds; None for anything else."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, int | float):
+        return datetime.fromtimestamp(value, tz=UTC)
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return None
 
 
 def skipped_seconds() -> float:

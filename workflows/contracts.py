@@ -94,7 +94,7 @@ class DeployAttempt(Contract):
     """Which configuration the next deploy uses; remediation branches rewrite it."""
 
     number: int = 1
-    instance_type_index: int = Field(0, description="F06/F07: index into hosting.instance_types.")
+    instance_type_index: int = Field(0, description="F06/F07: index into hosting.instance_type_fallbacks.")
     overrides: DeployOverrides = Field(default_factory=DeployOverrides)
     history: list[RemediationRecord] = Field(default_factory=list)
 
@@ -151,6 +151,10 @@ class EndpointStatus(Contract):
     )
     failure_reason: str | None = None
     has_variants: bool = False
+    instance_assigned: bool = Field(
+        False,
+        description="ProductionVariants present, or PendingDeploymentSummary shows an instance (F06 reads it).",
+    )
     creation_time: datetime | None = None
     last_modified_time: datetime | None = None
     polls: int = 0
@@ -242,6 +246,10 @@ class WarmupResult(Contract):
 class BenchmarkPlanRequest(StepRequest):
     deploy: DeployResult
     warmup: WarmupResult
+    attempt: DeployAttempt = Field(
+        default_factory=DeployAttempt,
+        description="Names the benchmark job per try: its number and how many remediations came before.",
+    )
 
 
 class BenchmarkPlan(Contract):

@@ -8,8 +8,17 @@ from typing import Annotated, Any
 
 import typer
 
+from workflows.cli_output import (
+    RESULTS_DIR,
+    JsonOption,
+    ProfileOption,
+    RegionOption,
+    aws_session,
+    emit,
+    guarded,
+    out,
+)
 from workflows.contracts import ArtifactManifest
-from workflows.errors import DeploybenchError
 from workflows.spec import RunSpec
 
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -44,13 +53,20 @@ def tarball_path(out: Path, compression: str) -> Path:
     return out.with_name(out.name + (".tar" if compression == "none" else ".tar.gz"))
 
 
-def _print_manifest(manifest: ArtifactManifest, out: Path) -> None:
+def default_out(source_or_spec: str, spec: RunSpec) -> Path:
+    """``deploybench-results/artifacts/<spec name or model folder name>``."""
+    if source_or_spec.endswith(SPEC_SUFFIXES):
+        return RESULTS_DIR / "artifacts" / spec.name
+    return RESULTS_DIR / "artifacts" / (Path(source_or_spec.rstrip("/")).name or "model")
+
+
+def _print_manifest(manifest: ArtifactManifest, folder: Path) -> None:
     from rich.table import Table
 
-    from workflows.cli import console
+    console = out
 
     entry = next(f for f in manifest.files if f.path == manifest.onnx_file)
-    table = Table(title=f"Artifact {out}", show_header=False)
+    table = Table(title=f"Artifact {folder}", show_header=False)
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
     rows = [
@@ -74,12 +90,24 @@ def _print_manifest(manifest: ArtifactManifest, out: Path) -> None:
         console.print(f"[yellow]warning[/]: {warning}")
 
 
+@guarded
 def convert(
     source_or_spec: Annotated[
         str,
-        typer.Argument(help="A model folder, 'bundled', s3://bucket/prefix/, or a YAML run spec."),
+        typer.Argument(
+            metavar="SOURCE_OR_SPEC",
+            help="A model folder, 'bundled', s3://bucket/prefix/, or a YAML run spec.",
+        ),
     ],
-    out: Annotated[Path, typer.Option("--out", help="Artifact folder to create (must not hold files).")],
+    artifact_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            metavar="DIR",
+            help="Artifact folder to create (must not hold files); default deploybench-results/artifacts/<name>.",
+            show_default=False,
+        ),
+    ] = None,
     task: Annotated[str | None, typer.Option(help="embedding or classification.")] = None,
     precision: Annotated[str | None, typer.Option(help="fp32 or int8 (fp16 is refused on CPU).")] = None,
     optimize: Annotated[str | None, typer.Option(help="auto, fused or none.")] = None,
@@ -87,36 +115,45 @@ def convert(
     pack: Annotated[
         bool, typer.Option("--pack", help="Also write the model.tar.gz SageMaker takes, beside --out.")
     ] = False,
+    region: RegionOption = None,
+    profile: ProfileOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Convert a model to a verified ONNX artifact folder (and, with --pack, its tarball)."""
-    from workflows.cli import console, fail
     from workflows.contracts import StepRequest
     from workflows.conversion.source import resolve_source
     from workflows.steps.convert import build_artifact
     from workflows.steps.pack import verify_artifact, write_tarball
 
-    try:
-        spec = spec_for(
-            source_or_spec,
-            {
-                "model": {"task": task, "max_sequence_length": max_length},
-                "convert": {"precision": precision, "optimize": optimize},
-            },
-        )
-        with tempfile.TemporaryDirectory(prefix="deploybench-convert-") as scratch:
-            s3 = None
-            if spec.model.source.startswith("s3://"):
-                import boto3
+    spec = spec_for(
+        source_or_spec,
+        {
+            "model": {"task": task, "max_sequence_length": max_length},
+            "convert": {"precision": precision, "optimize": optimize},
+        },
+    )
+    folder = artifact_dir or default_out(source_or_spec, spec)
+    with tempfile.TemporaryDirectory(prefix="deploybench-convert-") as scratch:
+        s3 = None
+        if spec.model.source.startswith("s3://"):
+            s3 = aws_session(region, profile).client("s3")
+        source = resolve_source(spec.model.source, s3=s3, workdir=Path(scratch))
+        request = StepRequest(run_id="convert", spec=spec)
+        manifest = build_artifact(request, source=source, out=folder, scratch=Path(scratch) / "work")
+    tarball = None
+    if pack:
+        verify_artifact(folder)
+        tarball = tarball_path(folder, spec.pack.compression)
+        write_tarball(folder, tarball, spec.pack.compression)
 
-                s3 = boto3.client("s3")
-            source = resolve_source(spec.model.source, s3=s3, workdir=Path(scratch))
-            request = StepRequest(run_id="convert", spec=spec)
-            manifest = build_artifact(request, source=source, out=out, scratch=Path(scratch) / "work")
-        _print_manifest(manifest, out)
-        if pack:
-            verify_artifact(out)
-            tarball = tarball_path(out, spec.pack.compression)
-            write_tarball(out, tarball, spec.pack.compression)
-            console.print(f"wrote {tarball} ({tarball.stat().st_size / 2**20:.1f} MB)")
-    except DeploybenchError as error:
-        fail(error)
+    def human() -> None:
+        _print_manifest(manifest, folder)
+        if tarball is not None:
+            out.print(f"wrote {tarball} ({tarball.stat().st_size / 2**20:.1f} MB)")
+
+    result = {
+        "artifact_dir": str(folder),
+        "tarball": str(tarball) if tarball else None,
+        "manifest": manifest.model_dump(mode="json"),
+    }
+    emit(result, as_json=as_json, human=human)

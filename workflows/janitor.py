@@ -6,55 +6,28 @@ run can still leak: an execution stopped by hand skips its Catch, a stalled endp
 undeletable past teardown's retries (F06). Every SageMaker resource a run creates is named
 ``db-<run id>-...`` and tagged ``deploybench:managed=true`` and ``deploybench:expires-at``; the
 janitor deletes those past that time (tagged ``deploybench:keep=true`` are left alone), stops
-processing jobs still running past it, and removes staging folders older than the TTL.
+processing jobs still running past it, removes scale to zero's scalable targets, policies and alarms
+with their component, and staging folders older than the TTL. The expiry a run writes is derived
+from its own budgets (``workflows/lifetime.py``), so a live run is never reaped.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any, Literal
-
-from botocore.exceptions import ClientError
-from pydantic import Field
+from typing import Any
 
 from workflows import clock
-from workflows.aws import aws_errors, error_code, error_message, is_busy, is_not_found, paginate
-from workflows.contracts import Contract
-from workflows.naming import DEFAULT_TTL, PREFIX, TAG_EXPIRES_AT, TAG_KEEP, TAG_MANAGED
+from workflows.aws import aws_errors, paginate
+from workflows.janitor_scaling import ComponentExpiry, sweep_alarms, sweep_scaling
+from workflows.leaks import Action, JanitorReport, Leak, act, expiry
+from workflows.naming import DEFAULT_TTL, PREFIX
 from workflows.storage import delete_prefix, put_text
 
-Action = Literal["deleted", "stopped", "busy", "failed", "would_delete", "would_stop"]
 STAGING = "staging/"
 REPORTS_PREFIX = "janitor/"
 # Where the janitor handler finds the alert topic (set by the CDK stack).
 TOPIC_ENV = "DEPLOYBENCH_ALERT_TOPIC_ARN"
-
-
-class Leak(Contract):
-    kind: str
-    name: str
-    expired_at: datetime
-    action: Action
-    detail: str = ""
-
-
-class JanitorReport(Contract):
-    checked_at: datetime
-    dry_run: bool
-    leaks: list[Leak] = Field(default_factory=list)
-    errors: list[str] = Field(default_factory=list, description="Listings that failed (the rest still ran).")
-    report_uri: str | None = None
-
-    @property
-    def removed(self) -> int:
-        return sum(leak.action in ("deleted", "stopped") for leak in self.leaks)
-
-    @property
-    def remaining(self) -> int:
-        """Leaks still costing money after this pass (busy or failed)."""
-        return sum(leak.action in ("busy", "failed", "would_delete", "would_stop") for leak in self.leaks)
 
 
 # kind -> (list operation, list key, name key, ARN key, delete or stop operation, its name parameter, extra list args)
@@ -103,41 +76,9 @@ KINDS: dict[str, tuple[str, str, str, str, str, str, dict[str, Any]]] = {
 _GOING = {"Deleting", "Stopping"}
 
 
-def _parse_time(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def expiry(tags: dict[str, str], created: datetime | None, ttl: timedelta) -> datetime | None:
-    """When a resource expires; None when it is not deploybench's to delete.
-
-    Untagged, unmanaged and kept resources are never touched; a managed resource whose
-    ``expires-at`` is missing or unreadable expires ``ttl`` after its creation.
-    """
-    if tags.get(TAG_MANAGED) != "true" or tags.get(TAG_KEEP) == "true":
-        return None
-    return _parse_time(tags.get(TAG_EXPIRES_AT)) or (created + ttl if created else None)
-
-
 def _tags(sagemaker: Any, arn: str) -> dict[str, str]:
     with aws_errors(f"list tags of {arn}"):
         return {t["Key"]: t["Value"] for t in paginate(sagemaker, "list_tags", "Tags", ResourceArn=arn)}
-
-
-def _act(call: Callable[..., Any], **kwargs: Any) -> tuple[Action | None, str]:
-    try:
-        call(**kwargs)
-    except ClientError as error:
-        if is_not_found(error):
-            return None, "already gone"
-        if is_busy(error):
-            return "busy", error_message(error)
-        return "failed", f"{error_code(error)}: {error_message(error)}"
-    return "deleted", ""
 
 
 def _sweep_kind(kind: str, *, sagemaker: Any, now: datetime, ttl: timedelta, dry_run: bool) -> list[Leak]:
@@ -161,7 +102,7 @@ def _sweep_kind(kind: str, *, sagemaker: Any, now: datetime, ttl: timedelta, dry
                 )
             )
             continue
-        outcome, detail = _act(getattr(sagemaker, action), **{parameter: name})
+        outcome, detail = act(getattr(sagemaker, action), **{parameter: name})
         if outcome is not None:
             done: Action = "stopped" if stop and outcome == "deleted" else outcome
             leaks.append(Leak(kind=kind, name=name, expired_at=expires, action=done, detail=detail))
@@ -202,17 +143,36 @@ def find_and_remove(
     sagemaker: Any,
     s3: Any,
     bucket: str,
+    autoscaling: Any = None,
+    cloudwatch: Any = None,
     now: datetime | None = None,
     ttl: timedelta = DEFAULT_TTL,
     dry_run: bool = False,
 ) -> JanitorReport:
     """Delete (or, with ``dry_run``, only list) every expired deploybench resource.
 
-    A listing that fails (an API the region lacks, a missing permission) is recorded in
-    ``errors`` and the other kinds are still swept.
+    With the ``autoscaling`` and ``cloudwatch`` clients, scale to zero's scalable targets, scaling
+    policies and alarms are swept first (``workflows/janitor_scaling.py``): a target must go before
+    its component. A listing that fails (an API the region lacks, a missing permission) is recorded
+    in ``errors`` and the other kinds are still swept.
     """
     moment = now or clock.now()
     report = JanitorReport(checked_at=moment, dry_run=dry_run)
+    components = ComponentExpiry(sagemaker, now=moment, ttl=ttl)
+    if autoscaling is not None:
+        try:
+            report.leaks += sweep_scaling(
+                autoscaling=autoscaling, component_expiry=components, now=moment, dry_run=dry_run
+            )
+        except Exception as error:  # one kind's failure must not stop the others (a leak costs money)
+            report.errors.append(f"scalable-target: {error}")
+    if cloudwatch is not None:
+        try:
+            report.leaks += sweep_alarms(
+                cloudwatch=cloudwatch, component_expiry=components, now=moment, ttl=ttl, dry_run=dry_run
+            )
+        except Exception as error:
+            report.errors.append(f"alarm: {error}")
     for kind in KINDS:
         try:
             report.leaks += _sweep_kind(kind, sagemaker=sagemaker, now=moment, ttl=ttl, dry_run=dry_run)
@@ -262,7 +222,17 @@ def run_janitor(
     topic_arn: str | None,
     dry_run: bool = False,
     now: datetime | None = None,
+    autoscaling: Any = None,
+    cloudwatch: Any = None,
 ) -> JanitorReport:
     """One janitor pass: find and remove, then write and announce the report."""
-    report = find_and_remove(sagemaker=sagemaker, s3=s3, bucket=bucket, now=now, dry_run=dry_run)
+    report = find_and_remove(
+        sagemaker=sagemaker,
+        s3=s3,
+        bucket=bucket,
+        autoscaling=autoscaling,
+        cloudwatch=cloudwatch,
+        now=now,
+        dry_run=dry_run,
+    )
     return publish(report, s3=s3, sns=sns, bucket=bucket, topic_arn=topic_arn)

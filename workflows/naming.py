@@ -2,12 +2,29 @@
 
 Names derive from the run id, so teardown can find every resource of a run even when the
 step that created it failed before returning; tags let the janitor find leaks across runs.
+
+Which names AWS lets a run use again decides what is named per attempt:
+- processing jobs (like training and transform jobs) can never be deleted, and their names "must
+  be unique within an AWS Region in an AWS account" for good: every benchmark job is named per
+  try (``benchmark_job_name``), even a rerun on the same endpoint;
+- endpoints, endpoint configs, models and inference components must be unique only while they
+  exist, and a name is free again once deleted; they are named per deploy attempt anyway, since a
+  stalled endpoint cannot be deleted while Creating (F06) and its config and models stay with it;
+- scaling policies and alarms are named after their component and are idempotent puts;
+- Step Functions execution names (the run id) are unique for 90 days after the run closes.
+Every name is checked against botocore's constraint for SageMaker names (at most 63 characters,
+``[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}``) when it is made, not when AWS refuses it.
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workflows.spec import RunSpec
 
 PREFIX = "db"
 TAG_RUN_ID = "deploybench:run-id"
@@ -15,9 +32,12 @@ TAG_SPEC = "deploybench:spec"
 TAG_EXPIRES_AT = "deploybench:expires-at"
 TAG_MANAGED = "deploybench:managed"
 DEFAULT_TTL = timedelta(hours=6)
+"""What the janitor allows a managed resource that carries no readable expiry tag."""
 
-# SageMaker resource names: 63 characters, [a-zA-Z0-9](-*[a-zA-Z0-9])*.
-_MAX_NAME = 63
+# botocore's sagemaker model: EndpointName, EndpointConfigName, ProcessingJobName (min 1, max 63,
+# this pattern); ModelName and InferenceComponentName allow inner dashes the same way.
+MAX_NAME = 63
+NAME_PATTERN = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
 
 
 def new_run_id(spec_name: str, now: datetime | None = None, suffix: str | None = None) -> str:
@@ -31,8 +51,11 @@ def new_run_id(spec_name: str, now: datetime | None = None, suffix: str | None =
 
 
 def _checked(name: str) -> str:
-    if len(name) > _MAX_NAME:
-        raise ValueError(f"resource name {name!r} is longer than {_MAX_NAME} characters")
+    if len(name) > MAX_NAME or not NAME_PATTERN.match(name):
+        raise ValueError(
+            f"resource name {name!r} ({len(name)} characters) is not a SageMaker name: at most {MAX_NAME} "
+            "letters, digits and dashes, starting and ending with a letter or digit; shorten the spec's name"
+        )
     return name
 
 
@@ -55,24 +78,40 @@ def model_name(run_id: str, attempt: int, index: int = 0) -> str:
     return _checked(f"{resource_prefix(run_id)}-a{attempt}-m{index}")
 
 
-def tags(
-    run_id: str, spec_name: str, extra: dict[str, str] | None = None, *, now: datetime | None = None
-) -> list[dict[str, str]]:
-    """AWS tag list for every resource of the run."""
-    expires = (now or datetime.now(UTC)) + DEFAULT_TTL
+def inference_component_name(run_id: str, attempt: int, index: int) -> str:
+    """The attempt's ``index``-th inference component (0 is the run's own model)."""
+    return _checked(f"{resource_prefix(run_id)}-a{attempt}-ic{index}")
+
+
+def tags(run_id: str, spec: RunSpec, *, now: datetime | None = None) -> list[dict[str, str]]:
+    """AWS tag list for every resource of the run: who made it, and when the janitor may reap it.
+
+    The expiry is the creation time plus the longest the run may legally still last
+    (``workflows.lifetime.run_lifetime``), so a live run is never taken for a leak.
+    """
+    from workflows.lifetime import run_lifetime
+
+    expires = (now or datetime.now(UTC)) + run_lifetime(spec)
     base = {
         TAG_MANAGED: "true",
         TAG_RUN_ID: run_id,
-        TAG_SPEC: spec_name,
+        TAG_SPEC: spec.name,
         TAG_EXPIRES_AT: expires.strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
-    merged = {**(extra or {}), **base}
+    merged = {**spec.tags, **base}
     return [{"Key": key, "Value": value} for key, value in merged.items()]
 
 
-def benchmark_job_name(run_id: str) -> str:
-    """The run's benchmark processing job (one per run: the name is also how failures stop it)."""
-    return _checked(f"{resource_prefix(run_id)}-bench")
+def benchmark_job_name(run_id: str, attempt: int, remediations: int) -> str:
+    """``db-<run id>-a<attempt>-b<remediations + 1>``: one processing job name per benchmark try.
+
+    A job's name is never free again (jobs cannot be deleted), so a rerun after a remediation on
+    the same endpoint (warm, retry) needs a name of its own: ``remediations`` (the decisions in
+    ``attempt.history``) grows by one on every loop back through PlanRemediation. A retried
+    PlanBenchmark or StartBenchmarkJob gets the same inputs, hence the same name, and follows the
+    job it already created.
+    """
+    return _checked(f"{resource_prefix(run_id)}-a{attempt}-b{remediations + 1}")
 
 
 def staging_prefix(run_id: str) -> str:

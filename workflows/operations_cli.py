@@ -9,16 +9,23 @@ from typing import Annotated, Any
 
 import typer
 
-from workflows.errors import DeploybenchError
+from workflows.cli_output import (
+    FAILED,
+    OK,
+    RESULTS_DIR,
+    JsonOption,
+    ProfileOption,
+    RegionOption,
+    aws_session,
+    emit,
+    guarded,
+    out,
+    progress,
+    stack_outputs,
+)
+from workflows.naming import STACK_NAME
 
-STACK = "Deploybench"
-
-
-def _outputs(stack_name: str) -> dict[str, str]:
-    import boto3
-
-    stacks = boto3.client("cloudformation").describe_stacks(StackName=stack_name)["Stacks"]
-    return {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}
+STACK = STACK_NAME
 
 
 def sweep_id_from(sfn: Any, execution_arn: str) -> str | None:
@@ -51,26 +58,31 @@ def _local_baseline(s3: Any, bucket: str, name: str, folder: Path, *, restore: b
         s3.download_file(bucket, key, str(path))
 
 
+@guarded
 def sweep(
-    sweep_path: Annotated[Path, typer.Argument(help="YAML sweep, e.g. examples/sweep-nightly.yaml")],
+    sweep_path: Annotated[
+        Path, typer.Argument(metavar="SWEEP", help="YAML sweep, e.g. examples/sweep-nightly.yaml")
+    ],
     local: Annotated[bool, typer.Option("--local", help="Run on the embedded local engine.")] = False,
-    results_dir: Annotated[Path, typer.Option(help="Where summary.json and report.md are written.")] = Path(
-        "deploybench-results"
-    ),
+    results_dir: Annotated[
+        Path,
+        typer.Option(metavar="DIR", help="summary.json and report.md go to DIR/sweeps/<name>/<sweep id>/."),
+    ] = RESULTS_DIR,
     time_scale: Annotated[float, typer.Option(help="Local engine only: how much faster Waits pass.")] = 30.0,
-    stack_name: Annotated[str, typer.Option(help="CloudFormation stack that deployed deploybench.")] = STACK,
+    stack_name: Annotated[
+        str, typer.Option(metavar="STACK", help="CloudFormation stack that deployed deploybench.")
+    ] = STACK,
+    region: RegionOption = None,
+    profile: ProfileOption = None,
+    as_json: JsonOption = False,
 ) -> None:
-    """Run a benchmark sweep: every matrix combination as a deploy pipeline, then one comparison report."""
-    import boto3
-
-    from workflows.cli import console, fail, print_event, readable_cause
+    """Run a benchmark sweep: each matrix combination as a deploy pipeline (followed live), then one report."""
+    from workflows.follow_command import sweep_progress
+    from workflows.run_command import console_url, outcome_json, print_event, readable_cause
     from workflows.runner import follow
     from workflows.sweeps.spec import load_sweep
 
-    try:
-        spec = load_sweep(sweep_path)
-    except DeploybenchError as error:
-        fail(error)
+    spec = load_sweep(sweep_path)
     payload = {"sweep": spec.model_dump(mode="json")}
     name = f"{spec.name}-{datetime.now(UTC):%Y%m%d-%H%M%S}"
     folder = results_dir / "sweeps" / spec.name
@@ -79,94 +91,114 @@ def sweep(
         from workflows.local.engine import BUCKET, LocalEngine
         from workflows.sweeps.spec import expand
 
-        try:
-            for item in expand(spec):
-                refuse_unservable_locally(item.spec.hosting.mode)
-        except DeploybenchError as error:
-            fail(error)
+        for item in expand(spec):
+            refuse_unservable_locally(item.spec.hosting.mode)
         with LocalEngine(workdir=folder / name / "engine", time_scale=time_scale) as engine:
             sfn, s3 = engine.client("stepfunctions"), engine.client("s3")
             _local_baseline(s3, BUCKET, spec.name, folder, restore=True)
             arn = engine.start_execution("benchmark_sweep", payload, name=name)
-            outcome = follow(sfn, arn, on_event=print_event)
+            children = sweep_progress(sfn, arn, engine.state_machine_arns["deploy_pipeline"])
+            outcome = follow(sfn, arn, on_event=print_event, on_poll=children.poll)
             sweep_id = sweep_id_from(sfn, arn)
             files = _download(s3, BUCKET, spec.name, sweep_id, folder) if sweep_id else []
             _local_baseline(s3, BUCKET, spec.name, folder, restore=False)
     else:
-        outputs = _outputs(stack_name)
-        sfn, s3 = boto3.client("stepfunctions"), boto3.client("s3")
+        from workflows.naming import OUTPUT_BUCKET, OUTPUT_DEPLOY_PIPELINE_ARN
+
+        session = aws_session(region, profile)
+        outputs = stack_outputs(session, stack_name)
+        sfn, s3 = session.client("stepfunctions"), session.client("s3")
         arn = sfn.start_execution(
             stateMachineArn=outputs["BenchmarkSweepArn"], name=name, input=json.dumps(payload)
         )["executionArn"]
-        console.print(f"Sweep execution {arn}")
-        outcome = follow(sfn, arn, on_event=print_event, poll_s=5.0)
+        progress().print(f"Sweep execution {arn}\nConsole: {console_url(arn)}")
+        children = sweep_progress(sfn, arn, outputs[OUTPUT_DEPLOY_PIPELINE_ARN])
+        outcome = follow(sfn, arn, on_event=print_event, poll_s=5.0, on_poll=children.poll)
         sweep_id = sweep_id_from(sfn, arn)
-        files = (
-            _download(s3, outputs["ArtifactBucketName"], spec.name, sweep_id, results_dir) if sweep_id else []
-        )
-    console.print(f"\nSweep [bold]{outcome.status}[/] in {outcome.wall_s:.0f} s")
-    if outcome.error:
-        console.print(f"[red]{outcome.error}[/]: {readable_cause(outcome.cause or '')[:1500]}")
-    for path in files:
-        console.print(f"  wrote {path}")
-    raise typer.Exit(0 if outcome.status == "SUCCEEDED" else 1)
+        files = _download(s3, outputs[OUTPUT_BUCKET], spec.name, sweep_id, folder) if sweep_id else []
+    outcome.results = files
+
+    def human() -> None:
+        out.print(f"\nSweep [bold]{outcome.status}[/] in {outcome.wall_s:.0f} s")
+        if outcome.error:
+            out.print(f"[red]{outcome.error}[/]: {readable_cause(outcome.cause or '')[:1500]}")
+        for path in files:
+            out.print(f"  wrote {path}")
+
+    emit(
+        {"sweep_id": sweep_id, "runs": children.finished, **outcome_json(outcome, on_aws=not local)},
+        as_json=as_json,
+        human=human,
+    )
+    raise typer.Exit(OK if outcome.status == "SUCCEEDED" else FAILED)
 
 
+@guarded
 def janitor(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="List what would be removed; remove nothing.")
     ] = False,
-    stack_name: Annotated[str, typer.Option(help="CloudFormation stack that deployed deploybench.")] = STACK,
-    bucket: Annotated[str | None, typer.Option(help="Artifact bucket (default: the stack's output).")] = None,
+    stack_name: Annotated[
+        str, typer.Option(metavar="STACK", help="CloudFormation stack that deployed deploybench.")
+    ] = STACK,
+    bucket: Annotated[
+        str | None, typer.Option(metavar="BUCKET", help="Artifact bucket (default: the stack's output).")
+    ] = None,
+    region: RegionOption = None,
+    profile: ProfileOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Delete SageMaker resources and staging folders of deploybench runs past their TTL (what the hourly schedule does)."""
-    import boto3
-
-    from workflows.cli import console
     from workflows.janitor import run_janitor
 
-    outputs = _outputs(stack_name) if not bucket else {}
+    session = aws_session(region, profile)
+    outputs = stack_outputs(session, stack_name) if not bucket else {}
     report = run_janitor(
-        sagemaker=boto3.client("sagemaker"),
-        s3=boto3.client("s3"),
-        sns=boto3.client("sns"),
+        sagemaker=session.client("sagemaker"),
+        s3=session.client("s3"),
+        sns=session.client("sns"),
+        autoscaling=session.client("application-autoscaling"),
+        cloudwatch=session.client("cloudwatch"),
         bucket=bucket or outputs["ArtifactBucketName"],
         topic_arn=outputs.get("AlertTopicArn"),
         dry_run=dry_run,
     )
-    for leak in report.leaks:
-        console.print(
-            f"{leak.action:>12}  {leak.kind:<20} {leak.name}  (expired {leak.expired_at:%Y-%m-%d %H:%M} UTC) {leak.detail}"
-        )
-    for error in report.errors:
-        console.print(f"[red]error[/]: {error}")
-    console.print(f"{report.removed} removed, {report.remaining} remaining; report: {report.report_uri}")
-    raise typer.Exit(1 if report.remaining or report.errors else 0)
+
+    def human() -> None:
+        for leak in report.leaks:
+            out.print(
+                f"{leak.action:>12}  {leak.kind:<20} {leak.name}  (expired {leak.expired_at:%Y-%m-%d %H:%M} UTC) "
+                f"{leak.detail}"
+            )
+        for error in report.errors:
+            out.print(f"[red]error[/]: {error}")
+        out.print(f"{report.removed} removed, {report.remaining} remaining; report: {report.report_uri}")
+
+    summary = {"removed": report.removed, "remaining": report.remaining}
+    emit({**report.model_dump(mode="json"), **summary}, as_json=as_json, human=human)
+    raise typer.Exit(FAILED if report.remaining or report.errors else OK)
 
 
+@guarded
 def pipeline_input(
-    path: Annotated[Path, typer.Argument(help="A run spec, or with --sweep a sweep file.")],
+    path: Annotated[Path, typer.Argument(metavar="FILE", help="A run spec, or with --sweep a sweep file.")],
     is_sweep: Annotated[
-        bool, typer.Option("--sweep", help="PATH is a sweep: print the sweep's input.")
+        bool, typer.Option("--sweep", help="FILE is a sweep: print the sweep's input.")
     ] = False,
+    as_json: JsonOption = False,
 ) -> None:
-    """Print a state machine's input as JSON, for `aws stepfunctions start-execution --input file://...` or the console."""
+    """Print a state machine's input as JSON, for `aws stepfunctions start-execution --input file://...`."""
     import sys
 
-    from workflows.cli import fail
+    if is_sweep:
+        from workflows.sweeps.spec import load_sweep
 
-    try:
-        if is_sweep:
-            from workflows.sweeps.spec import load_sweep
+        payload: dict[str, Any] = {"sweep": load_sweep(path).model_dump(mode="json")}
+    else:
+        from workflows.contracts import PipelineState
+        from workflows.naming import new_run_id
+        from workflows.spec import load_spec
 
-            payload: dict[str, Any] = {"sweep": load_sweep(path).model_dump(mode="json")}
-        else:
-            from workflows.contracts import PipelineState
-            from workflows.naming import new_run_id
-            from workflows.spec import load_spec
-
-            spec = load_spec(path)
-            payload = PipelineState(run_id=new_run_id(spec.name), spec=spec).model_dump(mode="json")
-    except DeploybenchError as error:
-        fail(error)
+        spec = load_spec(path)
+        payload = PipelineState(run_id=new_run_id(spec.name), spec=spec).model_dump(mode="json")
     sys.stdout.write(json.dumps(payload, indent=2) + "\n")

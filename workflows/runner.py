@@ -106,14 +106,18 @@ def follow(
     on_event: Callable[[StateEvent], None] = lambda event: None,
     poll_s: float = 0.5,
     timeout_s: float | None = None,
+    on_poll: Callable[[], None] = lambda: None,
 ) -> ExecutionOutcome:
-    """Poll until the execution ends (or ``timeout_s`` passes: then the outcome is RUNNING)."""
+    """Poll until the execution ends (or ``timeout_s`` passes: then the outcome is RUNNING).
+
+    ``on_poll`` runs after each poll's events are printed (a sweep follows its children there)."""
     follower = Follower()
     started = time.monotonic()
     while True:
         description = sfn.describe_execution(executionArn=execution_arn)
         for event in follower.feed(_history(sfn, execution_arn)):
             on_event(event)
+        on_poll()
         status = description["status"]
         if status in TERMINAL:
             break
@@ -183,12 +187,16 @@ def run_aws(
     bucket: str,
     results_dir: Path,
     on_event: Callable[[StateEvent], None] = lambda event: None,
+    on_start: Callable[[str], None] = lambda execution_arn: None,
 ) -> ExecutionOutcome:
-    """Start the deploy pipeline on AWS Step Functions, follow it, download its results."""
+    """Start the deploy pipeline on AWS Step Functions, follow it, download its results.
+
+    ``on_start`` receives the execution's ARN as soon as it is started (before the first state)."""
     state = prepare_aws_source(state, s3=s3, bucket=bucket)
     arn = sfn.start_execution(
         stateMachineArn=state_machine_arn, name=state.run_id, input=state.model_dump_json()
     )["executionArn"]
+    on_start(arn)
     outcome = follow(sfn, arn, on_event=on_event, poll_s=3.0)
     outcome.results = download_folder(
         s3, f"s3://{bucket}/{results_prefix(state.run_id)}", results_dir / state.run_id

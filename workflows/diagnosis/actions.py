@@ -35,11 +35,11 @@ MEANING: dict[Action, str] = {
     Action.NEXT_INSTANCE_TYPE: (
         "F06 capacity stall. Delete the endpoint once it leaves Creating (the field waited 50 min for "
         "Failed; teardown retries ResourceBusy), then redeploy with attempt.instance_type_index + 1. "
-        "Stop when `hosting.instance_types` is exhausted (ml.g5.12xlarge stalled; ml.g6.12xlarge came up "
+        "Stop when `hosting.instance_type_fallbacks` is exhausted (ml.g5.12xlarge stalled; ml.g6.12xlarge came up "
         "in ~3 min)."
     ),
     Action.LARGER_INSTANCE: (
-        "F07 ping health check from memory pressure. Redeploy on the next type of `hosting.instance_types` "
+        "F07 ping health check from memory pressure. Redeploy on the next type of `hosting.instance_type_fallbacks` "
         "with more memory than the failed one (workflows/data/instances.yaml), with "
         "`hosting.model_server_timeout_s` and `hosting.startup_health_check_timeout_s` doubled to cover "
         "the model download. Stop when no listed type is larger."

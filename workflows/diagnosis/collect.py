@@ -153,7 +153,7 @@ def _last_poll(status: EndpointStatus, created_at: datetime) -> tuple[dict[str, 
     }
     if status.failure_reason is not None:
         described["FailureReason"] = status.failure_reason
-    if status.has_variants:
+    if status.has_variants or status.instance_assigned:
         described["ProductionVariants"] = [{"VariantName": "primary"}]
     return described, created_at + timedelta(seconds=status.waited_s)
 
@@ -180,7 +180,7 @@ def evidence_from_state(state: PipelineState, *, sagemaker: Any, logs: Any) -> E
         name = naming.endpoint_name(state.run_id, state.attempt.number)
     else:
         return evidence
-    instance_types = getattr(hosting, "instance_types", None) or []
+    instance_types = getattr(hosting, "instance_type_fallbacks", None) or []
     if evidence.instance_type is None and state.attempt.instance_type_index < len(instance_types):
         evidence.instance_type = instance_types[state.attempt.instance_type_index]
     exists = add_endpoint(evidence, sagemaker=sagemaker, name=name)

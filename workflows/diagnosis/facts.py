@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
+from workflows.clock import as_datetime
 from workflows.diagnosis.evidence import Evidence
 from workflows.spec import is_gpu_instance
 from workflows.steps.wait import stalled_for
@@ -33,20 +33,6 @@ _ENGINE_NAMES = {
     "triton": ("triton",),
 }
 _RESOLVED_ARCHITECTURE = re.compile(r"Resolved architecture: ?(?P<architecture>[A-Za-z0-9_]+)")
-
-
-def _as_datetime(value: Any) -> datetime | None:
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, int | float):
-        return datetime.fromtimestamp(value, tz=UTC)
-    if isinstance(value, str):
-        try:
-            parsed = datetime.fromisoformat(value)
-        except ValueError:
-            return None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    return None
 
 
 def _variants(evidence: Evidence) -> list[dict[str, Any]]:
@@ -75,9 +61,7 @@ def stalled_creating(evidence: Evidence) -> FactValue:
     endpoint = evidence.endpoint
     if not endpoint or evidence.observed_at is None:
         return None
-    described = {**endpoint, "LastModifiedTime": _as_datetime(endpoint.get("LastModifiedTime"))}
-    described["CreationTime"] = _as_datetime(endpoint.get("CreationTime"))
-    stalled = stalled_for(described, evidence.observed_at)
+    stalled = stalled_for(endpoint, evidence.observed_at)
     return stalled is not None and stalled >= evidence.stall_threshold_s
 
 
@@ -161,8 +145,8 @@ def fact_details(evidence: Evidence, values: dict[str, FactValue]) -> dict[str, 
     details: dict[str, dict[str, str]] = {}
     endpoint = evidence.endpoint or {}
     if values.get("stalled_creating") or values.get("failed_without_instance"):
-        created = _as_datetime(endpoint.get("CreationTime"))
-        modified = _as_datetime(endpoint.get("LastModifiedTime"))
+        created = as_datetime(endpoint.get("CreationTime"))
+        modified = as_datetime(endpoint.get("LastModifiedTime"))
         stall = {"status": str(endpoint.get("EndpointStatus")), "production_variants": "absent"}
         if modified and evidence.observed_at:
             stall["frozen_min"] = f"{(evidence.observed_at - modified).total_seconds() / 60:.1f}"

@@ -93,11 +93,11 @@ def instance_type_for(request: DeployRequest) -> str:
     Raises:
         SpecInvalid: the index is past the listed instance types.
     """
-    types = request.spec.hosting.instance_types  # type: ignore[union-attr]
+    types = request.spec.hosting.instance_type_fallbacks  # type: ignore[union-attr]
     index = request.attempt.instance_type_index
     if index >= len(types):
         raise SpecInvalid(
-            f"attempt {request.attempt.number} asks for instance type #{index + 1} but hosting.instance_types "
+            f"attempt {request.attempt.number} asks for instance type #{index + 1} but hosting.instance_type_fallbacks "
             f"lists {len(types)}.",
             fix="list more fallback instance types",
         )
@@ -105,7 +105,7 @@ def instance_type_for(request: DeployRequest) -> str:
 
 
 def run_tags(request: DeployRequest) -> list[dict[str, str]]:
-    return naming.tags(request.run_id, request.spec.name, request.spec.tags)
+    return naming.tags(request.run_id, request.spec)
 
 
 def image_for(family: str, hosting: Any, instance_type: str, region: str) -> str:

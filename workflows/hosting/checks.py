@@ -31,14 +31,14 @@ def as_fallback(findings: list[Finding], instance_type: str) -> list[Finding]:
 def each_instance_type(context: PreflightContext, check: Callable[[str], list[Finding]]) -> list[Finding]:
     """``check`` on every listed instance type: the first one's findings as they are, fallbacks' as warnings."""
     findings: list[Finding] = []
-    for position, name in enumerate(context.spec.hosting.instance_types):  # type: ignore[union-attr]
+    for position, name in enumerate(context.spec.hosting.instance_type_fallbacks):  # type: ignore[union-attr]
         found = check(name)
         findings.extend(found if position == 0 else as_fallback(found, name))
     return findings
 
 
 def instance_types(context: PreflightContext) -> list[Finding]:
-    return check_instance_types(list(context.spec.hosting.instance_types))  # type: ignore[union-attr]
+    return check_instance_types(list(context.spec.hosting.instance_type_fallbacks))  # type: ignore[union-attr]
 
 
 def memory_check(containers: Callable[[Any], int]) -> Callable[[PreflightContext], list[Finding]]:

@@ -49,14 +49,6 @@ from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
 
 IN_SERVICE, FAILED = "InService", "Failed"
-_MAX_NAME = 63
-
-
-def component_name(run_id: str, attempt: int, index: int) -> str:
-    name = f"{naming.resource_prefix(run_id)}-a{attempt}-ic{index}"
-    if len(name) > _MAX_NAME:
-        raise ValueError(f"inference component name {name!r} is longer than {_MAX_NAME} characters")
-    return name
 
 
 def planned(hosting: Any) -> list[tuple[str, str | None, int]]:
@@ -168,7 +160,7 @@ class InferenceComponentMode(HostingMode):
                     },
                 )
             )
-            components.append(component_name(request.run_id, attempt, index))
+            components.append(naming.inference_component_name(request.run_id, attempt, index))
         config = naming.endpoint_config_name(request.run_id, attempt)
         endpoint = naming.endpoint_name(request.run_id, attempt)
         create_endpoint(
@@ -241,7 +233,7 @@ class InferenceComponentMode(HostingMode):
                 VariantName=VARIANT,
                 Specification=specification(hosting, model),
                 RuntimeConfig={"CopyCount": copies},
-                Tags=naming.tags(request.run_id, request.spec.name, request.spec.tags),
+                Tags=naming.tags(request.run_id, request.spec),
             )
 
 

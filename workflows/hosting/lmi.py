@@ -148,7 +148,7 @@ _image = partial(image_for, DJL_INFERENCE)
 
 def _requirements(context: PreflightContext) -> list[Finding]:
     hosting: Any = context.spec.hosting
-    image = _image(hosting, hosting.instance_types[0], context.region)
+    image = _image(hosting, hosting.instance_type_fallbacks[0], context.region)
     return check_lmi_requirements(image=image, requirements=requirements(image, []))
 
 

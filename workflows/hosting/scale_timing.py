@@ -22,6 +22,16 @@ from typing import Annotated, Any
 import typer
 
 from workflows.aws import aws_errors
+from workflows.cli_output import (
+    RESULTS_DIR,
+    JsonOption,
+    ProfileOption,
+    RegionOption,
+    aws_session,
+    fail,
+    guarded,
+    print_json,
+)
 
 
 @dataclass(frozen=True)
@@ -139,24 +149,34 @@ def scale_out(
         sleep(backoff(timeline.retries))
 
 
+@guarded
 def scale_timing(
-    endpoint: Annotated[str, typer.Option(help="The scale-to-zero endpoint.")],
-    component: Annotated[str, typer.Option(help="Its inference component.")],
-    phase: Annotated[str, typer.Option(help="in, out, or both (in, then out).")] = "both",
+    endpoint: Annotated[str, typer.Option(metavar="NAME", help="The scale-to-zero endpoint.")],
+    component: Annotated[str, typer.Option(metavar="NAME", help="Its inference component.")],
+    phase: Annotated[
+        str, typer.Option(metavar="in|out|both", help="in, out, or both (in, then out).")
+    ] = "both",
     poll_s: Annotated[float, typer.Option(help="Seconds between samples while scaling in.")] = 30.0,
     timeout_min: Annotated[float, typer.Option(help="Give up on a phase after this many minutes.")] = 60.0,
-    out: Annotated[Path, typer.Option(help="Where the flat JSON of figures goes.")] = Path(
-        "scale-timing.json"
-    ),
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            help="Where the flat JSON of figures goes (default deploybench-results/scale-timing/<endpoint>.json).",
+            show_default=False,
+        ),
+    ] = None,
+    region: RegionOption = None,
+    profile: ProfileOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Measure scale-in (copies, then instances, to zero) and scale-out (first request to first answer)."""
-    import boto3
-
     from workflows.benchmark.payloads import Shape, payload
 
     if phase not in {"in", "out", "both"}:
-        raise typer.BadParameter("phase is in, out or both")
-    sagemaker, runtime = boto3.client("sagemaker"), boto3.client("sagemaker-runtime")
+        fail(f"--phase {phase!r} is not a phase.", fix="pass --phase in, out or both")
+    session = aws_session(region, profile)
+    sagemaker, runtime = session.client("sagemaker"), session.client("sagemaker-runtime")
     body = payload(Shape(1, "natural"), seed=0)
 
     def invoke() -> bool:
@@ -187,5 +207,7 @@ def scale_timing(
                 sagemaker, invoke, endpoint=endpoint, component=component, timeout_s=timeout_min * 60
             ).figures()
         )
-    out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
-    typer.echo(json.dumps(figures, indent=2))
+    target = out or RESULTS_DIR / "scale-timing" / f"{endpoint}.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    print_json(figures)

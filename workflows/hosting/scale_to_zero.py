@@ -130,7 +130,7 @@ class ScaleToZeroMode(InferenceComponentMode):
         if not progress.ready:
             return progress
         hosting = effective_hosting(request)
-        tags = naming.tags(request.run_id, request.spec.name, request.spec.tags)
+        tags = naming.tags(request.run_id, request.spec)
         for component in request.deploy.inference_components:
             plan = scaling_plan(hosting, component)
             refuse_blocking(plan_findings(hosting, plan), mode=self.mode)

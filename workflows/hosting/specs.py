@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from workflows.hosting.renames import accept_former_instance_types
 from workflows.models import Strict
 
 INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9]+\.[a-z0-9]+$")
@@ -42,12 +43,14 @@ def _model_name(value: str) -> str:
 class _Instances(Strict):
     """What every instance-backed mode has: instance types with fallbacks, count, image, AMI."""
 
-    instance_types: list[str] = Field(
+    instance_type_fallbacks: list[str] = Field(
         default_factory=lambda: ["ml.c6i.xlarge"],
         min_length=1,
         description=(
-            "SageMaker instance types, e.g. ml.c6i.xlarge. The first is tried first; the others are "
-            "fallbacks when a type has no capacity."
+            "The instance type to deploy, then its fallbacks in order, e.g. [ml.c6i.xlarge, ml.c6i.2xlarge]. "
+            "Only the first is deployed and measured; the next is tried only when the one before has no "
+            "capacity (F06) or too little memory (F07). To measure several types, sweep them "
+            "(matrix.instance_types). Formerly instance_types."
         ),
     )
     instance_count: int = Field(1, ge=1, le=10, description="Instances behind the endpoint.")
@@ -64,7 +67,12 @@ class _Instances(Strict):
         description="ProductionVariant InferenceAmiVersion, e.g. al2023-ami-sagemaker-inference-gpu-4-1.",
     )
 
-    @field_validator("instance_types")
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed_instance_types(cls, data: Any) -> Any:
+        return accept_former_instance_types(data)
+
+    @field_validator("instance_type_fallbacks")
     @classmethod
     def _instance_types(cls, value: list[str]) -> list[str]:
         for name in value:
@@ -337,10 +345,10 @@ class VllmHosting(_Instances):
     mode: Literal["vllm"] = Field(
         "vllm", description="vLLM's SageMaker image, pooling runner, one model per endpoint (F05)."
     )
-    instance_types: list[str] = Field(
+    instance_type_fallbacks: list[str] = Field(
         default_factory=lambda: ["ml.g5.xlarge"],
         min_length=1,
-        description="SageMaker GPU instance types, e.g. ml.g5.xlarge; the others are capacity fallbacks.",
+        description="The GPU instance type to deploy, e.g. ml.g5.xlarge, then its capacity fallbacks in order.",
     )
     model_id: str | None = Field(
         None,

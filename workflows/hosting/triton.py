@@ -122,7 +122,7 @@ _image = partial(image_for, TRITON)
 def _repository(context: PreflightContext) -> list[Finding]:
     hosting: Any = context.spec.hosting
     assert context.artifact is not None
-    gpu = is_gpu_instance(hosting.instance_types[0])
+    gpu = is_gpu_instance(hosting.instance_type_fallbacks[0])
     return check_plan(plan_repository(context.artifact.manifest, hosting, gpu=gpu))
 
 

@@ -40,14 +40,14 @@ def _as_fallback(findings: list[Finding], instance_type: str) -> list[Finding]:
 
 
 def instance_types(context: PreflightContext) -> list[Finding]:
-    return check_instance_types(_hosting(context).instance_types)
+    return check_instance_types(_hosting(context).instance_type_fallbacks)
 
 
 def instance_memory(context: PreflightContext) -> list[Finding]:
     hosting = _hosting(context)
     assert context.model_mb is not None
     findings: list[Finding] = []
-    for position, name in enumerate(hosting.instance_types):
+    for position, name in enumerate(hosting.instance_type_fallbacks):
         row = instance(name)
         if row is None:
             continue
@@ -69,7 +69,7 @@ def startup_timeout(context: PreflightContext) -> list[Finding]:
 def cuda_driver(context: PreflightContext) -> list[Finding]:
     hosting = _hosting(context)
     findings: list[Finding] = []
-    for position, name in enumerate(hosting.instance_types):
+    for position, name in enumerate(hosting.instance_type_fallbacks):
         if not is_gpu_instance(name):
             continue
         image = hosting.image or image_uri(HF_INFERENCE, gpu=True, region=context.region)

@@ -44,7 +44,7 @@ class Step:
 
 
 def _instance_types(state: PipelineState) -> list[str]:
-    types = getattr(state.spec.hosting, "instance_types", None)
+    types = getattr(state.spec.hosting, "instance_type_fallbacks", None)
     if not types:
         raise Refused(f"hosting mode {state.spec.hosting.mode} has no instance types to fall back on")
     return list(types)
@@ -67,11 +67,11 @@ def _move_to(state: PipelineState, index: int) -> Step:
 
 
 def next_instance_type(state: PipelineState, diagnosis: Diagnosis) -> Step:
-    """F06: the next type of hosting.instance_types; the stalled endpoint is left for teardown."""
+    """F06: the next type of hosting.instance_type_fallbacks; the stalled endpoint is left for teardown."""
     types = _instance_types(state)
     index = state.attempt.instance_type_index + 1
     if index >= len(types):
-        raise Refused(f"no fallback instance type left in hosting.instance_types {types}")
+        raise Refused(f"no fallback instance type left in hosting.instance_type_fallbacks {types}")
     return _move_to(state, index)
 
 
@@ -85,7 +85,7 @@ def larger_instance(state: PipelineState, diagnosis: Diagnosis) -> Step:
         candidate = instance(types[index])
         if candidate is not None and candidate.memory_gib > current.memory_gib:
             return _move_to(state, index)
-    raise Refused(f"no type after {current.name} in hosting.instance_types {types} has more memory")
+    raise Refused(f"no type after {current.name} in hosting.instance_type_fallbacks {types} has more memory")
 
 
 def next_memory_size(state: PipelineState, diagnosis: Diagnosis) -> Step:

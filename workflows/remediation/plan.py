@@ -110,6 +110,7 @@ def _record(
         endpoint_created_at=deploy.created_at if deploy else None,
         waited_s=round((now - deploy.created_at).total_seconds(), 1) if deploy else None,
         polls=state.endpoint.polls if state.endpoint else 0,
+        benchmark_job=state.benchmark_job.job_name if state.benchmark_job else None,
         at=now,
     )
 

@@ -40,6 +40,10 @@ class RemediationRecord(Contract):
     endpoint_created_at: datetime | None = None
     waited_s: float | None = Field(None, description="From CreateEndpoint to this decision.")
     polls: int = Field(0, description="Status polls of the failed attempt's wait loop.")
+    benchmark_job: str | None = Field(
+        None,
+        description="The failed try's benchmark processing job, if one was started (its name is never reused).",
+    )
     at: datetime
     removed: list[str] = Field(default_factory=list, description="The failed attempt's resources deleted.")
     left: list[str] = Field(

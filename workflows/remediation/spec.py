@@ -19,7 +19,7 @@ class RemediationSpec(Strict):
         3,
         ge=0,
         le=10,
-        description="F06: fallback instance types to try (also bounded by hosting.instance_types).",
+        description="F06: fallback instance types to try (also bounded by hosting.instance_type_fallbacks).",
     )
     larger_instance: int = Field(
         2, ge=0, le=10, description="F07: redeploys on a larger listed instance type."

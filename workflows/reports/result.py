@@ -122,7 +122,7 @@ def pipeline_result(
 
 def _named_instance_type(state: PipelineState) -> str | None:
     """The spec's first instance type, for a run that failed before it deployed one."""
-    listed = getattr(state.spec.hosting, "instance_types", None)
+    listed = getattr(state.spec.hosting, "instance_type_fallbacks", None)
     return str(listed[0]) if listed else None
 
 

@@ -67,7 +67,7 @@ def concurrency_limit(spec: RunSpec) -> int | None:
     serverless = getattr(hosting, "max_concurrency", None)
     if serverless:
         return int(serverless)
-    rows = [instance(name) for name in getattr(hosting, "instance_types", None) or []]
+    rows = [instance(name) for name in getattr(hosting, "instance_type_fallbacks", None) or []]
     vcpus = [row.vcpus for row in rows if row is not None]
     return min(vcpus) * int(getattr(hosting, "instance_count", 1)) if vcpus else None
 

@@ -24,6 +24,7 @@ from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus, Benchma
 from workflows.errors import BenchmarkJobFailed
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.settings import Settings
+from workflows.spec import BenchmarkSpec
 from workflows.steps.benchmark import compact, engine_config, require_answers
 from workflows.steps.wait import next_wait_seconds
 from workflows.storage import get_text, put_text, upload_file
@@ -55,11 +56,15 @@ def output_uri(settings: Settings, run_id: str) -> str:
     return f"s3://{settings.bucket}/{naming.results_prefix(run_id)}benchmark-job/"
 
 
-def max_runtime_s(request: BenchmarkJobRequest) -> int:
+def runtime_limit_s(benchmark: BenchmarkSpec, planned_s: float) -> int:
     """StoppingCondition: warm every shape to its limit, measure to the plan, plus the start."""
-    benchmark = request.spec.benchmark
     shapes = len(benchmark.batch_sizes) * len(benchmark.sequence_lengths)
-    return int(START_ALLOWANCE_S + shapes * benchmark.warmup_max_s + request.plan.planned_s)
+    return int(START_ALLOWANCE_S + shapes * benchmark.warmup_max_s + planned_s)
+
+
+def max_runtime_s(request: BenchmarkJobRequest) -> int:
+    """The run's job's MaxRuntimeInSeconds (``runtime_limit_s`` of its spec and plan)."""
+    return runtime_limit_s(request.spec.benchmark, request.plan.planned_s)
 
 
 def upload_code(s3: Any, prefix: str) -> list[str]:
@@ -118,7 +123,7 @@ def processing_job_request(request: BenchmarkJobRequest, *, settings: Settings) 
         },
         "RoleArn": settings.sagemaker_role_arn,
         "Environment": {"PYTHONUNBUFFERED": "1", "DEPLOYBENCH_RUN_ID": request.run_id},
-        "Tags": naming.tags(request.run_id, request.spec.name, request.spec.tags),
+        "Tags": naming.tags(request.run_id, request.spec),
     }
 
 

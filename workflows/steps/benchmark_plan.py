@@ -44,6 +44,6 @@ def plan(request: BenchmarkPlanRequest) -> BenchmarkPlan:
         runner=runner,
         reason=reason,
         planned_s=planned,
-        job_name=benchmark_job_name(request.run_id),
+        job_name=benchmark_job_name(request.run_id, request.attempt.number, len(request.attempt.history)),
         job_instance_type=spec.job_instance_type,
     )

@@ -16,6 +16,7 @@ import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from workflows.errors import SpecInvalid
+from workflows.hosting.renames import DEPRECATED_INSTANCE_TYPES
 from workflows.models import Strict
 from workflows.spec import RunSpec, explain, parse_spec
 
@@ -162,7 +163,9 @@ def item_key(spec: RunSpec) -> str:
         f"c={','.join(map(str, bench.concurrency))}"
     )
     # Serverless has no instance type: its memory size is where it runs.
-    where = getattr(hosting, "instance_types", None) or [f"{getattr(hosting, 'memory_size_mb', '?')} MB"]
+    where = getattr(hosting, "instance_type_fallbacks", None) or [
+        f"{getattr(hosting, 'memory_size_mb', '?')} MB"
+    ]
     return f"{spec.model.source} · {hosting.mode} · {','.join(where)} · {shapes}"
 
 
@@ -184,7 +187,11 @@ def expand(sweep: SweepSpec) -> list[SweepItem]:
     items: list[SweepItem] = []
     seen: dict[str, int] = {}
     for index, (model, hosting, instance_type, shapes) in enumerate(combinations):
-        hosting_entry = {**hosting, "instance_types": [instance_type]} if instance_type else hosting
+        hosting_entry = hosting
+        if instance_type:
+            # The matrix's type replaces the entry's list, under either of its names.
+            kept = {k: v for k, v in hosting.items() if k != DEPRECATED_INSTANCE_TYPES}
+            hosting_entry = {**kept, "instance_type_fallbacks": [instance_type]}
         try:
             spec = parse_spec(
                 _merged(sweep, model, hosting_entry, shapes), origin=f"sweep {sweep.name} run {index}"

@@ -1,7 +1,8 @@
 """Endpoints: Creating -> InService / Failed as on AWS, served by local containers.
 
 An endpoint is Creating with no ProductionVariants until an instance is assigned; then its variants
-appear (instance counts 0 of N), its containers start, and it turns InService once every container
+appear (instance counts 0 of N), its containers start; while Creating it also carries
+PendingDeploymentSummary (``pending.py``), and it turns InService once every container
 answers a real invocation, or Failed with the FailureReason AWS gives. LastModifiedTime moves at each
 transition; timestamps come from ``workflows.clock`` so they agree with the engine's simulated waits.
 
@@ -25,6 +26,7 @@ from workflows.local.sagemaker.instances import memory_mb
 from workflows.local.sagemaker.logs import ENDPOINT_LOG_GROUP, instance_id
 from workflows.local.sagemaker.memory import MemoryCap, memory_cap_support
 from workflows.local.sagemaker.models import ModelsApi, bind_to_port_error, is_direct, model_containers
+from workflows.local.sagemaker.pending import pending_deployment_summary
 from workflows.local.sagemaker.state import Endpoint, Instance
 from workflows.spec import is_gpu_instance
 
@@ -329,6 +331,9 @@ class EndpointsApi(ModelsApi):
             }
             if endpoint.variants:
                 result["ProductionVariants"] = [dict(v) for v in endpoint.variants]
+            pending = pending_deployment_summary(endpoint, self.configs.get(endpoint.config_name))
+            if pending is not None:
+                result["PendingDeploymentSummary"] = pending
             if endpoint.failure_reason is not None:
                 result["FailureReason"] = endpoint.failure_reason
         return result

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from workflows import clock
-from workflows.local.sagemaker.api import already_exists, epoch, not_found, valid_name, validation
+from workflows.local.sagemaker.api import ApiError, epoch, not_found, valid_name, validation
 from workflows.local.sagemaker.launch import group_members
 from workflows.local.sagemaker.logs import PROCESSING_LOG_GROUP, instance_id
 from workflows.local.sagemaker.state import BackendState
@@ -46,6 +46,15 @@ class ProcessingJob:
     exit_message: str | None = None
     process: subprocess.Popen[bytes] | None = None
     stop_requested: bool = False
+
+
+def job_name_in_use(arn: str) -> ApiError:
+    """CreateProcessingJob's answer to a name used before, by a running or a finished job."""
+    return ApiError(
+        "ResourceInUse",
+        "Job name must be unique within an AWS account and region, and a job with this name already "
+        f"exists ({arn})",
+    )
 
 
 def _s3_parts(uri: str) -> tuple[str, str]:
@@ -78,8 +87,9 @@ class ProcessingJobsApi(BackendState):
         now = clock.now()
         arn = self.arn("processing-job", name)
         with self.lock:
+            # A job's name is never free again: jobs are never deleted, finished or not (as on AWS).
             if name in self.jobs:
-                raise already_exists("processing job", arn)
+                raise job_name_in_use(arn)
             job = ProcessingJob(
                 name, arn, {k: v for k, v in body.items() if k != "Tags"}, "InProgress", now, now
             )

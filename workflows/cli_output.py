@@ -1,0 +1,287 @@
+"""What every ``deploybench`` command shares: where output goes, exit codes, errors, AWS sessions.
+
+A command prints its result on stdout (a table, or JSON with ``--json``) and everything else on
+stderr: errors, warnings and, in JSON mode, live progress. So ``deploybench definition x > asl.json``
+never writes an error into the file, and ``deploybench preflight --json | jq`` always reads JSON.
+
+A command adopts the conventions in three lines::
+
+    @guarded
+    def mycommand(..., region: RegionOption = None, profile: ProfileOption = None, as_json: JsonOption = False):
+        session = aws_session(region, profile)
+        ...
+        emit(result_dict, as_json=as_json, human=lambda: out.print("..."))
+
+``guarded`` turns a ``DeploybenchError``, missing or expired AWS credentials, an unknown profile or
+a missing region into one line on stderr (a JSON error object with ``--json``) and the documented
+exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import json
+import os
+import sys
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, TypeVar
+
+import typer
+from rich.console import Console
+
+from workflows.errors import (
+    ArtifactIncomplete,
+    DeploybenchError,
+    ModelSourceInvalid,
+    NotServableLocally,
+    OutputNotWritable,
+    ResultInvalid,
+    SpecInvalid,
+    UnsupportedArchitecture,
+)
+
+# --- exit codes: the same for every command (README, "Exit codes") ---------------------------------
+OK = 0
+FAILED = 1
+"""A blocking preflight finding, a failed execution or benchmark, an AWS call refused."""
+USAGE = 2
+"""Bad flags, a spec or input file that does not validate, or an AWS setup problem (credentials,
+region, profile, stack)."""
+UNDIAGNOSED = 3
+"""``diagnose`` found no failure catalogue entry for the evidence."""
+
+# Errors that mean "what you gave me is wrong" (exit 2); every other DeploybenchError is a failure of
+# the work itself (exit 1).
+INPUT_ERRORS: tuple[type[DeploybenchError], ...] = (
+    SpecInvalid,
+    ModelSourceInvalid,
+    UnsupportedArchitecture,
+    NotServableLocally,
+    ResultInvalid,
+    OutputNotWritable,
+    ArtifactIncomplete,
+)
+
+RESULTS_DIR = Path("deploybench-results")
+"""Every command's default output folder: runs in <run id>/, sweeps in sweeps/<name>/<sweep id>/,
+benchmarks of an endpoint in bench-<endpoint>-<time>/, reports in report/, artifacts in artifacts/<name>/."""
+
+out = Console(highlight=False, soft_wrap=True)
+"""The result: stdout."""
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+"""Errors, warnings, and progress when stdout carries JSON: stderr."""
+
+_json_mode: contextvars.ContextVar[bool] = contextvars.ContextVar("deploybench_json_mode", default=False)
+
+# --- options every command spells the same way -------------------------------------------------------
+JsonOption = Annotated[
+    bool,
+    typer.Option("--json", help="Print the result as JSON on stdout; an error is a JSON object on stderr."),
+]
+RegionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--region",
+        metavar="REGION",
+        help="AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION, then the profile's region).",
+        show_default=False,
+    ),
+]
+ProfileOption = Annotated[
+    str | None,
+    typer.Option(
+        "--profile",
+        metavar="NAME",
+        help="AWS profile from ~/.aws/config (default: AWS_PROFILE, then the default profile).",
+        show_default=False,
+    ),
+]
+
+
+def json_mode() -> bool:
+    """True while a ``guarded`` command runs with ``--json``."""
+    return _json_mode.get()
+
+
+def progress() -> Console:
+    """Where live progress goes: stdout for people, stderr when stdout carries JSON."""
+    return err if json_mode() else out
+
+
+def print_json(data: Any) -> None:
+    """One JSON document on stdout."""
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def emit(data: Any, *, as_json: bool, human: Callable[[], None]) -> None:
+    """The result: ``data`` as JSON with ``--json``, else what ``human`` prints."""
+    if as_json:
+        print_json(data)
+    else:
+        human()
+
+
+def fail(message: str, *, code: int = USAGE, fix: str | None = None, kind: str = "error") -> NoReturn:
+    """Print one error on stderr (a JSON object in JSON mode) and exit with ``code``.
+
+    Args:
+        message: what is wrong, naming the flag, field or resource.
+        code: the exit code (``USAGE`` or ``FAILED``).
+        fix: what to do about it.
+        kind: the error's name (a ``workflows.errors`` class name, or ``error``).
+    """
+    if json_mode():
+        body = {"error": {"type": kind, "message": message, "fix": fix, "exit_code": code}}
+        sys.stderr.write(json.dumps(body) + "\n")
+    else:
+        err.print(f"[bold red]{kind}[/]: {message}" + (f" Fix: {fix}" if fix else ""))
+    raise typer.Exit(code)
+
+
+def exit_code_for(error: DeploybenchError) -> int:
+    """2 for input the user gave (spec, files, flags), 1 for work that failed."""
+    return USAGE if isinstance(error, INPUT_ERRORS) else FAILED
+
+
+def fail_with(error: DeploybenchError, *, code: int | None = None) -> NoReturn:
+    """``fail`` with a workflow error's class name, message and fix."""
+    fail(
+        error.message,
+        code=exit_code_for(error) if code is None else code,
+        fix=error.fix,
+        kind=type(error).__name__,
+    )
+
+
+# --- AWS ---------------------------------------------------------------------------------------------
+_EXPIRED = {"ExpiredToken", "ExpiredTokenException", "RequestExpired", "TokenRefreshRequired"}
+_INVALID = {
+    "InvalidClientTokenId",
+    "UnrecognizedClientException",
+    "InvalidSignatureException",
+    "SignatureDoesNotMatch",
+    "AuthFailure",
+    "InvalidAccessKeyId",
+}
+_LOGIN = "run `aws configure`, or `aws sso login --profile NAME` and pass --profile NAME (or set AWS_PROFILE)"
+
+
+def aws_session(region: str | None = None, profile: str | None = None) -> Any:
+    """The boto3 session of a command: ``--profile`` else AWS_PROFILE; ``--region`` else AWS_REGION,
+    else AWS_DEFAULT_REGION, else the profile's region (the AWS CLI's order; boto3 itself reads
+    every one of these but AWS_REGION)."""
+    import boto3
+
+    region = region or os.environ.get("AWS_REGION") or None
+    return boto3.session.Session(region_name=region, profile_name=profile or None)
+
+
+def session_region(session: Any) -> str:
+    """The session's region, or exit 2 saying how to choose one."""
+    if not session.region_name:
+        fail(
+            "no AWS region is set.",
+            fix="pass --region (e.g. --region eu-west-1), set AWS_REGION, or set a region in the profile",
+        )
+    return str(session.region_name)
+
+
+def aws_setup_problem(error: BaseException) -> tuple[str, str, str] | None:
+    """(kind, message, fix) when ``error`` (or what caused it) is an AWS credentials, profile or region
+    problem, else None."""
+    from botocore import exceptions as bx
+
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, bx.NoCredentialsError | bx.PartialCredentialsError):
+            return "NoCredentials", "no usable AWS credentials were found.", _LOGIN
+        if isinstance(seen, bx.TokenRetrievalError | bx.SSOTokenLoadError | bx.UnauthorizedSSOTokenError):
+            return (
+                "ExpiredToken",
+                f"the AWS SSO session has expired ({seen}).",
+                "run `aws sso login` and try again",
+            )
+        if isinstance(seen, bx.CredentialRetrievalError):
+            return "NoCredentials", f"AWS credentials could not be retrieved ({seen}).", _LOGIN
+        if isinstance(seen, bx.ProfileNotFound):
+            return (
+                "ProfileNotFound",
+                f"{seen}.",
+                "pass --profile with a profile of ~/.aws/config (`aws configure list-profiles`) or unset AWS_PROFILE",
+            )
+        if isinstance(seen, bx.NoRegionError):
+            return (
+                "NoRegion",
+                "no AWS region is set.",
+                "pass --region (e.g. --region eu-west-1), set AWS_REGION, or set a region in the profile",
+            )
+        if isinstance(seen, bx.ClientError):
+            code = str(seen.response.get("Error", {}).get("Code", ""))
+            if code in _EXPIRED:
+                return (
+                    "ExpiredToken",
+                    f"the AWS credentials have expired ({code}).",
+                    "refresh them (" + _LOGIN + ")",
+                )
+            if code in _INVALID:
+                return "InvalidCredentials", f"AWS refused the credentials ({code}).", _LOGIN
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _one_line_warning(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+    err.print(f"[yellow]warning[/]: {message}", markup=True)
+
+
+def guarded(command: F) -> F:
+    """Wrap a command: JSON mode from its ``as_json`` argument, warnings as one stderr line each, and
+    every expected failure as one error line (or JSON object) with the documented exit code."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        token = _json_mode.set(bool(kwargs.get("as_json", False)))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("always", FutureWarning)
+                warnings.showwarning = _one_line_warning
+                return command(*args, **kwargs)
+        except DeploybenchError as error:
+            problem = aws_setup_problem(error)
+            if problem:
+                fail(problem[1], fix=problem[2], kind=problem[0])
+            fail_with(error)
+        except (BotoCoreError, ClientError) as error:
+            problem = aws_setup_problem(error)
+            if problem:
+                fail(problem[1], fix=problem[2], kind=problem[0])
+            fail(str(error), code=FAILED, kind=type(error).__name__)
+        finally:
+            _json_mode.reset(token)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def stack_outputs(session: Any, stack_name: str) -> dict[str, str]:
+    """The deployed stack's outputs, or exit 2 naming the stack, the region and the fix."""
+    from botocore.exceptions import ClientError
+
+    try:
+        stacks = session.client("cloudformation").describe_stacks(StackName=stack_name)["Stacks"]
+    except ClientError as error:
+        if "does not exist" not in str(error):
+            raise
+        fail(
+            f"CloudFormation stack {stack_name} does not exist in {session.region_name}.",
+            fix="deploy it (`npx aws-cdk@2 deploy`, README 'AWS quick start'), or pass --stack-name / --region",
+            kind="StackNotFound",
+        )
+    return {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}
