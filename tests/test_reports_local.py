@@ -159,3 +159,14 @@ def test_cost_per_million_has_a_bar_per_shape_and_instance_type(
     heights = {round(b.get_height(), 4) for b in bars}
     expected = {r["cost_per_million"] for d in (small, large) for r in d["cost"]["per_million_inferences"]}
     assert heights == expected
+
+
+def test_the_handlers_settings_know_when_sagemaker_is_the_local_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workflows.settings import Settings
+
+    monkeypatch.setenv("DEPLOYBENCH_BUCKET", "b")
+    monkeypatch.setenv("DEPLOYBENCH_SAGEMAKER_ROLE_ARN", "arn:aws:iam::123456789012:role/r")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SAGEMAKER", LOCAL_URL)
+    assert is_local_url(Settings.from_env().sagemaker_endpoint_url)
+    monkeypatch.delenv("AWS_ENDPOINT_URL_SAGEMAKER")
+    assert Settings.from_env().sagemaker_endpoint_url is None
