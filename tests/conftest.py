@@ -40,6 +40,8 @@ def fast_spec(source: str | Path, **overrides: Any) -> RunSpec:
             "min_requests": 3,
             "max_duration_s": 1.5,
             "warmup_max_requests": 20,
+            # One level: the default's second (4 clients) doubles every path test's measuring.
+            "concurrency": [1],
         },
     }
     for key, value in overrides.items():

@@ -8,13 +8,16 @@ from typing import Any
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 from moto import mock_aws
 
 from tests.conftest import fast_spec
 from workflows import clock
 from workflows.contracts import DeployResult, ErrorInfo, PipelineState
+from workflows.errors import ResourceBusy
 from workflows.janitor import find_and_remove
 from workflows.naming import TAG_KEEP, endpoint_config_name, endpoint_name, model_name, staging_prefix
+from workflows.reports.markdown import render_report
 from workflows.settings import Settings
 from workflows.steps.teardown import teardown
 
@@ -113,3 +116,59 @@ def test_teardown_is_idempotent(aws: tuple[Any, Any]) -> None:
     teardown(state, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
     again = teardown(state, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
     assert again.deleted == []
+
+
+class BusyOnce:
+    """moto's SageMaker, except that the first DeleteEndpointConfig answers ResourceInUse (as AWS
+    does while the endpoint it served is still Deleting)."""
+
+    def __init__(self, sagemaker: Any) -> None:
+        self._sagemaker = sagemaker
+        self.refused = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sagemaker, name)
+
+    def delete_endpoint_config(self, **kwargs: Any) -> Any:
+        if not self.refused:
+            self.refused += 1
+            raise ClientError(
+                {"Error": {"Code": "ResourceInUse", "Message": "Cannot delete: endpoint is Deleting"}},
+                "DeleteEndpointConfig",
+            )
+        return self._sagemaker.delete_endpoint_config(**kwargs)
+
+
+def test_teardown_lists_what_every_pass_deleted_not_only_the_last(aws: tuple[Any, Any]) -> None:
+    sagemaker, s3 = aws
+    # Given a run whose endpoint config is busy on the first pass (the state machine retries ResourceBusy)
+    deploy = create_run_resources(sagemaker, "run-r", 1)
+    s3.put_object(Bucket="bench-bucket", Key=staging_prefix("run-r") + "model.onnx", Body=b"x")
+    state = PipelineState(run_id="run-r", spec=fast_spec("bundled"), deploy=deploy)
+    busy = BusyOnce(sagemaker)
+    # When the first pass deletes the endpoint, the model and the staging folder but not the config
+    with pytest.raises(ResourceBusy, match=r"deleted so far \(pass 1\): \['endpoint/"):
+        teardown(state, sagemaker=busy, s3=s3, settings=SETTINGS)
+    # And the retry deletes the config
+    result = teardown(state, sagemaker=busy, s3=s3, settings=SETTINGS)
+    # Then the result lists everything, from both passes, in the order it went
+    assert result.passes == 2
+    assert result.deleted == [
+        f"endpoint/{deploy.endpoint_name}",
+        f"model/{deploy.model_names[0]}",
+        f"s3://bench-bucket/{staging_prefix('run-r')}",
+        f"endpoint-config/{deploy.endpoint_config_name}",
+    ]
+    assert names(sagemaker) == set()
+    # And the report's teardown section shows them all with the number of passes
+    report = render_report(
+        {
+            "run_id": "run-r",
+            "status": "SUCCEEDED",
+            "schema_version": 2,
+            "teardown": result.model_dump(mode="json"),
+        }
+    )
+    line = next(x for x in report.splitlines() if x.startswith("- deleted"))
+    assert line.startswith("- deleted over 2 passes (ResourceBusy retries): endpoint/")
+    assert all(d in line for d in result.deleted)

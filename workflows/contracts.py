@@ -333,9 +333,10 @@ class Diagnosis(Contract):
 
 
 class TeardownResult(Contract):
-    deleted: list[str]
+    deleted: list[str] = Field(description="Everything deleted, across every pass (ResourceBusy retries).")
     kept: list[str]
     remaining: list[str]
+    passes: int = Field(1, ge=1, description="Passes it took: 1 + the ResourceBusy retries.")
 
 
 class ReportResult(Contract):

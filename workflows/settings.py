@@ -19,10 +19,18 @@ class Settings(BaseModel):
     bucket: str = Field(description="Bucket for staging folders, model artifacts and results.")
     sagemaker_role_arn: str = Field(description="Execution role that SageMaker models assume.")
     region: str = "us-east-1"
+    sagemaker_endpoint_url: str | None = Field(
+        None,
+        description=(
+            "Where SageMaker calls go when not to AWS (AWS_ENDPOINT_URL_SAGEMAKER): the local SageMaker "
+            "on 127.0.0.1 makes every figure of the run a local one."
+        ),
+    )
 
     @classmethod
     def from_env(cls) -> Settings:
-        """Read ``DEPLOYBENCH_BUCKET``, ``DEPLOYBENCH_SAGEMAKER_ROLE_ARN`` and ``AWS_REGION``."""
+        """Read ``DEPLOYBENCH_BUCKET``, ``DEPLOYBENCH_SAGEMAKER_ROLE_ARN``, ``AWS_REGION`` and
+        ``AWS_ENDPOINT_URL_SAGEMAKER``."""
         missing = [
             name
             for name in ("DEPLOYBENCH_BUCKET", "DEPLOYBENCH_SAGEMAKER_ROLE_ARN")
@@ -37,4 +45,5 @@ class Settings(BaseModel):
             bucket=os.environ["DEPLOYBENCH_BUCKET"],
             sagemaker_role_arn=os.environ["DEPLOYBENCH_SAGEMAKER_ROLE_ARN"],
             region=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
+            sagemaker_endpoint_url=os.environ.get("AWS_ENDPOINT_URL_SAGEMAKER") or None,
         )

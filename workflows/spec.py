@@ -102,7 +102,12 @@ class BenchmarkSpec(Strict):
         ),
     )
     concurrency: list[int] = Field(
-        default_factory=lambda: [1], min_length=1, description="Concurrent clients per shape."
+        default_factory=lambda: [1, 4],
+        min_length=1,
+        description=(
+            "Concurrent clients per shape. Unset: 1 and 4 (throughput needs two points), capped at "
+            "what the hosting takes (serverless max_concurrency, the instance type's vCPUs)."
+        ),
     )
     min_duration_s: float = Field(5.0, gt=0, le=3600, description="Measure each shape at least this long.")
     min_requests: int = Field(30, ge=1, le=1_000_000, description="...and at least this many requests.")

@@ -20,5 +20,6 @@ JOB_MODULES: tuple[str, ...] = (
     "workflows/benchmark/stats.py",
     "workflows/benchmark/warmup.py",
     "workflows/benchmark/measure.py",
+    "workflows/benchmark/host.py",
     "workflows/benchmark/engine.py",
 )

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from workflows.benchmark.client import Invoker
+from workflows.benchmark.host import cpu_summary
 from workflows.benchmark.measure import measure
 from workflows.benchmark.payloads import SequenceLength, Shape, bodies_for, shapes_of
 from workflows.benchmark.warmup import warm_up
@@ -64,6 +65,7 @@ def environment(invoker: Invoker, runner: str) -> dict[str, Any]:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "host": socket.gethostname(),
+        "cpu": cpu_summary(),
         "endpoint_url": invoker.endpoint_url,
     }
 

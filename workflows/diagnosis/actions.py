@@ -35,30 +35,32 @@ MEANING: dict[Action, str] = {
     Action.NEXT_INSTANCE_TYPE: (
         "F06 capacity stall. Delete the endpoint once it leaves Creating (the field waited 50 min for "
         "Failed; teardown retries ResourceBusy), then redeploy with attempt.instance_type_index + 1. "
-        "Stop when hosting.instance_type_fallbacks is exhausted (ml.g5.12xlarge stalled; ml.g6.12xlarge came up "
+        "Stop when `hosting.instance_type_fallbacks` is exhausted (ml.g5.12xlarge stalled; ml.g6.12xlarge came up "
         "in ~3 min)."
     ),
     Action.LARGER_INSTANCE: (
-        "F07 ping health check from memory pressure. Redeploy on the next type of hosting.instance_type_fallbacks "
+        "F07 ping health check from memory pressure. Redeploy on the next type of `hosting.instance_type_fallbacks` "
         "with more memory than the failed one (workflows/data/instances.yaml), with "
-        "SAGEMAKER_MODEL_SERVER_TIMEOUT and ContainerStartupHealthCheckTimeoutInSeconds doubled to cover "
+        "`hosting.model_server_timeout_s` and `hosting.startup_health_check_timeout_s` doubled to cover "
         "the model download. Stop when no listed type is larger."
     ),
     Action.NEXT_MEMORY_SIZE: (
-        "F14 serverless out of memory. Redeploy with MemorySizeInMB one step up the only accepted values "
+        "F14 serverless out of memory. Redeploy with `hosting.memory_size_mb` (MemorySizeInMB) one step up "
+        "the only accepted values "
         "1024, 2048, 3072, 4096, 5120, 6144; fail past 6144 (1137 MB of ONNX failed at 2048, worked at 6144)."
     ),
     Action.NEWER_AMI: (
-        "F20 CUDA error 803. Redeploy with ProductionVariant.InferenceAmiVersion set to the minimum AMI for "
+        "F20 CUDA error 803. Redeploy with `hosting.inference_ami_version` set to the minimum AMI for "
         "the image's CUDA (workflows.preflight.containers.minimum_ami; details.image_cuda when known). "
         "Success logs 'CUDA Forward Compatibility mode ENABLED'."
     ),
     Action.SINGLE_WORKER: (
-        "F02 worker died from memory. Redeploy with SAGEMAKER_MODEL_SERVER_WORKERS=1 and "
-        "ORT_INTRA_OP_THREADS=0 (all cores in one session): one model copy instead of one per vCPU."
+        "F02 worker died from memory. Redeploy with `hosting.workers: 1` and `hosting.ort_intra_op_threads: 0` "
+        "(SAGEMAKER_MODEL_SERVER_WORKERS=1, ORT_INTRA_OP_THREADS=0: all cores in one session): one model "
+        "copy instead of one per vCPU."
     ),
     Action.LOWER_IC_MEMORY: (
-        "F10 inference component memory. Recreate the component with MinMemoryRequiredInMb stepped down "
+        "F10 inference component memory. Recreate the component with `hosting.min_memory_mb` stepped down "
         "(halve it; ml.g5.xlarge: 6144 and 2048 failed, 1024 worked); fail below 1024."
     ),
     Action.ADD_REQUIREMENT: (
@@ -68,7 +70,7 @@ MEANING: dict[Action, str] = {
     ),
     Action.WARM_SHAPES: (
         "F21/F18 first call per shape timed out while an engine compiled or a model loaded lazily. Re-run "
-        "the warmup of every shape, tolerating the first timeouts (the compile finishes server-side: "
+        "the warmup of every shape (within `benchmark.warmup_max_s`), tolerating the first timeouts (the compile finishes server-side: "
         "TensorRT b=8 took over 60 s once, then 40-45 ms)."
     ),
     Action.RETRY_WITH_BACKOFF: (

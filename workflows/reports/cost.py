@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from workflows.reports.remediation import earlier_attempt_cost_lines, remediation_transitions
+from workflows.reports.venue import LOCAL, of_result
 
 INSTANCE_MODES = {
     "realtime",
@@ -213,7 +214,17 @@ def run_cost(result: dict[str, Any], prices: dict[str, Any] | None = None) -> di
         + _orchestration_lines(result, prices)
     )
     priced = [line["cost"] for line in lines if line["cost"] is not None]
+    venue = of_result(result)
+    local = venue["where"] == LOCAL
+    named = venue.get("instance_type") or (result.get("hosting") or {}).get("mode", "the named hosting")
     return {
+        "basis": "local estimate" if local else "AWS prices",
+        "note": (
+            f"an estimate for {named} at {prices['region']} prices, from this local run's timings and "
+            "throughput on this host's CPU: no AWS resource ran and nothing was billed"
+            if local
+            else "the run's timings at the price table's rates; the AWS bill is the reference"
+        ),
         "currency": prices["currency"],
         "region": prices["region"],
         "prices_taken": str(prices["taken"]),

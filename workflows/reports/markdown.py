@@ -9,17 +9,26 @@ from workflows.reports.engines import engine_build_lines
 from workflows.reports.plots import label
 from workflows.reports.remediation import remediation_lines
 from workflows.reports.tables import VERDICT_HEADER, fmt, table, verdict_cells
+from workflows.reports.venue import LOCAL, of_result
 
 
 def _summary(result: dict[str, Any]) -> list[str]:
     spec, hosting = result.get("spec") or {}, result.get("hosting") or {}
+    venue = of_result(result)
     lines = [
-        f"- status: **{result['status']}** ({result.get('kind', 'pipeline')}, schema {result['schema_version']})"
+        f"- measured: **{venue['label']}**",
+        f"- status: **{result['status']}** ({result.get('kind', 'pipeline')}, schema {result['schema_version']})",
     ]
     model = spec.get("model")
     if model:
         lines.append(f"- model: {model['source']} ({model['task']})")
-    lines.append(f"- hosting: {hosting.get('mode', '?')} on {hosting.get('instance_type') or '-'}")
+    where = hosting.get("instance_type") or "-"
+    if venue["where"] == LOCAL:
+        lines.append(
+            f"- hosting: {hosting.get('mode', '?')} for {where} (served by a local process, not that instance)"
+        )
+    else:
+        lines.append(f"- hosting: {hosting.get('mode', '?')} on {where}")
     manifest = (result.get("convert") or {}).get("manifest")
     if manifest:
         parity = manifest["parity"]
@@ -199,7 +208,11 @@ def _cost(result: dict[str, Any]) -> list[str]:
     cost = result.get("cost")
     if not cost:
         return []
-    lines = ["", f"## Cost ({cost['currency']}, {cost['region']} prices taken {cost['prices_taken']})", ""]
+    estimate = cost.get("basis") == "local estimate" or of_result(result)["where"] == LOCAL
+    title = "Cost: estimate for the named instance, not a measured bill" if estimate else "Cost"
+    lines = ["", f"## {title} ({cost['currency']}, {cost['region']} prices taken {cost['prices_taken']})", ""]
+    if cost.get("note"):
+        lines += [f"{'**Local run.** ' if estimate else ''}{cost['note'][0].upper()}{cost['note'][1:]}.", ""]
     lines += table(
         ["item", "quantity", "unit", "unit price", "cost", "note"],
         [[c["item"], c["quantity"], c["unit"], c["unit_price"], c["cost"], c["note"]] for c in cost["lines"]],
@@ -243,9 +256,18 @@ def _plots(plots: dict[str, str]) -> list[str]:
     return lines
 
 
+def title(result: dict[str, Any]) -> str:
+    """The report's first line; a local run says so before anything else."""
+    heading = f"# deploybench run {result.get('run_id', '?')}"
+    venue = of_result(result)
+    if venue["where"] != LOCAL:
+        return heading
+    return f"{heading}: LOCAL, not measured on {venue.get('instance_type') or 'AWS'}"
+
+
 def render_report(result: dict[str, Any], plots: dict[str, str] | None = None) -> str:
     """The full report of one result."""
-    lines = [f"# deploybench run {result.get('run_id', '?')}", "", *_summary(result)]
+    lines = [title(result), "", *_summary(result)]
     lines += remediation_lines(result)
     lines += (
         _warmup(result)
@@ -255,16 +277,28 @@ def render_report(result: dict[str, Any], plots: dict[str, str] | None = None) -
         + _cost(result)
         + _plots(plots or {})
     )
-    teardown = result.get("teardown")
-    if teardown:
-        lines += [
-            "",
-            "## Teardown",
-            "",
-            f"- deleted: {', '.join(teardown['deleted']) or '-'}",
-            f"- kept: {', '.join(teardown['kept']) or '-'}",
-        ]
+    lines += _teardown(result)
     return "\n".join(lines) + "\n"
+
+
+def _teardown(result: dict[str, Any]) -> list[str]:
+    """Everything the run deleted: each failed attempt's removal, then every teardown pass."""
+    teardown = result.get("teardown")
+    if not teardown:
+        return []
+    passes = int(teardown.get("passes") or 1)
+    lines = ["", "## Teardown", ""]
+    for record in (result.get("attempt") or {}).get("history") or []:
+        if record.get("removed"):
+            lines.append(
+                f"- removed with failed attempt {record.get('attempt')}: {', '.join(record['removed'])}"
+            )
+    lines += [
+        f"- deleted{f' over {passes} passes (ResourceBusy retries)' if passes > 1 else ''}: "
+        f"{', '.join(teardown['deleted']) or '-'}",
+        f"- kept: {', '.join(teardown['kept']) or '-'}",
+    ]
+    return lines
 
 
 def render_comparison(
@@ -272,6 +306,13 @@ def render_comparison(
 ) -> str:
     """Several results side by side; each later result is judged against the first (the baseline)."""
     lines = ["# deploybench comparison", "", f"Baseline: {label(results[0])}.", ""]
+    local = [f"[{i}]" for i, r in enumerate(results) if of_result(r)["where"] == LOCAL]
+    if local:
+        lines += [
+            f"**Local results** {', '.join(local)}: measured on this host's CPU, not on the instance types "
+            "they name; their costs are estimates.",
+            "",
+        ]
     lines += table(
         ["result", "status", "runner", "shapes", "total cost", "source"],
         [

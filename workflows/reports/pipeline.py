@@ -72,7 +72,13 @@ def report(
 ) -> ReportResult:
     """Build the result, render it, and upload everything under the run's results prefix."""
     detail = _detail(state, s3, settings)
-    result = pipeline_result(state, status, detail=detail, cloudwatch=_cloudwatch(state, detail, cloudwatch))
+    result = pipeline_result(
+        state,
+        status,
+        detail=detail,
+        cloudwatch=_cloudwatch(state, detail, cloudwatch),
+        sagemaker_url=settings.sagemaker_endpoint_url,
+    )
     base = f"s3://{settings.bucket}/{results_prefix(state.run_id)}"
     with tempfile.TemporaryDirectory(prefix="deploybench-report-") as scratch:
         for path in write_report([result], Path(scratch), with_result=True):

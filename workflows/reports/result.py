@@ -20,6 +20,7 @@ from workflows.contracts import PipelineState
 from workflows.errors import ResultInvalid
 from workflows.remediation.overrides import HOSTING_FIELD, with_overrides
 from workflows.reports.cost import run_cost
+from workflows.reports.venue import measured_on
 
 RESULT_SCHEMA_VERSION = 2
 READABLE_VERSIONS = {1, 2}
@@ -73,9 +74,17 @@ def with_cost(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def pipeline_result(
-    state: PipelineState, status: str, *, detail: dict[str, Any] | None, cloudwatch: dict[str, Any]
+    state: PipelineState,
+    status: str,
+    *,
+    detail: dict[str, Any] | None,
+    cloudwatch: dict[str, Any],
+    sagemaker_url: str | None = None,
 ) -> dict[str, Any]:
-    """The result of a pipeline run; ``detail`` is the engine's output (None when none was made)."""
+    """The result of a pipeline run; ``detail`` is the engine's output (None when none was made).
+
+    ``sagemaker_url`` is where the run's SageMaker calls went when not to AWS (the local SageMaker).
+    """
     finished_at = clock.now().isoformat()
     data = state.model_dump(mode="json")
     benchmark = state.benchmark
@@ -83,14 +92,21 @@ def pipeline_result(
     measurements = (detail or {}).get("measurements")
     if measurements is None and benchmark is not None:
         measurements = [s.model_dump(mode="json") for s in benchmark.shapes]
+    hosting = hosting_summary(state)
     result = {
         "schema_version": RESULT_SCHEMA_VERSION,
         "kind": "pipeline",
         "status": status,
         "finished_at": finished_at,
         "environment": environment(detail),
+        "measured_on": measured_on(
+            instance_type=hosting["instance_type"] or _named_instance_type(state),
+            endpoint_url=benchmark.endpoint_url if benchmark else generator.get("endpoint_url"),
+            sagemaker_url=sagemaker_url,
+            cpu=generator.get("cpu"),
+        ),
         **data,
-        "hosting": hosting_summary(state),
+        "hosting": hosting,
         "endpoint_lifetime": _lifetime(state, finished_at),
         "client": {
             "runner": benchmark.runner if benchmark else generator.get("runner"),
@@ -102,6 +118,12 @@ def pipeline_result(
         "cloudwatch": cloudwatch,
     }
     return with_cost(result)
+
+
+def _named_instance_type(state: PipelineState) -> str | None:
+    """The spec's first instance type, for a run that failed before it deployed one."""
+    listed = getattr(state.spec.hosting, "instance_type_fallbacks", None)
+    return str(listed[0]) if listed else None
 
 
 def bench_result(
@@ -121,6 +143,11 @@ def bench_result(
         "run_id": run_id,
         "finished_at": clock.now().isoformat(),
         "environment": environment(output),
+        "measured_on": measured_on(
+            instance_type=hosting.get("instance_type"),
+            endpoint_url=output["environment"]["endpoint_url"],
+            cpu=output["environment"].get("cpu"),
+        ),
         "spec": {"benchmark": benchmark_spec},
         "hosting": hosting,
         "endpoint": {"name": output["endpoint_name"]},

@@ -57,17 +57,45 @@ def config_for(
     )
 
 
+def concurrency_limit(spec: RunSpec) -> int | None:
+    """The most concurrent clients the hosting takes without refusing or queueing past its cores:
+    serverless ``max_concurrency`` (beyond it calls are throttled), else the vCPUs of the smallest
+    listed instance type times the instance count; None when the instance table does not list one."""
+    from workflows.preflight.instances import instance
+
+    hosting = spec.hosting
+    serverless = getattr(hosting, "max_concurrency", None)
+    if serverless:
+        return int(serverless)
+    rows = [instance(name) for name in getattr(hosting, "instance_type_fallbacks", None) or []]
+    vcpus = [row.vcpus for row in rows if row is not None]
+    return min(vcpus) * int(getattr(hosting, "instance_count", 1)) if vcpus else None
+
+
+def measured_concurrency(spec: RunSpec) -> list[int]:
+    """The concurrency levels to measure: the spec's when it sets them; the default (1 and 4, so
+    throughput has a curve) capped at what the hosting takes (a 2-vCPU type measures 1 and 2)."""
+    levels = list(spec.benchmark.concurrency)
+    if "concurrency" in spec.benchmark.model_fields_set:
+        return levels
+    limit = concurrency_limit(spec)
+    if limit is None:
+        return levels
+    return sorted({min(level, limit) for level in levels})
+
+
 def engine_config(spec: RunSpec, endpoint_name: str, target: dict[str, str] | None = None) -> EngineConfig:
     """The engine's settings for a pipeline run's endpoint; ``target`` reaches the run's own model
     on a shared endpoint (DeployResult.target: InferenceComponentName, TargetContainerHostname)."""
     hosting = spec.hosting
+    benchmark = spec.benchmark.model_copy(update={"concurrency": measured_concurrency(spec)})
     clients = warmup_concurrency(
-        spec.benchmark,
+        benchmark,
         workers=int(getattr(hosting, "workers", 1)),
         instances=int(getattr(hosting, "instance_count", 1)),
     )
     return config_for(
-        spec.benchmark, endpoint_name=endpoint_name, mode=hosting.mode, warmup_clients=clients, target=target
+        benchmark, endpoint_name=endpoint_name, mode=hosting.mode, warmup_clients=clients, target=target
     )
 
 

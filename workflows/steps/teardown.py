@@ -9,19 +9,25 @@ repositories included). The hosting mode says which kinds it may have created.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from workflows import clock
 from workflows.aws import aws_errors
 from workflows.contracts import PipelineState, TeardownResult
 from workflows.errors import ResourceBusy, TeardownIncomplete
 from workflows.hosting import resources
 from workflows.hosting.modes import strategy_for
 from workflows.hosting.tagged import tagged_leftovers
-from workflows.naming import TAG_KEEP, resource_prefix, staging_prefix
+from workflows.naming import TAG_KEEP, resource_prefix, results_prefix, staging_prefix
 from workflows.settings import Settings
-from workflows.storage import list_keys
+from workflows.storage import get_text, list_keys, put_text
 
 GONE = resources.GONE
+# Each pass's deletions, kept beside the run's results: the state machine retries ResourceBusy by
+# invoking the step again with the same input, so without it the result would list only the last
+# pass's deletions (often nothing but the endpoint config, after the endpoint went on pass 1).
+LEDGER_FILE = "teardown-passes.json"
 
 
 def run_prefix(run_id: str) -> str:
@@ -107,6 +113,36 @@ def _delete_objects(s3: Any, bucket: str, keys: list[str]) -> None:
             s3.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k} for k in batch], "Quiet": True})
 
 
+def ledger_uri(bucket: str, run_id: str) -> str:
+    return f"s3://{bucket}/{results_prefix(run_id)}{LEDGER_FILE}"
+
+
+def earlier_passes(s3: Any, bucket: str, run_id: str) -> list[dict[str, Any]]:
+    """What the earlier passes of this run's teardown deleted (an empty list on the first)."""
+    uri = ledger_uri(bucket, run_id)
+    # Listed first: a GET of a missing key answers 403, not 404, under prefix-scoped ListBucket.
+    if uri.removeprefix(f"s3://{bucket}/") not in list_keys(s3, uri):
+        return []
+    try:
+        passes = json.loads(get_text(s3, uri)).get("passes", [])
+    except (ValueError, AttributeError):
+        return []
+    return [p for p in passes if isinstance(p, dict)]
+
+
+def _record_pass(s3: Any, bucket: str, run_id: str, passes: list[dict[str, Any]], sweep: Any) -> None:
+    record = {"at": clock.now().isoformat(), "deleted": list(sweep.deleted), "busy": list(sweep.busy)}
+    put_text(s3, ledger_uri(bucket, run_id), json.dumps({"passes": [*passes, record]}), "application/json")
+
+
+def _all_deleted(passes: list[dict[str, Any]], last: list[str]) -> list[str]:
+    """Every pass's deletions in the order they happened, each once."""
+    seen: dict[str, None] = {}
+    for deleted in [*(p.get("deleted", []) for p in passes), last]:
+        seen.update(dict.fromkeys(str(d) for d in deleted))
+    return list(seen)
+
+
 def teardown(
     state: PipelineState,
     *,
@@ -163,9 +199,13 @@ def teardown(
     if keys:
         _delete_objects(s3, settings.bucket, keys)
         sweep.deleted.append(f"s3://{settings.bucket}/{staging_prefix(state.run_id)}")
+    passes = earlier_passes(s3, settings.bucket, state.run_id)
     if sweep.busy:
+        _record_pass(s3, settings.bucket, state.run_id, passes, sweep)
+        deleted = _all_deleted(passes, sweep.deleted)
         raise ResourceBusy(
-            f"cannot delete yet (still changing state): {', '.join(sweep.busy)}; deleted so far: {sweep.deleted}."
+            f"cannot delete yet (still changing state): {', '.join(sweep.busy)}; deleted so far "
+            f"(pass {len(passes) + 1}): {deleted}."
         )
     remaining = remaining_resources(
         state.run_id, sagemaker=sagemaker, kept=kept, s3=s3, bucket=settings.bucket,
@@ -185,7 +225,14 @@ def teardown(
     if remaining:
         raise TeardownIncomplete(f"still present after teardown: {', '.join(remaining)}.")
     mark_kept(state, sagemaker=sagemaker)
-    return TeardownResult(deleted=sweep.deleted, kept=sorted(kept.names), remaining=[])
+    if passes:
+        _record_pass(s3, settings.bucket, state.run_id, passes, sweep)
+    return TeardownResult(
+        deleted=_all_deleted(passes, sweep.deleted),
+        kept=sorted(kept.names),
+        remaining=[],
+        passes=len(passes) + 1,
+    )
 
 
 def remaining_resources(

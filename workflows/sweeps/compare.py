@@ -34,6 +34,14 @@ class RunSummary(Contract):
     error: str | None = None
     result_uri: str | None = None
     shapes: list[ShapeStats] = Field(default_factory=list)
+    hosting: dict[str, Any] = Field(
+        default_factory=dict,
+        description="What the run deployed: mode, instance_type, instance_count (memory_size_mb for serverless).",
+    )
+    measured_on: dict[str, Any] | None = Field(
+        None,
+        description="The result's measured_on: where 'local' means this host's CPU, not the instance type.",
+    )
 
 
 class ShapeVerdict(Contract):

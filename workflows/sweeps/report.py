@@ -26,6 +26,7 @@ from workflows import clock
 from workflows.aws import aws_errors, split_s3_uri
 from workflows.contracts import BenchmarkResult, Contract
 from workflows.naming import SWEEPS_PREFIX, results_prefix
+from workflows.reports import venue
 from workflows.reports.compare import NO_VERDICT, REGRESSION
 from workflows.settings import Settings
 from workflows.storage import get_text, put_text
@@ -37,8 +38,13 @@ from workflows.sweeps.compare import (
     compare_runs,
     comparison_table,
 )
+from workflows.sweeps.recommend import Recommendation, recommend
+from workflows.sweeps.recommend import one_line as recommendation_line
+from workflows.sweeps.recommend import render as render_recommendation
 from workflows.sweeps.spec import SweepSpec
 
+# The hosting settings a recommendation names and prices a run by.
+SUMMARY_HOSTING = ("mode", "instance_type", "instance_count", "memory_size_mb")
 # 2: the comparison holds noise-aware verdicts (workflows.reports.compare); 1 held fixed thresholds.
 SUMMARY_SCHEMA_VERSION = 2
 
@@ -66,6 +72,9 @@ class SweepComparison(Contract):
     failed_count: int
     failed_runs: list[str] = Field(default_factory=list)
     regressions: int
+    recommended_run_id: str | None = Field(
+        None, description="The run the recommendation picks (the sweep file's `recommend`), if any meets it."
+    )
     summary_uri: str
     report_uri: str
     summary: str = Field(
@@ -128,6 +137,8 @@ def gather_run(run: RunOutcome, *, s3: Any, bucket: str) -> RunSummary:
         error=error,
         result_uri=uri_or_none,
         shapes=shapes if run.status == "SUCCEEDED" else [],
+        hosting={k: v for k, v in (result or {}).get("hosting", {}).items() if k in SUMMARY_HOSTING},
+        measured_on=venue.of_result(result) if result is not None else None,
     )
 
 
@@ -142,8 +153,16 @@ def _called(shape: ShapeVerdict) -> str:
     return f"{shape.key} b{shape.batch_size}/{shape.sequence_length} c{shape.concurrency}: {', '.join(parts)}"
 
 
-def one_line(sweep_id: str, comparison: RunsComparison, runs: list[RunSummary], report_uri: str) -> str:
+def one_line(
+    sweep_id: str,
+    comparison: RunsComparison,
+    runs: list[RunSummary],
+    report_uri: str,
+    recommendation: Recommendation | None = None,
+) -> str:
     parts = [f"sweep {sweep_id}: {comparison.verdict.replace('_', ' ')}"]
+    if recommendation is not None:
+        parts.append(recommendation_line(recommendation))
     regressions = comparison.regressions
     if regressions:
         worst = "; ".join(_called(s) for s in regressions[:3])
@@ -168,7 +187,9 @@ def one_line(sweep_id: str, comparison: RunsComparison, runs: list[RunSummary], 
     return ". ".join(parts)
 
 
-def render_report(summary: dict[str, Any], comparison: RunsComparison) -> str:
+def render_report(
+    summary: dict[str, Any], comparison: RunsComparison, recommendation: Recommendation | None = None
+) -> str:
     lines = [
         f"# deploybench sweep {summary['sweep_id']}",
         "",
@@ -187,6 +208,16 @@ def render_report(summary: dict[str, Any], comparison: RunsComparison) -> str:
         f"| {r['index']} | {r['key']} | {r['run_id']} | {r['status']} | {len(r['shapes'])} | {(r['error'] or '-')[:200]} |"
         for r in summary["runs"]
     ]
+    if recommendation is not None:
+        lines += render_recommendation(
+            recommendation, [RunSummary.model_validate(r) for r in summary["runs"]]
+        )
+    else:
+        lines += [
+            "",
+            "No recommendation: add `recommend: {p99_ms: 100, batch_size: 8}` to the sweep file to rank the "
+            "runs by cost per 1M inferences under a latency target.",
+        ]
     table = comparison_table(comparison)
     if table:
         lines += ["", "## Against the baseline", "", *table]
@@ -215,6 +246,7 @@ def compare_sweep(request: CompareRequest, *, s3: Any, settings: Settings) -> Sw
         load=lambda uri: read_result(s3, uri),
         min_change_pct=sweep.regression.min_change_pct,
     )
+    recommendation = recommend(runs, sweep.recommend) if sweep.recommend else None
     summary_uri = sweep_uri(settings.bucket, sweep.name, f"{request.sweep_id}/summary.json")
     report_uri = sweep_uri(settings.bucket, sweep.name, f"{request.sweep_id}/report.md")
     summary = {
@@ -226,10 +258,11 @@ def compare_sweep(request: CompareRequest, *, s3: Any, settings: Settings) -> Sw
         "regression": sweep.regression.model_dump(mode="json"),
         "runs": [r.model_dump(mode="json") for r in runs],
         "comparison": comparison.model_dump(mode="json"),
+        "recommendation": recommendation.model_dump(mode="json") if recommendation else None,
     }
     text = json.dumps(summary, indent=2)
     put_text(s3, summary_uri, text, "application/json")
-    put_text(s3, report_uri, render_report(summary, comparison), "text/markdown")
+    put_text(s3, report_uri, render_report(summary, comparison, recommendation), "text/markdown")
     failed = [r.run_id for r in runs if r.status == "FAILED"]
     if comparison.verdict != "regression" and not failed:
         put_text(s3, sweep_uri(settings.bucket, sweep.name, "baseline.json"), text, "application/json")
@@ -240,7 +273,8 @@ def compare_sweep(request: CompareRequest, *, s3: Any, settings: Settings) -> Sw
         failed_count=len(failed),
         failed_runs=failed,
         regressions=len(comparison.regressions),
+        recommended_run_id=recommendation.recommended_run_id if recommendation else None,
         summary_uri=summary_uri,
         report_uri=report_uri,
-        summary=one_line(request.sweep_id, comparison, runs, report_uri),
+        summary=one_line(request.sweep_id, comparison, runs, report_uri, recommendation),
     )

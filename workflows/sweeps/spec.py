@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import itertools
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
@@ -88,6 +88,28 @@ class RegressionPolicy(Strict):
         return value
 
 
+class RecommendPolicy(Strict):
+    """How the sweep report picks an instance type and mode: the cheapest per 1M inferences among
+    the runs whose p99 meets the target at the batch size served (``workflows/sweeps/recommend.py``)."""
+
+    p99_ms: float = Field(
+        ...,
+        gt=0,
+        le=600_000,
+        description="Latency target: a run qualifies only where its p99 is at most this.",
+    )
+    batch_size: int = Field(
+        1, ge=1, le=4096, description="Batch size the service sends (one of the sweep's batch_sizes)."
+    )
+    sequence_length: int | Literal["natural"] | None = Field(
+        None,
+        description=(
+            "Sequence length to judge on; empty: every measured one must meet the target, and the "
+            "costliest counts."
+        ),
+    )
+
+
 class SweepSpec(Strict):
     """A benchmark sweep: every combination of the matrix is one deploy pipeline run."""
 
@@ -102,6 +124,13 @@ class SweepSpec(Strict):
     )
     matrix: Matrix = Field(default_factory=Matrix)
     regression: RegressionPolicy = Field(default_factory=RegressionPolicy)
+    recommend: RecommendPolicy | None = Field(
+        None,
+        description=(
+            "Rank the runs by cost per 1M inferences under a latency target, e.g. "
+            "{p99_ms: 100, batch_size: 8}; empty: no recommendation."
+        ),
+    )
 
     @field_validator("base")
     @classmethod
@@ -178,7 +207,29 @@ def expand(sweep: SweepSpec) -> list[SweepItem]:
             )
         seen[key] = index
         items.append(SweepItem(index=index, key=key, spec=spec))
+    _check_recommend(sweep, items)
     return items
+
+
+def _check_recommend(sweep: SweepSpec, items: list[SweepItem]) -> None:
+    """A recommendation at a batch size (or sequence length) that no run measures can never be made."""
+    policy = sweep.recommend
+    if policy is None:
+        return
+    batches = sorted({b for item in items for b in item.spec.benchmark.batch_sizes})
+    if policy.batch_size not in batches:
+        raise SpecInvalid(
+            f"sweep {sweep.name}: recommend.batch_size {policy.batch_size} is not measured by any run "
+            f"(batch sizes measured: {batches}).",
+            fix=f"set recommend.batch_size to one of {batches}, or add it to the matrix shapes' batch_sizes",
+        )
+    lengths = sorted({str(q) for item in items for q in item.spec.benchmark.sequence_lengths})
+    if policy.sequence_length is not None and str(policy.sequence_length) not in lengths:
+        raise SpecInvalid(
+            f"sweep {sweep.name}: recommend.sequence_length {policy.sequence_length!r} is not measured by "
+            f"any run (sequence lengths measured: {lengths}).",
+            fix=f"set recommend.sequence_length to one of {lengths}, or leave it out to judge on all",
+        )
 
 
 def parse_sweep(data: Any, *, origin: str = "sweep") -> SweepSpec:

@@ -1,0 +1,296 @@
+"""Which instance type and mode to use: the sweep's runs ranked by cost per 1M inferences under a
+latency target (the sweep file's ``recommend: {p99_ms: 100, batch_size: 8}``).
+
+Everything comes from the figures the sweep summary already holds (each run's shapes and what it
+deployed), priced with the same table and formula as a run's own cost section
+(``workflows.reports.cost.per_million``). A point is one run at one concurrency: it meets the
+target when every shape judged (the batch size served, at the chosen or at every sequence length)
+is error-free and has a p99 at or under the target; its cost is the costliest of those shapes. A
+run's best point is its cheapest that meets the target; the runs are ranked by it, stable points
+before unstable ones (windows that never agreed within ±10%: flagged, to be measured again), and
+the first is recommended. A run that never meets the target is listed after, with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from workflows.benchmark.host import describe_cpu
+from workflows.contracts import Contract, ShapeStats
+from workflows.reports.cost import per_million, price_table
+from workflows.reports.tables import fmt, table
+from workflows.reports.venue import LOCAL
+from workflows.sweeps.compare import RunSummary
+from workflows.sweeps.spec import RecommendPolicy
+
+UNSTABLE = "meets the target but was not stable (windows never agreed within ±10%): measure again"
+
+
+class Point(Contract):
+    """One run at one concurrency, at the batch size served."""
+
+    run_id: str
+    key: str
+    mode: str
+    instance_type: str
+    concurrency: int
+    sequence_lengths: list[int | str]
+    p50_ms: float | None
+    p99_ms: float | None
+    samples_per_s: float
+    cost_per_million: float | None
+    meets_target: bool
+    stable: bool = Field(True, description="Every shape of the point was stable (its windows agreed).")
+    reason: str = Field("", description="Why the point misses the target (empty when it meets it).")
+
+
+class Ranked(Contract):
+    """A run's best point, with its rank (None when no point of the run meets the target)."""
+
+    rank: int | None
+    recommended: bool
+    point: Point | None
+    run_id: str
+    key: str
+    reason: str = ""
+
+
+class Recommendation(Contract):
+    policy: RecommendPolicy
+    recommended_run_id: str | None
+    ranked: list[Ranked]
+    points: list[Point] = Field(description="Every run at every concurrency, for the side-by-side table.")
+    local: bool = Field(description="Some run was measured locally: the ranking is an estimate.")
+
+
+def _where(run: RunSummary) -> str:
+    hosting = run.hosting
+    if hosting.get("instance_type"):
+        count = int(hosting.get("instance_count") or 1)
+        return str(hosting["instance_type"]) + (f" × {count}" if count > 1 else "")
+    if hosting.get("memory_size_mb"):
+        return f"{hosting['memory_size_mb']} MB serverless"
+    return "?"
+
+
+def _miss(shapes: list[ShapeStats], target: float) -> str:
+    """Why these shapes miss the target: errors first, else the slowest p99 over it."""
+    for s in shapes:
+        if s.errors:
+            return f"b{s.batch_size}/{s.sequence_length}: {s.errors} errors"
+        if s.p99_ms is None:
+            return f"b{s.batch_size}/{s.sequence_length}: no successful request"
+    worst = max(shapes, key=lambda s: s.p99_ms or 0.0)
+    if (worst.p99_ms or 0.0) > target:
+        return f"b{worst.batch_size}/{worst.sequence_length}: p99 {worst.p99_ms:.1f} ms > {target:g} ms"
+    return ""
+
+
+def run_points(run: RunSummary, policy: RecommendPolicy, prices: dict[str, Any]) -> list[Point]:
+    """The run at each concurrency it measured, judged at the policy's batch (and sequence) size."""
+    chosen = [
+        s
+        for s in run.shapes
+        if s.batch_size == policy.batch_size
+        and (policy.sequence_length is None or str(s.sequence_length) == str(policy.sequence_length))
+    ]
+    costs = {
+        (r["sequence_length"], r["concurrency"]): r["cost_per_million"]
+        for r in per_million(
+            {"hosting": run.hosting, "measurements": [s.model_dump(mode="json") for s in chosen]}, prices
+        )
+    }
+    points = []
+    for concurrency in sorted({s.concurrency for s in chosen}):
+        shapes = [s for s in chosen if s.concurrency == concurrency]
+        shape_costs = [costs.get((s.sequence_length, concurrency)) for s in shapes]
+        p50s = [s.p50_ms for s in shapes if s.p50_ms is not None]
+        p99s = [s.p99_ms for s in shapes if s.p99_ms is not None]
+        reason = _miss(shapes, policy.p99_ms)
+        priced = None if any(c is None for c in shape_costs) else max(c for c in shape_costs if c is not None)
+        if not reason and priced is None:
+            reason = f"no price for {_where(run)} in the price table"
+        points.append(
+            Point(
+                run_id=run.run_id,
+                key=run.key,
+                mode=str(run.hosting.get("mode", "?")),
+                instance_type=_where(run),
+                concurrency=concurrency,
+                sequence_lengths=[s.sequence_length for s in shapes],
+                p50_ms=max(p50s) if p50s else None,
+                p99_ms=max(p99s) if len(p99s) == len(shapes) else None,
+                samples_per_s=min(s.samples_per_s for s in shapes),
+                cost_per_million=priced,
+                meets_target=not reason,
+                stable=all(s.stable for s in shapes),
+                reason=reason,
+            )
+        )
+    return points
+
+
+def recommend(
+    runs: list[RunSummary], policy: RecommendPolicy, prices: dict[str, Any] | None = None
+) -> Recommendation:
+    """Rank the runs by the cost per 1M inferences of their cheapest point that meets the target."""
+    prices = prices or price_table()
+    points: list[Point] = []
+    best: list[tuple[RunSummary, Point]] = []
+    missed: list[Ranked] = []
+    for run in runs:
+        if run.status != "SUCCEEDED":
+            missed.append(
+                Ranked(
+                    rank=None,
+                    recommended=False,
+                    point=None,
+                    run_id=run.run_id,
+                    key=run.key,
+                    reason="run failed",
+                )
+            )
+            continue
+        mine = run_points(run, policy, prices)
+        points += mine
+        meeting = [p for p in mine if p.meets_target]
+        if meeting:
+            best.append(
+                (run, min(meeting, key=lambda p: (not p.stable, p.cost_per_million, p.p99_ms or 0.0)))
+            )
+            continue
+        closest = min(mine, key=lambda p: p.p99_ms if p.p99_ms is not None else float("inf"), default=None)
+        reason = (
+            closest.reason
+            if closest
+            else f"batch size {policy.batch_size} not measured"
+            + (f" at sequence length {policy.sequence_length}" if policy.sequence_length is not None else "")
+        )
+        missed.append(
+            Ranked(rank=None, recommended=False, point=closest, run_id=run.run_id, key=run.key, reason=reason)
+        )
+    best.sort(key=lambda pair: (not pair[1].stable, pair[1].cost_per_million or 0.0, pair[1].p99_ms or 0.0))
+    ranked = [
+        Ranked(
+            rank=rank,
+            recommended=rank == 1,
+            point=point,
+            run_id=run.run_id,
+            key=run.key,
+            reason="" if point.stable else UNSTABLE,
+        )
+        for rank, (run, point) in enumerate(best, start=1)
+    ]
+    return Recommendation(
+        policy=policy,
+        recommended_run_id=ranked[0].run_id if ranked else None,
+        ranked=ranked + missed,
+        points=points,
+        local=any((r.measured_on or {}).get("where") == LOCAL for r in runs),
+    )
+
+
+def _target(policy: RecommendPolicy) -> str:
+    sequence = (
+        "every measured sequence length"
+        if policy.sequence_length is None
+        else f"sequence length {policy.sequence_length}"
+    )
+    return f"p99 ≤ {policy.p99_ms:g} ms at batch size {policy.batch_size}, {sequence}"
+
+
+def one_line(recommendation: Recommendation) -> str:
+    """The recommendation in a sentence (the sweep's summary line)."""
+    top = next((r for r in recommendation.ranked if r.recommended), None)
+    if top is None or top.point is None:
+        return f"no run meets {_target(recommendation.policy)}"
+    p = top.point
+    estimate = " (local estimate)" if recommendation.local else ""
+    return (
+        f"recommended: {p.instance_type} {p.mode} at {p.concurrency} concurrent clients, "
+        f"{p.cost_per_million:.4g} USD per 1M inferences{estimate}, p99 {fmt(p.p99_ms)} ms ({recommendation.policy.p99_ms:g} ms target)"
+    )
+
+
+def _cell(point: Point | None) -> str:
+    if point is None:
+        return "-"
+    figures = f"{fmt(point.p50_ms)} / {fmt(point.p99_ms)}, {fmt(point.samples_per_s, 1)}, {fmt(point.cost_per_million, 4)}"
+    return figures + (" ✓" if point.meets_target else "") + ("" if point.stable else " (not stable)")
+
+
+def render(recommendation: Recommendation, runs: list[RunSummary]) -> list[str]:
+    """Markdown: the ranking with the recommended row marked, then every run's figures side by side."""
+    policy = recommendation.policy
+    lines = ["", "## Recommendation", "", f"Target: {_target(policy)}. Ranked by USD per 1M inferences.", ""]
+    if recommendation.local:
+        cpus = sorted(
+            {
+                describe_cpu((r.measured_on or {}).get("cpu") or {})
+                for r in runs
+                if (r.measured_on or {}).get("where") == LOCAL
+            }
+        )
+        lines += [
+            f"**Local sweep** on this host ({'; '.join(cpus)}): the runs were measured on its CPU, not on the "
+            "instance types they name, and their costs are estimates at those types' prices: the ranking "
+            "shows what the price table makes of this CPU's figures, not a measurement of each type.",
+            "",
+        ]
+    lines += table(
+        [
+            "rank",
+            "",
+            "instance type",
+            "mode",
+            "clients",
+            "p50 ms",
+            "p99 ms",
+            "samples/s",
+            "USD per 1M",
+            "run",
+            "note",
+        ],
+        [
+            [
+                r.rank if r.rank is not None else "-",
+                "**recommended**" if r.recommended else "",
+                r.point.instance_type if r.point else "-",
+                r.point.mode if r.point else "-",
+                r.point.concurrency if r.point else "-",
+                r.point.p50_ms if r.point else None,
+                r.point.p99_ms if r.point else None,
+                r.point.samples_per_s if r.point else None,
+                r.point.cost_per_million if r.point else None,
+                r.run_id,
+                r.reason or "-",
+            ]
+            for r in recommendation.ranked
+        ],
+    )
+    concurrencies = sorted({p.concurrency for p in recommendation.points})
+    if not concurrencies:
+        return lines
+    lines += [
+        "",
+        f"### Latency and throughput side by side (batch size {policy.batch_size})",
+        "",
+        "Each cell: p50 / p99 ms, samples/s, USD per 1M; ✓ meets the target.",
+        "",
+    ]
+    by_run: dict[str, dict[int, Point]] = {}
+    for p in recommendation.points:
+        by_run.setdefault(p.run_id, {})[p.concurrency] = p
+    rows = []
+    for run in runs:
+        cells = by_run.get(run.run_id)
+        if not cells:
+            continue
+        first = next(iter(cells.values()))
+        row: list[Any] = [first.instance_type, first.mode]
+        row += [_cell(cells.get(c)) for c in concurrencies]
+        rows.append(row)
+    lines += table(["instance type", "mode", *(f"{c} clients" for c in concurrencies)], rows)
+    return lines
