@@ -126,10 +126,12 @@ def run(
     from workflows.naming import new_run_id
     from workflows.runner import run_aws, run_local
     from workflows.spec import load_spec
+    from workflows.steps.check_spec import check_before_start
 
     try:
         spec = load_spec(spec_path)
         plan = load_fault_plan(fault_plan) if fault_plan else None
+        check_before_start(spec, local=local)  # the pipeline's CheckSpec, before anything starts
     except DeploybenchError as error:
         fail(error)
     if plan and not local:

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from workflows.models import Strict
+from workflows.spec_checks.enums import ENDPOINT_INSTANCE, INFERENCE_AMI, refusal
 
 INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9]+\.[a-z0-9]+$")
 GPU_FAMILIES = ("g4dn", "g5", "g6", "g6e", "p3", "p4d", "p4de", "p5", "p5e", "inf2", "trn1")
@@ -20,6 +21,10 @@ _MODEL_NAME = re.compile(r"^[a-z0-9](-?[a-z0-9]){0,15}$")
 SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
 # A multi-container endpoint takes at most 15 containers (CreateModel's Containers limit).
 MAX_CONTAINERS = 15
+# Fallbacks are tried one by one after a capacity stall; remediation.next_instance_type allows 10.
+MAX_INSTANCE_TYPES = 11
+# Container.Image and the ECR URI it names: at most 255 characters (botocore's ContainerImage).
+MAX_IMAGE = 255
 MAIN_MODEL = "main"
 """Name of the run's own model among co-hosted ones (its container hostname, its component suffix)."""
 
@@ -45,14 +50,18 @@ class _Instances(Strict):
     instance_types: list[str] = Field(
         default_factory=lambda: ["ml.c6i.xlarge"],
         min_length=1,
+        max_length=MAX_INSTANCE_TYPES,
         description=(
-            "SageMaker instance types, e.g. ml.c6i.xlarge. The first is tried first; the others are "
-            "fallbacks when a type has no capacity."
+            "SageMaker instance types for endpoints (botocore's ProductionVariantInstanceType), e.g. "
+            "ml.c6i.xlarge. The first is tried first; the others are fallbacks when a type has no capacity."
         ),
     )
     instance_count: int = Field(1, ge=1, le=10, description="Instances behind the endpoint.")
     image: str | None = Field(
         None,
+        min_length=1,
+        max_length=MAX_IMAGE,
+        pattern=r"^\S+$",
         description="Container image URI; empty picks the mode's image for the instance type from "
         "workflows/data/images.yaml.",
     )
@@ -61,19 +70,28 @@ class _Instances(Strict):
     )
     inference_ami_version: str | None = Field(
         None,
-        description="ProductionVariant InferenceAmiVersion, e.g. al2023-ami-sagemaker-inference-gpu-4-1.",
+        description="ProductionVariant InferenceAmiVersion (botocore's ProductionVariantInferenceAmiVersion), "
+        "e.g. al2023-ami-sagemaker-inference-gpu-4-1.",
     )
 
     @field_validator("instance_types")
     @classmethod
     def _instance_types(cls, value: list[str]) -> list[str]:
         for name in value:
-            if not INSTANCE_TYPE.match(name):
-                raise ValueError(
-                    f"'{name}' is not a SageMaker instance type (expected a name like ml.c6i.xlarge)"
-                )
-        if len(set(value)) != len(value):
-            raise ValueError("instance types repeat; list each fallback once")
+            problem = refusal(name, ENDPOINT_INSTANCE)
+            if problem:
+                raise ValueError(problem)
+        repeated = sorted({n for n in value if value.count(n) > 1})
+        if repeated:
+            raise ValueError(f"instance types repeat ({', '.join(repeated)}); list each fallback once")
+        return value
+
+    @field_validator("inference_ami_version")
+    @classmethod
+    def _ami(cls, value: str | None) -> str | None:
+        problem = refusal(value, INFERENCE_AMI) if value is not None else None
+        if problem:
+            raise ValueError(problem)
         return value
 
 
@@ -178,7 +196,11 @@ class ServerlessHosting(_ModelServer):
     )
     max_concurrency: int = Field(5, ge=1, le=200, description="ServerlessConfig.MaxConcurrency (1-200).")
     image: str | None = Field(
-        None, description="Container image URI; empty picks the HF PyTorch inference DLC (CPU)."
+        None,
+        min_length=1,
+        max_length=MAX_IMAGE,
+        pattern=r"^\S+$",
+        description="Container image URI; empty picks the HF PyTorch inference DLC (CPU).",
     )
 
     @field_validator("memory_size_mb")
@@ -223,9 +245,10 @@ class InferenceComponentHosting(_Instances, _ModelServer):
     )
     cpu_cores: float | None = Field(
         None,
-        gt=0,
+        ge=0.25,
         le=192,
-        description="ComputeResourceRequirements.NumberOfCpuCoresRequired; empty leaves it out.",
+        description="ComputeResourceRequirements.NumberOfCpuCoresRequired (at least 0.25, botocore's "
+        "NumberOfCpuCores); empty leaves it out.",
     )
     min_instance_count: int = Field(1, ge=1, le=10, description="ManagedInstanceScaling.MinInstanceCount.")
     max_instance_count: int = Field(1, ge=1, le=10, description="ManagedInstanceScaling.MaxInstanceCount.")
@@ -301,7 +324,10 @@ class LmiModel(Strict):
 
     name: str = Field(..., description="1-16 lowercase letters, digits, dashes: how requests name it.")
     source: str = Field(
-        ..., description="s3:// prefix of a Hugging Face model folder, or a Hugging Face Hub model id."
+        ...,
+        min_length=1,
+        pattern=r"^\S+$",
+        description="s3:// prefix of a Hugging Face model folder, or a Hugging Face Hub model id.",
     )
     task: Literal["embedding", "classification"] = Field(
         "embedding", description="'embedding' or 'classification'."
@@ -340,10 +366,13 @@ class VllmHosting(_Instances):
     instance_types: list[str] = Field(
         default_factory=lambda: ["ml.g5.xlarge"],
         min_length=1,
+        max_length=MAX_INSTANCE_TYPES,
         description="SageMaker GPU instance types, e.g. ml.g5.xlarge; the others are capacity fallbacks.",
     )
     model_id: str | None = Field(
         None,
+        min_length=1,
+        pattern=r"^\S+$",
         description=(
             "SM_VLLM_MODEL: a Hugging Face Hub id; empty serves the run's model.source (an s3:// prefix, "
             "mounted at /opt/ml/model; 'bundled' is sentence-transformers/all-MiniLM-L6-v2)."
@@ -352,6 +381,8 @@ class VllmHosting(_Instances):
     max_model_len: int = Field(512, ge=8, le=32768, description="SM_VLLM_MAX_MODEL_LEN (the field used 512).")
     pair_separator: str | None = Field(
         None,
+        min_length=1,
+        max_length=32,
         description="Joins a text pair for /classify (vLLM has no pairs, F27); empty picks the family's "
         "('</s></s>' XLM-RoBERTa/RoBERTa, '[SEP]' BERT).",
     )
