@@ -53,13 +53,17 @@ def preflight(
 ) -> None:
     """Run the failure catalogue's static checks on SPEC before anything is created; exit 1 on a blocking finding."""
     from workflows.preflight import build_context, open_artifact, run_checks
+    from workflows.preflight.triton import check_repository_result, is_model_repository
     from workflows.spec import load_spec
 
     try:
         spec = load_spec(spec_path)
         with tempfile.TemporaryDirectory(prefix="deploybench-preflight-") as scratch:
-            view = open_artifact(artifact, Path(scratch)) if artifact is not None else None
-            result = run_checks(build_context(spec, view))
+            if artifact is not None and is_model_repository(artifact):
+                result = check_repository_result(artifact)
+            else:
+                view = open_artifact(artifact, Path(scratch)) if artifact is not None else None
+                result = run_checks(build_context(spec, view))
     except DeploybenchError as error:
         _refuse(f"{type(error).__name__}: {error}")
     if as_json:
