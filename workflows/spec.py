@@ -21,7 +21,7 @@ from workflows.errors import SpecInvalid
 from workflows.hosting.specs import GPU_FAMILIES, Hosting, RealtimeHosting, is_gpu_instance
 from workflows.models import Strict
 from workflows.remediation.spec import RemediationSpec as RemediationSpec
-from workflows.spec_checks.enums import PROCESSING_INSTANCE, refusal
+from workflows.spec_checks.enums import ProcessingInstanceType, Word
 from workflows.spec_errors import explain
 
 __all__ = [
@@ -168,16 +168,13 @@ class BenchmarkSpec(Strict):
             "did not finish)."
         ),
     )
-    job_instance_type: str = Field(
+    job_instance_type: ProcessingInstanceType = Field(
         "ml.c5.xlarge",
         description="Instance type of the benchmark processing job (the load generator; botocore's "
         "ProcessingInstanceType), e.g. ml.c5.xlarge.",
     )
-    job_image: str | None = Field(
+    job_image: Word | None = Field(
         None,
-        min_length=1,
-        max_length=255,
-        pattern=r"^\S+$",
         description=(
             "Image of the benchmark processing job (python3 with boto3 and numpy); empty picks the HF "
             "PyTorch inference DLC (CPU) of the region."
@@ -202,14 +199,6 @@ class BenchmarkSpec(Strict):
     def _lengths(cls, value: list[int | str]) -> list[int | str]:
         if any(isinstance(v, int) and not 1 <= v <= 8192 for v in value):
             raise ValueError("integer sequence lengths must be between 1 and 8192")
-        return value
-
-    @field_validator("job_instance_type")
-    @classmethod
-    def _job_instance_type(cls, value: str) -> str:
-        problem = refusal(value, PROCESSING_INSTANCE)
-        if problem:
-            raise ValueError(problem)
         return value
 
     @field_validator("batch_sizes", "sequence_lengths", "concurrency")

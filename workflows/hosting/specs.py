@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from workflows.models import Strict
-from workflows.spec_checks.enums import ENDPOINT_INSTANCE, INFERENCE_AMI, refusal
+from workflows.spec_checks.enums import EndpointInstanceType, InferenceAmiVersion, Word
 
 INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9]+\.[a-z0-9]+$")
 GPU_FAMILIES = ("g4dn", "g5", "g6", "g6e", "p3", "p4d", "p4de", "p5", "p5e", "inf2", "trn1")
@@ -23,8 +23,6 @@ SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
 MAX_CONTAINERS = 15
 # Fallbacks are tried one by one after a capacity stall; remediation.next_instance_type allows 10.
 MAX_INSTANCE_TYPES = 11
-# Container.Image and the ECR URI it names: at most 255 characters (botocore's ContainerImage).
-MAX_IMAGE = 255
 MAIN_MODEL = "main"
 """Name of the run's own model among co-hosted ones (its container hostname, its component suffix)."""
 
@@ -47,7 +45,7 @@ def _model_name(value: str) -> str:
 class _Instances(Strict):
     """What every instance-backed mode has: instance types with fallbacks, count, image, AMI."""
 
-    instance_types: list[str] = Field(
+    instance_types: list[EndpointInstanceType] = Field(
         default_factory=lambda: ["ml.c6i.xlarge"],
         min_length=1,
         max_length=MAX_INSTANCE_TYPES,
@@ -57,18 +55,15 @@ class _Instances(Strict):
         ),
     )
     instance_count: int = Field(1, ge=1, le=10, description="Instances behind the endpoint.")
-    image: str | None = Field(
+    image: Word | None = Field(
         None,
-        min_length=1,
-        max_length=MAX_IMAGE,
-        pattern=r"^\S+$",
         description="Container image URI; empty picks the mode's image for the instance type from "
         "workflows/data/images.yaml.",
     )
     startup_health_check_timeout_s: int = Field(
         600, ge=60, le=3600, description="ContainerStartupHealthCheckTimeoutInSeconds (60-3600)."
     )
-    inference_ami_version: str | None = Field(
+    inference_ami_version: InferenceAmiVersion | None = Field(
         None,
         description="ProductionVariant InferenceAmiVersion (botocore's ProductionVariantInferenceAmiVersion), "
         "e.g. al2023-ami-sagemaker-inference-gpu-4-1.",
@@ -77,21 +72,9 @@ class _Instances(Strict):
     @field_validator("instance_types")
     @classmethod
     def _instance_types(cls, value: list[str]) -> list[str]:
-        for name in value:
-            problem = refusal(name, ENDPOINT_INSTANCE)
-            if problem:
-                raise ValueError(problem)
         repeated = sorted({n for n in value if value.count(n) > 1})
         if repeated:
             raise ValueError(f"instance types repeat ({', '.join(repeated)}); list each fallback once")
-        return value
-
-    @field_validator("inference_ami_version")
-    @classmethod
-    def _ami(cls, value: str | None) -> str | None:
-        problem = refusal(value, INFERENCE_AMI) if value is not None else None
-        if problem:
-            raise ValueError(problem)
         return value
 
 
@@ -195,12 +178,8 @@ class ServerlessHosting(_ModelServer):
         description="ServerlessConfig.MemorySizeInMB: 1024, 2048, 3072, 4096, 5120 or 6144 (F14).",
     )
     max_concurrency: int = Field(5, ge=1, le=200, description="ServerlessConfig.MaxConcurrency (1-200).")
-    image: str | None = Field(
-        None,
-        min_length=1,
-        max_length=MAX_IMAGE,
-        pattern=r"^\S+$",
-        description="Container image URI; empty picks the HF PyTorch inference DLC (CPU).",
+    image: Word | None = Field(
+        None, description="Container image URI; empty picks the HF PyTorch inference DLC (CPU)."
     )
 
     @field_validator("memory_size_mb")
@@ -323,10 +302,8 @@ class LmiModel(Strict):
     """Another Hugging Face model in the same LMI container (GPU co-hosting)."""
 
     name: str = Field(..., description="1-16 lowercase letters, digits, dashes: how requests name it.")
-    source: str = Field(
+    source: Word = Field(
         ...,
-        min_length=1,
-        pattern=r"^\S+$",
         description="s3:// prefix of a Hugging Face model folder, or a Hugging Face Hub model id.",
     )
     task: Literal["embedding", "classification"] = Field(
@@ -363,16 +340,14 @@ class VllmHosting(_Instances):
     mode: Literal["vllm"] = Field(
         "vllm", description="vLLM's SageMaker image, pooling runner, one model per endpoint (F05)."
     )
-    instance_types: list[str] = Field(
+    instance_types: list[EndpointInstanceType] = Field(
         default_factory=lambda: ["ml.g5.xlarge"],
         min_length=1,
         max_length=MAX_INSTANCE_TYPES,
         description="SageMaker GPU instance types, e.g. ml.g5.xlarge; the others are capacity fallbacks.",
     )
-    model_id: str | None = Field(
+    model_id: Word | None = Field(
         None,
-        min_length=1,
-        pattern=r"^\S+$",
         description=(
             "SM_VLLM_MODEL: a Hugging Face Hub id; empty serves the run's model.source (an s3:// prefix, "
             "mounted at /opt/ml/model; 'bundled' is sentence-transformers/all-MiniLM-L6-v2)."

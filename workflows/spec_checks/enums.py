@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import difflib
 from functools import lru_cache
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, StringConstraints
 
 ENDPOINT_INSTANCE = "ProductionVariantInstanceType"
 """Instance types of an endpoint's production variant (real-time, components, Triton, LMI, vLLM)."""
@@ -76,3 +78,22 @@ def _examples(value: str, shape: str) -> str:
     same_family = [v for v in accepted(shape) if v.split(".")[1:2] == [family]] if family else []
     listed = same_family or list(accepted(shape)[:6])
     return f"accepted{' in its family' if same_family else ''}: {', '.join(listed)}"
+
+
+def member_of(shape: str) -> AfterValidator:
+    """A pydantic validator refusing what SageMaker does not accept for ``shape`` (with did-you-mean)."""
+
+    def check(value: str) -> str:
+        problem = refusal(value, shape)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    return AfterValidator(check)
+
+
+EndpointInstanceType = Annotated[str, member_of(ENDPOINT_INSTANCE)]
+ProcessingInstanceType = Annotated[str, member_of(PROCESSING_INSTANCE)]
+InferenceAmiVersion = Annotated[str, member_of(INFERENCE_AMI)]
+# Container.Image and most URIs: at most 255 characters, no whitespace (botocore's ContainerImage).
+Word = Annotated[str, StringConstraints(min_length=1, max_length=255, pattern=r"^\S+$")]
