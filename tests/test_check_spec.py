@@ -237,3 +237,26 @@ def test_a_transformers_pin_the_image_does_not_satisfy_blocks(line: str, blocks:
 def test_version_specifiers() -> None:
     assert satisfies("4.51.3", "~=", "4.51.0") and not satisfies("4.52.0", "~=", "4.51.0")
     assert satisfies("4.51.3", "==", "4.51.*") and not satisfies("4.51.3", "!=", "4.51.3")
+
+
+def test_an_execution_started_with_a_bad_spec_fails_at_check_spec_by_name(tmp_path: Path) -> None:
+    from workflows.local.engine import LocalEngine
+    from workflows.runner import follow
+
+    # Given an input as someone might paste it into the console: a misspelt instance type
+    spec = {"name": "console", "hosting": {"instance_types": ["ml.c6i.xlargee"]}}
+    with LocalEngine(workdir=tmp_path / "engine", time_scale=200.0) as engine:
+        # When the deploy pipeline is started with it
+        arn = engine.start_execution(
+            "deploy_pipeline", {"run_id": "console-1", "spec": spec}, name="console-1"
+        )
+        outcome = follow(engine.client("stepfunctions"), arn, poll_s=0.2, timeout_s=300)
+        created = dict(engine.sagemaker.models) if engine.sagemaker else {"?": 1}
+    # Then the first state refuses it by name, nothing is converted, and the run fails with that error
+    assert outcome.status == "FAILED"
+    assert (outcome.error, outcome.states[:2]) == ("SpecInvalid", ["CheckSpec", "DiagnoseFailure"])
+    assert "instance_types.0: 'ml.c6i.xlargee'" in (outcome.cause or "")
+    assert "did you mean 'ml.c6i.xlarge'" in (outcome.cause or "")
+    assert "ConvertToOnnx" not in outcome.states
+    assert outcome.states[-1] == "PipelineFailed"
+    assert created == {}
