@@ -26,6 +26,9 @@ class LambdaFunction:
 
 
 FUNCTIONS: tuple[LambdaFunction, ...] = (
+    LambdaFunction(
+        "CheckSpecFunctionArn", "lambdas.check_spec.handler", "Checks on the spec before any work"
+    ),
     # Convert and pack need torch + transformers (~1 GB): a container-image function (10 GB limit).
     LambdaFunction(
         "ConvertFunctionArn", "lambdas.convert.handler", "Export and verify ONNX", True, 10240, 900

@@ -1,4 +1,5 @@
-"""The deploy pipeline: convert -> pack -> preflight -> deploy -> wait -> warm up -> benchmark -> tear down.
+"""The deploy pipeline: check the spec -> convert -> pack -> preflight -> deploy -> wait -> warm up -> benchmark
+-> tear down.
 
 Every Task's failure is caught into ``$.error`` and goes through DiagnoseFailure and
 PlanRemediation: a bounded fix loops back (redeploy, repack, warm again, retry), anything else
@@ -249,6 +250,14 @@ def remediation_states() -> dict[str, Any]:
 
 def definition() -> dict[str, Any]:
     states: dict[str, Any] = {
+        "CheckSpec": task(
+            "CheckSpecFunctionArn",
+            # The whole input, no Parameters: an input without a spec is refused by the step, by name,
+            # instead of failing the execution on a JSONPath.
+            result_path="$.spec_check",
+            next_state="ConvertToOnnx",
+            comment="Checks on the spec alone (model source, instance types, spec-only preflight), before any work.",
+        ),
         "ConvertToOnnx": task(
             "ConvertFunctionArn",
             parameters=STEP_REQUEST,
@@ -265,7 +274,12 @@ def definition() -> dict[str, Any]:
         ),
         "RunPreflight": task(
             "PreflightFunctionArn",
-            parameters={**STEP_REQUEST, "convert.$": "$.convert", "pack.$": "$.pack"},
+            parameters={
+                **STEP_REQUEST,
+                "convert.$": "$.convert",
+                "pack.$": "$.pack",
+                "spec_check.$": "$.spec_check",
+            },
             result_path="$.preflight",
             next_state="DeployEndpoint",
             comment="Static checks from the failure catalogue, before any SageMaker resource exists.",
@@ -351,7 +365,10 @@ def definition() -> dict[str, Any]:
         "PipelineFailed": {"Type": "Fail", "ErrorPath": "$.error.Error", "CausePath": "$.error.Cause"},
     }
     return {
-        "Comment": "deploybench deploy pipeline: convert, pack, preflight, deploy, wait, warm up, benchmark, tear down.",
-        "StartAt": "ConvertToOnnx",
+        "Comment": (
+            "deploybench deploy pipeline: check the spec, convert, pack, preflight, deploy, wait, warm up, "
+            "benchmark, tear down."
+        ),
+        "StartAt": "CheckSpec",
         "States": states,
     }

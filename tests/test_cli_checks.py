@@ -62,10 +62,11 @@ def test_preflight_reports_all_blocking_findings_and_exits_1(tiny_artifact: Path
     broken = tmp_path / "artifact"
     shutil.copytree(tiny_artifact, broken)
     (broken / "code" / "requirements.txt").write_text("transformers\n", encoding="utf-8")
-    spec = spec_file(tmp_path, instance_type_fallbacks=["ml.c6i.xlarge", "ml.c6i.33xlarge"])
+    spec = spec_file(tmp_path, instance_type_fallbacks=["ml.c6i.xlarge", "ml.m5d.24xlarge"])
     # When checked
     result = runner.invoke(app, ["preflight", str(spec), "--artifact", str(broken), "--json"])
-    # Then both problems are reported together, plus the unknown fallback type, and it exits 1
+    # Then both problems are reported together, plus the fallback type the instance table lacks (SageMaker
+    # accepts it), and it exits 1
     assert result.exit_code == 1, result.output
     found = {(f["id"], f["severity"]) for f in json.loads(result.output)["findings"]}
     assert {("F01", "blocking"), ("F22", "blocking"), ("instance-type", "warning")} <= found

@@ -166,7 +166,7 @@ def test_preflight_json_says_blocking_per_finding(tmp_path: Path) -> None:
     spec = spec_with(
         tmp_path,
         mode="multi-container",
-        instance_type_fallbacks=["ml.g5.xlarge", "ml.c6i.33xlarge"],
+        instance_type_fallbacks=["ml.g5.xlarge", "ml.m5d.24xlarge"],
         models=[{"name": "second"}],
     )
     result = runner.invoke(app, ["preflight", str(spec), "--json"])

@@ -22,6 +22,7 @@ from workflows.local.engine import LocalEngine
 from workflows.runner import run_local
 
 STRAIGHT_PATH = [
+    "CheckSpec",
     "ConvertToOnnx",
     "PackArtifact",
     "RunPreflight",

@@ -66,6 +66,7 @@ def test_happy_path_runs_every_step_and_leaves_nothing(tiny_bert: Path, tmp_path
     # Then every step ran in order and the execution succeeded
     assert outcome.status == "SUCCEEDED", outcome.cause
     assert collapse(outcome.states) == [
+        "CheckSpec",
         "ConvertToOnnx",
         "PackArtifact",
         "RunPreflight",
@@ -140,6 +141,7 @@ def test_failure_in_deploy_tears_down_and_fails_with_the_error_name(
     assert outcome.status == "FAILED"
     assert outcome.error == "DeployRejected"
     assert outcome.states == [
+        "CheckSpec",
         "ConvertToOnnx",
         "PackArtifact",
         "RunPreflight",

@@ -1,4 +1,5 @@
-"""State-machine path: a blocking preflight finding stops the run before any SageMaker resource exists."""
+"""State-machine path: a blocking finding on the spec alone stops the run at CheckSpec, before any
+conversion and before any SageMaker resource exists."""
 
 from __future__ import annotations
 
@@ -27,13 +28,12 @@ def test_blocking_finding_fails_before_deploy_with_its_diagnosis(tiny_bert: Path
         created = (
             (engine.sagemaker.models, engine.sagemaker.endpoints) if engine.sagemaker else ({"?": 1}, {})
         )
-    # Then it stops at the preflight, goes through diagnosis and teardown, and never deploys
+    # Then it stops at the checks on the spec, before any conversion, goes through diagnosis and
+    # teardown, and never deploys
     assert outcome.status == "FAILED"
     assert outcome.error == "PreflightBlocked"
     assert outcome.states == [
-        "ConvertToOnnx",
-        "PackArtifact",
-        "RunPreflight",
+        "CheckSpec",
         "DiagnoseFailure",
         "PlanRemediation",
         "ChooseRemediation",

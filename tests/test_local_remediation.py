@@ -21,7 +21,7 @@ from workflows.local.engine import LocalEngine
 from workflows.local.faults import Fault, FaultPlan
 
 TIME_SCALE = 200.0
-BEFORE_DEPLOY = ["ConvertToOnnx", "PackArtifact", "RunPreflight"]
+BEFORE_DEPLOY = ["CheckSpec", "ConvertToOnnx", "PackArtifact", "RunPreflight"]
 WAIT_LOOP = ["(wait loop)"]
 AFTER_IN_SERVICE = [
     "WarmUpShapes",

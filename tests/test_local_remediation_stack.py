@@ -115,6 +115,7 @@ def test_a_missing_module_is_added_repacked_and_redeployed(
     # fix was to add the requirement, pack again and redeploy
     assert outcome.status == "SUCCEEDED", outcome.cause
     assert collapse(outcome.states) == [
+        "CheckSpec",
         "ConvertToOnnx",
         "PackArtifact",
         "RunPreflight",

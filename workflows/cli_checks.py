@@ -83,13 +83,17 @@ def preflight(
     (us-east-1 when none is set); no AWS call is made.
     """
     from workflows.preflight import build_context, open_artifact, run_checks
+    from workflows.preflight.triton import check_repository_result, is_model_repository
     from workflows.spec import load_spec
 
     where = aws_session(region, profile).region_name or DEFAULT_REGION
     spec = load_spec(spec_path)
     with tempfile.TemporaryDirectory(prefix="deploybench-preflight-") as scratch:
-        view = open_artifact(artifact, Path(scratch)) if artifact is not None else None
-        result = run_checks(build_context(spec, view, region=where))
+        if artifact is not None and is_model_repository(artifact):
+            result = check_repository_result(artifact)
+        else:
+            view = open_artifact(artifact, Path(scratch)) if artifact is not None else None
+            result = run_checks(build_context(spec, view, region=where))
     emit(
         preflight_json(result, where),
         as_json=as_json,

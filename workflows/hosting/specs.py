@@ -13,6 +13,7 @@ from pydantic import Field, field_validator, model_validator
 
 from workflows.hosting.renames import accept_former_instance_types
 from workflows.models import Strict
+from workflows.spec_checks.enums import EndpointInstanceType, InferenceAmiVersion, Word
 
 INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9]+\.[a-z0-9]+$")
 GPU_FAMILIES = ("g4dn", "g5", "g6", "g6e", "p3", "p4d", "p4de", "p5", "p5e", "inf2", "trn1")
@@ -21,6 +22,8 @@ _MODEL_NAME = re.compile(r"^[a-z0-9](-?[a-z0-9]){0,15}$")
 SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
 # A multi-container endpoint takes at most 15 containers (CreateModel's Containers limit).
 MAX_CONTAINERS = 15
+# Fallbacks are tried one by one after a capacity stall; remediation.next_instance_type allows 10.
+MAX_INSTANCE_TYPES = 11
 MAIN_MODEL = "main"
 """Name of the run's own model among co-hosted ones (its container hostname, its component suffix)."""
 
@@ -43,9 +46,10 @@ def _model_name(value: str) -> str:
 class _Instances(Strict):
     """What every instance-backed mode has: instance types with fallbacks, count, image, AMI."""
 
-    instance_type_fallbacks: list[str] = Field(
+    instance_type_fallbacks: list[EndpointInstanceType] = Field(
         default_factory=lambda: ["ml.c6i.xlarge"],
         min_length=1,
+        max_length=MAX_INSTANCE_TYPES,
         description=(
             "The instance type to deploy, then its fallbacks in order, e.g. [ml.c6i.xlarge, ml.c6i.2xlarge]. "
             "Only the first is deployed and measured; the next is tried only when the one before has no "
@@ -54,7 +58,7 @@ class _Instances(Strict):
         ),
     )
     instance_count: int = Field(1, ge=1, le=10, description="Instances behind the endpoint.")
-    image: str | None = Field(
+    image: Word | None = Field(
         None,
         description="Container image URI; empty picks the mode's image for the instance type from "
         "workflows/data/images.yaml.",
@@ -62,9 +66,10 @@ class _Instances(Strict):
     startup_health_check_timeout_s: int = Field(
         600, ge=60, le=3600, description="ContainerStartupHealthCheckTimeoutInSeconds (60-3600)."
     )
-    inference_ami_version: str | None = Field(
+    inference_ami_version: InferenceAmiVersion | None = Field(
         None,
-        description="ProductionVariant InferenceAmiVersion, e.g. al2023-ami-sagemaker-inference-gpu-4-1.",
+        description="ProductionVariant InferenceAmiVersion (botocore's ProductionVariantInferenceAmiVersion), "
+        "e.g. al2023-ami-sagemaker-inference-gpu-4-1.",
     )
 
     @model_validator(mode="before")
@@ -75,13 +80,9 @@ class _Instances(Strict):
     @field_validator("instance_type_fallbacks")
     @classmethod
     def _instance_types(cls, value: list[str]) -> list[str]:
-        for name in value:
-            if not INSTANCE_TYPE.match(name):
-                raise ValueError(
-                    f"'{name}' is not a SageMaker instance type (expected a name like ml.c6i.xlarge)"
-                )
-        if len(set(value)) != len(value):
-            raise ValueError("instance types repeat; list each fallback once")
+        repeated = sorted({n for n in value if value.count(n) > 1})
+        if repeated:
+            raise ValueError(f"instance types repeat ({', '.join(repeated)}); list each fallback once")
         return value
 
 
@@ -185,7 +186,7 @@ class ServerlessHosting(_ModelServer):
         description="ServerlessConfig.MemorySizeInMB: 1024, 2048, 3072, 4096, 5120 or 6144 (F14).",
     )
     max_concurrency: int = Field(5, ge=1, le=200, description="ServerlessConfig.MaxConcurrency (1-200).")
-    image: str | None = Field(
+    image: Word | None = Field(
         None, description="Container image URI; empty picks the HF PyTorch inference DLC (CPU)."
     )
 
@@ -231,9 +232,10 @@ class InferenceComponentHosting(_Instances, _ModelServer):
     )
     cpu_cores: float | None = Field(
         None,
-        gt=0,
+        ge=0.25,
         le=192,
-        description="ComputeResourceRequirements.NumberOfCpuCoresRequired; empty leaves it out.",
+        description="ComputeResourceRequirements.NumberOfCpuCoresRequired (at least 0.25, botocore's "
+        "NumberOfCpuCores); empty leaves it out.",
     )
     min_instance_count: int = Field(1, ge=1, le=10, description="ManagedInstanceScaling.MinInstanceCount.")
     max_instance_count: int = Field(1, ge=1, le=10, description="ManagedInstanceScaling.MaxInstanceCount.")
@@ -308,8 +310,9 @@ class LmiModel(Strict):
     """Another Hugging Face model in the same LMI container (GPU co-hosting)."""
 
     name: str = Field(..., description="1-16 lowercase letters, digits, dashes: how requests name it.")
-    source: str = Field(
-        ..., description="s3:// prefix of a Hugging Face model folder, or a Hugging Face Hub model id."
+    source: Word = Field(
+        ...,
+        description="s3:// prefix of a Hugging Face model folder, or a Hugging Face Hub model id.",
     )
     task: Literal["embedding", "classification"] = Field(
         "embedding", description="'embedding' or 'classification'."
@@ -345,12 +348,13 @@ class VllmHosting(_Instances):
     mode: Literal["vllm"] = Field(
         "vllm", description="vLLM's SageMaker image, pooling runner, one model per endpoint (F05)."
     )
-    instance_type_fallbacks: list[str] = Field(
+    instance_type_fallbacks: list[EndpointInstanceType] = Field(
         default_factory=lambda: ["ml.g5.xlarge"],
         min_length=1,
+        max_length=MAX_INSTANCE_TYPES,
         description="The GPU instance type to deploy, e.g. ml.g5.xlarge, then its capacity fallbacks in order.",
     )
-    model_id: str | None = Field(
+    model_id: Word | None = Field(
         None,
         description=(
             "SM_VLLM_MODEL: a Hugging Face Hub id; empty serves the run's model.source (an s3:// prefix, "
@@ -360,6 +364,8 @@ class VllmHosting(_Instances):
     max_model_len: int = Field(512, ge=8, le=32768, description="SM_VLLM_MAX_MODEL_LEN (the field used 512).")
     pair_separator: str | None = Field(
         None,
+        min_length=1,
+        max_length=32,
         description="Joins a text pair for /classify (vLLM has no pairs, F27); empty picks the family's "
         "('</s></s>' XLM-RoBERTa/RoBERTa, '[SEP]' BERT).",
     )

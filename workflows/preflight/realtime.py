@@ -19,6 +19,7 @@ from workflows.preflight.containers import check_cuda_driver
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.instances import check_instance_types, instance
 from workflows.preflight.memory import check_instance_memory, check_startup_timeout
+from workflows.preflight.pins import check_library_pins
 from workflows.preflight.registry import Check, register
 from workflows.spec import RealtimeHosting, is_gpu_instance
 
@@ -92,9 +93,18 @@ def requirements(context: PreflightContext) -> list[Finding]:
                 evidence=str(artifact.root),
             )
         ]
-    return check_requirements(
+    found = check_requirements(
         code=code, requirements=artifact.requirements, local_modules=artifact.local_modules() - {"inference"}
     )
+    return found + check_library_pins(requirements=artifact.requirements, image=_serving_image(context))
+
+
+def _serving_image(context: PreflightContext) -> str:
+    """The image that will run code/requirements.txt: the spec's, else the HF DLC for its device."""
+    hosting = context.spec.hosting
+    types = getattr(hosting, "instance_types", None) or []
+    gpu = bool(types) and is_gpu_instance(types[0])
+    return getattr(hosting, "image", None) or image_uri(HF_INFERENCE, gpu=gpu, region=context.region)
 
 
 def input_names(context: PreflightContext) -> list[Finding]:

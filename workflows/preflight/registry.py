@@ -12,12 +12,16 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from workflows.contracts import Finding, PreflightResult
 from workflows.preflight.context import PreflightContext
 
 ALL_MODES = "*"
 NEEDS = ("artifact", "model_size")
+Scope = Literal["all", "spec", "artifact"]
+"""Which checks run: all; those on the spec alone (no needs: the CheckSpec step, before conversion);
+or those that need the artifact or the model size (RunPreflight, once the spec's have run)."""
 
 
 @dataclass(frozen=True)
@@ -82,13 +86,13 @@ def accepted(finding: Finding) -> Finding:
     )
 
 
-def run_checks(context: PreflightContext) -> PreflightResult:
-    """Run every applicable check and report all findings together, blocking ones first."""
+def run_checks(context: PreflightContext, scope: Scope = "all") -> PreflightResult:
+    """Run every applicable check in ``scope`` and report all findings together, blocking ones first."""
     mode = context.spec.hosting.mode
     findings: list[Finding] = []
     checked, skipped = [], []
-    checks = checks_for(mode)
-    if not checks:
+    checks = [c for c in checks_for(mode) if scope == "all" or (scope == "spec") == (not c.needs)]
+    if not checks and scope == "all":
         skipped.append(f"no preflight checks are registered for hosting mode {mode!r}")
     for check in checks:
         lacking = missing_needs(check, context)

