@@ -34,6 +34,13 @@ SAGEMAKER_NAMES = {
     "InferenceComponentName": "inference-component",
     "ProcessingJobName": "processing-job",
 }
+SAGEMAKER_CREATES = {
+    "CreateModel": "model",
+    "CreateEndpointConfig": "endpoint-config",
+    "CreateEndpoint": "endpoint",
+    "CreateInferenceComponent": "inference-component",
+    "CreateProcessingJob": "processing-job",
+}
 # Operations authorized only with Resource "*".
 UNSCOPED = {
     "sagemaker": {
@@ -154,16 +161,9 @@ def _sagemaker(request: Request, where: Where) -> list[Access]:
     if op == "InvokeEndpoint":
         return [Access(action, where.sagemaker("endpoint", p["EndpointName"]))]
     names = [(SAGEMAKER_NAMES[k], str(v)) for k, v in p.items() if k in SAGEMAKER_NAMES]
-    if op.startswith("Create"):
-        kind = {
-            "CreateModel": "model",
-            "CreateEndpointConfig": "endpoint-config",
-            "CreateEndpoint": "endpoint",
-        }.get(op) or {
-            "CreateInferenceComponent": "inference-component",
-            "CreateProcessingJob": "processing-job",
-        }[op]
-        name = str(p[{v: k for k, v in SAGEMAKER_NAMES.items()}[kind]])
+    if op in SAGEMAKER_CREATES:
+        kind = SAGEMAKER_CREATES[op]
+        name = next(value for k, value in names if k == kind)
         arn = where.sagemaker(kind, name)
         granted = [Access(action, arn, tag_context(p.get("Tags")))]
         # Tags given on create are authorized as AddTags too.

@@ -7,7 +7,9 @@ component logs themselves and assert on the evaluation, so each defect it guards
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,16 +17,16 @@ import boto3
 import pytest
 from moto import mock_aws
 
-import lambdas.clients
 from lambdas import clients
 from state_machines import FUNCTIONS
+from tests.conftest import fast_spec
 from tests.hosting_support import BUCKET, ROLE, request, stubbed
-from tests.iam_actions_support import Access, image_pull
+from tests.iam_actions_support import Access, Where, image_pull, log_writes, sagemaker_accesses
 from tests.iam_recording_support import RECORDER, acting_as
-from tests.iam_support import SAGEMAKER_ROLE, Binding, allowed, denials, principal, sagemaker_role_id
+from tests.iam_support import SAGEMAKER_ROLE, Binding, Denial, allowed, denials, principal, sagemaker_role_id
 from tests.infra_support import synthesize
 from workflows import clock, naming
-from workflows.contracts import DeployOverrides
+from workflows.contracts import BenchmarkJobRequest, BenchmarkPlan, DeployOverrides, DeployResult
 from workflows.conversion.manifest import MANIFEST_FILE
 from workflows.diagnosis.collect import add_component_log_events
 from workflows.diagnosis.evidence import Evidence
@@ -64,11 +66,11 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
     monkeypatch.setattr(metrics, "namespace", "deploybench")
     with mock_aws():
-        lambdas.clients.clear()
+        clients.clear()
         s3 = boto3.client("s3", region_name=REGION)
         s3.create_bucket(Bucket=BUCKET)
         yield s3
-        lambdas.clients.clear()
+        clients.clear()
 
 
 def context(placeholder: str) -> LocalLambdaContext:
@@ -81,8 +83,6 @@ def context(placeholder: str) -> LocalLambdaContext:
 
 def handed_to_sagemaker(action: str) -> list[Access]:
     """What SageMaker did with the execution role for the requests recorded so far."""
-    from tests.iam_actions_support import Where, sagemaker_accesses
-
     found = []
     for recorded in RECORDER.peek():
         if recorded.function:
@@ -100,8 +100,6 @@ def test_a_denial_names_the_action_the_resource_and_the_role() -> None:
     assert not allowed(role, outside)
     assert not allowed(role, Access("s3:ListBucket", f"arn:aws:s3:::{BUCKET}"))
     # And a denial says who, what and where
-    from tests.iam_support import Denial
-
     text = str(Denial(SAGEMAKER_ROLE, outside))
     assert "s3:ListBucket" in text and f"arn:aws:s3:::{BUCKET}" in text and SAGEMAKER_ROLE in text
 
@@ -110,8 +108,6 @@ def test_the_gpu_benchmark_job_inputs_are_listed_and_read_by_the_sagemaker_role(
     # Given the StartBenchmarkJob handler on a GPU run (its code and config inputs are S3Prefix
     # folders under staging/<run>/, defect 1)
     from lambdas.start_benchmark_job import handler
-    from tests.conftest import fast_spec
-    from workflows.contracts import BenchmarkJobRequest, BenchmarkPlan, DeployResult
 
     spec = fast_spec("bundled", benchmark={"runner": "processing-job"})
     deployed = DeployResult(endpoint_name="db-run-1-a1", endpoint_config_name="db-run-1-a1",
@@ -197,12 +193,10 @@ def test_component_logs_are_written_by_sagemaker_and_read_by_diagnosis(aws: Any)
     logs.create_log_group(logGroupName=group)
     logs.create_log_stream(logGroupName=group, logStreamName=f"{COMPONENT}/i-0a1b")
     logs.put_log_events(logGroupName=group, logStreamName=f"{COMPONENT}/i-0a1b",
-                        logEvents=[{"timestamp": int(clients_now_ms()), "message": "CUDA out of memory"}])  # fmt: skip
+                        logEvents=[{"timestamp": int(time.time() * 1000), "message": "CUDA out of memory"}])  # fmt: skip
     evidence = Evidence(hosting_mode="inference-component")
     evidence.inference_components.append({"InferenceComponentName": COMPONENT})
     # When diagnosis collects the endpoint's evidence
-    from datetime import UTC, datetime, timedelta
-
     with acting_as("DiagnoseFunctionArn"):
         read = add_component_log_events(
             evidence, logs=logs, endpoint_name="db-run-1-a1", since=datetime.now(UTC) - timedelta(hours=1)
@@ -211,8 +205,6 @@ def test_component_logs_are_written_by_sagemaker_and_read_by_diagnosis(aws: Any)
     assert read == 1 and any("CUDA out of memory" in item.text for item in evidence.items)
     assert [str(d) for d in denials(RECORDER.peek())] == []
     # And SageMaker, creating the component, may write there as the execution role
-    from tests.iam_actions_support import Where, log_writes
-
     role = sagemaker_role()
     refused = [
         a.describe()
@@ -220,12 +212,6 @@ def test_component_logs_are_written_by_sagemaker_and_read_by_diagnosis(aws: Any)
         if not allowed(role, a)
     ]
     assert refused == []
-
-
-def clients_now_ms() -> float:
-    import time
-
-    return time.time() * 1000
 
 
 def deployed_images(region: str) -> list[str]:
