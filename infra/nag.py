@@ -16,7 +16,7 @@ from constructs import IConstruct
 
 from infra.constants import PREFIX, state_machine_name
 from infra.permissions import RUN_PREFIXES_READ, SAGEMAKER_KINDS, TARGET_TRACKING_ALARMS
-from infra.sagemaker_role import DLC_ACCOUNT
+from infra.sagemaker_role import DLC_ACCOUNT, sagemaker_log_arns
 from state_machines import children, names
 from workflows.janitor import REPORTS_PREFIX
 from workflows.naming import SWEEPS_PREFIX
@@ -88,20 +88,14 @@ def acknowledge(
             f"SageMaker {kind}s are created per run, named {PREFIX}-<run id>-...: the project's name prefix is "
             f"the scope (creates also require the deploybench:managed tag).",
         )
-    for group in (f"Endpoints/{PREFIX}-*", "ProcessingJobs:log-stream:*"):
+    for group in sagemaker_log_arns(stack):
+        if "*" not in group:
+            continue
         a.add(
             stack,
-            _wildcard(
-                stack,
-                stack.format_arn(
-                    service="logs",
-                    resource="log-group",
-                    resource_name=f"/aws/sagemaker/{group}",
-                    arn_format=ArnFormat.COLON_RESOURCE_NAME,
-                ),
-            ),
-            "Container logs of the project's endpoints and processing jobs: SageMaker names the log group and "
-            "streams after the run's resources, so the name prefix is the scope.",
+            _wildcard(stack, group),
+            "Container logs of the project's endpoints, inference components and processing jobs: SageMaker "
+            "names the log groups and streams after the run's resources, so the name prefix is the scope.",
         )
     a.add(
         stack,
@@ -114,37 +108,23 @@ def acknowledge(
         "Scale to zero registers each inference component's DesiredCopyCount; a scalable target's ARN ends with an "
         "id AWS assigns, so the statement is narrowed by the sagemaker namespace and the component dimension.",
     )
-    a.add(
-        stack,
-        _wildcard(
+    for alarm in (f"{PREFIX}-*", TARGET_TRACKING_ALARMS):
+        a.add(
             stack,
-            stack.format_arn(
-                service="cloudwatch",
-                resource="alarm",
-                resource_name=f"{PREFIX}-*",
-                arn_format=ArnFormat.COLON_RESOURCE_NAME,
+            _wildcard(
+                stack,
+                stack.format_arn(
+                    service="cloudwatch",
+                    resource="alarm",
+                    resource_name=alarm,
+                    arn_format=ArnFormat.COLON_RESOURCE_NAME,
+                ),
             ),
-        ),
-        f"The no-capacity alarms of scale-to-zero runs are named {PREFIX}-<run id>-...: the project's name prefix is "
-        "the scope, and PutMetricAlarm may only name scaling policies as actions.",
-    )
-    # The janitor removes the alarms Application Auto Scaling made for a db-* component's
-    # target-tracking policy (workflows/janitor_scaling.py).
-    a.add(
-        stack,
-        _wildcard(
-            stack,
-            stack.format_arn(
-                service="cloudwatch",
-                resource="alarm",
-                resource_name=TARGET_TRACKING_ALARMS,
-                arn_format=ArnFormat.COLON_RESOURCE_NAME,
-            ),
-        ),
-        "Application Auto Scaling names a target-tracking policy's alarms TargetTracking-<resource id>-AlarmHigh|"
-        f"AlarmLow-<id>: the resource id inference-component/{PREFIX}-* is the scope; the janitor only describes, "
-        "lists the tags of and deletes them.",
-    )
+            f"Scale-to-zero alarms: the run's no-capacity alarms ({PREFIX}-<run id>-...) and the target-tracking "
+            "alarms Application Auto Scaling names after each component (TargetTracking-inference-component/"
+            f"{PREFIX}-*-AlarmHigh|AlarmLow-<id>); PutMetricAlarm may name only scaling policies as actions, and "
+            "the janitor only describes, lists the tags of and deletes them.",
+        )
     # Parents follow their children's executions; the redeploy queue check reads its own machine's.
     followed = sorted({child for name in names() for child in children(name)} | {"redeploy_pipeline"})
     for name in followed:

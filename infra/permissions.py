@@ -32,7 +32,10 @@ from infra.constants import (
     TAG_MANAGED,
     state_machine_name,
 )
+from infra.sagemaker_role import sagemaker_log_arns
+from workflows.hosting.scale_to_zero import resource_id
 from workflows.janitor import REPORTS_PREFIX
+from workflows.naming import ARTIFACTS_PREFIX, RESULTS_PREFIX
 
 # Actions AWS authorizes only with Resource "*" (no resource-level permissions).
 UNSCOPABLE = frozenset(
@@ -128,7 +131,11 @@ AUTOSCALING_SERVICE = "sagemaker.application-autoscaling.amazonaws.com"
 AUTOSCALING_ROLE = (
     f"aws-service-role/{AUTOSCALING_SERVICE}/AWSServiceRoleForApplicationAutoScaling_SageMakerEndpoint"
 )
-RUN_PREFIXES_WRITTEN = (STAGING_PREFIX, "artifacts/", "results/", SOURCES_PREFIX)
+RUN_PREFIXES_WRITTEN = (STAGING_PREFIX, ARTIFACTS_PREFIX, RESULTS_PREFIX, SOURCES_PREFIX)
+# Application Auto Scaling names a target-tracking policy's alarms after the scalable resource
+# (TargetTracking-inference-component/<component>-AlarmHigh-<uuid>, ...-AlarmLow-<uuid>), and it
+# creates, describes and deletes them with the permissions of whoever puts or deletes the policy.
+TARGET_TRACKING_ALARMS = f"TargetTracking-{resource_id(f'{PREFIX}-*')}"
 RUN_PREFIXES_READ = (*RUN_PREFIXES_WRITTEN, MODELS_PREFIX)
 
 
@@ -158,13 +165,17 @@ class Scope:
             service="application-autoscaling", resource="scalable-target", resource_name="*"
         )
 
-    def alarms(self) -> str:
-        return self.stack.format_arn(
-            service="cloudwatch",
-            resource="alarm",
-            resource_name=f"{PREFIX}-*",
-            arn_format=ArnFormat.COLON_RESOURCE_NAME,
-        )
+    def alarms(self) -> list[str]:
+        """The run's own alarms (``db-<run id>-...``) and the target-tracking alarms of its components."""
+        return [
+            self.stack.format_arn(
+                service="cloudwatch",
+                resource="alarm",
+                resource_name=name,
+                arn_format=ArnFormat.COLON_RESOURCE_NAME,
+            )
+            for name in (f"{PREFIX}-*", TARGET_TRACKING_ALARMS)
+        ]
 
     def scaling_policies(self) -> str:
         return self.stack.format_arn(
@@ -232,15 +243,7 @@ def pass_sagemaker_role(scope: Scope) -> iam.PolicyStatement:
 
 def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
     """Convert, pack, preflight, deploy, poll, warm up, benchmark, tear down, diagnose, report."""
-    logs = [
-        scope.stack.format_arn(
-            service="logs",
-            resource="log-group",
-            resource_name=f"/aws/sagemaker/{group}",
-            arn_format=ArnFormat.COLON_RESOURCE_NAME,
-        )
-        for group in (f"Endpoints/{PREFIX}-*", "ProcessingJobs", "ProcessingJobs:log-stream:*")
-    ]
+    logs = sagemaker_log_arns(scope.stack)
     return [
         *bucket_access(scope, read=RUN_PREFIXES_READ, write=RUN_PREFIXES_WRITTEN),
         _statement(SAGEMAKER_LIST, ["*"]),
@@ -251,7 +254,7 @@ def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
         ),
         _statement(SAGEMAKER_MANAGE, scope.sagemaker_arns()),
         pass_sagemaker_role(scope),
-        # Diagnosis reads the endpoint's and the benchmark job's container logs.
+        # Diagnosis reads the container logs of the endpoint, its inference components and the benchmark job.
         _statement(["logs:FilterLogEvents", "logs:GetLogEvents", "logs:DescribeLogStreams"], logs),
         # The benchmark reports the endpoint's ModelLatency / OverheadLatency beside client latency.
         _statement(["cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics"], ["*"]),
@@ -273,11 +276,12 @@ def scale_to_zero(scope: Scope) -> list[iam.PolicyStatement]:
                 "application-autoscaling:scalable-dimension": IC_SCALABLE_DIMENSION,
             },
         ),
-        # The alarms are the run's (db-<run id>-...), and their only action is a scaling policy.
-        _statement(ALARMS_MANAGE, [scope.alarms()]),
+        # The alarms are the run's (db-<run id>-...) and those Application Auto Scaling makes for the
+        # components' target tracking; the only action of either is a scaling policy.
+        _statement(ALARMS_MANAGE, scope.alarms()),
         _statement(
             ["cloudwatch:PutMetricAlarm"],
-            [scope.alarms()],
+            scope.alarms(),
             **{"ForAllValues:StringLike": {"cloudwatch:AlarmActions": [scope.scaling_policies()]}},
         ),
         _statement(
@@ -315,16 +319,9 @@ JANITOR_SCALING_DELETE = [
     "application-autoscaling:DeregisterScalableTarget",
 ]
 JANITOR_ALARMS = ["cloudwatch:DescribeAlarms", "cloudwatch:DeleteAlarms", "cloudwatch:ListTagsForResource"]
-TARGET_TRACKING_ALARMS = f"TargetTracking-inference-component/{PREFIX}-*"
 
 
 def janitor_scaling(scope: Scope) -> list[iam.PolicyStatement]:
-    tracking_alarms = scope.stack.format_arn(
-        service="cloudwatch",
-        resource="alarm",
-        resource_name=TARGET_TRACKING_ALARMS,
-        arn_format=ArnFormat.COLON_RESOURCE_NAME,
-    )
     return [
         _statement(AUTOSCALING_DESCRIBE, ["*"]),
         _statement(
@@ -335,7 +332,7 @@ def janitor_scaling(scope: Scope) -> list[iam.PolicyStatement]:
                 "application-autoscaling:scalable-dimension": IC_SCALABLE_DIMENSION,
             },
         ),
-        _statement(JANITOR_ALARMS, [scope.alarms(), tracking_alarms]),
+        _statement(JANITOR_ALARMS, scope.alarms()),
         _statement(["sagemaker:DescribeInferenceComponent"], scope.sagemaker_arns(("inference-component",))),
     ]
 

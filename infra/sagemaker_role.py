@@ -13,7 +13,30 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from infra.constants import PREFIX, SOURCES_PREFIX
+from infra.constants import PREFIX
+from workflows.naming import SAGEMAKER_READ_PREFIXES, SAGEMAKER_WRITE_PREFIXES, sagemaker_log_groups
+
+
+def sagemaker_log_arns(stack: Stack) -> list[str]:
+    """The log groups SageMaker writes for run resources, and the streams of the fixed-name ones.
+
+    A fixed-name group is also given as ``<group>:*``: CloudWatch Logs authorizes some actions on
+    that form of the group's ARN, and stream ARNs (``<group>:log-stream:<stream>``) fall under it.
+    """
+    arns = []
+    for group in sagemaker_log_groups(f"{PREFIX}-*"):
+        names = [group] if group.endswith("*") else [group, f"{group}:*"]
+        arns += [
+            stack.format_arn(
+                service="logs",
+                resource="log-group",
+                resource_name=name,
+                arn_format=ArnFormat.COLON_RESOURCE_NAME,
+            )
+            for name in names
+        ]
+    return arns
+
 
 # AWS Deep Learning Containers (the Hugging Face inference images among them) are published from
 # this account in most regions; a region served from another account needs its ID added here.
@@ -45,25 +68,28 @@ class SageMakerExecution(Construct):
         )
 
     def _build_storage(self, bucket: s3.IBucket) -> None:
+        # Every S3 URI the pipeline hands SageMaker is under one of these (workflows/naming.py).
         self.role.add_to_policy(
             iam.PolicyStatement(
                 actions=["s3:GetObject"],
-                resources=[
-                    bucket.arn_for_objects(f"{p}*") for p in ("artifacts/", SOURCES_PREFIX, "staging/")
-                ],
+                resources=[bucket.arn_for_objects(f"{p}*") for p in SAGEMAKER_READ_PREFIXES],
             )
         )
         self.role.add_to_policy(
             iam.PolicyStatement(
                 actions=["s3:ListBucket"],
                 resources=[bucket.bucket_arn],
-                conditions={"StringLike": {"s3:prefix": ["artifacts/*", f"{SOURCES_PREFIX}*", "results/*"]}},
+                conditions={
+                    "StringLike": {
+                        "s3:prefix": [f"{p}*" for p in (*SAGEMAKER_READ_PREFIXES, *SAGEMAKER_WRITE_PREFIXES)]
+                    }
+                },
             )
         )
         self.role.add_to_policy(
             iam.PolicyStatement(
                 actions=["s3:PutObject", "s3:AbortMultipartUpload"],
-                resources=[bucket.arn_for_objects("results/*")],
+                resources=[bucket.arn_for_objects(f"{p}*") for p in SAGEMAKER_WRITE_PREFIXES],
             )
         )
 
@@ -85,15 +111,8 @@ class SageMakerExecution(Construct):
         )
 
     def _build_logs(self, stack: Stack) -> None:
-        groups = [
-            stack.format_arn(
-                service="logs",
-                resource="log-group",
-                resource_name=f"/aws/sagemaker/{group}",
-                arn_format=ArnFormat.COLON_RESOURCE_NAME,
-            )
-            for group in (f"Endpoints/{PREFIX}-*", "ProcessingJobs", "ProcessingJobs:log-stream:*")
-        ]
+        # Endpoints, inference components (apart from their endpoint) and processing jobs.
+        groups = sagemaker_log_arns(stack)
         self.role.add_to_policy(
             iam.PolicyStatement(
                 actions=[

@@ -57,7 +57,9 @@ def redeploy_event_pattern(bucket_name: str) -> events.EventPattern:
 def sweep_input(path: Path) -> dict[str, Any]:
     """The sweep state machine's input: the validated sweep (a bad sweep file fails the synth)."""
     sweep: SweepSpec = load_sweep(path)
-    return {"sweep": sweep.model_dump(mode="json")}
+    # Unset optional fields are left out: the synthesized template drops nulls anyway, and the sweep
+    # parses the same without them.
+    return {"sweep": sweep.model_dump(mode="json", exclude_none=True)}
 
 
 class Triggers(Construct):

@@ -12,10 +12,13 @@ from workflows.settings import Settings
 
 _STANDARD = Config(retries={"mode": "standard", "max_attempts": 5})
 # Cold starts can exceed botocore's 60 s default read timeout (serverless measured 12.8 s and more, F15).
+# DescribeEndpoint's Lambda timeout (state_machines.FUNCTIONS) is sized to one such call.
+RUNTIME_READ_TIMEOUT_S = 300
+RUNTIME_CONNECT_TIMEOUT_S = 10
 _RUNTIME = Config(
     retries={"mode": "standard", "max_attempts": 1},
-    read_timeout=300,
-    connect_timeout=10,
+    read_timeout=RUNTIME_READ_TIMEOUT_S,
+    connect_timeout=RUNTIME_CONNECT_TIMEOUT_S,
     max_pool_connections=64,
 )
 

@@ -37,9 +37,19 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
         "PackFunctionArn", "lambdas.pack.handler", "Verify and pack model.tar.gz", True, 4096, 900
     ),
     LambdaFunction("PreflightFunctionArn", "lambdas.preflight.handler", "Static checks before deploy"),
-    LambdaFunction("DeployFunctionArn", "lambdas.deploy.handler", "Create SageMaker resources"),
+    # LMI and Triton deploys copy the run's whole model folder into their staging prefix (server-side
+    # S3 copies, multipart above 64 MB): a multi-GB folder is minutes, not seconds, and its size has no
+    # bound below the model's, so the function gets Lambda's maximum (900 s), like PrepareRedeploy.
     LambdaFunction(
-        "DescribeEndpointFunctionArn", "lambdas.describe_endpoint.handler", "Poll endpoint status"
+        "DeployFunctionArn", "lambdas.deploy.handler", "Create SageMaker resources", timeout_s=900
+    ),
+    # A vLLM poll ends with one served-model probe on the runtime client (lambdas/clients.py: 300 s
+    # read + 10 s connect, no retry, F15) after its Describe calls: 310 s worst case, plus 50 s margin.
+    LambdaFunction(
+        "DescribeEndpointFunctionArn",
+        "lambdas.describe_endpoint.handler",
+        "Poll endpoint status",
+        timeout_s=360,
     ),
     LambdaFunction(
         "WarmupFunctionArn", "lambdas.warmup.handler", "Warm every shape", memory_mb=1024, timeout_s=900

@@ -17,6 +17,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# Every test's AWS requests from Lambda handlers are checked against the stack's IAM policies.
+pytest_plugins = ("tests.iam_support",)
+
 
 @pytest.fixture(scope="session")
 def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -165,7 +165,9 @@ def test_scheduler_starts_the_sweep_with_the_validated_sweep_file(synth: Synthes
     assert sweep["Target"]["RetryPolicy"]["MaximumRetryAttempts"] == 3
     assert "DeadLetterConfig" in sweep["Target"]
     payload = json.loads(sweep["Target"]["Input"])
-    assert payload["sweep"] == load_sweep("examples/sweep-nightly.yaml").model_dump(mode="json")
+    assert payload["sweep"] == load_sweep("examples/sweep-nightly.yaml").model_dump(
+        mode="json", exclude_none=True
+    )
     # And the janitor has its own schedule
     janitor = [s for s in schedules if "Janitor" in json.dumps(s["Properties"]["Target"]["Arn"])]
     assert janitor and janitor[0]["Properties"]["ScheduleExpression"] == "rate(1 hour)"

@@ -14,6 +14,7 @@ import pytest
 from moto import mock_aws
 
 from tests.infra_support import Synthesized, synthesize
+from workflows.naming import state_machine_name
 from workflows.triggers import RedeployTrigger, execution_group, execution_name, start_redeploy
 
 BUCKET = "deploybench-artifacts-example"
@@ -207,8 +208,9 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         yield
 
 
-def waiting_machine(sfn: Any, name: str = "redeploy") -> str:
+def waiting_machine(sfn: Any, name: str = state_machine_name("redeploy_pipeline")) -> str:
     # moto does not run executions unless asked to: they stay RUNNING, like redeploys in progress.
+    # Named as the stack names it: the handler's role may start only that machine.
     definition = {"StartAt": "Wait", "States": {"Wait": {"Type": "Wait", "Seconds": 3600, "End": True}}}
     return str(
         sfn.create_state_machine(

@@ -114,18 +114,24 @@ def benchmark_job_name(run_id: str, attempt: int, remediations: int) -> str:
     return _checked(f"{resource_prefix(run_id)}-a{attempt}-b{remediations + 1}")
 
 
+# The artifact bucket's run prefixes: every key a run writes starts with one of these.
+STAGING_PREFIX = "staging/"
+ARTIFACTS_PREFIX = "artifacts/"
+RESULTS_PREFIX = "results/"
+
+
 def staging_prefix(run_id: str) -> str:
     """Temporary converted model folder; deleted by teardown."""
-    return f"staging/{run_id}/"
+    return f"{STAGING_PREFIX}{run_id}/"
 
 
 def artifact_key(run_id: str, compression: str) -> str:
     suffix = "model.tar.gz" if compression != "none" else "model.tar"
-    return f"artifacts/{run_id}/{suffix}"
+    return f"{ARTIFACTS_PREFIX}{run_id}/{suffix}"
 
 
 def results_prefix(run_id: str) -> str:
-    return f"results/{run_id}/"
+    return f"{RESULTS_PREFIX}{run_id}/"
 
 
 # The CDK stack and the outputs the CLI reads to find what to start.
@@ -159,3 +165,32 @@ def state_machine_name(name: str) -> str:
 def source_prefix(run_id: str) -> str:
     """A run's copy of its model folder (uploaded by the CLI, or snapshotted by a redeploy)."""
     return f"{SOURCES_PREFIX}{run_id}/"
+
+
+# What the pipeline hands SageMaker, and so what the SageMaker execution role must reach:
+# ModelDataUrl archives under artifacts/; S3Prefix ModelDataSource folders (Triton, LMI) and the
+# benchmark job's code and config inputs under staging/<run>/; model folders vLLM mounts under
+# sources/. SageMaker lists an S3Prefix before it copies it, so each is listed as well as read.
+SAGEMAKER_READ_PREFIXES = (ARTIFACTS_PREFIX, STAGING_PREFIX, SOURCES_PREFIX)
+# The benchmark job's output (ProcessingOutputConfig) goes next to the run's result.
+SAGEMAKER_WRITE_PREFIXES = (RESULTS_PREFIX,)
+
+
+# Where SageMaker sends container output (the execution role writes there, diagnosis reads it).
+SAGEMAKER_LOG_ROOT = "/aws/sagemaker"
+PROCESSING_JOB_LOG_GROUP = f"{SAGEMAKER_LOG_ROOT}/ProcessingJobs"
+
+
+def endpoint_log_group(endpoint: str) -> str:
+    """A real-time or serverless endpoint's containers: ``/aws/sagemaker/Endpoints/<endpoint>``."""
+    return f"{SAGEMAKER_LOG_ROOT}/Endpoints/{endpoint}"
+
+
+def component_log_group(component: str) -> str:
+    """An inference component's containers log apart from their endpoint's."""
+    return f"{SAGEMAKER_LOG_ROOT}/InferenceComponents/{component}"
+
+
+def sagemaker_log_groups(name: str) -> tuple[str, ...]:
+    """Every log group SageMaker writes for run resources named ``name`` (``db-*`` in a policy)."""
+    return (endpoint_log_group(name), component_log_group(name), PROCESSING_JOB_LOG_GROUP)

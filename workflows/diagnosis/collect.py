@@ -29,7 +29,7 @@ _COMPONENT_MODES = ("component", "zero")
 
 def log_group(endpoint_name: str) -> str:
     """Where SageMaker sends a real-time or serverless endpoint's container output."""
-    return f"/aws/sagemaker/Endpoints/{endpoint_name}"
+    return naming.endpoint_log_group(endpoint_name)
 
 
 def _guarded(evidence: Evidence, what: str, call: Callable[[], Any]) -> Any:
@@ -95,9 +95,11 @@ def add_inference_components(evidence: Evidence, *, sagemaker: Any, endpoint_nam
                 evidence.add("describe", described["FailureReason"], origin=f"{name} FailureReason")
 
 
-def add_log_events(evidence: Evidence, *, logs: Any, endpoint_name: str, since: datetime) -> int:
-    """The endpoint's recent log events, oldest first; returns how many were read."""
-    group = log_group(endpoint_name)
+def add_log_events(
+    evidence: Evidence, *, logs: Any, endpoint_name: str, since: datetime, group: str | None = None
+) -> int:
+    """The endpoint's recent log events (or those of ``group``), oldest first; returns how many were read."""
+    group = group or log_group(endpoint_name)
     kwargs: dict[str, Any] = {"logGroupName": group, "startTime": int(since.timestamp() * 1000)}
     read = 0
     for _ in range(MAX_LOG_PAGES):
@@ -191,7 +193,22 @@ def evidence_from_state(state: PipelineState, *, sagemaker: Any, logs: Any) -> E
         add_inference_components(evidence, sagemaker=sagemaker, endpoint_name=name)
     since = (state.deploy.created_at if state.deploy else clock.now() - LOG_LOOKBACK) - timedelta(minutes=1)
     add_log_events(evidence, logs=logs, endpoint_name=name, since=since)
+    add_component_log_events(evidence, logs=logs, endpoint_name=name, since=since)
     return evidence
+
+
+def add_component_log_events(evidence: Evidence, *, logs: Any, endpoint_name: str, since: datetime) -> int:
+    """Each described component's containers log to their own group, not to the endpoint's."""
+    return sum(
+        add_log_events(
+            evidence,
+            logs=logs,
+            endpoint_name=endpoint_name,
+            since=since,
+            group=naming.component_log_group(str(component["InferenceComponentName"])),
+        )
+        for component in evidence.inference_components
+    )
 
 
 def diagnose_failure(state: PipelineState, *, sagemaker: Any, logs: Any) -> Diagnosis:
@@ -207,6 +224,7 @@ def evidence_from_endpoint(
     if add_endpoint(evidence, sagemaker=sagemaker, name=name):
         add_inference_components(evidence, sagemaker=sagemaker, endpoint_name=name)
     add_log_events(evidence, logs=logs, endpoint_name=name, since=since)
+    add_component_log_events(evidence, logs=logs, endpoint_name=name, since=since)
     return evidence
 
 
