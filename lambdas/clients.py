@@ -75,16 +75,6 @@ def sns() -> Any:
 
 def clear() -> None:
     """Forget cached clients and settings (the local engine calls this when it starts and stops)."""
-    for factory in (
-        settings,
-        sagemaker,
-        sagemaker_runtime,
-        s3,
-        logs,
-        cloudwatch,
-        application_autoscaling,
-        tagging,
-        stepfunctions,
-        sns,
-    ):
+    # Every lru_cache factory of this module, so a new client cannot be forgotten here.
+    for factory in [value for value in globals().values() if hasattr(value, "cache_clear")]:
         factory.cache_clear()
