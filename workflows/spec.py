@@ -15,16 +15,16 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, Field, StringConstraints, ValidationError, field_validator, model_validator
 
+from workflows.accelerators import is_gpu_instance
 from workflows.conversion.spec import ConvertSpec as ConvertSpec
 from workflows.conversion.spec import PackSpec as PackSpec
 from workflows.errors import SpecInvalid
-from workflows.hosting.specs import GPU_FAMILIES, Hosting, RealtimeHosting, is_gpu_instance
 from workflows.hosting.specs import INSTANCE_TYPE as _INSTANCE_TYPE
+from workflows.hosting.specs import Hosting, RealtimeHosting
 from workflows.models import Strict
 from workflows.remediation.spec import RemediationSpec as RemediationSpec
 
 __all__ = [
-    "GPU_FAMILIES",
     "Hosting",
     "RealtimeHosting",
     "RunSpec",

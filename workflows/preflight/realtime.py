@@ -7,7 +7,8 @@ on the HF DLC (serverless registers them too).
 from __future__ import annotations
 
 from workflows.contracts import Finding
-from workflows.images import HF_INFERENCE, image_uri
+from workflows.hosting.base import image_for
+from workflows.images import HF_INFERENCE
 from workflows.preflight.artifact import (
     check_artifact_complete,
     check_input_names,
@@ -40,7 +41,8 @@ def _as_fallback(findings: list[Finding], instance_type: str) -> list[Finding]:
 
 
 def instance_types(context: PreflightContext) -> list[Finding]:
-    return check_instance_types(_hosting(context).instance_types)
+    hosting = _hosting(context)
+    return check_instance_types(hosting.instance_types, image=hosting.image)
 
 
 def instance_memory(context: PreflightContext) -> list[Finding]:
@@ -72,7 +74,7 @@ def cuda_driver(context: PreflightContext) -> list[Finding]:
     for position, name in enumerate(hosting.instance_types):
         if not is_gpu_instance(name):
             continue
-        image = hosting.image or image_uri(HF_INFERENCE, gpu=True, region=context.region)
+        image = image_for(HF_INFERENCE, hosting, name, context.region)
         found = check_cuda_driver(instance_type=name, image=image, ami_version=hosting.inference_ami_version)
         findings.extend(found if position == 0 else _as_fallback(found, name))
     return findings
