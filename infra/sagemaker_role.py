@@ -14,10 +14,16 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from infra.constants import PREFIX, SOURCES_PREFIX
+from workflows.images import registry_accounts
 
-# AWS Deep Learning Containers (the Hugging Face inference images among them) are published from
-# this account in most regions; a region served from another account needs its ID added here.
-DLC_ACCOUNT = "763104351884"
+
+def image_repositories(stack: Stack) -> list[str]:
+    """Every registry account of the image table (the SageMaker SDK's per-region accounts), in the
+    stack's region: SageMaker pulls the serving image as this role, from the region's account."""
+    return [
+        stack.format_arn(service="ecr", account=account, resource="repository", resource_name="*")
+        for account in registry_accounts()
+    ]
 
 
 class SageMakerExecution(Construct):
@@ -76,11 +82,7 @@ class SageMakerExecution(Construct):
                     "ecr:GetDownloadUrlForLayer",
                     "ecr:BatchCheckLayerAvailability",
                 ],
-                resources=[
-                    stack.format_arn(
-                        service="ecr", account=DLC_ACCOUNT, resource="repository", resource_name="*"
-                    )
-                ],
+                resources=image_repositories(stack),
             )
         )
 
