@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from workflows import bench_command, cli_checks, convert_command, images_command, operations_cli
+from workflows import bench_command, cli_checks, convert_command, doctor_aws, images_command, operations_cli
 from workflows.errors import DeploybenchError
 from workflows.hosting import scale_timing
 from workflows.reports import command as report_command
@@ -193,6 +193,7 @@ app.command(name="input")(operations_cli.pipeline_input)
 app.command()(convert_command.convert)
 app.command(name="scale-timing")(scale_timing.scale_timing)
 app.command()(images_command.images)
+app.command(name="doctor")(doctor_aws.doctor_command)
 
 
 def main(argv: list[str] | None = None) -> Any:
