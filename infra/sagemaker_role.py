@@ -14,6 +14,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from infra.constants import PREFIX
+from workflows.images import registry_accounts
 from workflows.naming import SAGEMAKER_READ_PREFIXES, SAGEMAKER_WRITE_PREFIXES, sagemaker_log_groups
 
 
@@ -38,9 +39,13 @@ def sagemaker_log_arns(stack: Stack) -> list[str]:
     return arns
 
 
-# AWS Deep Learning Containers (the Hugging Face inference images among them) are published from
-# this account in most regions; a region served from another account needs its ID added here.
-DLC_ACCOUNT = "763104351884"
+def image_repositories(stack: Stack) -> list[str]:
+    """Every registry account of the image table (the SageMaker SDK's per-region accounts), in the
+    stack's region: SageMaker pulls the serving image as this role, from the region's account."""
+    return [
+        stack.format_arn(service="ecr", account=account, resource="repository", resource_name="*")
+        for account in registry_accounts()
+    ]
 
 
 class SageMakerExecution(Construct):
@@ -102,11 +107,7 @@ class SageMakerExecution(Construct):
                     "ecr:GetDownloadUrlForLayer",
                     "ecr:BatchCheckLayerAvailability",
                 ],
-                resources=[
-                    stack.format_arn(
-                        service="ecr", account=DLC_ACCOUNT, resource="repository", resource_name="*"
-                    )
-                ],
+                resources=image_repositories(stack),
             )
         )
 

@@ -29,8 +29,8 @@ ARTIFACT = f"s3://{BUCKET}/artifacts/run-1/model.tar.gz"
 PACK = PackResult(
     model_data_uri=ARTIFACT, size_bytes=1, sha256="ab" * 32, compression="gzip-isal-1", seconds=0.1
 )
-CPU_IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:2.6.0-transformers4.51.3-cpu-py312-ubuntu22.04"
-GPU_IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:2.6.0-transformers4.51.3-gpu-py312-cu124-ubuntu22.04"
+CPU_IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:2.6.0-transformers5.5.3-cpu-py312-ubuntu22.04"
+GPU_IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:2.6.0-transformers5.5.3-gpu-py312-cu124-ubuntu22.04"
 
 
 def spec_with(source: str, hosting: dict[str, Any], **overrides: Any) -> RunSpec:

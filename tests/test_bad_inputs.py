@@ -314,7 +314,7 @@ ARTIFACTS = [
     Case(
         "conflicting-transformers",
         "code/requirements.txt",
-        ("F28", "transformers==4.30.0", "4.51.3"),
+        ("F28", "transformers==4.30.0", "does not satisfy"),
         lambda root: _append(root / "code" / "requirements.txt", "transformers==4.30.0\n"),
     ),
 ]

@@ -88,7 +88,7 @@ def test_the_job_request_has_the_api_shape_and_runs_the_shipped_script(aws: tupl
     app = expected["AppSpecification"]
     assert app["ContainerEntrypoint"] == ["python3", "/opt/ml/processing/input/code/run.py"]
     assert app["ImageUri"].endswith(
-        "huggingface-pytorch-inference:2.6.0-transformers4.51.3-cpu-py312-ubuntu22.04"
+        "huggingface-pytorch-inference:2.6.0-transformers5.5.3-cpu-py312-ubuntu22.04"
     )
     inputs = {i["InputName"]: i["S3Input"] for i in expected["ProcessingInputs"]}
     assert inputs["code"]["S3Uri"] == "s3://bench-bucket/staging/run-j/benchmark-job/code/"

@@ -25,7 +25,9 @@ from workflows.hosting.sources import BUNDLED_HUB_ID
 from workflows.steps.deploy import deploy
 from workflows.steps.wait import describe
 
-VLLM_IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/vllm:0.26.0-gpu-py312-cu129-ubuntu22.04-sagemaker"
+VLLM_IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/vllm:0.26.0-gpu-py312-cu130-ubuntu22.04-sagemaker"
+# The Java-first CPU image the field ran (F17); the SDK's table does not list it, so a spec names it.
+LMI_CPU_IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.35.0-cpu-full"
 ARN = "arn:aws:sagemaker:us-east-1:123456789012:model/db-run-1-a1-m0"
 
 
@@ -69,7 +71,11 @@ def expect_endpoint(stub: Any, container: dict[str, Any], instance_type: str) ->
 def test_lmi_on_cpu_ships_the_python_requirements_and_copies_every_model(s3: Any) -> None:
     # Given the run's model from S3 and a co-hosted Hub model, on the Java-first CPU image (F17)
     req = request(
-        {"mode": "lmi", "models": [{"name": "nli", "source": "org/nli-model", "task": "classification"}]},
+        {
+            "mode": "lmi",
+            "image": LMI_CPU_IMAGE,
+            "models": [{"name": "nli", "source": "org/nli-model", "task": "classification"}],
+        },
         source=f"s3://{BUCKET}/sources/run-1/",
         overrides=DeployOverrides(extra_requirements=["sentencepiece", "tiktoken"]),
     )
@@ -78,7 +84,7 @@ def test_lmi_on_cpu_ships_the_python_requirements_and_copies_every_model(s3: Any
         expect_endpoint(
             stub,
             {
-                "Image": "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.35.0-cpu-full",
+                "Image": LMI_CPU_IMAGE,
                 "ModelDataSource": {
                     "S3DataSource": {"S3Uri": folder, "S3DataType": "S3Prefix", "CompressionType": "None"}
                 },
@@ -111,6 +117,19 @@ def test_lmi_on_cpu_ships_the_python_requirements_and_copies_every_model(s3: Any
         for k in s3.list_objects_v2(Bucket=BUCKET, Prefix="staging/run-1/a1/lmi/models/main/")["Contents"]
     }
     assert result.staging_uris == [folder]
+
+
+def test_lmi_on_cpu_without_an_image_is_refused_before_any_call(s3: Any) -> None:
+    # Given LMI on a CPU instance and no hosting.image: the SDK's table lists no CPU djl-inference image
+    req = request({"mode": "lmi", "models": []}, source=f"s3://{BUCKET}/sources/run-1/")
+    keys = lambda: [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET).get("Contents", [])]  # noqa: E731
+    before = keys()
+    # When it deploys, Then it is refused, naming the missing image and the fix, and nothing was created
+    with stubbed("sagemaker") as (sagemaker, _), pytest.raises(SpecInvalid) as refused:
+        deploy(req, sagemaker=sagemaker, settings=SETTINGS, s3=s3)
+    assert "no CPU image of djl-inference" in refused.value.message
+    assert "hosting.image" in (refused.value.fix or "")
+    assert keys() == before
 
 
 def test_lmi_gpu_image_needs_no_requirements_and_a_local_folder_is_refused() -> None:

@@ -25,14 +25,14 @@ from tests.iam_actions_support import Access, Where, image_pull, log_writes, sag
 from tests.iam_recording_support import RECORDER, acting_as
 from tests.iam_support import SAGEMAKER_ROLE, Binding, Denial, allowed, denials, principal, sagemaker_role_id
 from tests.infra_support import synthesize
-from workflows import clock, naming
+from workflows import clock, images_command, naming
 from workflows.contracts import BenchmarkJobRequest, BenchmarkPlan, DeployOverrides, DeployResult
 from workflows.conversion.manifest import MANIFEST_FILE
 from workflows.diagnosis.collect import add_component_log_events
 from workflows.diagnosis.evidence import Evidence
 from workflows.hosting import resources
 from workflows.hosting.scale_to_zero import register_scaling, scaling_plan
-from workflows.images import image_table, image_uri
+from workflows.images import image_table
 from workflows.local.lambda_seam import LocalLambdaContext
 from workflows.storage import upload_folder
 
@@ -133,7 +133,7 @@ def test_triton_and_lmi_model_folders_are_listed_and_read_by_the_sagemaker_role(
     aws.put_object(
         Bucket=BUCKET, Key=f"staging/run-1/{MANIFEST_FILE}", Body=(tiny_artifact / MANIFEST_FILE).read_bytes()
     )
-    hosting = {"mode": mode, "instance_types": [GPU]}
+    hosting = {"mode": mode, "instance_type_fallbacks": [GPU]}
     event = request(hosting, source=f"s3://{BUCKET}/sources/run-1/", overrides=DeployOverrides())
     from lambdas.deploy import handler
 
@@ -149,7 +149,7 @@ def test_scale_to_zero_may_create_and_remove_the_target_tracking_alarms() -> Non
     # Given a scale-to-zero component's scaling plan (the calls the wait loop makes, defect 6), on
     # clients that check each call against the service model (moto has no component dimension)
     hosting = request(
-        {"mode": "scale-to-zero", "instance_types": ["ml.g6.12xlarge"], "max_copies": 2}
+        {"mode": "scale-to-zero", "instance_type_fallbacks": ["ml.g6.12xlarge"], "max_copies": 2}
     ).spec.hosting
     plan = scaling_plan(hosting, COMPONENT)
     target = plan["register_scalable_target"]
@@ -218,13 +218,15 @@ def test_component_logs_are_written_by_sagemaker_and_read_by_diagnosis(aws: Any)
 
 
 def deployed_images(region: str) -> list[str]:
-    """Every image URI the table gives for ``region``: each family, on each device it has."""
-    return sorted(
-        image_uri(family, gpu=device == "gpu", region=region)
-        for family, devices in image_table()["families"].items()
-        for device in ("cpu", "gpu")
-        if device in devices
-    )
+    """Every image URI a mode deploys in ``region`` (``deploybench images``): each build, on each device."""
+    table = images_command.deployed_images(region)
+    uris = {table["benchmark_job"]} | {
+        uri
+        for devices in table["modes"].values()
+        for entry in devices.values()
+        for uri in entry["builds"].values()
+    }
+    return sorted(uri for uri in uris if uri)
 
 
 def unpullable(region: str) -> list[str]:
@@ -242,11 +244,6 @@ def test_every_image_is_pullable_by_the_sagemaker_role_in_the_default_registry_r
     assert unpullable(REGION) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 defect 3: the role may pull only from the default registry account (ECR statement owned by "
-    "the image work); remove this mark once it lists each region's account",
-)
 @pytest.mark.parametrize("region", sorted(image_table().get("accounts", {})))
 def test_every_image_is_pullable_by_the_sagemaker_role_in_every_registry_region(region: str) -> None:
     assert unpullable(region) == []

@@ -17,15 +17,17 @@ from workflows import (
     cli_checks,
     convert_command,
     definition_command,
+    doctor_aws,
     follow_command,
+    images_command,
     operations_cli,
     report_cli,
     run_command,
+    scale_timing_command,
 )
 from workflows.cli_help import PlainGroup
 from workflows.cli_output import USAGE, fail_with, out
 from workflows.errors import DeploybenchError
-from workflows.hosting import scale_timing
 
 app = typer.Typer(
     cls=PlainGroup,
@@ -72,8 +74,10 @@ app.command()(operations_cli.sweep)
 app.command()(operations_cli.janitor)
 app.command(name="input")(operations_cli.pipeline_input)
 app.command()(convert_command.convert)
-app.command(name="scale-timing")(scale_timing.scale_timing)
+app.command(name="scale-timing")(scale_timing_command.scale_timing)
 app.command()(catalogue_command.catalogue)
+app.command()(images_command.images)
+app.command(name="doctor")(doctor_aws.doctor_command)
 
 
 def main(argv: list[str] | None = None) -> Any:

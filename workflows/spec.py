@@ -15,19 +15,19 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import Field, StringConstraints, ValidationError, field_validator, model_validator
 
+from workflows.accelerators import is_gpu_instance
 from workflows.conversion.spec import FP16_ON_CPU, TENSORRT_ON_CPU
 from workflows.conversion.spec import ConvertSpec as ConvertSpec
 from workflows.conversion.spec import PackSpec as PackSpec
 from workflows.errors import SpecInvalid
 from workflows.gpu.device import ARTIFACT_MODES, artifact_device
-from workflows.hosting.specs import GPU_FAMILIES, Hosting, RealtimeHosting, is_gpu_instance
+from workflows.hosting.specs import Hosting, RealtimeHosting
 from workflows.models import Strict
 from workflows.remediation.spec import RemediationSpec as RemediationSpec
 from workflows.spec_checks.enums import ProcessingInstanceType, Word
 from workflows.spec_errors import explain
 
 __all__ = [
-    "GPU_FAMILIES",
     "explain",
     "Hosting",
     "RealtimeHosting",

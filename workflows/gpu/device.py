@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import yaml
 
-from workflows.hosting.specs import is_gpu_instance
+from workflows.accelerators import is_gpu_instance
 from workflows.images import repository_of
 
 Device = Literal["cpu", "gpu"]

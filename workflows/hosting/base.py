@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from workflows import clock, naming
+from workflows.accelerators import device_of
 from workflows.aws import aws_errors
 from workflows.contracts import (
     ComponentStatus,
@@ -24,8 +25,7 @@ from workflows.contracts import (
     Finding,
 )
 from workflows.errors import PreflightBlocked, SpecInvalid
-from workflows.hosting.specs import is_gpu_instance
-from workflows.images import image_uri
+from workflows.images import HF_INFERENCE, image_uri
 from workflows.settings import Settings
 
 VARIANT = "primary"
@@ -108,12 +108,26 @@ def run_tags(request: DeployRequest) -> list[dict[str, str]]:
     return naming.tags(request.run_id, request.spec)
 
 
-def image_for(family: str, hosting: Any, instance_type: str, region: str) -> str:
-    """The spec's image, else ``family``'s image (``images.yaml``) for the instance's device."""
-    return str(
-        getattr(hosting, "image", None)
-        or image_uri(family, gpu=is_gpu_instance(instance_type), region=region)
-    )
+def image_for(family: str, hosting: Any, instance_type: str | None, region: str) -> str:
+    """The spec's image, else ``family``'s build (``hosting.image_version`` or the default) from
+    ``images.yaml`` for the instance's device (CPU when there is no instance: serverless).
+
+    Raises:
+        SpecInvalid: the instance's accelerators are not CUDA GPUs (Neuron, Gaudi), the build is
+            unknown, it has no image for the device, or it is not published in ``region``.
+    """
+    explicit = getattr(hosting, "image", None)
+    if explicit:
+        return str(explicit)
+    device = device_of(instance_type) if instance_type else "cpu"
+    if device not in ("cpu", "gpu"):
+        raise SpecInvalid(
+            f"{instance_type} carries {device} accelerators, not CUDA GPUs: no {family} image in "
+            "workflows/data/images.yaml runs there.",
+            fix="use a GPU or CPU instance type, or set hosting.image to an image built for this accelerator",
+        )
+    version = getattr(hosting, "image_version", None)
+    return image_uri(family, gpu=device == "gpu", region=region, version=version)
 
 
 def instance_variant(hosting: Any, *, instance_type: str, model: str | None) -> dict[str, Any]:
@@ -168,6 +182,10 @@ class HostingMode(ABC):
     """Why the local engine cannot serve this mode (None: it can)."""
     uses_components: ClassVar[bool] = False
     uses_scaling: ClassVar[bool] = False
+    image_family: ClassVar[str] = HF_INFERENCE
+    """The ``images.yaml`` family the mode deploys unless ``hosting.image`` is set."""
+    image_devices: ClassVar[tuple[str, ...]] = ("cpu", "gpu")
+    """The devices the mode deploys that family on (its checks refuse the others)."""
 
     @abstractmethod
     def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:

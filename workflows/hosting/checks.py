@@ -38,7 +38,8 @@ def each_instance_type(context: PreflightContext, check: Callable[[str], list[Fi
 
 
 def instance_types(context: PreflightContext) -> list[Finding]:
-    return check_instance_types(list(context.spec.hosting.instance_type_fallbacks))  # type: ignore[union-attr]
+    hosting: Any = context.spec.hosting
+    return check_instance_types(list(hosting.instance_type_fallbacks), image=hosting.image)
 
 
 def memory_check(containers: Callable[[Any], int]) -> Callable[[PreflightContext], list[Finding]]:

@@ -30,7 +30,7 @@ from workflows.hosting.base import (
 )
 from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
 from workflows.hosting.sources import locate
-from workflows.hosting.specs import MAIN_MODEL, is_gpu_instance
+from workflows.hosting.specs import MAIN_MODEL
 from workflows.hosting.staging import (
     StagedFile,
     copies_of_prefix,
@@ -38,7 +38,7 @@ from workflows.hosting.staging import (
     uncompressed_model_data,
     write_prefix,
 )
-from workflows.images import DJL_INFERENCE, image_uri
+from workflows.images import DJL_INFERENCE
 from workflows.preflight.artifact import LMI_CPU_REQUIREMENTS, check_lmi_requirements
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, register
@@ -101,6 +101,9 @@ def container_folder(request: DeployRequest, hosting: Any, image: str, *, s3: An
 
 class LmiMode(HostingMode):
     mode = "lmi"
+    image_family = DJL_INFERENCE
+    # The SDK's table lists no CPU djl-inference image: LMI on CPU needs hosting.image.
+    image_devices = ("gpu",)
     local_blocker = (
         "the local SageMaker serves only the HF inference DLC contract; DJL Serving (LMI) needs its own "
         "server image, and this machine runs no Docker"
@@ -109,9 +112,7 @@ class LmiMode(HostingMode):
     def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
         hosting = with_overrides(request.spec.hosting, request.attempt.overrides)
         instance_type = instance_type_for(request)
-        image = hosting.image or image_uri(
-            DJL_INFERENCE, gpu=is_gpu_instance(instance_type), region=settings.region
-        )
+        image = _image(hosting, instance_type, settings.region)
         s3 = clients.need("s3")
         staged = container_folder(request, hosting, image, s3=s3)
         listed = next((s.text for s in staged if s.path == "requirements.txt"), None)

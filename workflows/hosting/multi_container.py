@@ -61,6 +61,8 @@ def placement_findings(*, instance_type: str, images: list[str]) -> list[Finding
 
 class MultiContainerMode(HostingMode):
     mode = "multi-container"
+    # Direct mode refuses GPU instances (F04).
+    image_devices = ("cpu",)
 
     def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
         hosting = with_overrides(request.spec.hosting, request.attempt.overrides)

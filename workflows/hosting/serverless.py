@@ -17,11 +17,12 @@ from workflows.hosting.base import (
     AwsClients,
     HostingMode,
     create_model,
+    image_for,
     model_server_environment,
     run_tags,
 )
 from workflows.hosting.specs import ServerlessHosting
-from workflows.images import HF_INFERENCE, image_uri
+from workflows.images import HF_INFERENCE
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.memory import check_serverless_memory
 from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
@@ -35,6 +36,7 @@ INSTANCE_TYPE = "serverless"
 
 class ServerlessMode(HostingMode):
     mode = "serverless"
+    image_devices = ("cpu",)
 
     def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
         hosting = cast(ServerlessHosting, with_overrides(request.spec.hosting, request.attempt.overrides))
@@ -47,7 +49,7 @@ class ServerlessMode(HostingMode):
             settings=settings,
             tags=tags,
             PrimaryContainer={
-                "Image": hosting.image or image_uri(HF_INFERENCE, gpu=False, region=settings.region),
+                "Image": image_for(HF_INFERENCE, hosting, None, settings.region),
                 "ModelDataUrl": request.pack.model_data_uri,
                 "Environment": model_server_environment(hosting),
             },

@@ -15,8 +15,8 @@ from workflows.hosting.renames import accept_former_instance_types
 from workflows.models import Strict
 from workflows.spec_checks.enums import EndpointInstanceType, InferenceAmiVersion, Word
 
-INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9]+\.[a-z0-9]+$")
-GPU_FAMILIES = ("g4dn", "g5", "g6", "g6e", "p3", "p4d", "p4de", "p5", "p5e", "inf2", "trn1")
+# Families may carry a dash: ml.p6-b200.48xlarge, ml.p6e-gb200.36xlarge.
+INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9]+(-[a-z0-9]+)?\.[a-z0-9]+$")
 # Container hostnames and component name suffixes: short, lowercase, SageMaker-name safe.
 _MODEL_NAME = re.compile(r"^[a-z0-9](-?[a-z0-9]){0,15}$")
 SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
@@ -24,14 +24,13 @@ SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
 MAX_CONTAINERS = 15
 # Fallbacks are tried one by one after a capacity stall; remediation.next_instance_type allows 10.
 MAX_INSTANCE_TYPES = 11
+_IMAGE_VERSION = (
+    "Build of the mode's image in workflows/data/images.yaml (deploybench images lists them), e.g. "
+    "4.51.3 for the HF inference DLC with transformers 4.51.3; empty: the table's default (HF: "
+    "transformers 5.5.3 on PyTorch 2.6.0). hosting.image, when set, wins."
+)
 MAIN_MODEL = "main"
 """Name of the run's own model among co-hosted ones (its container hostname, its component suffix)."""
-
-
-def is_gpu_instance(instance_type: str) -> bool:
-    """True for accelerator instance families (``ml.g5.xlarge`` -> ``g5``)."""
-    family = instance_type.split(".")[1] if instance_type.count(".") >= 2 else ""
-    return family in GPU_FAMILIES
 
 
 def _model_name(value: str) -> str:
@@ -63,6 +62,7 @@ class _Instances(Strict):
         description="Container image URI; empty picks the mode's image for the instance type from "
         "workflows/data/images.yaml.",
     )
+    image_version: str | None = Field(None, description=_IMAGE_VERSION)
     startup_health_check_timeout_s: int = Field(
         600, ge=60, le=3600, description="ContainerStartupHealthCheckTimeoutInSeconds (60-3600)."
     )
@@ -189,6 +189,7 @@ class ServerlessHosting(_ModelServer):
     image: Word | None = Field(
         None, description="Container image URI; empty picks the HF PyTorch inference DLC (CPU)."
     )
+    image_version: str | None = Field(None, description=_IMAGE_VERSION)
 
     @field_validator("memory_size_mb")
     @classmethod

@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any, cast
 
 from workflows import naming
+from workflows.accelerators import is_gpu_instance
 from workflows.contracts import DeployRequest, DeployResult, Finding
 from workflows.hosting.base import (
     AwsClients,
@@ -26,7 +27,7 @@ from workflows.hosting.base import (
     run_tags,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, each_instance_type
-from workflows.hosting.specs import TritonHosting, is_gpu_instance
+from workflows.hosting.specs import TritonHosting
 from workflows.hosting.staging import (
     StagedFile,
     engine_uri,
@@ -36,7 +37,7 @@ from workflows.hosting.staging import (
     write_prefix,
 )
 from workflows.hosting.triton_repository import check_plan, default_model, plan_repository
-from workflows.images import TRITON, image_uri
+from workflows.images import TRITON
 from workflows.preflight.containers import check_cuda_driver, image_cuda, minimum_ami
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, register
@@ -61,6 +62,7 @@ def ami_for(image: str, instance_type: str, requested: str | None) -> tuple[str 
 
 class TritonMode(HostingMode):
     mode = "triton"
+    image_family = TRITON
     local_blocker = (
         "the local SageMaker serves only the HF inference DLC contract; Triton needs its own server "
         "image (and a GPU for KIND_GPU), and this machine runs no Docker"
@@ -70,7 +72,7 @@ class TritonMode(HostingMode):
         hosting = cast(TritonHosting, with_overrides(request.spec.hosting, request.attempt.overrides))
         instance_type = instance_type_for(request)
         gpu = is_gpu_instance(instance_type)
-        image = hosting.image or image_uri(TRITON, gpu=gpu, region=settings.region)
+        image = _image(hosting, instance_type, settings.region)
         ami, findings = ami_for(image, instance_type, hosting.inference_ami_version)
         s3 = clients.need("s3")
         manifest = read_manifest(s3, settings.bucket, request.run_id)

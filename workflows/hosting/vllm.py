@@ -35,9 +35,9 @@ from workflows.hosting.base import (
 )
 from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
 from workflows.hosting.sources import locate
-from workflows.hosting.specs import VllmHosting, is_gpu_instance
+from workflows.hosting.specs import VllmHosting
 from workflows.hosting.staging import read_manifest, uncompressed_model_data
-from workflows.images import VLLM, image_uri
+from workflows.images import VLLM
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, register
 from workflows.preflight.vllm import check_architecture, check_environment
@@ -112,6 +112,8 @@ def served_model(answer: bytes) -> str | None:
 
 class VllmMode(HostingMode):
     mode = "vllm"
+    image_family = VLLM
+    image_devices = ("gpu",)
     local_blocker = (
         "vLLM needs its own server image and a GPU; the local SageMaker serves only the HF inference DLC "
         "contract, and this machine runs no Docker"
@@ -120,7 +122,7 @@ class VllmMode(HostingMode):
     def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
         hosting = cast(VllmHosting, with_overrides(request.spec.hosting, request.attempt.overrides))
         instance_type = instance_type_for(request)
-        image = hosting.image or image_uri(VLLM, gpu=is_gpu_instance(instance_type), region=settings.region)
+        image = _image(hosting, instance_type, settings.region)
         model_id, mounted = requested_model(request.spec)
         env = environment(model_id, task=request.spec.model.task, max_model_len=hosting.max_model_len)
         findings = check_environment(environment=env, model_id=model_id, task=request.spec.model.task)

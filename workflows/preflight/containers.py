@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from workflows.contracts import Finding
-from workflows.images import image_table, repository_of
+from workflows.images import image_records, repository_of
 from workflows.preflight.instances import instance
 
 _CUDA_TAG = re.compile(r"cu(\d{2})(\d)\b")
@@ -32,21 +32,10 @@ def _tag_of(uri: str) -> str:
     return uri.rsplit(":", 1)[-1] if ":" in uri.rsplit("/", 1)[-1] else ""
 
 
-def _image_records(node: Any) -> list[dict[str, Any]]:
-    """Every mapping with a ``repository`` in the table, however families, devices, regions or
-    versions are nested (the table grows with the hosting modes)."""
-    if isinstance(node, dict):
-        found = [node] if "repository" in node else []
-        return found + [r for value in node.values() for r in _image_records(value)]
-    if isinstance(node, list):
-        return [r for value in node for r in _image_records(value)]
-    return []
-
-
 def image_entries(uri: str) -> list[dict[str, Any]]:
     """Entries of the image table with the URI's repository (the tag's entry first when listed)."""
     repository, tag = repository_of(uri), _tag_of(uri)
-    entries = [e for e in _image_records(image_table()) if e.get("repository") == repository]
+    entries = [e for e in image_records() if e.get("repository") == repository]
     return sorted(entries, key=lambda e: e.get("tag") != tag)
 
 
@@ -160,7 +149,18 @@ def check_cuda_driver(*, instance_type: str, image: str, ami_version: str | None
         ]
     driver = chosen.driver if chosen else row.default_driver
     if driver is None:
-        return []
+        return [
+            Finding(
+                id="F20",
+                severity="warning",
+                message=f"the default GPU driver of {row.family} is not in the instance table, so whether it runs "
+                f"{image} (CUDA {cuda[0]}.{cuda[1]}) cannot be checked.",
+                fix=f"set hosting.inference_ami_version: {better.name} (driver {better.driver})"
+                if (better := minimum_ami(cuda))
+                else "set hosting.inference_ami_version to an AMI whose driver runs this CUDA",
+                evidence=f"{instance_type}, no InferenceAmiVersion",
+            )
+        ]
     where = f"{chosen.name}" if chosen else f"the default AMI of {row.family}"
     shown = f"{cuda[0]}.{cuda[1]}"
     needed, better = minimum_driver(cuda), minimum_ami(cuda)

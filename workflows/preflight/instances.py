@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib.resources import files
-from typing import Any
 
-import yaml
-
+from workflows.accelerators import GPU, family_of, instance_table
 from workflows.contracts import Finding
-from workflows.spec import is_gpu_instance
 
 GIB_MB = 1024
 
@@ -36,13 +32,8 @@ class Instance:
         return self.accelerators if self.accelerator_kind == "gpu" else 0
 
 
-@lru_cache(maxsize=1)
-def _table() -> dict[str, Any]:
-    return yaml.safe_load((files("workflows") / "data" / "instances.yaml").read_text(encoding="utf-8"))
-
-
 def table_date() -> str:
-    return str(_table()["checked"])
+    return str(instance_table()["checked"])
 
 
 @lru_cache(maxsize=256)
@@ -51,7 +42,7 @@ def instance(name: str) -> Instance | None:
     parts = name.split(".")
     if len(parts) != 3 or parts[0] != "ml":
         return None
-    family = _table()["families"].get(parts[1])
+    family = instance_table()["families"].get(parts[1])
     if family is None or parts[2] not in family["sizes"]:
         return None
     row = family["sizes"][parts[2]]
@@ -70,16 +61,38 @@ def instance(name: str) -> Instance | None:
 
 
 def known_instances() -> list[str]:
-    return [f"ml.{family}.{size}" for family, row in _table()["families"].items() for size in row["sizes"]]
+    return [
+        f"ml.{family}.{size}" for family, row in instance_table()["families"].items() for size in row["sizes"]
+    ]
 
 
-def check_instance_types(instance_types: list[str]) -> list[Finding]:
+def check_instance_types(instance_types: list[str], *, image: str | None = None) -> list[Finding]:
     """Instance-type sanity: every type is in the table (a typo or an unknown size fails only at
-    CreateEndpointConfig, minutes into a run), and the spec's own GPU list agrees with the table."""
+    CreateEndpointConfig, minutes into a run), and no type carries accelerators the mode's images
+    cannot use (Neuron, Gaudi: the images deploybench picks are built for CPUs and CUDA GPUs).
+
+    Args:
+        image: the spec's own image (``hosting.image``); with one, a Neuron instance is the user's call.
+    """
     findings = []
-    for name in instance_types:
+    for position, name in enumerate(instance_types):
         row = instance(name)
-        if row is None:
+        family = (instance_table()["families"].get(family_of(name)) or {}).get("accelerator") or {}
+        kind = family.get("kind")
+        if kind and kind != GPU and image is None:
+            findings.append(
+                Finding(
+                    id="instance-type",
+                    severity="blocking" if position == 0 else "warning",
+                    message=f"{name} carries {family.get('name')} accelerators ({kind}), not CUDA GPUs: the "
+                    "images deploybench picks (workflows/data/images.yaml) are built for CPUs and NVIDIA GPUs "
+                    "and do not run there.",
+                    fix="use a GPU (ml.g5, ml.g6, ml.p5...) or CPU instance type, or set hosting.image to an "
+                    "image built for this accelerator (a Neuron DLC)",
+                    evidence=f"{name}: accelerator kind {kind}",
+                )
+            )
+        elif row is None:
             findings.append(
                 Finding(
                     id="instance-type",
@@ -89,17 +102,6 @@ def check_instance_types(instance_types: list[str]) -> list[Finding]:
                     fix="check the name against the SageMaker instance list, or add the type to "
                     "workflows/data/instances.yaml with its source",
                     evidence=name,
-                )
-            )
-        elif (row.accelerators > 0) != is_gpu_instance(name):
-            findings.append(
-                Finding(
-                    id="instance-type",
-                    severity="warning",
-                    message=f"{name}: the instance table and workflows.spec.GPU_FAMILIES disagree on whether "
-                    "it has accelerators; image choice and GPU checks may be wrong.",
-                    fix="make GPU_FAMILIES and workflows/data/instances.yaml agree",
-                    evidence=f"table accelerators={row.accelerators}",
                 )
             )
     return findings

@@ -7,7 +7,8 @@ on the HF DLC (serverless registers them too).
 from __future__ import annotations
 
 from workflows.contracts import Finding
-from workflows.images import HF_INFERENCE, image_uri
+from workflows.hosting.base import image_for
+from workflows.images import HF_INFERENCE
 from workflows.preflight.artifact import (
     check_artifact_complete,
     check_input_names,
@@ -41,7 +42,8 @@ def _as_fallback(findings: list[Finding], instance_type: str) -> list[Finding]:
 
 
 def instance_types(context: PreflightContext) -> list[Finding]:
-    return check_instance_types(_hosting(context).instance_type_fallbacks)
+    hosting = _hosting(context)
+    return check_instance_types(hosting.instance_type_fallbacks, image=hosting.image)
 
 
 def instance_memory(context: PreflightContext) -> list[Finding]:
@@ -73,7 +75,7 @@ def cuda_driver(context: PreflightContext) -> list[Finding]:
     for position, name in enumerate(hosting.instance_type_fallbacks):
         if not is_gpu_instance(name):
             continue
-        image = hosting.image or image_uri(HF_INFERENCE, gpu=True, region=context.region)
+        image = image_for(HF_INFERENCE, hosting, name, context.region)
         found = check_cuda_driver(instance_type=name, image=image, ami_version=hosting.inference_ami_version)
         findings.extend(found if position == 0 else _as_fallback(found, name))
     return findings
@@ -102,9 +104,8 @@ def requirements(context: PreflightContext) -> list[Finding]:
 def _serving_image(context: PreflightContext) -> str:
     """The image that will run code/requirements.txt: the spec's, else the HF DLC for its device."""
     hosting = context.spec.hosting
-    types = getattr(hosting, "instance_types", None) or []
-    gpu = bool(types) and is_gpu_instance(types[0])
-    return getattr(hosting, "image", None) or image_uri(HF_INFERENCE, gpu=gpu, region=context.region)
+    types = getattr(hosting, "instance_type_fallbacks", None) or []
+    return image_for(HF_INFERENCE, hosting, types[0] if types else None, context.region)
 
 
 def input_names(context: PreflightContext) -> list[Finding]:

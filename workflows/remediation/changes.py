@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workflows.contracts import DeployOverrides, Diagnosis, PipelineState
-from workflows.images import HF_INFERENCE, image_uri
+from workflows.hosting.base import image_for
+from workflows.images import HF_INFERENCE
 from workflows.preflight.containers import Ami, amis, image_cuda, minimum_ami
 from workflows.preflight.instances import instance
 from workflows.remediation.overrides import configured
 from workflows.remediation.records import AttemptChange
 from workflows.remediation.requirements import requirements_for
-from workflows.spec import is_gpu_instance
 
 # ServerlessConfig.MemorySizeInMB accepts only these (F14: 1137 MB of ONNX failed at 2048, worked at 6144).
 SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
@@ -104,8 +104,7 @@ def next_memory_size(state: PipelineState, diagnosis: Diagnosis) -> Step:
 
 
 def _image(state: PipelineState, instance_type: str, region: str) -> str:
-    explicit = getattr(state.spec.hosting, "image", None)
-    return explicit or image_uri(HF_INFERENCE, gpu=is_gpu_instance(instance_type), region=region)
+    return image_for(HF_INFERENCE, state.spec.hosting, instance_type, region)
 
 
 def newer_ami(state: PipelineState, diagnosis: Diagnosis, *, region: str) -> Step:

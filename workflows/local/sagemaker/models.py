@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from workflows import clock
-from workflows.images import image_table, repository_of
+from workflows.images import image_records, repository_of
 from workflows.local.sagemaker.api import (
     ApiError,
     already_exists,
@@ -38,10 +38,9 @@ def is_direct(model: dict[str, Any]) -> bool:
 def lacks_bind_to_port(image: str) -> bool:
     """Whether an image is not known to carry ``accept-bind-to-port=true`` (the image table's labels)."""
     repository = repository_of(image)
-    for family in image_table()["families"].values():
-        for entry in family.values():
-            if entry.get("repository") == repository:
-                return not (entry.get("labels") or {}).get("accept-bind-to-port")
+    for entry in image_records():
+        if entry.get("repository") == repository:
+            return not (entry.get("labels") or {}).get("accept-bind-to-port")
     return True
 
 

@@ -1,0 +1,254 @@
+"""``deploybench doctor --aws``: read-only checks, in your account, of what no offline test can prove.
+
+Offline, the tests prove the template's policies, the image table and the bundles against AWS's own
+contracts. Only the account can say whether the deployed stack's roles exist and trust the right
+service, whether IAM (with any boundary or SCP the account adds) allows the key calls, whether the
+serving images are pullable in the region, and whether the instance types have endpoint quota.
+Every call here is a read (Describe*, Get*, List*, SimulatePrincipalPolicy); nothing is created.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Annotated, Any
+
+import typer
+
+from workflows.naming import OUTPUT_BUCKET, PREFIX, STACK_NAME
+
+OK, FAIL, UNVERIFIED = "ok", "fail", "unverified"
+DEFAULT_INSTANCE_TYPES = "ml.c6i.xlarge,ml.g5.xlarge"
+
+
+@dataclass(frozen=True)
+class DoctorCheck:
+    """One finding: what was checked, and ok, fail (with the fix) or unverified (with why)."""
+
+    area: str
+    subject: str
+    status: str
+    detail: str
+
+
+def _denied(error: Exception) -> str:
+    code = getattr(error, "response", {}).get("Error", {}).get("Code", type(error).__name__)
+    return f"could not be checked: {code} ({str(error)[:160]})"
+
+
+def _trusts(role: dict[str, Any], service: str) -> bool:
+    document = role.get("AssumeRolePolicyDocument") or {}
+    if isinstance(document, str):
+        document = json.loads(document)
+    return service in json.dumps(document)
+
+
+def stack_roles(cloudformation: Any, iam: Any, stack_name: str) -> list[dict[str, Any]]:
+    """The IAM roles of the stack (``describe_stack_resources``), as ``get_role`` returns them."""
+    resources = cloudformation.describe_stack_resources(StackName=stack_name)["StackResources"]
+    names = [r["PhysicalResourceId"] for r in resources if r["ResourceType"] == "AWS::IAM::Role"]
+    return [iam.get_role(RoleName=name)["Role"] for name in names]
+
+
+def check_roles(roles: list[dict[str, Any]]) -> tuple[list[DoctorCheck], dict[str, Any] | None]:
+    """The SageMaker execution role exists and trusts sagemaker.amazonaws.com; the others trust their service."""
+    sagemaker = next((r for r in roles if _trusts(r, "sagemaker.amazonaws.com")), None)
+    found = [
+        DoctorCheck(
+            "roles",
+            "SageMaker execution role",
+            OK if sagemaker else FAIL,
+            f"{sagemaker['RoleName']} trusts sagemaker.amazonaws.com"
+            if sagemaker
+            else "no role of the stack trusts sagemaker.amazonaws.com: redeploy the stack (cdk deploy)",
+        )
+    ]
+    lambdas = [r for r in roles if _trusts(r, "lambda.amazonaws.com")]
+    found.append(
+        DoctorCheck(
+            "roles",
+            "function roles",
+            OK if lambdas else FAIL,
+            f"{len(lambdas)} roles trust lambda.amazonaws.com"
+            if lambdas
+            else "no role of the stack trusts lambda.amazonaws.com: redeploy the stack (cdk deploy)",
+        )
+    )
+    return found, sagemaker
+
+
+def _split(uri: str) -> tuple[str, str, str, str]:
+    """``(account, region, repository, tag)`` of ``<account>.dkr.ecr.<region>.<suffix>/<repo>:<tag>``."""
+    host, _, rest = uri.partition("/")
+    parts = host.split(".")
+    repository, _, tag = rest.partition(":")
+    return parts[0], parts[3], repository, tag
+
+
+def key_permissions(
+    *, bucket: str, images: list[str], partition: str
+) -> list[tuple[str, str, dict[str, str]]]:
+    """(action, resource, context) SageMaker performs as the execution role on a run's behalf."""
+    logs = f"arn:{partition}:logs:{{region}}:{{account}}:log-group:/aws/sagemaker/Endpoints/{PREFIX}-doctor:*"
+    wanted = [
+        ("s3:GetObject", f"arn:{partition}:s3:::{bucket}/staging/doctor/model.tar.gz", {}),
+        ("s3:ListBucket", f"arn:{partition}:s3:::{bucket}", {"s3:prefix": "staging/doctor/"}),
+        ("logs:PutLogEvents", logs, {}),
+    ]
+    for uri in images:
+        account, region, repository, _ = _split(uri)
+        wanted.append(
+            ("ecr:BatchGetImage", f"arn:{partition}:ecr:{region}:{account}:repository/{repository}", {})
+        )
+    return wanted
+
+
+def check_permissions(
+    iam: Any, role: dict[str, Any], wanted: list[tuple[str, str, dict[str, str]]], *, region: str
+) -> list[DoctorCheck]:
+    """``iam simulate-principal-policy`` for each key call: what the account's IAM really decides."""
+    account = role["Arn"].split(":")[4]
+    found = []
+    for action, template, context in wanted:
+        resource = template.format(region=region, account=account)
+        entries = [
+            {"ContextKeyName": k, "ContextKeyValues": [v], "ContextKeyType": "string"}
+            for k, v in context.items()
+        ]
+        try:
+            [result] = iam.simulate_principal_policy(
+                PolicySourceArn=role["Arn"],
+                ActionNames=[action],
+                ResourceArns=[resource],
+                ContextEntries=entries,
+            )["EvaluationResults"]
+        except Exception as error:  # a denied or unsupported simulation is reported, never fatal
+            found.append(DoctorCheck("permissions", f"{action} {resource}", UNVERIFIED, _denied(error)))
+            continue
+        decision = result["EvalDecision"]
+        found.append(
+            DoctorCheck(
+                "permissions",
+                f"{action} {resource}",
+                OK if decision == "allowed" else FAIL,
+                f"{role['RoleName']}: {decision}"
+                + (
+                    ""
+                    if decision == "allowed"
+                    else " (a permissions boundary or SCP may deny it; see the IAM policy simulator)"
+                ),
+            )
+        )
+    return found
+
+
+def check_images(ecr_for: Any, uris: list[str]) -> list[DoctorCheck]:
+    """``ecr describe-images`` on each image, in its registry and region (where the registry lets you)."""
+    found = []
+    for uri in uris:
+        account, region, repository, tag = _split(uri)
+        try:
+            ecr_for(region).describe_images(
+                registryId=account, repositoryName=repository, imageIds=[{"imageTag": tag}]
+            )
+        except Exception as error:
+            code = getattr(error, "response", {}).get("Error", {}).get("Code", "")
+            missing = code in ("ImageNotFoundException", "RepositoryNotFoundException")
+            found.append(
+                DoctorCheck(
+                    "images",
+                    uri,
+                    FAIL if missing else UNVERIFIED,
+                    f"{code}: the image is not published there; pick another build (hosting.image_version) or region"
+                    if missing
+                    else _denied(error),
+                )
+            )
+            continue
+        found.append(DoctorCheck("images", uri, OK, "published"))
+    return found
+
+
+def check_quotas(quotas: Any, instance_types: list[str]) -> list[DoctorCheck]:
+    """The account's SageMaker "<type> for endpoint usage" quota of each instance type (0 blocks a deploy)."""
+    try:
+        pages = quotas.get_paginator("list_service_quotas").paginate(ServiceCode="sagemaker")
+        listed = {q["QuotaName"]: q.get("Value") for page in pages for q in page["Quotas"]}
+    except Exception as error:
+        return [DoctorCheck("quotas", t, UNVERIFIED, _denied(error)) for t in instance_types]
+    found = []
+    for name in instance_types:
+        value = listed.get(f"{name} for endpoint usage")
+        if value is None:
+            found.append(
+                DoctorCheck("quotas", name, UNVERIFIED, f"no '{name} for endpoint usage' quota listed")
+            )
+        else:
+            found.append(
+                DoctorCheck(
+                    "quotas",
+                    name,
+                    OK if value > 0 else FAIL,
+                    f"{value:g} instances"
+                    + ("" if value > 0 else ": request an increase in the Service Quotas console"),
+                )
+            )
+    return found
+
+
+def doctor(
+    session: Any, *, stack_name: str, instance_types: list[str], cloudformation: Any = None
+) -> list[DoctorCheck]:
+    """Every check against the account and region of ``session`` (a boto3 Session).
+
+    Args:
+        cloudformation: a CloudFormation client (default: the session's).
+    """
+    from workflows.images_command import deployed_images
+
+    region = session.region_name
+    cloudformation, iam = cloudformation or session.client("cloudformation"), session.client("iam")
+    stack = cloudformation.describe_stacks(StackName=stack_name)["Stacks"][0]
+    bucket = {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}.get(OUTPUT_BUCKET, "")
+    found, role = check_roles(stack_roles(cloudformation, iam, stack_name))
+    modes = deployed_images(region)["modes"]
+    images = sorted(
+        {row["default"] for devices in modes.values() for row in devices.values() if row["default"]}
+    )
+    if role is not None:
+        partition = session.get_partition_for_region(region)
+        wanted = key_permissions(bucket=bucket, images=images, partition=partition)
+        found += check_permissions(iam, role, wanted, region=region)
+    found += check_images(lambda r: session.client("ecr", region_name=r), images)
+    found += check_quotas(session.client("service-quotas"), instance_types)
+    return found
+
+
+def doctor_command(
+    aws: Annotated[
+        bool, typer.Option("--aws", help="Check the deployed stack in your AWS account (read-only).")
+    ] = False,
+    region: Annotated[
+        str | None, typer.Option("--region", help="AWS region (default: the profile's).")
+    ] = None,
+    profile: Annotated[str | None, typer.Option("--profile", help="AWS profile name.")] = None,
+    stack_name: Annotated[str, typer.Option("--stack-name", help="The deployed stack.")] = STACK_NAME,
+    instance_types: Annotated[
+        str, typer.Option("--instance-types", help="Comma-separated types whose quota to read.")
+    ] = DEFAULT_INSTANCE_TYPES,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Check, read-only, the deployed stack's roles, key permissions, images and quotas in your account."""
+    if not aws:
+        typer.echo("doctor checks your AWS account: pass --aws (it only reads; nothing is created)", err=True)
+        raise typer.Exit(2)
+    import boto3
+
+    session = boto3.Session(profile_name=profile, region_name=region)
+    found = doctor(session, stack_name=stack_name, instance_types=[t for t in instance_types.split(",") if t])
+    if as_json:
+        typer.echo(json.dumps([asdict(c) for c in found], indent=2))
+    else:
+        for check in found:
+            typer.echo(f"{check.status:<10} {check.area:<11} {check.subject}: {check.detail}")
+    raise typer.Exit(1 if any(c.status == FAIL for c in found) else 0)
