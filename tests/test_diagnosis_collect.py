@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import fast_spec
+from tests.diagnosis_support import create_endpoint, write_logs
 from workflows import clock
 from workflows.contracts import (
     ConvertResult,
@@ -26,7 +27,6 @@ from workflows.diagnosis import diagnose_failure, evidence_from_state
 from workflows.diagnosis.collect import MAX_LOG_EVENTS, failed_phase, log_group
 from workflows.local.lambda_seam import LocalLambdaContext
 
-ROLE = "arn:aws:iam::123456789012:role/sm"
 WORKER_DIED = [
     "2026-11-29T10:05:09,512 [INFO ] W-9000-model-stdout com.amazonaws.ml.mms.wlm.WorkerLifeCycle - "
     "model_fn implementation found. It will be used in place of the default one.",
@@ -34,41 +34,6 @@ WORKER_DIED = [
     "2026-11-29T10:05:11,004 [WARN ] W-9000-model com.amazonaws.ml.mms.wlm.BatchAggregator - Load model failed: "
     "model, error: Worker died.",
 ]
-
-
-def create_endpoint(sagemaker: Any, name: str) -> DeployResult:
-    sagemaker.create_model(ModelName=f"{name}-m0", PrimaryContainer={"Image": "img"}, ExecutionRoleArn=ROLE)
-    sagemaker.create_endpoint_config(
-        EndpointConfigName=name,
-        ProductionVariants=[
-            {
-                "VariantName": "primary",
-                "ModelName": f"{name}-m0",
-                "InstanceType": "ml.c5.xlarge",
-                "InitialInstanceCount": 1,
-            }
-        ],
-    )
-    sagemaker.create_endpoint(EndpointName=name, EndpointConfigName=name)
-    return DeployResult(
-        endpoint_name=name,
-        endpoint_config_name=name,
-        model_names=[f"{name}-m0"],
-        instance_type="ml.c5.xlarge",
-        created_at=clock.now() - timedelta(minutes=5),
-    )
-
-
-def write_logs(logs: Any, endpoint: str, lines: list[str]) -> None:
-    group = log_group(endpoint)
-    logs.create_log_group(logGroupName=group)
-    logs.create_log_stream(logGroupName=group, logStreamName="primary/i-0a1b2c3d")
-    now = int(time.time() * 1000)
-    logs.put_log_events(
-        logGroupName=group,
-        logStreamName="primary/i-0a1b2c3d",
-        logEvents=[{"timestamp": now + i, "message": line} for i, line in enumerate(lines)],
-    )
 
 
 def warmup_failure(endpoint: str) -> ErrorInfo:

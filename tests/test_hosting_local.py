@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import serving_processes
 from tests.hosting_support import spec_with
-from tests.test_local_pipeline import TIME_SCALE, collapse, results, run
+from tests.local_pipeline_support import TIME_SCALE, collapse, results, run
 from workflows.contracts import PipelineState
 from workflows.errors import NotServableLocally
 from workflows.local.engine import LocalEngine

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import fast_spec, serving_processes
+from tests.local_pipeline_support import TIME_SCALE, collapse, results, run
 from workflows.contracts import DeployRequest, PipelineState
 from workflows.errors import DeployRejected
 from workflows.local.engine import LocalEngine
-from workflows.runner import ExecutionOutcome, follow
-
-TIME_SCALE = 200.0
 
 
 @pytest.fixture(autouse=True)
@@ -25,34 +22,6 @@ def light_server(monkeypatch: pytest.MonkeyPatch) -> None:
     from workflows.local.dlc import SERVER_ENV
 
     monkeypatch.setenv(SERVER_ENV, "light")
-
-
-POLLING_LOOP = {"DescribeEndpoint", "IsEndpointInService", "WaitForEndpoint"}
-
-
-def collapse(states: list[str]) -> list[str]:
-    """Ordered states with the polling loop folded: each loop state counts once per loop."""
-    out: list[str] = []
-    in_loop: set[str] = set()
-    for state in states:
-        if state in POLLING_LOOP:
-            if state in in_loop:
-                continue
-            in_loop.add(state)
-        else:
-            in_loop.clear()
-        out.append(state)
-    return out
-
-
-def run(engine: LocalEngine, state: PipelineState) -> ExecutionOutcome:
-    arn = engine.start_execution("deploy_pipeline", state.model_dump(mode="json"), name=state.run_id)
-    return follow(engine.client("stepfunctions"), arn, poll_s=0.2, timeout_s=600)
-
-
-def results(engine: LocalEngine, run_id: str, tmp_path: Path) -> dict[str, Any]:
-    files = engine.download_results(run_id, tmp_path / "results")
-    return json.loads(next(p for p in files if p.name == "result.json").read_text())
 
 
 def test_happy_path_runs_every_step_and_leaves_nothing(tiny_bert: Path, tmp_path: Path) -> None:

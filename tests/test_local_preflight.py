@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import fast_spec, serving_processes
-from tests.test_local_pipeline import TIME_SCALE, results, run
+from tests.local_pipeline_support import TIME_SCALE, results, run
 from workflows.contracts import PipelineState
 from workflows.local.engine import LocalEngine
 

@@ -10,28 +10,24 @@ test_local_remediation_modes.py.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.conftest import fast_spec, serving_processes
-from tests.test_local_pipeline import POLLING_LOOP, results, run
+from tests.local_pipeline_support import results, run
+from tests.remediation_support import (
+    AFTER_IN_SERVICE,
+    BEFORE_DEPLOY,
+    EMPTY,
+    WAIT_LOOP,
+    collapse,
+    nothing_left,
+)
 from workflows.contracts import PipelineState
 from workflows.local.engine import LocalEngine
 from workflows.local.faults import Fault, FaultPlan
 
 TIME_SCALE = 200.0
-BEFORE_DEPLOY = ["CheckSpec", "ConvertToOnnx", "PackArtifact", "RunPreflight"]
-WAIT_LOOP = ["(wait loop)"]
-AFTER_IN_SERVICE = [
-    "WarmUpShapes",
-    "PlanBenchmark",
-    "ChooseBenchmarkRunner",
-    "RunBenchmark",
-    "TeardownEndpoint",
-    "WriteReport",
-    "PipelineSucceeded",
-]
 
 
 @pytest.fixture(autouse=True)
@@ -39,31 +35,6 @@ def light_server(monkeypatch: pytest.MonkeyPatch) -> None:
     from workflows.local.dlc import SERVER_ENV
 
     monkeypatch.setenv(SERVER_ENV, "light")
-
-
-def collapse(states: list[str]) -> list[str]:
-    """Ordered states with each run of the polling loop as one "(wait loop)": how many polls a
-    failing endpoint takes before it leaves Creating depends on the machine's speed."""
-    out: list[str] = []
-    for state in states:
-        name = WAIT_LOOP[0] if state in POLLING_LOOP else state
-        if not (out and out[-1] == name == WAIT_LOOP[0]):
-            out.append(name)
-    return out
-
-
-def nothing_left(engine: LocalEngine) -> dict[str, Any]:
-    """What the local SageMaker still holds once the run is over (read before the engine stops)."""
-    assert engine.sagemaker is not None
-    return {
-        "endpoints": sorted(engine.sagemaker.endpoints),
-        "configs": sorted(engine.sagemaker.configs),
-        "models": sorted(engine.sagemaker.models),
-        "running": engine.sagemaker.running_containers(),
-    }
-
-
-EMPTY = {"endpoints": [], "configs": [], "models": [], "running": []}
 
 
 def test_a_capacity_stall_redeploys_on_the_next_instance_type_and_teardown_deletes_the_stalled_one(

@@ -12,8 +12,8 @@ import pytest
 
 from tests.conftest import serving_processes
 from tests.hosting_support import spec_with
-from tests.test_local_pipeline import results, run
-from tests.test_local_remediation import AFTER_IN_SERVICE, BEFORE_DEPLOY, EMPTY, collapse, nothing_left
+from tests.local_pipeline_support import results, run
+from tests.remediation_support import AFTER_IN_SERVICE, BEFORE_DEPLOY, EMPTY, collapse, nothing_left
 from workflows.contracts import PipelineState
 from workflows.local.engine import LocalEngine
 from workflows.spec import RunSpec

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import fast_spec, serving_processes
-from tests.test_local_pipeline import results, run
-from tests.test_local_remediation import EMPTY, WAIT_LOOP, collapse, nothing_left
+from tests.local_pipeline_support import results, run
+from tests.remediation_support import EMPTY, WAIT_LOOP, collapse, nothing_left
 from workflows.contracts import PipelineState
 from workflows.local.engine import LocalEngine
 

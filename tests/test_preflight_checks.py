@@ -5,17 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from workflows.contracts import Finding
+from tests.preflight_support import ids
 from workflows.preflight import accelerators, artifact, memory
 from workflows.preflight.instances import check_instance_types, instance
 
-HF_CPU = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:2.6.0-transformers4.51.3-cpu-py312-ubuntu22.04"
-HF_GPU = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:2.6.0-transformers4.51.3-gpu-py312-cu124-ubuntu22.04"
 FIELD_MODEL_MB = 1137
-
-
-def ids(findings: list[Finding]) -> list[tuple[str, str]]:
-    return [(f.id, f.severity) for f in findings]
 
 
 # --- instance table ------------------------------------------------------------------------------

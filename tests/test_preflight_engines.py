@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_preflight_checks import HF_CPU, HF_GPU, ids
+from tests.preflight_support import HF_CPU, HF_GPU, ids
 from workflows.preflight import containers, scaling, triton, vllm
 
 TRITON = "763104351884.dkr.ecr.us-east-1.amazonaws.com/sagemaker-tritonserver:26.05-py3"

@@ -6,19 +6,16 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import boto3
 import pytest
-from moto import mock_aws
 
 from tests.infra_support import Synthesized, synthesize
-from workflows.naming import state_machine_name
+from tests.triggers_support import BUCKET, REGION, TRIGGER, aws, waiting_machine
 from workflows.triggers import RedeployTrigger, execution_group, execution_name, start_redeploy
 
-BUCKET = "deploybench-artifacts-example"
-REGION = "us-east-1"
+__all__ = ["aws"]  # a fixture, used by name
 
 # An S3 "Object Created" event as EventBridge delivers it (bucket with EventBridge notifications on).
 OBJECT_CREATED: dict[str, Any] = {
@@ -165,11 +162,6 @@ def test_the_input_transformer_yields_the_redeploy_pipelines_input(synth: Synthe
     assert "DeadLetterConfig" in target
 
 
-TRIGGER = RedeployTrigger(
-    bucket=BUCKET, key="models/minilm/deploybench.yaml", version_id="v1", etag="e", size=1, sequencer="0001"
-)
-
-
 def test_the_execution_name_is_derived_from_bucket_key_and_version() -> None:
     name = execution_name(TRIGGER)
     # Deterministic, and fixed: a change would let a re-delivered event start a second run after a deploy
@@ -197,26 +189,6 @@ def test_execution_names_are_valid_for_step_functions(key: str) -> None:
     name = execution_name(TRIGGER.model_copy(update={"key": key}))
     assert 1 <= len(name) <= 80
     assert re.fullmatch(r"[a-z0-9-]+", name), name
-
-
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for key in ("AWS_ENDPOINT_URL_SAGEMAKER", "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    with mock_aws():
-        yield
-
-
-def waiting_machine(sfn: Any, name: str = state_machine_name("redeploy_pipeline")) -> str:
-    # moto does not run executions unless asked to: they stay RUNNING, like redeploys in progress.
-    # Named as the stack names it: the handler's role may start only that machine.
-    definition = {"StartAt": "Wait", "States": {"Wait": {"Type": "Wait", "Seconds": 3600, "End": True}}}
-    return str(
-        sfn.create_state_machine(
-            name=name, definition=json.dumps(definition), roleArn="arn:aws:iam::123456789012:role/sfn"
-        )["stateMachineArn"]
-    )
 
 
 def test_a_redelivered_event_does_not_start_a_second_run(aws: None) -> None:

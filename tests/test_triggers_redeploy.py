@@ -10,7 +10,7 @@ import boto3
 import pytest
 import yaml
 
-from tests.test_triggers import BUCKET, REGION, TRIGGER, aws, waiting_machine
+from tests.triggers_support import BUCKET, REGION, TRIGGER, aws, waiting_machine
 from workflows.errors import ModelSourceInvalid, SpecInvalid
 from workflows.redeploy import PrepareRequest, QueueRequest, check_queue, prepare_redeploy
 from workflows.settings import Settings
