@@ -36,7 +36,11 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
     LambdaFunction(
         "PackFunctionArn", "lambdas.pack.handler", "Verify and pack model.tar.gz", True, 4096, 900
     ),
-    LambdaFunction("PreflightFunctionArn", "lambdas.preflight.handler", "Static checks before deploy"),
+    # Preflight loads the staged ONNX graph (F22) with onnxruntime, whose wheels need glibc 2.28: the
+    # zip runtime cannot import it, so it runs in the convert image, like Pack.
+    LambdaFunction(
+        "PreflightFunctionArn", "lambdas.preflight.handler", "Static checks before deploy", True, 4096, 300
+    ),
     # LMI and Triton deploys copy the run's whole model folder into their staging prefix (server-side
     # S3 copies, multipart above 64 MB): a multi-GB folder is minutes, not seconds, and its size has no
     # bound below the model's, so the function gets Lambda's maximum (900 s), like PrepareRedeploy.

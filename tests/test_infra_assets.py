@@ -166,11 +166,10 @@ def test_every_zip_handler_imports_only_what_the_zip_asset_installs() -> None:
 
 # Reachable from zip handlers through imports inside functions, and not in the bundle: known gaps,
 # listed so that any other unbundled import fails the check below. Not all are dead paths:
-# onnxruntime is imported when Preflight checks F22 on the staged artifact
-# (preflight.artifact.check_artifact_complete -> steps.pack.verify_artifact -> conversion.parity), and
-# onnxruntime's wheels need glibc 2.28, which the python3.11 runtime lacks.
+# the reachability is read statically (the preflight registry's discovery included), so it over-approximates;
+# the one real path, Preflight's F22 load check, runs in the convert image (a container function).
 KNOWN_UNBUNDLED = {
-    "onnxruntime": "Preflight's F22 load check (verify_artifact -> ort_session); Pack, a container, loads it too",
+    "onnxruntime": "Preflight's F22 load check (verify_artifact -> ort_session), reached statically from every handler",
     "torch": "conversion.parity's PyTorch reference, reached through steps.pack from preflight.artifact",
     "transformers": "preflight.artifact.tokenizer_outputs (guarded by ImportError) and conversion code",
     "isal": "steps.pack's gzip writer, reached from preflight.artifact",
@@ -213,3 +212,31 @@ def test_the_app_refuses_to_synthesize_for_deployment_in_test_synth_mode() -> No
     )
     assert completed.returncode != 0
     assert f"{TEST_SYNTH_ENV}=1 is set" in completed.stderr
+
+
+def test_preflight_which_loads_the_staged_graph_runs_where_its_imports_are_installed(
+    tiny_artifact: Path,
+) -> None:
+    # Given the F22 check Preflight runs on the staged artifact, in a fresh interpreter
+    probe = (
+        "import json, sys; from pathlib import Path; "
+        "from workflows.preflight.artifact import check_artifact_complete; "
+        f"assert check_artifact_complete(Path({str(tiny_artifact)!r})) == []; "
+        "print(json.dumps(sorted({m.partition('.')[0] for m in sys.modules})))"
+    )
+    loaded = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+        ).stdout
+    )
+    # When its third-party imports are compared with the zip bundle
+    installed = closure(set(pins(FUNCTION_REQUIREMENTS)))
+    outside = sorted(
+        top
+        for top, dists in distributions_of(set(loaded)).items()
+        if dists and not dists & (installed | OPTIONAL)
+    )
+    # Then they are not all in it (onnxruntime loads the graph), so Preflight is a container-image function
+    assert "onnxruntime" in outside
+    [preflight] = [f for f in state_machines.FUNCTIONS if f.placeholder == "PreflightFunctionArn"]
+    assert preflight.container, f"Preflight imports {outside}, which the zip bundle lacks"
