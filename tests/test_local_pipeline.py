@@ -9,6 +9,7 @@ import pytest
 
 from tests.conftest import fast_spec, serving_processes
 from tests.local_pipeline_support import TIME_SCALE, collapse, results, run
+from workflows import naming
 from workflows.contracts import DeployRequest, PipelineState
 from workflows.errors import DeployRejected
 from workflows.local.engine import LocalEngine
@@ -95,6 +96,7 @@ def test_failure_in_deploy_tears_down_and_fails_with_the_error_name(
             ModelName=model,
             PrimaryContainer={"Image": "img", "ModelDataUrl": request.pack.model_data_uri},
             ExecutionRoleArn=settings.sagemaker_role_arn,
+            Tags=naming.tags(request.run_id, request.spec),  # as every deploy tags (the role requires it)
         )
         created.append(model)
         raise DeployRejected("create endpoint config: ValidationException: injected by the test")
