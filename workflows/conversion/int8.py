@@ -69,11 +69,45 @@ def build_int8(
     )
     if not result.passed:
         raise QuantizationCollapsed(result.diagnosis, fix="keep fp32 (convert.precision: fp32)")
-    report = QuantizationReport(
-        method=INT8_METHOD,
-        fp32_nodes=int(outcome.result["fp32_nodes"]),
-        outlier_channels=int(outcome.result["outlier_channels"]),
+    report = quantization_report(
+        INT8_METHOD,
+        result,
+        outcome.result,
+        thresholds=thresholds,
         texts=int(fp32_outputs.shape[0]),
+        plain=plain,
+        target=target,
+    )
+    return target, report
+
+
+def quantization_report(
+    method: str,
+    result: guard.GuardResult,
+    figures: dict[str, Any],
+    *,
+    thresholds: guard.GuardThresholds,
+    texts: int,
+    plain: Path,
+    target: Path,
+    diagnosis: str | None = None,
+) -> QuantizationReport:
+    """The manifest's record of a reduced-precision graph: how it was made and the guard's verdict.
+
+    Args:
+        method: how the graph was made.
+        result: the guard's verdict on the validation set.
+        figures: the bounded pass's result (``fp32_nodes``, and ``outlier_channels`` for INT8).
+        thresholds: what the guard held it to.
+        texts: validation inputs compared.
+        plain: the fp32 graph, target: the reduced one (their size ratio is recorded).
+        diagnosis: the verdict's text, when several verdicts were joined (default: the result's).
+    """
+    return QuantizationReport(
+        method=method,
+        fp32_nodes=int(figures.get("fp32_nodes", 0)),
+        outlier_channels=int(figures.get("outlier_channels", 0)),
+        texts=texts,
         min_cosine=result.min_cosine,
         mean_cosine=result.mean_cosine,
         variation_kept=result.variation_kept,
@@ -81,7 +115,6 @@ def build_int8(
         distribution_shift=result.distribution_shift,
         thresholds={k: float(v) for k, v in vars(thresholds).items()},
         passed=result.passed,
-        diagnosis=result.diagnosis,
+        diagnosis=diagnosis if diagnosis is not None else result.diagnosis,
         size_ratio=round(target.stat().st_size / plain.stat().st_size, 4),
     )
-    return target, report

@@ -23,6 +23,7 @@ import numpy as np
 from workflows.contracts import QuantizationReport
 from workflows.conversion import guard, parity
 from workflows.conversion.bounded import run_bounded
+from workflows.conversion.int8 import quantization_report
 from workflows.errors import ConversionFailed, QuantizationCollapsed
 
 FP16_METHOD = (
@@ -239,19 +240,14 @@ def build_fp16(
                 )
             judged.append((result, f"{name}: {diagnosis}"))
     result = min((r for r, _ in judged), key=lambda r: r.min_cosine)
-    diagnosis = " ".join(text for _, text in judged)
-    report = QuantizationReport(
-        method=FP16_METHOD,
-        fp32_nodes=int(outcome.result["fp32_nodes"]),
+    report = quantization_report(
+        FP16_METHOD,
+        result,
+        outcome.result,
+        thresholds=FP16_THRESHOLDS,
         texts=int(fp32_outputs.shape[0]),
-        min_cosine=result.min_cosine,
-        mean_cosine=result.mean_cosine,
-        variation_kept=result.variation_kept,
-        argmax_agreement=result.argmax_agreement,
-        distribution_shift=result.distribution_shift,
-        thresholds={k: float(v) for k, v in vars(FP16_THRESHOLDS).items()},
-        passed=True,
-        diagnosis=diagnosis,
-        size_ratio=round(target.stat().st_size / plain.stat().st_size, 4),
+        plain=plain,
+        target=target,
+        diagnosis=" ".join(text for _, text in judged),
     )
     return target, report
