@@ -35,7 +35,7 @@ def convert(source: Path, out: Path, *, task: str, max_length: int = 128, **conv
     """Run the convert step's ``build_artifact`` into ``out``; its scratch (plain/fused graphs) stays beside."""
     from workflows.contracts import StepRequest
     from workflows.spec import parse_spec
-    from workflows.steps.convert import build_artifact
+    from workflows.steps.convert_to_onnx import build_artifact
 
     spec = parse_spec(
         {

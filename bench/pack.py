@@ -24,7 +24,7 @@ TARGET_SIZE = 1.01
 
 
 def stdlib_gzip(root: Path, target: Path, level: int) -> None:
-    from workflows.steps.pack import COPY_BUFFER_BYTES
+    from workflows.steps.pack_artifact import COPY_BUFFER_BYTES
 
     members = sorted(p for p in root.rglob("*") if p.is_file())
     with (
@@ -41,7 +41,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from workflows.conversion.source import bundled_model_path
-    from workflows.steps.pack import write_tarball
+    from workflows.steps.pack_artifact import write_tarball
 
     with tempfile.TemporaryDirectory(prefix="bench-pack-") as folder:
         work = Path(folder)

@@ -44,7 +44,7 @@ def build_artifact(workdir: Path) -> Path:
     """The bundled MiniLM, converted and verified exactly as the convert step does."""
     from workflows.contracts import StepRequest
     from workflows.spec import parse_spec
-    from workflows.steps.convert import build_artifact as convert
+    from workflows.steps.convert_to_onnx import build_artifact as convert
 
     spec = parse_spec(
         {"name": "serving-overhead", "model": {"source": "bundled", "max_sequence_length": 256}}
@@ -86,7 +86,7 @@ class Served:
         from botocore.config import Config
 
         from workflows.local.engine import BUCKET, REGION, LocalEngine
-        from workflows.steps.pack import write_tarball
+        from workflows.steps.pack_artifact import write_tarball
 
         self.engine = LocalEngine(workdir=workdir / f"engine-{kind}", serving=kind).__enter__()
         tarball = workdir / "model.tar.gz"

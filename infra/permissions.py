@@ -357,8 +357,8 @@ def planning(scope: Scope) -> list[iam.PolicyStatement]:
 
 PROFILES: dict[str, Callable[[Scope], list[iam.PolicyStatement]]] = {
     "PlanSweepFunctionArn": planning,
-    "CompareSweepFunctionArn": compare_sweep,
-    "PrepareRedeployFunctionArn": prepare_redeploy,
+    "CompareWithBaselineFunctionArn": compare_sweep,
+    "ReadUploadedSpecFunctionArn": prepare_redeploy,
     "CheckRedeployQueueFunctionArn": check_redeploy_queue,
     "StartRedeployFunctionArn": start_redeploy,
     "JanitorFunctionArn": janitor,

@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from lambdas import clients
 from lambdas.observability import MetricUnit, logger, metrics, tracer
 from workflows.contracts import BenchmarkJobRequest
-from workflows.steps.benchmark_job import collect
+from workflows.steps.collect_benchmark_results import collect
 
 
 @logger.inject_lambda_context

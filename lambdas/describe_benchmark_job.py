@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from lambdas import clients
 from lambdas.observability import MetricUnit, logger, metrics, tracer
 from workflows.contracts import BenchmarkJobRequest
-from workflows.steps.benchmark_job import describe
+from workflows.steps.describe_benchmark_job import describe
 
 
 @logger.inject_lambda_context

@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from lambdas import clients
 from lambdas.observability import MetricUnit, logger, metrics, tracer
 from workflows.contracts import DescribeRequest
-from workflows.steps.wait import describe
+from workflows.steps.describe_endpoint import describe
 
 
 @logger.inject_lambda_context

@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas.observability import logger, metrics, tracer
 from workflows.contracts import BenchmarkPlanRequest
-from workflows.steps.benchmark_plan import plan
+from workflows.steps.plan_benchmark import plan
 
 
 @logger.inject_lambda_context

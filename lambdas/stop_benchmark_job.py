@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from lambdas import clients
 from lambdas.observability import logger, metrics, tracer
 from workflows.contracts import BenchmarkJobRequest
-from workflows.steps.benchmark_job import stop
+from workflows.steps.stop_benchmark_job import stop
 
 
 @logger.inject_lambda_context

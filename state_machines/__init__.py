@@ -31,21 +31,39 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
     ),
     # Convert and pack need torch + transformers (~1 GB): a container-image function (10 GB limit).
     LambdaFunction(
-        "ConvertFunctionArn", "lambdas.convert.handler", "Export and verify ONNX", True, 10240, 900
+        "ConvertToOnnxFunctionArn",
+        "lambdas.convert_to_onnx.handler",
+        "Export and verify ONNX",
+        True,
+        10240,
+        900,
     ),
     LambdaFunction(
-        "PackFunctionArn", "lambdas.pack.handler", "Verify and pack model.tar.gz", True, 4096, 900
+        "PackArtifactFunctionArn",
+        "lambdas.pack_artifact.handler",
+        "Verify and pack model.tar.gz",
+        True,
+        4096,
+        900,
     ),
     # Preflight loads the staged ONNX graph (F22) with onnxruntime, whose wheels need glibc 2.28: the
     # zip runtime cannot import it, so it runs in the convert image, like Pack.
     LambdaFunction(
-        "PreflightFunctionArn", "lambdas.preflight.handler", "Static checks before deploy", True, 4096, 300
+        "RunPreflightFunctionArn",
+        "lambdas.run_preflight.handler",
+        "Static checks before deploy",
+        True,
+        4096,
+        300,
     ),
     # LMI and Triton deploys copy the run's whole model folder into their staging prefix (server-side
     # S3 copies, multipart above 64 MB): a multi-GB folder is minutes, not seconds, and its size has no
     # bound below the model's, so the function gets Lambda's maximum (900 s), like PrepareRedeploy.
     LambdaFunction(
-        "DeployFunctionArn", "lambdas.deploy.handler", "Create SageMaker resources", timeout_s=900
+        "DeployEndpointFunctionArn",
+        "lambdas.deploy_endpoint.handler",
+        "Create SageMaker resources",
+        timeout_s=900,
     ),
     # A vLLM poll ends with one served-model probe on the runtime client (lambdas/clients.py: 300 s
     # read + 10 s connect, no retry, F15) after its Describe calls: 310 s worst case, plus 50 s margin.
@@ -56,11 +74,15 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
         timeout_s=360,
     ),
     LambdaFunction(
-        "WarmupFunctionArn", "lambdas.warmup.handler", "Warm every shape", memory_mb=1024, timeout_s=900
+        "WarmUpShapesFunctionArn",
+        "lambdas.warm_up_shapes.handler",
+        "Warm every shape",
+        memory_mb=1024,
+        timeout_s=900,
     ),
     LambdaFunction(
-        "BenchmarkFunctionArn",
-        "lambdas.benchmark.handler",
+        "RunBenchmarkFunctionArn",
+        "lambdas.run_benchmark.handler",
         "Measure every shape",
         memory_mb=1769,
         timeout_s=900,
@@ -89,8 +111,13 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
         "lambdas.stop_benchmark_job.handler",
         "Stop the benchmark job on failure",
     ),
-    LambdaFunction("TeardownFunctionArn", "lambdas.teardown.handler", "Delete run resources", timeout_s=300),
-    LambdaFunction("DiagnoseFunctionArn", "lambdas.diagnose.handler", "Diagnose a failure"),
+    LambdaFunction(
+        "TeardownEndpointFunctionArn",
+        "lambdas.teardown_endpoint.handler",
+        "Delete run resources",
+        timeout_s=300,
+    ),
+    LambdaFunction("DiagnoseFailureFunctionArn", "lambdas.diagnose_failure.handler", "Diagnose a failure"),
     LambdaFunction(
         "PlanRemediationFunctionArn", "lambdas.plan_remediation.handler", "Bound and plan a remediation"
     ),
@@ -100,8 +127,8 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
         "Delete a failed deploy attempt",
     ),
     LambdaFunction(
-        "ReportFunctionArn",
-        "lambdas.report.handler",
+        "WriteReportFunctionArn",
+        "lambdas.write_report.handler",
         "Write result and report",
         memory_mb=1024,
         timeout_s=120,
@@ -111,16 +138,16 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
     # The bootstrap takes ~0.46 s per shape on one full vCPU (5,000 samples a side, 2,000
     # resamples); 1,769 MB is where Lambda gives one, and 900 s covers ~1,900 shapes (50 runs x 38).
     LambdaFunction(
-        "CompareSweepFunctionArn",
-        "lambdas.compare_sweep.handler",
+        "CompareWithBaselineFunctionArn",
+        "lambdas.compare_with_baseline.handler",
         "Compare a sweep with its baseline",
         memory_mb=1769,
         timeout_s=900,
     ),
     # Server-side copies of a model folder: a 1 GB folder copies in well under a minute; 15 min bounds it.
     LambdaFunction(
-        "PrepareRedeployFunctionArn",
-        "lambdas.prepare_redeploy.handler",
+        "ReadUploadedSpecFunctionArn",
+        "lambdas.read_uploaded_spec.handler",
         "Read an uploaded spec, snapshot its model",
         timeout_s=900,
     ),

@@ -90,7 +90,7 @@ def definition() -> dict[str, Any]:
             "Catch": catch_to("SweepFailed"),
         },
         "CompareWithBaseline": task(
-            "CompareSweepFunctionArn",
+            "CompareWithBaselineFunctionArn",
             parameters={"sweep.$": "$.sweep", "sweep_id.$": "$.plan.sweep_id", "runs.$": "$.runs"},
             result_path="$.comparison",
             next_state="IsSweepClean",

@@ -129,7 +129,7 @@ def benchmark_states(*, next_state: str) -> dict[str, Any]:
             "Default": "RunBenchmark",
         },
         "RunBenchmark": task(
-            "BenchmarkFunctionArn",
+            "RunBenchmarkFunctionArn",
             parameters={**STEP_REQUEST, "deploy.$": "$.deploy"},
             result_path="$.benchmark",
             next_state=next_state,
@@ -259,21 +259,21 @@ def definition() -> dict[str, Any]:
             comment="Checks on the spec alone (model source, instance types, spec-only preflight), before any work.",
         ),
         "ConvertToOnnx": task(
-            "ConvertFunctionArn",
+            "ConvertToOnnxFunctionArn",
             parameters=STEP_REQUEST,
             result_path="$.convert",
             next_state="PackArtifact",
             comment="Export the model to ONNX, optimise it and check parity with PyTorch.",
         ),
         "PackArtifact": task(
-            "PackFunctionArn",
+            "PackArtifactFunctionArn",
             parameters={**STEP_REQUEST, "convert.$": "$.convert", "attempt.$": "$.attempt"},
             result_path="$.pack",
             next_state="RunPreflight",
             comment="Verify every file, pack model.tar.gz atomically and upload it.",
         ),
         "RunPreflight": task(
-            "PreflightFunctionArn",
+            "RunPreflightFunctionArn",
             parameters={
                 **STEP_REQUEST,
                 "convert.$": "$.convert",
@@ -285,7 +285,7 @@ def definition() -> dict[str, Any]:
             comment="Static checks from the failure catalogue, before any SageMaker resource exists.",
         ),
         "DeployEndpoint": task(
-            "DeployFunctionArn",
+            "DeployEndpointFunctionArn",
             parameters={**STEP_REQUEST, "pack.$": "$.pack", "attempt.$": "$.attempt"},
             result_path="$.deploy",
             next_state="DescribeEndpoint",
@@ -311,7 +311,7 @@ def definition() -> dict[str, Any]:
             "Next": "DescribeEndpoint",
         },
         "WarmUpShapes": task(
-            "WarmupFunctionArn",
+            "WarmUpShapesFunctionArn",
             parameters={**STEP_REQUEST, "deploy.$": "$.deploy"},
             result_path="$.warmup",
             next_state="PlanBenchmark",
@@ -319,14 +319,14 @@ def definition() -> dict[str, Any]:
         ),
         **benchmark_states(next_state="TeardownEndpoint"),
         "TeardownEndpoint": task(
-            "TeardownFunctionArn",
+            "TeardownEndpointFunctionArn",
             result_path="$.teardown",
             next_state="WriteReport",
             comment="Delete everything the run created (unless keep_endpoint) and verify.",
             retry=teardown_retry(),
         ),
         "WriteReport": task(
-            "ReportFunctionArn",
+            "WriteReportFunctionArn",
             parameters={"state.$": "$", "status": "SUCCEEDED"},
             result_path="$.report",
             next_state="PipelineSucceeded",
@@ -336,7 +336,7 @@ def definition() -> dict[str, Any]:
         "DiagnoseFailure": {
             "Type": "Task",
             "Comment": "Match the caught error against the failure catalogue.",
-            "Resource": "${DiagnoseFunctionArn}",
+            "Resource": "${DiagnoseFailureFunctionArn}",
             "ResultPath": "$.diagnosis",
             "Next": "PlanRemediation",
             "Retry": retry_policy(),
@@ -346,7 +346,7 @@ def definition() -> dict[str, Any]:
         "TeardownAfterFailure": {
             "Type": "Task",
             "Comment": "Delete everything the run created, whatever failed.",
-            "Resource": "${TeardownFunctionArn}",
+            "Resource": "${TeardownEndpointFunctionArn}",
             "ResultPath": "$.teardown",
             "Next": "WriteFailureReport",
             "Retry": teardown_retry(),
@@ -355,7 +355,7 @@ def definition() -> dict[str, Any]:
         "WriteFailureReport": {
             "Type": "Task",
             "Comment": "Write result.json and report.md for the failed run.",
-            "Resource": "${ReportFunctionArn}",
+            "Resource": "${WriteReportFunctionArn}",
             "Parameters": {"state.$": "$", "status": "FAILED"},
             "ResultPath": "$.report",
             "Next": "PipelineFailed",

@@ -21,7 +21,7 @@ QUEUE_POLL_S = 60
 def definition() -> dict[str, Any]:
     states: dict[str, Any] = {
         "ReadUploadedSpec": task(
-            "PrepareRedeployFunctionArn",
+            "ReadUploadedSpecFunctionArn",
             parameters={"trigger.$": "$", "execution_name.$": "$$.Execution.Name"},
             result_path="$.plan",
             next_state="CheckRedeployQueue",

@@ -115,7 +115,7 @@ def sagemaker_logs(monkeypatch: pytest.MonkeyPatch) -> Any:
 def tiny_artifact(tiny_bert: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The converted, verified artifact folder of the tiny BERT (what model.tar.gz holds)."""
     from workflows.contracts import StepRequest
-    from workflows.steps.convert import build_artifact
+    from workflows.steps.convert_to_onnx import build_artifact
 
     root = tmp_path_factory.mktemp("artifact")
     request = StepRequest(run_id="fixture", spec=fast_spec(tiny_bert))
@@ -147,7 +147,7 @@ def convert_folder(source: Path, root: Path, **convert: Any) -> Path:
     import json
 
     from workflows.contracts import StepRequest
-    from workflows.steps.convert import build_artifact
+    from workflows.steps.convert_to_onnx import build_artifact
 
     config = json.loads((source / "config.json").read_text())
     task = "classification" if "ForSequenceClassification" in config["architectures"][0] else "embedding"

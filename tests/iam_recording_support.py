@@ -25,7 +25,7 @@ import botocore.handlers
 from state_machines import FUNCTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
-# lambdas/deploy.py -> DeployFunctionArn: the module file of each row's handler.
+# lambdas/deploy_endpoint.py -> DeployEndpointFunctionArn: the module file of each row's handler.
 _HANDLER_FILES = {
     str(ROOT / Path(*row.handler.split(".")[:-1])) + ".py": row.placeholder for row in FUNCTIONS
 }

@@ -19,6 +19,7 @@ from moto import mock_aws
 from tests.conftest import fast_spec
 from workflows import clock
 from workflows.benchmark import JOB_MODULES
+from workflows.benchmark import job as benchmark_job
 from workflows.benchmark.noop_endpoint import NoopEndpoint
 from workflows.contracts import (
     BenchmarkJobRequest,
@@ -31,8 +32,11 @@ from workflows.contracts import (
 )
 from workflows.errors import BenchmarkFailed, BenchmarkJobFailed, SpecInvalid
 from workflows.settings import Settings
-from workflows.steps import benchmark_job
-from workflows.steps.benchmark_plan import plan
+from workflows.steps.collect_benchmark_results import collect
+from workflows.steps.describe_benchmark_job import describe
+from workflows.steps.plan_benchmark import plan
+from workflows.steps.start_benchmark_job import start
+from workflows.steps.stop_benchmark_job import stop
 from workflows.storage import download_folder, upload_folder
 
 SETTINGS = Settings(bucket="bench-bucket", sagemaker_role_arn="arn:aws:iam::123456789012:role/sm")
@@ -82,7 +86,7 @@ def test_the_job_request_has_the_api_shape_and_runs_the_shipped_script(aws: tupl
         # (Tags hold an expiry computed from the clock at each call: checked below, not matched here.)
         stub.add_response("create_processing_job", {"ProcessingJobArn": "arn:job"}, {**expected, "Tags": ANY})
         # When the job starts
-        status = benchmark_job.start(request, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
+        status = start(request, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
         stub.assert_no_pending_responses()
     # Then it runs the entry script with the engine beside it, files in, files out
     app = expected["AppSpecification"]
@@ -112,7 +116,7 @@ def test_a_retried_start_follows_the_job_it_already_created(aws: tuple[Any, Any]
             "ResourceInUse",
             "Job name must be unique within an AWS account and region, and a job with this name already exists",
         )
-        status = benchmark_job.start(job_request(), sagemaker=sagemaker, s3=s3, settings=SETTINGS)
+        status = start(job_request(), sagemaker=sagemaker, s3=s3, settings=SETTINGS)
     assert status.status == "InProgress"
 
 
@@ -140,7 +144,7 @@ def test_the_uploaded_bundle_runs_the_same_engine_as_a_job_and_is_collected(
     sagemaker, s3 = aws
     request = job_request()
     # Given the job started: its code and config uploaded as the job's inputs
-    benchmark_job.start(request, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
+    start(request, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
     download_folder(s3, benchmark_job.job_prefix(SETTINGS, "run-j"), tmp_path)
     shipped = sorted(p.relative_to(tmp_path / "code").as_posix() for p in (tmp_path / "code").rglob("*.py"))
     assert shipped == sorted([*JOB_MODULES, "run.py"])
@@ -166,7 +170,7 @@ def test_the_uploaded_bundle_runs_the_same_engine_as_a_job_and_is_collected(
             )
         }
     )
-    result = benchmark_job.collect(finished, s3=s3)
+    result = collect(finished, s3=s3)
     assert result.runner == "processing-job"
     assert {(s.batch_size, s.sequence_length) for s in result.shapes} == {
         (1, "natural"),
@@ -213,7 +217,7 @@ def test_collecting_a_job_whose_every_request_failed_fails_the_benchmark(aws: tu
     request = job_request()
     request = request.model_copy(update={"job": benchmark_job.job_status(request, SETTINGS, "Completed")})
     with pytest.raises(BenchmarkFailed, match="ModelError"):
-        benchmark_job.collect(request, s3=s3)
+        collect(request, s3=s3)
 
 
 def describe_answer(status: str, **extra: Any) -> dict[str, Any]:
@@ -234,7 +238,7 @@ def polled(answer: dict[str, Any], request: BenchmarkJobRequest) -> BenchmarkJob
     sagemaker = boto3.client("sagemaker", region_name="us-east-1")
     with Stubber(sagemaker) as stub:
         stub.add_response("describe_processing_job", answer, {"ProcessingJobName": JOB})
-        return benchmark_job.describe(request, sagemaker=sagemaker, settings=SETTINGS)
+        return describe(request, sagemaker=sagemaker, settings=SETTINGS)
 
 
 def test_polling_backs_off_while_the_job_runs_and_reports_completion() -> None:
@@ -274,14 +278,14 @@ def test_the_failure_path_stops_a_running_job_only(status: str, stops: bool) -> 
         stub.add_response("describe_processing_job", describe_answer(status), {"ProcessingJobName": JOB})
         if stops:
             stub.add_response("stop_processing_job", {}, {"ProcessingJobName": JOB})
-        result = benchmark_job.stop(job_request(), sagemaker=sagemaker, settings=SETTINGS)
+        result = stop(job_request(), sagemaker=sagemaker, settings=SETTINGS)
         stub.assert_no_pending_responses()
     assert result.status == ("Stopping" if stops else status)
 
 
 def test_stopping_a_job_that_was_never_created_is_fine(aws: tuple[Any, Any]) -> None:
     sagemaker, _ = aws
-    result = benchmark_job.stop(job_request(), sagemaker=sagemaker, settings=SETTINGS)
+    result = stop(job_request(), sagemaker=sagemaker, settings=SETTINGS)
     assert result.status == "NotCreated"
 
 

@@ -37,8 +37,9 @@ from workflows.contracts import (
 from workflows.local.engine import BUCKET, REGION, LocalEngine
 from workflows.remediation.plan import plan_remediation
 from workflows.settings import Settings
-from workflows.steps import benchmark_job
-from workflows.steps.benchmark_plan import plan
+from workflows.steps.plan_benchmark import plan
+from workflows.steps.start_benchmark_job import start
+from workflows.steps.stop_benchmark_job import stop
 
 SETTINGS = Settings(bucket=BUCKET, sagemaker_role_arn="arn:aws:iam::123456789012:role/sm", region=REGION)
 RUN = "names-20261201-120000-ab12"
@@ -110,10 +111,8 @@ def test_a_rerun_benchmark_gets_a_new_job_and_follows_it_not_the_stopped_one(eng
     # Given a run whose benchmark job was started, then stopped on the failure path
     first_state = benchmarked(DeployAttempt())
     first_plan = planned(first_state)
-    started = benchmark_job.start(
-        job_request(first_state, first_plan), sagemaker=sagemaker, s3=s3, settings=SETTINGS
-    )
-    stopped = benchmark_job.stop(job_request(first_state, first_plan).model_copy(update={"job": started}), sagemaker=sagemaker, settings=SETTINGS)  # fmt: skip
+    started = start(job_request(first_state, first_plan), sagemaker=sagemaker, s3=s3, settings=SETTINGS)
+    stopped = stop(job_request(first_state, first_plan).model_copy(update={"job": started}), sagemaker=sagemaker, settings=SETTINGS)  # fmt: skip
     # And a remediation that runs the benchmark again on the same endpoint (F12: retry with backoff)
     failed = first_state.model_copy(
         update={
@@ -132,9 +131,7 @@ def test_a_rerun_benchmark_gets_a_new_job_and_follows_it_not_the_stopped_one(eng
     # When the benchmark is planned and started again
     second_state = benchmarked(after.attempt)
     second_plan = planned(second_state)
-    second = benchmark_job.start(
-        job_request(second_state, second_plan), sagemaker=sagemaker, s3=s3, settings=SETTINGS
-    )
+    second = start(job_request(second_state, second_plan), sagemaker=sagemaker, s3=s3, settings=SETTINGS)
     # Then the rerun has a name of its own, and the job it follows is the new one
     assert first_plan.job_name == f"db-{RUN}-a1-b1"
     assert second_plan.job_name == f"db-{RUN}-a1-b2" == second.job_name
@@ -150,12 +147,10 @@ def test_a_rerun_benchmark_gets_a_new_job_and_follows_it_not_the_stopped_one(eng
     }
     assert tags[naming.TAG_RUN_ID] == RUN and tags[naming.TAG_MANAGED] == "true"
     # And a retried start (same plan) follows the job it created instead of making another
-    again = benchmark_job.start(
-        job_request(second_state, second_plan), sagemaker=sagemaker, s3=s3, settings=SETTINGS
-    )
+    again = start(job_request(second_state, second_plan), sagemaker=sagemaker, s3=s3, settings=SETTINGS)
     assert again.job_name == second.job_name
     assert len(sagemaker.list_processing_jobs()["ProcessingJobSummaries"]) == 2
-    benchmark_job.stop(job_request(second_state, second_plan), sagemaker=sagemaker, settings=SETTINGS)
+    stop(job_request(second_state, second_plan), sagemaker=sagemaker, settings=SETTINGS)
 
 
 def sagemaker_constraint(operation: str, member: str) -> tuple[int, int, str]:

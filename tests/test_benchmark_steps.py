@@ -17,8 +17,8 @@ from workflows.contracts import BenchmarkRequest, DeployResult, ErrorInfo, Pipel
 from workflows.errors import BenchmarkFailed, WarmupFailed
 from workflows.reports.pipeline import report
 from workflows.settings import Settings
-from workflows.steps.benchmark import benchmark
-from workflows.steps.warmup import OUT_OF_TIME, warmup
+from workflows.steps.run_benchmark import benchmark
+from workflows.steps.warm_up_shapes import OUT_OF_TIME, warmup
 
 SETTINGS = Settings(bucket="bench-bucket", sagemaker_role_arn="arn:aws:iam::123456789012:role/sm")
 DEPLOY = DeployResult(

@@ -140,7 +140,7 @@ def test_run_preflight_carries_the_spec_findings_instead_of_checking_again(
     s3: Any, tiny_artifact: Path
 ) -> None:
     from workflows.artifact_manifest import ArtifactManifest
-    from workflows.steps.preflight import preflight
+    from workflows.steps.run_preflight import preflight
 
     # Given the staged artifact and what CheckSpec found (a warning it alone could see)
     manifest = ArtifactManifest.model_validate_json((tiny_artifact / MANIFEST_FILE).read_text())

@@ -69,7 +69,7 @@ def test_definition_resolve_substitutes_the_deployed_arns(aws: None) -> None:
     # Then no placeholder is left and the functions are the stack's, in its region and account
     assert result.exit_code == 0, result.output
     assert "${" not in result.stdout
-    assert f"arn:aws:lambda:{REGION}:123456789012:function:deploybench-convert" in result.stdout
+    assert f"arn:aws:lambda:{REGION}:123456789012:function:deploybench-convert-to-onnx" in result.stdout
     # And a deployed name resolves too: the sweep starts the deployed deploy pipeline
     sweep = runner.invoke(app, ["definition", "deploybench-benchmark-sweep", "--resolve", "--region", REGION])
     assert sweep.exit_code == 0, sweep.output

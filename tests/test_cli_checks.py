@@ -14,7 +14,7 @@ from tests import field_texts as ft
 from tests.conftest import ROOT
 from tests.diagnosis_support import create_endpoint, write_logs
 from workflows.cli import app
-from workflows.steps.pack import write_tarball
+from workflows.steps.pack_artifact import write_tarball
 
 runner = CliRunner()
 EXAMPLE = ROOT / "examples" / "minilm-realtime.yaml"

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from workflows.cli import app
 from workflows.conversion.manifest import MANIFEST_FILE, read_manifest
-from workflows.steps.pack import verify_artifact
+from workflows.steps.pack_artifact import verify_artifact
 
 runner = CliRunner()
 

@@ -12,7 +12,7 @@ from tests.conftest import fast_spec
 from workflows.contracts import StepRequest
 from workflows.conversion.source import check_safetensors, check_weights
 from workflows.errors import DeploybenchError, ModelSourceInvalid, OutputNotWritable, UnsupportedArchitecture
-from workflows.steps.convert import build_artifact
+from workflows.steps.convert_to_onnx import build_artifact
 
 
 def model_copy(tiny_bert: Path, tmp_path: Path) -> Path:

@@ -21,10 +21,10 @@ FAKE_ARNS = {
     for n in state_machines.names()
 }
 FAKE_ARNS[state_machines.START_EXECUTION_SYNC] = state_machines.AWS_START_EXECUTION_SYNC
-TEARDOWN = "${TeardownFunctionArn}"
+TEARDOWN = "${TeardownEndpointFunctionArn}"
 # Steps that create cloud resources; a machine that calls one directly must tear down on every path.
 # (The sweep and the redeploy pipeline only start child deploy pipelines, which do.)
-CREATING = ("${ConvertFunctionArn}", "${PackFunctionArn}", "${DeployFunctionArn}")
+CREATING = ("${ConvertToOnnxFunctionArn}", "${PackArtifactFunctionArn}", "${DeployEndpointFunctionArn}")
 CREATORS = [
     n for n in state_machines.names() if any(p in state_machines.definition_json(n) for p in CREATING)
 ]

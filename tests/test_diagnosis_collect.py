@@ -202,7 +202,7 @@ def test_the_handler_returns_the_diagnosis_the_state_machine_branches_on(
     sagemaker_logs: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import lambdas.clients
-    from lambdas.diagnose import handler
+    from lambdas.diagnose_failure import handler
     from lambdas.observability import metrics
 
     sagemaker, logs = sagemaker_logs
@@ -215,8 +215,8 @@ def test_the_handler_returns_the_diagnosis_the_state_machine_branches_on(
     write_logs(logs, deploy.endpoint_name, WORKER_DIED)
     event = state_after_warmup_failure(deploy).model_dump(mode="json")
     context = LocalLambdaContext(
-        function_name="deploybench-diagnose",
-        invoked_function_arn="arn:aws:lambda:us-east-1:123456789012:function:deploybench-diagnose",
+        function_name="deploybench-diagnose-failure",
+        invoked_function_arn="arn:aws:lambda:us-east-1:123456789012:function:deploybench-diagnose-failure",
         memory_limit_in_mb=512,
         timeout_s=60,
     )

@@ -25,8 +25,8 @@ from workflows.contracts import DeployOverrides, DeployResult
 from workflows.errors import InferenceComponentFailed, PreflightBlocked
 from workflows.hosting.base import model_server_environment
 from workflows.hosting.scale_to_zero import DIMENSION, TRACKED_METRIC
-from workflows.steps.deploy import deploy
-from workflows.steps.wait import describe
+from workflows.steps.deploy_endpoint import deploy
+from workflows.steps.describe_endpoint import describe
 
 ENDPOINT = "db-run-1-a1"
 IC0, IC1 = "db-run-1-a1-ic0", "db-run-1-a1-ic1"

@@ -14,7 +14,7 @@ from workflows.contracts import DeployOverrides
 from workflows.errors import PreflightBlocked
 from workflows.hosting.base import AwsClients, model_server_environment
 from workflows.hosting.modes import strategy_for
-from workflows.steps.deploy import deploy
+from workflows.steps.deploy_endpoint import deploy
 
 MODEL, CONFIG, ENDPOINT = "db-run-1-a1-m0", "db-run-1-a1", "db-run-1-a1"
 ARN = "arn:aws:sagemaker:us-east-1:123456789012:model/db-run-1-a1-m0"

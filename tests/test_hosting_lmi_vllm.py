@@ -22,8 +22,8 @@ from workflows.conversion.manifest import MANIFEST_FILE, read_manifest
 from workflows.errors import PreflightBlocked, ServedModelMismatch, SpecInvalid
 from workflows.hosting import lmi, vllm
 from workflows.hosting.sources import BUNDLED_HUB_ID
-from workflows.steps.deploy import deploy
-from workflows.steps.wait import describe
+from workflows.steps.deploy_endpoint import deploy
+from workflows.steps.describe_endpoint import describe
 
 VLLM_IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/vllm:0.26.0-gpu-py312-cu130-ubuntu22.04-sagemaker"
 # The Java-first CPU image the field ran (F17); the SDK's table does not list it, so a spec names it.

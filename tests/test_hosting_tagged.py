@@ -18,8 +18,8 @@ from workflows.contracts import PipelineState
 from workflows.errors import TeardownIncomplete
 from workflows.hosting.tagged import RESOURCE_TYPES, parse_arn, tagged_leftovers
 from workflows.naming import TAG_RUN_ID, tags
-from workflows.steps.deploy import deploy
-from workflows.steps.teardown import teardown
+from workflows.steps.deploy_endpoint import deploy
+from workflows.steps.teardown_endpoint import teardown
 
 RUN_TAG = [{"Key": TAG_RUN_ID, "Values": ["run-1"]}]
 

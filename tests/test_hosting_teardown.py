@@ -18,7 +18,7 @@ from workflows.contracts import DeployResult, ErrorInfo, PipelineState
 from workflows.errors import ResourceBusy
 from workflows.hosting.scale_to_zero import DIMENSION
 from workflows.naming import TAG_KEEP, staging_prefix
-from workflows.steps.teardown import teardown
+from workflows.steps.teardown_endpoint import teardown
 
 PREFIX = "db-run-1-"
 IC = "db-run-1-a1-ic0"

@@ -22,7 +22,7 @@ from workflows.errors import PreflightBlocked
 from workflows.hosting import triton_repository as repo
 from workflows.hosting.triton import ami_for
 from workflows.preflight.triton import parse_config
-from workflows.steps.deploy import deploy
+from workflows.steps.deploy_endpoint import deploy
 from workflows.storage import upload_folder
 
 TRITON_GPU = "763104351884.dkr.ecr.us-east-1.amazonaws.com/sagemaker-tritonserver:26.05-py3"

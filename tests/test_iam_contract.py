@@ -135,10 +135,10 @@ def test_triton_and_lmi_model_folders_are_listed_and_read_by_the_sagemaker_role(
     )
     hosting = {"mode": mode, "instance_type_fallbacks": [GPU]}
     event = request(hosting, source=f"s3://{BUCKET}/sources/run-1/", overrides=DeployOverrides())
-    from lambdas.deploy import handler
+    from lambdas.deploy_endpoint import handler
 
     # When the Deploy handler writes the mode's folder and creates the model (ModelDataSource S3Prefix)
-    handler(event.model_dump(mode="json"), context("DeployFunctionArn"))
+    handler(event.model_dump(mode="json"), context("DeployEndpointFunctionArn"))
     # Then SageMaker lists and reads that folder under staging/<run>/, and every call is allowed
     listed = [a.context["s3:prefix"] for a in handed_to_sagemaker("s3:ListBucket")]
     assert listed == [f"{naming.staging_prefix('run-1')}a1/{mode}/"]
@@ -181,7 +181,7 @@ def test_scale_to_zero_may_create_and_remove_the_target_tracking_alarms() -> Non
                 tags=naming.tags("run-1", fast_spec("bundled")),
             )
         sweep = resources.Sweep()
-        with acting_as("TeardownFunctionArn"):
+        with acting_as("TeardownEndpointFunctionArn"):
             resources.delete_scaling(sweep, autoscaling, naming.resource_prefix("run-1"), lambda _: False)
             resources.delete_alarms(sweep, cloudwatch, naming.resource_prefix("run-1"), lambda _: False)
     # Then Application Auto Scaling's TargetTracking-inference-component/... alarms are within the grant
@@ -200,7 +200,7 @@ def test_component_logs_are_written_by_sagemaker_and_read_by_diagnosis(aws: Any)
     evidence = Evidence(hosting_mode="inference-component")
     evidence.inference_components.append({"InferenceComponentName": COMPONENT})
     # When diagnosis collects the endpoint's evidence
-    with acting_as("DiagnoseFunctionArn"):
+    with acting_as("DiagnoseFailureFunctionArn"):
         read = add_component_log_events(
             evidence, logs=logs, endpoint_name="db-run-1-a1", since=datetime.now(UTC) - timedelta(hours=1)
         )
@@ -256,7 +256,7 @@ def test_the_polling_and_deploy_functions_outlast_their_longest_call() -> None:
     assert by_placeholder["DescribeEndpointFunctionArn"].timeout_s >= probe_s + 30
     # Deploy copies whole model folders for LMI and Triton: Lambda's maximum, like PrepareRedeploy's copies
     assert (
-        by_placeholder["DeployFunctionArn"].timeout_s
-        == by_placeholder["PrepareRedeployFunctionArn"].timeout_s
+        by_placeholder["DeployEndpointFunctionArn"].timeout_s
+        == by_placeholder["ReadUploadedSpecFunctionArn"].timeout_s
         == 900
     )

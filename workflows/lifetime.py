@@ -14,9 +14,9 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from workflows.benchmark.job import runtime_limit_s
 from workflows.remediation.plan import RETRY_MAX_WAIT_S
 from workflows.spec import RunSpec
-from workflows.steps.benchmark_job import runtime_limit_s
 
 MARGIN = timedelta(hours=1)
 """Covers what the bound does not count: retries of transient Lambda and service errors (seconds
@@ -43,7 +43,7 @@ def _teardown_s(lambda_s: dict[str, int]) -> float:
 
     busy = max(teardown_retry(), key=_retry_intervals_s)
     invocations = 1 + int(busy.get("MaxAttempts", 3))
-    return _retry_intervals_s(busy) + invocations * lambda_s["Teardown"] + lambda_s["Report"]
+    return _retry_intervals_s(busy) + invocations * lambda_s["TeardownEndpoint"] + lambda_s["WriteReport"]
 
 
 def run_lifetime(spec: RunSpec) -> timedelta:
@@ -79,19 +79,19 @@ def run_lifetime(spec: RunSpec) -> timedelta:
         + lambda_s["DescribeBenchmarkJob"]
         + lambda_s["CollectBenchmarkResults"]
     )
-    benchmark_s = max(lambda_s["PlanBenchmark"] + lambda_s["Benchmark"], job_s)
-    failure_s = lambda_s["StopBenchmarkJob"] + lambda_s["Diagnose"] + lambda_s["PlanRemediation"]
+    benchmark_s = max(lambda_s["PlanBenchmark"] + lambda_s["RunBenchmark"], job_s)
+    failure_s = lambda_s["StopBenchmarkJob"] + lambda_s["DiagnoseFailure"] + lambda_s["PlanRemediation"]
     wait_s = spec.wait.timeout_min * 60 + poll_gap + lambda_s["DescribeEndpoint"]
     attempt_s = (
-        lambda_s["Deploy"]
+        lambda_s["DeployEndpoint"]
         + wait_s
-        + lambda_s["Warmup"]
+        + lambda_s["WarmUpShapes"]
         + benchmark_s
         + failure_s
         + lambda_s["RemoveFailedAttempt"]
-        + lambda_s["Pack"]
-        + lambda_s["Preflight"]
+        + lambda_s["PackArtifact"]
+        + lambda_s["RunPreflight"]
     )
-    rerun_s = RETRY_MAX_WAIT_S + lambda_s["Warmup"] + benchmark_s + failure_s
+    rerun_s = RETRY_MAX_WAIT_S + lambda_s["WarmUpShapes"] + benchmark_s + failure_s
     total_s = deploys * attempt_s + reruns * rerun_s + _teardown_s(lambda_s)
     return timedelta(seconds=total_s) + MARGIN

@@ -151,7 +151,7 @@ TAG_KEEP = "deploybench:keep"
 
 
 def function_name(placeholder: str) -> str:
-    """``ConvertFunctionArn`` -> ``deploybench-convert`` (the same name locally and on AWS)."""
+    """``ConvertToOnnxFunctionArn`` -> ``deploybench-convert-to-onnx`` (the same name locally and on AWS)."""
     stem = placeholder.removesuffix("FunctionArn")
     words = "".join(f"-{c.lower()}" if c.isupper() else c for c in stem).lstrip("-")
     return f"deploybench-{words}"

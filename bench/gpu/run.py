@@ -85,7 +85,7 @@ def gpu_run_spec(source: str, precision: str, engine: str) -> Any:
 def build(source: str, precision: str, folder: Path) -> Path:
     from workflows.contracts import StepRequest
     from workflows.conversion.source import bundled_model_path
-    from workflows.steps.convert import build_artifact
+    from workflows.steps.convert_to_onnx import build_artifact
 
     path = bundled_model_path() if source == "bundled" else Path(source)
     out = folder / precision

@@ -136,10 +136,10 @@ def _orchestration_lines(result: dict[str, Any], prices: dict[str, Any]) -> list
 
     memory = {f.placeholder: f.memory_mb for f in FUNCTIONS}
     timed = {
-        "convert": "ConvertFunctionArn",
-        "pack": "PackFunctionArn",
-        "warmup": "WarmupFunctionArn",
-        "benchmark": "BenchmarkFunctionArn",
+        "convert": "ConvertToOnnxFunctionArn",
+        "pack": "PackArtifactFunctionArn",
+        "warmup": "WarmUpShapesFunctionArn",
+        "benchmark": "RunBenchmarkFunctionArn",
     }
     gb_s, invocations = 0.0, 0
     for key, placeholder in timed.items():

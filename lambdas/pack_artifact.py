@@ -12,7 +12,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from lambdas import clients
 from lambdas.observability import MetricUnit, logger, metrics, tracer
 from workflows.contracts import PackRequest
-from workflows.steps.pack import pack
+from workflows.steps.pack_artifact import pack
 
 
 @logger.inject_lambda_context

@@ -1,6 +1,6 @@
 """Benchmark step (Lambda runner): warm-check and measure every shape at every concurrency.
 
-The same engine runs in the processing job (``steps/benchmark_job.py``) and in ``deploybench
+The same engine runs in the processing job (``benchmark/job.py``) and in ``deploybench
 bench``; this module also holds what they share: the engine's config from a spec, the client
 for a hosting mode, and the compact figures the execution state carries.
 """

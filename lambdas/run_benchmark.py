@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from lambdas import clients
 from lambdas.observability import MetricUnit, logger, metrics, tracer
 from workflows.contracts import BenchmarkRequest
-from workflows.steps.benchmark import benchmark
+from workflows.steps.run_benchmark import benchmark
 
 
 @logger.inject_lambda_context

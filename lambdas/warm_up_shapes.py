@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from lambdas import clients
 from lambdas.observability import MetricUnit, logger, metrics, tracer
 from workflows.contracts import WarmupRequest
-from workflows.steps.warmup import warmup
+from workflows.steps.warm_up_shapes import warmup
 
 # Leave the handler time to return and log: shapes left unwarmed go to the processing job.
 MARGIN_S = 30.0

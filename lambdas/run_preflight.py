@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from lambdas import clients
 from lambdas.observability import MetricUnit, logger, metrics, tracer
 from workflows.contracts import PreflightRequest
-from workflows.steps.preflight import preflight
+from workflows.steps.run_preflight import preflight
 
 
 @logger.inject_lambda_context

@@ -16,7 +16,7 @@ from workflows.benchmark.warmup import warm_up
 from workflows.contracts import ColdStart, ShapeWarmup, WarmupRequest, WarmupResult
 from workflows.errors import WarmupFailed
 from workflows.gpu.served_by import served_by
-from workflows.steps.benchmark import cold_start_of, engine_config, make_invoker, warmup_record
+from workflows.steps.run_benchmark import cold_start_of, engine_config, make_invoker, warmup_record
 
 OUT_OF_TIME = "out_of_time"
 MIN_SHAPE_BUDGET_S = 5.0

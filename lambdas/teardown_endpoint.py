@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from lambdas import clients
 from lambdas.observability import MetricUnit, logger, metrics, tracer
 from workflows.contracts import PipelineState
-from workflows.steps.teardown import teardown
+from workflows.steps.teardown_endpoint import teardown
 
 
 @logger.inject_lambda_context

@@ -12,7 +12,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from lambdas import clients
 from lambdas.observability import MetricUnit, logger, metrics, tracer
 from workflows.contracts import StepRequest
-from workflows.steps.convert import convert
+from workflows.steps.convert_to_onnx import convert
 
 
 @logger.inject_lambda_context

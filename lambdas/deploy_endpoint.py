@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from lambdas import clients
 from lambdas.observability import MetricUnit, logger, metrics, tracer
 from workflows.contracts import DeployRequest
-from workflows.steps.deploy import deploy
+from workflows.steps.deploy_endpoint import deploy
 
 
 @logger.inject_lambda_context

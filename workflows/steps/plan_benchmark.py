@@ -7,7 +7,7 @@ from typing import Literal
 from workflows.contracts import BenchmarkPlan, BenchmarkPlanRequest
 from workflows.naming import benchmark_job_name
 from workflows.spec import is_gpu_instance
-from workflows.steps.warmup import OUT_OF_TIME
+from workflows.steps.warm_up_shapes import OUT_OF_TIME
 
 # The benchmark Lambda has 15 minutes; 'auto' leaves it runs that plan for 12 at most.
 AUTO_LAMBDA_LIMIT_S = 720.0

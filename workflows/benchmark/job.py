@@ -1,4 +1,7 @@
-"""The benchmark as a SageMaker processing job: start it, follow it, collect its figures, stop it.
+"""The benchmark as a SageMaker processing job: its inputs, outputs, request and status.
+
+The steps StartBenchmarkJob, DescribeBenchmarkJob, CollectBenchmarkResults and StopBenchmarkJob
+(``workflows/steps/``) share what is here.
 
 The job runs ``artifacts/benchmark_job/run.py`` with the SAME engine modules as the Lambda
 (``workflows.benchmark.JOB_MODULES``), uploaded as the job's code input; its config and its
@@ -9,25 +12,19 @@ script never calls S3 itself. The state machine polls it with Wait + describe + 
 
 from __future__ import annotations
 
-import json
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 import workflows
 from workflows import clock, naming
-from workflows.aws import aws_errors, error_code, is_not_found, translate
 from workflows.benchmark import JOB_MODULES
-from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus, BenchmarkResult
-from workflows.errors import BenchmarkJobFailed
+from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.settings import Settings
 from workflows.spec import BenchmarkSpec
-from workflows.steps.benchmark import compact, engine_config, require_answers
-from workflows.steps.wait import next_wait_seconds
-from workflows.storage import get_text, put_text, upload_file
+from workflows.steps.describe_endpoint import next_wait_seconds
+from workflows.storage import put_text, upload_file
 
 PROCESSING = "/opt/ml/processing"
 CODE_DIR = f"{PROCESSING}/input/code"
@@ -140,100 +137,4 @@ def job_status(
             polls + 1, initial=wait.poll_initial_s, maximum=wait.poll_max_s, backoff=wait.backoff
         ),
         started_at=request.job.started_at if request.job else clock.now(),
-    )
-
-
-def start(request: BenchmarkJobRequest, *, sagemaker: Any, s3: Any, settings: Settings) -> BenchmarkJobStatus:
-    """Upload code and config, create the job; a retried call finds the job it already created."""
-    prefix = job_prefix(settings, request.run_id)
-    upload_code(s3, prefix)
-    config = {
-        **engine_config(request.spec, request.deploy.endpoint_name, request.deploy.target).to_dict(),
-        "region": settings.region,
-        "runner": "processing-job",
-    }
-    put_text(s3, f"{prefix}config/{CONFIG_FILE}", json.dumps(config, indent=2), "application/json")
-    try:
-        sagemaker.create_processing_job(**processing_job_request(request, settings=settings))
-    except ClientError as error:
-        # A retried start after a create that went through: the job exists, follow it.
-        if error_code(error) not in {"ResourceInUse", "ValidationException"} or "already exists" not in str(
-            error
-        ):
-            raise translate(error, f"create processing job {request.plan.job_name}") from error
-    return job_status(request, settings, "InProgress")
-
-
-def describe(request: BenchmarkJobRequest, *, sagemaker: Any, settings: Settings) -> BenchmarkJobStatus:
-    """One poll of the job.
-
-    Raises:
-        BenchmarkJobFailed: the job Failed or Stopped (FailureReason and ExitMessage quoted), or it
-            is still running past its StoppingCondition plus a poll.
-    """
-    name = request.plan.job_name
-    with aws_errors(f"describe processing job {name}"):
-        job = sagemaker.describe_processing_job(ProcessingJobName=name)
-    polls = (request.job.polls if request.job else 0) + 1
-    current = job_status(request, settings, job["ProcessingJobStatus"], polls)
-    current = current.model_copy(
-        update={
-            "failure_reason": job.get("FailureReason"),
-            "exit_message": job.get("ExitMessage"),
-            "ended_at": job.get("ProcessingEndTime"),
-            "waited_s": round((clock.now() - current.started_at).total_seconds(), 1),
-        }
-    )
-    if current.status in {"Failed", "Stopped"}:
-        raise BenchmarkJobFailed(
-            f"benchmark job {name} is {current.status}: FailureReason: {current.failure_reason or '(empty)'}; "
-            f"ExitMessage: {current.exit_message or '(empty)'}."
-        )
-    if current.status in RUNNING and current.waited_s > max_runtime_s(request) + request.spec.wait.poll_max_s:
-        raise BenchmarkJobFailed(
-            f"benchmark job {name} is still {current.status} after {current.waited_s:.0f} s, past its "
-            f"MaxRuntimeInSeconds {max_runtime_s(request)}."
-        )
-    return current
-
-
-def collect(request: BenchmarkJobRequest, *, s3: Any) -> BenchmarkResult:
-    """Read the job's output and keep the execution state's share of it.
-
-    Raises:
-        BenchmarkFailed: a shape got no successful response at all.
-    """
-    if request.job is None:
-        raise BenchmarkJobFailed("no benchmark job to collect: StartBenchmarkJob did not record one.")
-    detail_uri = f"{request.job.output_uri}{OUTPUT_FILE}"
-    output = json.loads(get_text(s3, detail_uri))
-    shapes, warm = compact(output)
-    require_answers(shapes, f"see {detail_uri}")
-    ended = request.job.ended_at or clock.now()
-    return BenchmarkResult(
-        runner="processing-job",
-        endpoint_url=output["environment"]["endpoint_url"],
-        shapes=shapes,
-        warm_checks=warm,
-        detail_uri=detail_uri,
-        seconds=round((ended - request.job.started_at).total_seconds(), 3),
-    )
-
-
-def stop(request: BenchmarkJobRequest, *, sagemaker: Any, settings: Settings) -> BenchmarkJobStatus:
-    """Stop the run's job if it is running (the failure path); a job never created is fine."""
-    name = request.plan.job_name
-    try:
-        job = sagemaker.describe_processing_job(ProcessingJobName=name)
-    except ClientError as error:
-        if is_not_found(error):
-            return job_status(request, settings, "NotCreated")
-        raise translate(error, f"describe processing job {name}") from error
-    status = job["ProcessingJobStatus"]
-    if status == "InProgress":
-        with aws_errors(f"stop processing job {name}"):
-            sagemaker.stop_processing_job(ProcessingJobName=name)
-        status = "Stopping"
-    return job_status(request, settings, status).model_copy(
-        update={"failure_reason": job.get("FailureReason")}
     )

@@ -1,0 +1,36 @@
+"""CollectBenchmarkResults: read the benchmark job's figures into the execution state."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from workflows import clock
+from workflows.benchmark.job import OUTPUT_FILE
+from workflows.contracts import BenchmarkJobRequest, BenchmarkResult
+from workflows.errors import BenchmarkJobFailed
+from workflows.steps.run_benchmark import compact, require_answers
+from workflows.storage import get_text
+
+
+def collect(request: BenchmarkJobRequest, *, s3: Any) -> BenchmarkResult:
+    """Read the job's output and keep the execution state's share of it.
+
+    Raises:
+        BenchmarkFailed: a shape got no successful response at all.
+    """
+    if request.job is None:
+        raise BenchmarkJobFailed("no benchmark job to collect: StartBenchmarkJob did not record one.")
+    detail_uri = f"{request.job.output_uri}{OUTPUT_FILE}"
+    output = json.loads(get_text(s3, detail_uri))
+    shapes, warm = compact(output)
+    require_answers(shapes, f"see {detail_uri}")
+    ended = request.job.ended_at or clock.now()
+    return BenchmarkResult(
+        runner="processing-job",
+        endpoint_url=output["environment"]["endpoint_url"],
+        shapes=shapes,
+        warm_checks=warm,
+        detail_uri=detail_uri,
+        seconds=round((ended - request.job.started_at).total_seconds(), 3),
+    )
