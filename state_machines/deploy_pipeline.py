@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workflows.errors import ResourceBusy, error_names, retryable_names
+from workflows.errors import ResourceBusy, retryable_names
 
 LAMBDA_TRANSIENT = [
     "Lambda.ServiceException",
@@ -45,11 +45,9 @@ def retry_policy() -> list[dict[str, Any]]:
 
 
 def catch_to(next_state: str, result_path: str | None = "$.error") -> list[dict[str, Any]]:
-    """Known errors first (named from the error module), then anything else."""
-    return [
-        {"ErrorEquals": sorted(error_names()), "ResultPath": result_path, "Next": next_state},
-        {"ErrorEquals": ["States.ALL"], "ResultPath": result_path, "Next": next_state},
-    ]
+    """Every error to one target: a named Catch beside ``States.ALL`` with the same target and path
+    would change nothing (the diagnosis reads the error's name from ``$.error``)."""
+    return [{"ErrorEquals": ["States.ALL"], "ResultPath": result_path, "Next": next_state}]
 
 
 def task(
