@@ -238,7 +238,7 @@ def describe(sagemaker: Any, row: ResourceKind, name: str) -> dict[str, Any]:
 
 def arn_of(sagemaker: Any, row: ResourceKind, name: str) -> str:
     """The ARN of one SageMaker resource, from its Describe call."""
-    return str(describe(sagemaker, row, name)[row.arn_key])
+    return str(describe(sagemaker, row, name)[str(row.arn_key)])
 
 
 def delete_call(sagemaker: Any, row: ResourceKind) -> Callable[..., Any]:
