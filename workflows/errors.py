@@ -87,6 +87,10 @@ class ArtifactIncomplete(TerminalError):
     """A file the manifest names is missing, truncated or does not load (F22)."""
 
 
+class RequirementsInvalid(TerminalError):
+    """A line of code/requirements.txt that pip could not read (the container would fail at start)."""
+
+
 class PreflightBlocked(TerminalError):
     """A static check found a failure that would happen on AWS."""
 
