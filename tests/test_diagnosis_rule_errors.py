@@ -6,20 +6,9 @@ from typing import Any
 
 import pytest
 
+from tests.diagnosis_support import rule
 from workflows import errors
 from workflows.diagnosis.rules import default_rules, parse_rules
-
-
-def _rule(**overrides: Any) -> dict[str, Any]:
-    base = {
-        "id": "F99",
-        "name": "test-entry",
-        "title": "a test entry",
-        "action": "fail",
-        "fix": "none",
-        "signatures": [{"pattern": "boom", "confidence": 0.9}],
-    }
-    return {**base, **overrides}
 
 
 def test_every_error_the_packaged_rules_name_is_a_class_of_the_errors_module_or_a_runtime_error() -> None:
@@ -43,7 +32,7 @@ def test_a_rule_naming_an_unknown_error_is_refused_with_the_rule_and_the_name(pa
     condition: dict[str, Any] = {"error": "CapacityStal"}
     if part == "signatures":
         condition["confidence"] = 0.9
-    data = {"checked": "2026-12-01", "rules": [_rule(**{part: [condition]})]}
+    data = {"checked": "2026-12-01", "rules": [rule(**{part: [condition]})]}
     # When the table is loaded
     with pytest.raises(ValueError) as raised:
         parse_rules(data, "test.yaml")
@@ -59,11 +48,11 @@ def test_a_misspelt_runtime_error_is_refused_and_the_real_one_accepted() -> None
     # Given a rule on States.Timout (misspelt) and one on States.Timeout
     bad = {
         "checked": "2026-12-01",
-        "rules": [_rule(signatures=[{"error": "States.Timout", "confidence": 0.5}])],
+        "rules": [rule(signatures=[{"error": "States.Timout", "confidence": 0.5}])],
     }
     good = {
         "checked": "2026-12-01",
-        "rules": [_rule(signatures=[{"error": "States.Timeout", "confidence": 0.5}])],
+        "rules": [rule(signatures=[{"error": "States.Timeout", "confidence": 0.5}])],
     }
     # When both are loaded
     with pytest.raises(ValueError, match="'States.Timout'"):

@@ -310,7 +310,7 @@ def delete_scaling(sweep: Sweep, autoscaling: Any, prefix: str, keep: Any) -> No
         for policy in scaling_policies(autoscaling, resource_id):
             sweep.delete(
                 autoscaling.delete_scaling_policy,
-                f"scaling-policy/{policy}",
+                SCALING_POLICY.label(policy),
                 f"delete scaling policy {policy}",
                 PolicyName=policy,
                 ServiceNamespace=NAMESPACE,
@@ -319,7 +319,7 @@ def delete_scaling(sweep: Sweep, autoscaling: Any, prefix: str, keep: Any) -> No
             )
         sweep.delete(
             autoscaling.deregister_scalable_target,
-            f"scalable-target/{resource_id}",
+            SCALABLE_TARGET.label(resource_id),
             f"deregister {resource_id}",
             ServiceNamespace=NAMESPACE,
             ResourceId=resource_id,
@@ -333,7 +333,7 @@ def delete_alarms(sweep: Sweep, cloudwatch: Any, prefix: str, keep: Any) -> None
         batch = names[start : start + 100]
         with aws_errors("delete alarms"):
             cloudwatch.delete_alarms(AlarmNames=batch)
-        sweep.deleted += [f"alarm/{name}" for name in batch]
+        sweep.deleted += [ALARM.label(name) for name in batch]
 
 
 def delete_components(sweep: Sweep, sagemaker: Any, prefix: str, keep: Any) -> set[str]:

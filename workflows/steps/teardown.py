@@ -223,12 +223,12 @@ def remaining_resources(
     remaining: list[str] = []
     if autoscaling is not None:
         remaining += [
-            f"scalable-target/{r}"
+            resources.SCALABLE_TARGET.label(r)
             for r in resources.scaling_targets(autoscaling, prefix)
             if not kept(r.removeprefix(resources.IC_RESOURCE))
         ]
     if cloudwatch is not None:
-        remaining += [f"alarm/{a}" for a in resources.alarms(cloudwatch, prefix) if not kept(a)]
+        remaining += [resources.ALARM.label(a) for a in resources.alarms(cloudwatch, prefix) if not kept(a)]
     for kind in resources.sagemaker_kinds(teardown=True):
         if components or kind is not resources.INFERENCE_COMPONENT:
             remaining += resources.remaining_named(sagemaker, kind, prefix, kept)
