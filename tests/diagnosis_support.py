@@ -1,4 +1,4 @@
-"""Shared by diagnosis tests: an endpoint on moto and its CloudWatch log lines."""
+"""Shared by diagnosis tests: an endpoint on moto, its CloudWatch log lines, a rule table entry."""
 
 from __future__ import annotations
 
@@ -48,3 +48,16 @@ def write_logs(logs: Any, endpoint: str, lines: list[str]) -> None:
         logStreamName="primary/i-0a1b2c3d",
         logEvents=[{"timestamp": now + i, "message": line} for i, line in enumerate(lines)],
     )
+
+
+def rule(**overrides: Any) -> dict[str, Any]:
+    """One valid rule of a diagnosis rule table (F99, a pattern signature), with ``overrides``."""
+    base = {
+        "id": "F99",
+        "name": "test-entry",
+        "title": "a test entry",
+        "action": "fail",
+        "fix": "none",
+        "signatures": [{"pattern": "boom", "confidence": 0.9}],
+    }
+    return {**base, **overrides}

@@ -8,23 +8,12 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.diagnosis_support import rule
 from workflows.diagnosis import diagnose, evidence_from_text, load_rules
 from workflows.diagnosis.actions import MEANING, Action, remediable
 from workflows.diagnosis.evidence import normalize
 from workflows.diagnosis.rules import default_rules, parse_rules
 from workflows.spec import RemediationSpec, parse_spec
-
-
-def rule(**overrides: Any) -> dict[str, Any]:
-    base = {
-        "id": "F99",
-        "name": "test-entry",
-        "title": "a test entry",
-        "action": "fail",
-        "fix": "none",
-        "signatures": [{"pattern": "boom", "confidence": 0.9}],
-    }
-    return {**base, **overrides}
 
 
 @pytest.mark.parametrize(

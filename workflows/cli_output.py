@@ -38,6 +38,7 @@ from workflows.errors import (
     ModelSourceInvalid,
     NotServableLocally,
     OutputNotWritable,
+    RequirementsInvalid,
     ResultInvalid,
     SpecInvalid,
     UnsupportedArchitecture,
@@ -63,6 +64,7 @@ INPUT_ERRORS: tuple[type[DeploybenchError], ...] = (
     ResultInvalid,
     OutputNotWritable,
     ArtifactIncomplete,
+    RequirementsInvalid,
 )
 
 RESULTS_DIR = Path("deploybench-results")

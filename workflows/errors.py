@@ -87,6 +87,10 @@ class ArtifactIncomplete(TerminalError):
     """A file the manifest names is missing, truncated or does not load (F22)."""
 
 
+class RequirementsInvalid(TerminalError):
+    """A line of code/requirements.txt that pip could not read (the container would fail at start)."""
+
+
 class PreflightBlocked(TerminalError):
     """A static check found a failure that would happen on AWS."""
 
@@ -197,3 +201,41 @@ def terminal_names() -> list[str]:
 def error_names() -> set[str]:
     """All names, for checking ``ErrorEquals`` lists."""
     return {cls.__name__ for cls in all_errors()}
+
+
+# Names the runtimes raise themselves, not a class here: the Amazon States Language's predefined
+# errors (its spec, appendix A, and the Step Functions developer guide's "Error names"), Lambda's
+# service exceptions as a Task reports them, and Lambda's timeout as its invocation names it.
+RUNTIME_ERROR_NAMES = frozenset(
+    {
+        "States.ALL",
+        "States.BranchFailed",
+        "States.DataLimitExceeded",
+        "States.ExceedToleratedFailureThreshold",
+        "States.HeartbeatTimeout",
+        "States.Http.Socket",
+        "States.IntrinsicFailure",
+        "States.ItemReaderFailed",
+        "States.NoChoiceMatched",
+        "States.ParameterPathFailure",
+        "States.Permissions",
+        "States.QueryEvaluationError",
+        "States.ResultPathMatchFailure",
+        "States.ResultWriterFailed",
+        "States.Runtime",
+        "States.TaskFailed",
+        "States.Timeout",
+        "Lambda.AWSLambdaException",
+        "Lambda.ClientExecutionTimeoutException",
+        "Lambda.ServiceException",
+        "Lambda.SdkClientException",
+        "Lambda.TooManyRequestsException",
+        "Lambda.Unknown",
+        "Sandbox.Timedout",
+    }
+)
+
+
+def is_error_name(name: str) -> bool:
+    """Whether ``name`` is an error a failed execution can carry: a class here, or a runtime's own."""
+    return name in error_names() or name in RUNTIME_ERROR_NAMES

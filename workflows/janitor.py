@@ -19,6 +19,8 @@ from typing import Any
 
 from workflows import clock
 from workflows.aws import aws_errors, paginate
+from workflows.hosting import resources
+from workflows.hosting.resources import ResourceKind, delete_call, sagemaker_kinds
 from workflows.janitor_scaling import ComponentExpiry, sweep_alarms, sweep_scaling
 from workflows.leaks import Action, JanitorReport, Leak, act, expiry
 from workflows.naming import DEFAULT_TTL, PREFIX
@@ -30,50 +32,9 @@ REPORTS_PREFIX = "janitor/"
 TOPIC_ENV = "DEPLOYBENCH_ALERT_TOPIC_ARN"
 
 
-# kind -> (list operation, list key, name key, ARN key, delete or stop operation, its name parameter, extra list args)
-KINDS: dict[str, tuple[str, str, str, str, str, str, dict[str, Any]]] = {
-    # Inference components first: an endpoint that still hosts components cannot be deleted.
-    "inference-component": (
-        "list_inference_components",
-        "InferenceComponents",
-        "InferenceComponentName",
-        "InferenceComponentArn",
-        "delete_inference_component",
-        "InferenceComponentName",
-        {},
-    ),
-    "endpoint": (
-        "list_endpoints",
-        "Endpoints",
-        "EndpointName",
-        "EndpointArn",
-        "delete_endpoint",
-        "EndpointName",
-        {},
-    ),
-    "endpoint-config": (
-        "list_endpoint_configs",
-        "EndpointConfigs",
-        "EndpointConfigName",
-        "EndpointConfigArn",
-        "delete_endpoint_config",
-        "EndpointConfigName",
-        {},
-    ),
-    "model": ("list_models", "Models", "ModelName", "ModelArn", "delete_model", "ModelName", {}),
-    # Only running jobs cost anything; a stopped or finished job is history, not a leak.
-    "processing-job": (
-        "list_processing_jobs",
-        "ProcessingJobSummaries",
-        "ProcessingJobName",
-        "ProcessingJobArn",
-        "stop_processing_job",
-        "ProcessingJobName",
-        {"StatusEquals": "InProgress"},
-    ),
-}
-# Being deleted or stopped already: nothing to do.
-_GOING = {"Deleting", "Stopping"}
+# The table's SageMaker rows in its order: inference components first (an endpoint that still
+# hosts components cannot be deleted), running processing jobs last (only those cost anything).
+KINDS: tuple[ResourceKind, ...] = sagemaker_kinds(janitor=True)
 
 
 def _tags(sagemaker: Any, arn: str) -> dict[str, str]:
@@ -81,31 +42,40 @@ def _tags(sagemaker: Any, arn: str) -> dict[str, str]:
         return {t["Key"]: t["Value"] for t in paginate(sagemaker, "list_tags", "Tags", ResourceArn=arn)}
 
 
-def _sweep_kind(kind: str, *, sagemaker: Any, now: datetime, ttl: timedelta, dry_run: bool) -> list[Leak]:
-    operation, key, name_key, arn_key, action, parameter, extra = KINDS[kind]
-    stop = action.startswith("stop_")
-    with aws_errors(f"{operation}"):
-        items = paginate(sagemaker, operation, key, NameContains=f"{PREFIX}-", **extra)
+def _sweep_kind(
+    kind: ResourceKind, *, sagemaker: Any, now: datetime, ttl: timedelta, dry_run: bool
+) -> list[Leak]:
+    stop = kind.stops
+    with aws_errors(kind.list_operation):
+        items = paginate(
+            sagemaker,
+            kind.list_operation,
+            kind.list_key,
+            NameContains=f"{PREFIX}-",
+            **dict(kind.list_filters),
+        )
     leaks: list[Leak] = []
     for item in items:
-        name = item[name_key]
-        status = next((v for k, v in item.items() if k.endswith("Status")), None)
-        if not name.startswith(f"{PREFIX}-") or status in _GOING:
+        name = item[kind.name_key]
+        if not name.startswith(f"{PREFIX}-") or kind.is_going(item):
             continue
-        expires = expiry(_tags(sagemaker, item[arn_key]), item.get("CreationTime"), ttl)
+        expires = expiry(_tags(sagemaker, item[kind.arn_key]), item.get("CreationTime"), ttl)
         if expires is None or expires > now:
             continue
         if dry_run:
             leaks.append(
                 Leak(
-                    kind=kind, name=name, expired_at=expires, action="would_stop" if stop else "would_delete"
+                    kind=kind.name,
+                    name=name,
+                    expired_at=expires,
+                    action="would_stop" if stop else "would_delete",
                 )
             )
             continue
-        outcome, detail = act(getattr(sagemaker, action), **{parameter: name})
+        outcome, detail = act(delete_call(sagemaker, kind), **{kind.name_key: name})
         if outcome is not None:
             done: Action = "stopped" if stop and outcome == "deleted" else outcome
-            leaks.append(Leak(kind=kind, name=name, expired_at=expires, action=done, detail=detail))
+            leaks.append(Leak(kind=kind.name, name=name, expired_at=expires, action=done, detail=detail))
     return leaks
 
 
@@ -129,7 +99,7 @@ def _sweep_staging(*, s3: Any, bucket: str, now: datetime, ttl: timedelta, dry_r
             delete_prefix(s3, f"s3://{bucket}/{prefix}")
         leaks.append(
             Leak(
-                kind="staging",
+                kind=resources.STAGING.name,
                 name=f"s3://{bucket}/{prefix}",
                 expired_at=expires,
                 action="would_delete" if dry_run else "deleted",
@@ -177,7 +147,7 @@ def find_and_remove(
         try:
             report.leaks += _sweep_kind(kind, sagemaker=sagemaker, now=moment, ttl=ttl, dry_run=dry_run)
         except Exception as error:  # one kind's failure must not stop the others (a leak costs money)
-            report.errors.append(f"{kind}: {error}")
+            report.errors.append(f"{kind.name}: {error}")
     try:
         report.leaks += _sweep_staging(s3=s3, bucket=bucket, now=moment, ttl=ttl, dry_run=dry_run)
     except Exception as error:

@@ -95,20 +95,30 @@ def sweep_scaling(
             name = f"{resource_id}/{policy}"
             if dry_run:
                 leaks.append(
-                    Leak(kind="scaling-policy", name=name, expired_at=expires, action="would_delete")
+                    Leak(
+                        kind=resources.SCALING_POLICY.name,
+                        name=name,
+                        expired_at=expires,
+                        action="would_delete",
+                    )
                 )
                 continue
             outcome, detail = act(
                 autoscaling.delete_scaling_policy, PolicyName=policy, ResourceId=resource_id, **target
             )
-            leaks += _removal("scaling-policy", name, expires, outcome, detail)
+            leaks += _removal(resources.SCALING_POLICY.name, name, expires, outcome, detail)
         if dry_run:
             leaks.append(
-                Leak(kind="scalable-target", name=resource_id, expired_at=expires, action="would_delete")
+                Leak(
+                    kind=resources.SCALABLE_TARGET.name,
+                    name=resource_id,
+                    expired_at=expires,
+                    action="would_delete",
+                )
             )
             continue
         outcome, detail = act(autoscaling.deregister_scalable_target, ResourceId=resource_id, **target)
-        leaks += _removal("scalable-target", resource_id, expires, outcome, detail)
+        leaks += _removal(resources.SCALABLE_TARGET.name, resource_id, expires, outcome, detail)
     return leaks
 
 
@@ -145,11 +155,16 @@ def sweep_alarms(
             if expires is not None and _expired(expires, now):
                 expired.append((alarm["AlarmName"], expires))
     if dry_run:
-        return [Leak(kind="alarm", name=n, expired_at=e, action="would_delete") for n, e in expired]
+        return [
+            Leak(kind=resources.ALARM.name, name=n, expired_at=e, action="would_delete") for n, e in expired
+        ]
     leaks: list[Leak] = []
     for start in range(0, len(expired), 100):  # DeleteAlarms takes at most 100 names
         batch = expired[start : start + 100]
         outcome, detail = act(cloudwatch.delete_alarms, AlarmNames=[name for name, _ in batch])
         done: Action = outcome or "deleted"  # None: already gone, which is what was wanted
-        leaks += [Leak(kind="alarm", name=n, expired_at=e, action=done, detail=detail) for n, e in batch]
+        leaks += [
+            Leak(kind=resources.ALARM.name, name=n, expired_at=e, action=done, detail=detail)
+            for n, e in batch
+        ]
     return leaks

@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from workflows.backoff import Backoff
 from workflows.benchmark.job import runtime_limit_s
 from workflows.remediation.plan import RETRY_MAX_WAIT_S
 from workflows.spec import RunSpec
@@ -31,9 +32,12 @@ def _timeouts() -> dict[str, int]:
 
 def _retry_intervals_s(retrier: dict[str, Any]) -> float:
     """Every wait of one Step Functions retrier: IntervalSeconds x BackoffRate^n, each capped."""
-    interval, rate = float(retrier.get("IntervalSeconds", 1)), float(retrier.get("BackoffRate", 2.0))
-    cap = float(retrier.get("MaxDelaySeconds", float("inf")))
-    return sum(min(cap, interval * rate**n) for n in range(int(retrier.get("MaxAttempts", 3))))
+    schedule = Backoff(
+        float(retrier.get("IntervalSeconds", 1)),
+        float(retrier.get("BackoffRate", 2.0)),
+        float(retrier.get("MaxDelaySeconds", float("inf"))),
+    )
+    return schedule.total_s(int(retrier.get("MaxAttempts", 3)))
 
 
 def _teardown_s(lambda_s: dict[str, int]) -> float:

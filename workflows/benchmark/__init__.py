@@ -12,6 +12,7 @@ from __future__ import annotations
 JOB_MODULES: tuple[str, ...] = (
     "workflows/__init__.py",
     "workflows/texts.py",
+    "workflows/backoff.py",
     "workflows/benchmark/__init__.py",
     "workflows/benchmark/policy.py",
     "workflows/benchmark/transport.py",

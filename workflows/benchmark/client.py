@@ -180,7 +180,7 @@ class Invoker:
             elapsed = time.perf_counter() - started
             if error is None or error not in self.policy.retry_kinds:
                 return Outcome(elapsed * 1000.0, error, message, retries)
-            wait = self.policy.backoff_s(retries + 1)
+            wait = self.policy.backoff.delay_s(retries + 1)
             if elapsed + wait > self.policy.retry_budget_s:
                 return Outcome(elapsed * 1000.0, error, message, retries)
             retries += 1

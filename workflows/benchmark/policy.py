@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from workflows.backoff import Backoff
+
 NO_CAPACITY = "NoCapacity"
 """Error kind of "Inference Component has no capacity to process this request" (F12)."""
 
@@ -40,9 +42,10 @@ class ClientPolicy:
     retry_budget_s: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
 
-    def backoff_s(self, retry: int) -> float:
-        """Seconds to wait before retry number ``retry`` (1-based)."""
-        return float(min(self.retry_max_s, self.retry_initial_s * self.retry_backoff ** max(0, retry - 1)))
+    @property
+    def backoff(self) -> Backoff:
+        """The retry schedule: ``backoff.delay_s(n)`` is the wait before retry number ``n`` (1-based)."""
+        return Backoff(self.retry_initial_s, self.retry_backoff, self.retry_max_s)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -1,8 +1,9 @@
 """The rule model: each failure catalogue entry's runtime signatures, as data.
 
 ``workflows/data/diagnosis_rules.yaml`` holds the rules; this module validates them when they
-are loaded (every regex compiles, every action is in the vocabulary, every fact exists), so a
-typo in the table fails the test suite, not a diagnosis at 3 a.m.
+are loaded (every regex compiles, every action is in the vocabulary, every fact exists, every
+error name is a class of ``workflows/errors.py`` or a runtime's own), so a typo in the table fails
+the test suite, not a diagnosis at 3 a.m.
 
 A rule matches when at least one of its ``signatures`` holds, every ``requires`` condition
 holds (an unknown fact lowers the confidence instead), and no ``unless`` condition holds. A
@@ -28,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from workflows.diagnosis.actions import Action
 from workflows.diagnosis.evidence import SOURCES, Source
 from workflows.diagnosis.facts import FACTS
+from workflows.errors import RUNTIME_ERROR_NAMES, is_error_name
 
 RULES_FILE = "diagnosis_rules.yaml"
 _ID = re.compile(r"^(F\d{2}|\{[a-z_]+\})$")
@@ -95,6 +97,20 @@ class Rule(BaseModel):
         if any(s.confidence is None for s in value):
             raise ValueError("every signature needs a confidence")
         return value
+
+    @model_validator(mode="after")
+    def _known_errors(self) -> Rule:
+        # A misspelt error name never matches: the rule would be silently dead, so refuse it here.
+        for part in ("signatures", "requires", "unless", "prefers"):
+            for index, condition in enumerate(getattr(self, part)):
+                if condition.error is not None and not is_error_name(condition.error):
+                    raise ValueError(
+                        f"rule {self.id} ({self.name}): {part}[{index}] names error {condition.error!r}, "
+                        "which is neither a class of workflows/errors.py nor a runtime error "
+                        f"({', '.join(sorted(RUNTIME_ERROR_NAMES))}); fix the name, or add the class "
+                        "to workflows/errors.py"
+                    )
+        return self
 
 
 class RuleSet(BaseModel):

@@ -1,13 +1,18 @@
-"""Everything a run may have created, found by the run's name prefix, whatever step created it.
+"""Every kind of resource a run may create, in one table: how to find, describe, delete and verify it.
 
-Kinds, in the order teardown deletes them (each depends on the ones after it): Application Auto
-Scaling targets (deregistering one deletes its policies), the no-capacity alarms, inference
-components, endpoints, endpoint configs, models. Names all start with ``db-<run id>``; scaling
-targets are named by their ``inference-component/<name>`` resource id.
+``KINDS`` is the table, in the order teardown deletes (each kind depends on the ones after it):
+Application Auto Scaling targets (deregistering one deletes its policies), the no-capacity alarms,
+inference components, endpoints, endpoint configs, models, then the staging folder. A run's
+resources are found by the run's name prefix (``db-<run id>-``) whatever step created them;
+scaling targets are named by their ``inference-component/<name>`` resource id. Teardown, the
+janitor (by expiry tag), failed-attempt removal, the tag query's last check and kept-resource
+tagging all read the table; ``tests/test_resource_kinds.py`` checks every operation and key of it
+against botocore's service models.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +23,177 @@ from workflows.hosting.scale_to_zero import DIMENSION, NAMESPACE
 
 GONE = {"Deleting"}
 IC_RESOURCE = "inference-component/"
+
+
+@dataclass(frozen=True)
+class ResourceKind:
+    """One kind of resource: its label, its API's calls and keys, and who sweeps it.
+
+    Attributes:
+        name: the label's kind, ``<name>/<resource name>`` in every report (``endpoint-config``).
+        service: the botocore service whose client handles it.
+        found_by: how a run's or an expired one is found, in words (the report's and a reader's).
+        list_operation: the call that lists them (paginated); ``list_key`` holds the items.
+        name_key: the item's name field, which is also the name parameter of describe and delete.
+        arn_key: the item's (and Describe's) ARN field, for its tags.
+        status_key: the item's status field, where it has one.
+        describe_operation: the call that describes one by name (verification, ARN).
+        delete_operation: the call that removes one (``stop_...`` for a job: it cannot be deleted).
+        list_filters: fixed arguments of the list call (only running jobs cost anything).
+        going: statuses that mean it is already on its way out (nothing to do, nothing left).
+        teardown: teardown deletes it and verifies it is gone.
+        janitor: the janitor removes it once expired (by its own tags, or its component's).
+        tagged: the run-id tag query's last check looks for it under another name.
+    """
+
+    name: str
+    service: str
+    found_by: str
+    list_operation: str
+    list_key: str
+    name_key: str
+    arn_key: str | None
+    delete_operation: str
+    describe_operation: str | None = None
+    status_key: str | None = None
+    list_filters: tuple[tuple[str, str], ...] = ()
+    going: frozenset[str] = frozenset()
+    teardown: bool = True
+    janitor: bool = True
+    tagged: bool = False
+
+    @property
+    def title(self) -> str:
+        """The kind in words: ``endpoint config``."""
+        return self.name.replace("-", " ")
+
+    @property
+    def stops(self) -> bool:
+        """Removed by stopping it (a processing job), not by deleting it."""
+        return self.delete_operation.startswith("stop_")
+
+    def label(self, name: str) -> str:
+        return f"{self.name}/{name}"
+
+    def is_going(self, item: dict[str, Any]) -> bool:
+        """Whether a listed or described item is already being deleted or stopped."""
+        return self.status_key is not None and item.get(self.status_key) in self.going
+
+
+def _sagemaker(name: str, resource: str, *, status: bool = False, **options: Any) -> ResourceKind:
+    """A SageMaker kind: ``List<Resource>s``, ``Describe<Resource>``, ``Delete<Resource>`` by ``<Resource>Name``."""
+    snake = name.replace("-", "_")
+    return ResourceKind(
+        name=name,
+        service="sagemaker",
+        found_by=options.pop("found_by", "name prefix db-<run id>- (NameContains), tags for expiry"),
+        list_operation=f"list_{snake}s",
+        list_key=options.pop("list_key", f"{resource}s"),
+        name_key=f"{resource}Name",
+        arn_key=f"{resource}Arn",
+        status_key=f"{resource}Status" if status else None,
+        describe_operation=f"describe_{snake}",
+        delete_operation=options.pop("delete_operation", f"delete_{snake}"),
+        going=frozenset(options.pop("going", GONE if status else ())),
+        **options,
+    )
+
+
+SCALABLE_TARGET = ResourceKind(
+    name="scalable-target",
+    service="application-autoscaling",
+    found_by="resource id inference-component/db-<run id>-; expires with its component",
+    list_operation="describe_scalable_targets",
+    list_key="ScalableTargets",
+    name_key="ResourceId",
+    arn_key="ScalableTargetARN",
+    delete_operation="deregister_scalable_target",
+)
+# Deleted before its target (deregistering would remove it too); never listed on its own.
+SCALING_POLICY = ResourceKind(
+    name="scaling-policy",
+    service="application-autoscaling",
+    found_by="the policies of each scalable target",
+    list_operation="describe_scaling_policies",
+    list_key="ScalingPolicies",
+    name_key="PolicyName",
+    arn_key="PolicyARN",
+    delete_operation="delete_scaling_policy",
+)
+ALARM = ResourceKind(
+    name="alarm",
+    service="cloudwatch",
+    found_by="name prefix db-<run id>- (AlarmNamePrefix); target tracking's by its component",
+    list_operation="describe_alarms",
+    list_key="MetricAlarms",
+    name_key="AlarmName",
+    arn_key="AlarmArn",
+    delete_operation="delete_alarms",
+    describe_operation="describe_alarms",
+    tagged=True,
+)
+INFERENCE_COMPONENT = _sagemaker("inference-component", "InferenceComponent", status=True, tagged=True)
+ENDPOINT = _sagemaker("endpoint", "Endpoint", status=True, tagged=True)
+ENDPOINT_CONFIG = _sagemaker("endpoint-config", "EndpointConfig", tagged=True)
+MODEL = _sagemaker("model", "Model", tagged=True)
+# Only running jobs cost anything; a stopped or finished job is history (SageMaker keeps its record
+# forever), so teardown and the tag query leave jobs alone and the janitor stops running ones.
+PROCESSING_JOB = _sagemaker(
+    "processing-job",
+    "ProcessingJob",
+    status=True,
+    list_key="ProcessingJobSummaries",
+    delete_operation="stop_processing_job",
+    list_filters=(("StatusEquals", "InProgress"),),
+    going={"Stopping"},
+    teardown=False,
+)
+STAGING = ResourceKind(
+    name="staging",
+    service="s3",
+    found_by="key prefix staging/<run id>/; the janitor: a folder whose newest object is past the TTL",
+    list_operation="list_objects_v2",
+    list_key="Contents",
+    name_key="Key",
+    arn_key=None,
+    delete_operation="delete_objects",
+)
+
+KINDS: tuple[ResourceKind, ...] = (
+    SCALABLE_TARGET,
+    SCALING_POLICY,
+    ALARM,
+    INFERENCE_COMPONENT,
+    ENDPOINT,
+    ENDPOINT_CONFIG,
+    MODEL,
+    PROCESSING_JOB,
+    STAGING,
+)
+"""The table, in teardown's order: each kind goes before the ones it depends on."""
+
+
+def kind(name: str) -> ResourceKind:
+    """The row named ``name``.
+
+    Raises:
+        KeyError: naming the known kinds.
+    """
+    for row in KINDS:
+        if row.name == name:
+            return row
+    raise KeyError(f"no resource kind {name!r}; known: {', '.join(k.name for k in KINDS)}")
+
+
+def sagemaker_kinds(*, teardown: bool | None = None, janitor: bool | None = None) -> tuple[ResourceKind, ...]:
+    """The SageMaker rows in the table's order, optionally only those teardown or the janitor sweeps."""
+    return tuple(
+        k
+        for k in KINDS
+        if k.service == "sagemaker"
+        and (teardown is None or k.teardown == teardown)
+        and (janitor is None or k.janitor == janitor)
+    )
 
 
 @dataclass
@@ -42,17 +218,56 @@ class Sweep:
         return True
 
 
-def named(sagemaker: Any, operation: str, key: str, name_key: str, prefix: str) -> dict[str, dict[str, Any]]:
-    """Items of a SageMaker list call whose name starts with ``prefix``."""
-    with aws_errors(operation):
-        items = paginate(sagemaker, operation, key, NameContains=prefix)
-    return {item[name_key]: item for item in items if item[name_key].startswith(prefix)}
+def find(sagemaker: Any, row: ResourceKind, prefix: str) -> dict[str, dict[str, Any]]:
+    """Listed items of a SageMaker kind whose name starts with ``prefix``, by name."""
+    with aws_errors(row.list_operation):
+        items = paginate(
+            sagemaker, row.list_operation, row.list_key, NameContains=prefix, **dict(row.list_filters)
+        )
+    return {item[row.name_key]: item for item in items if item[row.name_key].startswith(prefix)}
 
 
 def components(sagemaker: Any, prefix: str) -> dict[str, dict[str, Any]]:
-    return named(
-        sagemaker, "list_inference_components", "InferenceComponents", "InferenceComponentName", prefix
-    )
+    return find(sagemaker, INFERENCE_COMPONENT, prefix)
+
+
+def describe(sagemaker: Any, row: ResourceKind, name: str) -> dict[str, Any]:
+    """Describe one SageMaker resource by name (a ClientError when it is not there)."""
+    return dict(getattr(sagemaker, str(row.describe_operation))(**{row.name_key: name}))
+
+
+def arn_of(sagemaker: Any, row: ResourceKind, name: str) -> str:
+    """The ARN of one SageMaker resource, from its Describe call."""
+    return str(describe(sagemaker, row, name)[str(row.arn_key)])
+
+
+def delete_call(sagemaker: Any, row: ResourceKind) -> Callable[..., Any]:
+    """The client's delete (or stop) call of a kind; it takes ``**{row.name_key: name}``."""
+    return getattr(sagemaker, row.delete_operation)
+
+
+def delete_named(
+    sweep: Sweep, sagemaker: Any, row: ResourceKind, prefix: str, keep: Any, holding: set[str] | None = None
+) -> None:
+    """Delete the run's resources of one SageMaker kind; an endpoint in ``holding`` waits (busy)."""
+    for name, item in find(sagemaker, row, prefix).items():
+        if keep(name) or row.is_going(item):
+            continue
+        if holding and name in holding:
+            sweep.busy.append(f"{row.label(name)} (its inference components are still being deleted)")
+            continue
+        sweep.delete(
+            delete_call(sagemaker, row), row.label(name), f"delete {row.title} {name}", **{row.name_key: name}
+        )
+
+
+def remaining_named(sagemaker: Any, row: ResourceKind, prefix: str, keep: Any) -> list[str]:
+    """Labels of the run's resources of one SageMaker kind that exist, are not going and not kept."""
+    return [
+        row.label(name)
+        for name, item in find(sagemaker, row, prefix).items()
+        if not keep(name) and not row.is_going(item)
+    ]
 
 
 def scaling_targets(autoscaling: Any, prefix: str) -> list[str]:
@@ -95,7 +310,7 @@ def delete_scaling(sweep: Sweep, autoscaling: Any, prefix: str, keep: Any) -> No
         for policy in scaling_policies(autoscaling, resource_id):
             sweep.delete(
                 autoscaling.delete_scaling_policy,
-                f"scaling-policy/{policy}",
+                SCALING_POLICY.label(policy),
                 f"delete scaling policy {policy}",
                 PolicyName=policy,
                 ServiceNamespace=NAMESPACE,
@@ -104,7 +319,7 @@ def delete_scaling(sweep: Sweep, autoscaling: Any, prefix: str, keep: Any) -> No
             )
         sweep.delete(
             autoscaling.deregister_scalable_target,
-            f"scalable-target/{resource_id}",
+            SCALABLE_TARGET.label(resource_id),
             f"deregister {resource_id}",
             ServiceNamespace=NAMESPACE,
             ResourceId=resource_id,
@@ -118,7 +333,7 @@ def delete_alarms(sweep: Sweep, cloudwatch: Any, prefix: str, keep: Any) -> None
         batch = names[start : start + 100]
         with aws_errors("delete alarms"):
             cloudwatch.delete_alarms(AlarmNames=batch)
-        sweep.deleted += [f"alarm/{name}" for name in batch]
+        sweep.deleted += [ALARM.label(name) for name in batch]
 
 
 def delete_components(sweep: Sweep, sagemaker: Any, prefix: str, keep: Any) -> set[str]:
@@ -127,13 +342,5 @@ def delete_components(sweep: Sweep, sagemaker: Any, prefix: str, keep: Any) -> s
     AWS deletes a component asynchronously (it lists as Deleting for a while) and an endpoint
     cannot go before its components: such an endpoint waits for the next pass.
     """
-    for name, item in components(sagemaker, prefix).items():
-        if keep(name) or item.get("InferenceComponentStatus") in GONE:
-            continue
-        sweep.delete(
-            sagemaker.delete_inference_component,
-            f"inference-component/{name}",
-            f"delete inference component {name}",
-            InferenceComponentName=name,
-        )
+    delete_named(sweep, sagemaker, INFERENCE_COMPONENT, prefix, keep)
     return {item["EndpointName"] for name, item in components(sagemaker, prefix).items() if not keep(name)}

@@ -18,6 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workflows.aws import aws_errors
+from workflows.benchmark.policy import policy_for
+
+# The benchmark client's schedule for scale to zero, so the measurement retries as a benchmark does.
+SCALE_OUT_BACKOFF = policy_for("scale-to-zero").backoff
 
 
 @dataclass(frozen=True)
@@ -107,7 +111,7 @@ def scale_out(
     *,
     endpoint: str,
     component: str,
-    backoff: Callable[[int], float] = lambda retry: min(10.0, 1.5 ** max(0, retry - 1)),
+    backoff: Callable[[int], float] = SCALE_OUT_BACKOFF.delay_s,
     timeout_s: float = 1800.0,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,

@@ -17,15 +17,15 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from workflows.aws import aws_errors, is_not_found, paginate
+from workflows.hosting import resources
 from workflows.naming import TAG_RUN_ID
 
 # Service-level filters: GetResources accepts any "service[:type]", but a type string AWS does not
 # know is an error, and a teardown must not fail on a filter. The kinds are picked out below.
 RESOURCE_TYPES = ["sagemaker", "cloudwatch"]
-# The kinds teardown deletes. Processing jobs (the benchmark job) are tagged for the run too, but
-# SageMaker keeps a finished job's record forever: it is not a leftover.
-KINDS = frozenset({"endpoint", "endpoint-config", "model", "inference-component", "alarm"})
-_GONE = {"Deleting"}
+# The kinds teardown deletes (the table's ``tagged`` rows). Processing jobs (the benchmark job) are
+# tagged for the run too, but SageMaker keeps a finished job's record forever: it is not a leftover.
+KINDS = frozenset(k.name for k in resources.KINDS if k.tagged)
 
 
 def parse_arn(arn: str) -> tuple[str, str]:
@@ -49,37 +49,27 @@ def tagged_arns(tagging: Any, run_id: str) -> list[str]:
     return sorted(m["ResourceARN"] for m in mappings)
 
 
-def _exists(describe: Callable[..., dict[str, Any]], status_key: str | None, **kwargs: Any) -> bool:
+def _exists(sagemaker: Any, kind: resources.ResourceKind, name: str) -> bool:
     try:
-        found = describe(**kwargs)
+        found = resources.describe(sagemaker, kind, name)
     except ClientError as error:
         # Anything but "not found" (AccessDenied: the IAM scope is db-* names) cannot tell it is gone.
         return not is_not_found(error)
-    return status_key is None or found.get(status_key) not in _GONE
+    return not kind.is_going(found)
 
 
 def _still_there(kind: str, name: str, *, sagemaker: Any, cloudwatch: Any) -> bool:
-    if kind == "alarm":
+    if kind == resources.ALARM.name:
         if cloudwatch is None:
             return True  # cannot tell: report it rather than pass it over
         try:
             return bool(cloudwatch.describe_alarms(AlarmNames=[name])["MetricAlarms"])
         except ClientError:
             return True
-    describe = {
-        "endpoint": (sagemaker.describe_endpoint, "EndpointStatus", "EndpointName"),
-        "endpoint-config": (sagemaker.describe_endpoint_config, None, "EndpointConfigName"),
-        "model": (sagemaker.describe_model, None, "ModelName"),
-        "inference-component": (
-            sagemaker.describe_inference_component,
-            "InferenceComponentStatus",
-            "InferenceComponentName",
-        ),
-    }.get(kind)
-    if describe is None:
+    row = next((k for k in resources.sagemaker_kinds() if k.name == kind and k.tagged), None)
+    if row is None:
         return True
-    call, status_key, name_key = describe
-    return _exists(call, status_key, **{name_key: name})
+    return _exists(sagemaker, row, name)
 
 
 def tagged_leftovers(

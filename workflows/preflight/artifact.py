@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 import sys
 from pathlib import Path
 
 from workflows.contracts import Finding
 from workflows.errors import ArtifactIncomplete
+from workflows.requirements_file import requirement_names
 
 # What the Hugging Face PyTorch inference DLC ships: torch and transformers, not onnxruntime (F01).
 HF_DLC_PROVIDES = frozenset(
@@ -39,22 +39,8 @@ _MODULE_OF = {
     "opencv-python": "cv2",
     "opencv-python-headless": "cv2",
 }
-_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 # The field's failures come from these two modules; anything else unknown is a warning.
 _FIELD_MODULES = {"onnxruntime": "F01"}
-
-
-def requirement_names(requirements: str) -> set[str]:
-    """Lower-case distribution names in a requirements.txt (options, comments, URLs skipped)."""
-    names = set()
-    for line in requirements.splitlines():
-        line = line.split("#", 1)[0].strip()
-        if not line or line.startswith("-") or "://" in line:
-            continue
-        match = _REQUIREMENT.match(line)
-        if match:
-            names.add(match.group(1).lower().replace("_", "-"))
-    return names
 
 
 def distribution_of(module: str) -> str:

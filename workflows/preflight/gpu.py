@@ -14,10 +14,10 @@ from workflows.artifact_manifest import ArtifactManifest
 from workflows.contracts import Finding
 from workflows.gpu.device import ARTIFACT_MODES, CPU_PACKAGE, GPU_PACKAGE, gpu_build, image_cudnn_major
 from workflows.images import HF_INFERENCE, image_uri
-from workflows.preflight.artifact import requirement_names
 from workflows.preflight.containers import image_cuda
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, register
+from workflows.requirements_file import requirement_names, requirements_of
 from workflows.spec import is_gpu_instance
 
 F36 = "F36"
@@ -25,10 +25,10 @@ F36 = "F36"
 
 def pinned_version(requirements: str, package: str) -> str | None:
     """The ``==`` version of ``package`` in a requirements.txt, if pinned."""
-    for line in requirements.splitlines():
-        name, _, version = line.split("#", 1)[0].strip().partition("==")
-        if name.strip().lower().replace("_", "-") == package and version.strip():
-            return version.strip()
+    for line in requirements_of(requirements, package):
+        for specifier in line.requirement.specifier:
+            if specifier.operator == "==":
+                return specifier.version
     return None
 
 

@@ -10,21 +10,16 @@ converted and tested with.
 
 from __future__ import annotations
 
-import operator
 import re
-from collections.abc import Callable
+
+from packaging.specifiers import InvalidSpecifier, Specifier
+from packaging.version import InvalidVersion, Version
 
 from workflows.contracts import Finding
+from workflows.requirements_file import requirements_of, satisfied_by
 
 # Libraries the image names in its tag, as <name><version>.
 TAGGED_LIBRARIES = ("transformers",)
-_SPECIFIER = re.compile(r"(==|!=|>=|<=|~=|>|<)\s*([0-9][0-9A-Za-z.*+!-]*)")
-_COMPARE: dict[str, Callable[[tuple[int, ...], tuple[int, ...]], bool]] = {
-    ">=": operator.ge,
-    "<=": operator.le,
-    ">": operator.gt,
-    "<": operator.lt,
-}
 
 
 def image_library_version(image: str, library: str) -> str | None:
@@ -34,46 +29,12 @@ def image_library_version(image: str, library: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _release(version: str) -> tuple[int, ...]:
-    parts = []
-    for part in version.split("."):
-        digits = re.match(r"\d+", part)
-        if digits is None:
-            break
-        parts.append(int(digits.group()))
-    return tuple(parts)
-
-
-def _padded(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    width = max(len(a), len(b))
-    return a + (0,) * (width - len(a)), b + (0,) * (width - len(b))
-
-
 def satisfies(version: str, op: str, wanted: str) -> bool:
-    """Whether ``version`` meets one specifier (``==4.30.*`` and ``~=4.51.0`` included)."""
-    have = _release(version)
-    if op in ("==", "!="):
-        prefix = wanted.endswith(".*")
-        want = _release(wanted.removesuffix(".*"))
-        equal = have[: len(want)] == want if prefix else _padded(have, want)[0] == _padded(have, want)[1]
-        return equal if op == "==" else not equal
-    if op == "~=":
-        want = _release(wanted)
-        return satisfies(version, ">=", wanted) and have[: len(want) - 1] == want[:-1]
-    left, right = _padded(have, _release(wanted))
-    return _COMPARE[op](left, right)
-
-
-def pinned(requirements: str, library: str) -> list[tuple[str, str, str]]:
-    """The (line, operator, version) specifiers ``requirements`` gives ``library``."""
-    found: list[tuple[str, str, str]] = []
-    for raw in requirements.splitlines():
-        line = raw.split("#", 1)[0].strip()
-        name = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)", line)
-        if not name or name.group(1).lower().replace("_", "-") != library:
-            continue
-        found.extend((line, op, version) for op, version in _SPECIFIER.findall(line[name.end() :]))
-    return found
+    """Whether ``version`` meets one specifier (``==4.30.*`` and ``~=4.51.0`` included), as pip reads it."""
+    try:
+        return Specifier(f"{op}{wanted}").contains(Version(version), prereleases=True)
+    except (InvalidSpecifier, InvalidVersion):
+        return False
 
 
 def check_library_pins(*, requirements: str | None, image: str) -> list[Finding]:
@@ -84,11 +45,7 @@ def check_library_pins(*, requirements: str | None, image: str) -> list[Finding]
         if shipped is None or not requirements:
             continue
         clashes = sorted(
-            {
-                line
-                for line, op, version in pinned(requirements, library)
-                if not satisfies(shipped, op, version)
-            }
+            {line.text for line in requirements_of(requirements, library) if not satisfied_by(line, shipped)}
         )
         for line in clashes:
             findings.append(

@@ -8,21 +8,23 @@ case in point: AWS refuses to delete an endpoint while it is Creating (the field
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from workflows import naming
-from workflows.aws import aws_errors, error_code, error_message, is_busy, is_not_found, paginate, translate
+from workflows.aws import error_code, error_message, is_busy, is_not_found, translate
 from workflows.contracts import AttemptRequest, DeployAttempt
 from workflows.errors import AwsServiceUnavailable, AwsThrottled
+from workflows.hosting import resources
+from workflows.hosting.resources import ENDPOINT, ENDPOINT_CONFIG, MODEL, ResourceKind
 
 
-def _delete(call: Callable[..., Any], label: str, removed: list[str], left: list[str], **kwargs: Any) -> bool:
+def _delete(sagemaker: Any, kind: ResourceKind, name: str, removed: list[str], left: list[str]) -> bool:
     """Delete one resource; True when it is gone (deleted now or before)."""
+    label = kind.label(name)
     try:
-        call(**kwargs)
+        resources.delete_call(sagemaker, kind)(**{kind.name_key: name})
     except ClientError as error:
         if is_not_found(error):
             return True
@@ -57,27 +59,16 @@ def remove_failed_attempt(request: AttemptRequest, *, sagemaker: Any) -> DeployA
     failed = record.attempt
     removed: list[str] = []
     left: list[str] = []
-    endpoint = naming.endpoint_name(request.run_id, failed)
-    if _delete(sagemaker.delete_endpoint, f"endpoint/{endpoint}", removed, left, EndpointName=endpoint):
-        config = naming.endpoint_config_name(request.run_id, failed)
-        _delete(
-            sagemaker.delete_endpoint_config,
-            f"endpoint-config/{config}",
-            removed,
-            left,
-            EndpointConfigName=config,
-        )
-        prefix = naming.model_name(request.run_id, failed, 0).removesuffix("0")
-        with aws_errors("list models"):
-            models = paginate(sagemaker, "list_models", "Models", NameContains=prefix)
-        for model in models:
-            name = model["ModelName"]
-            if name.startswith(prefix):
-                _delete(sagemaker.delete_model, f"model/{name}", removed, left, ModelName=name)
+    config = naming.endpoint_config_name(request.run_id, failed)
+    models = naming.model_name(request.run_id, failed, 0).removesuffix("0")
+    if _delete(sagemaker, ENDPOINT, naming.endpoint_name(request.run_id, failed), removed, left):
+        _delete(sagemaker, ENDPOINT_CONFIG, config, removed, left)
+        for name in resources.find(sagemaker, MODEL, models):
+            _delete(sagemaker, MODEL, name, removed, left)
     else:
         left += [
-            f"endpoint-config/{naming.endpoint_config_name(request.run_id, failed)} (with its endpoint)",
-            f"model/{naming.model_name(request.run_id, failed, 0).removesuffix('0')}* (with its endpoint)",
+            f"{ENDPOINT_CONFIG.label(config)} (with its endpoint)",
+            f"{MODEL.label(models)}* (with its endpoint)",
         ]
     history = [*attempt.history[:-1], record.model_copy(update={"removed": removed, "left": left})]
     return attempt.model_copy(update={"history": history})

@@ -11,9 +11,8 @@ from pathlib import Path
 
 from workflows.contracts import FileEntry
 from workflows.conversion.manifest import read_manifest, sha256_of, write_manifest
-from workflows.preflight.artifact import LMI_CPU_REQUIREMENTS, distribution_of, requirement_names
-
-REQUIREMENTS_FILE = "code/requirements.txt"
+from workflows.preflight.artifact import LMI_CPU_REQUIREMENTS, distribution_of
+from workflows.requirements_file import REQUIREMENTS_FILE, requirement_names
 
 
 def requirements_for(module: str, *, diagnosis_id: str, onnxruntime_version: str | None) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from workflows import clock
 from workflows.aws import aws_errors
+from workflows.backoff import Backoff
 from workflows.clock import as_datetime
 from workflows.contracts import DescribeRequest, EndpointStatus
 from workflows.errors import CapacityStall, EndpointFailed, EndpointWaitTimeout
@@ -25,7 +26,7 @@ FAILED = "Failed"
 
 def next_wait_seconds(polls: int, *, initial: int, maximum: int, backoff: float) -> int:
     """Exponential backoff: initial, initial*backoff, ... capped at maximum."""
-    return int(min(maximum, round(initial * backoff ** max(0, polls - 1))))
+    return Backoff(initial, backoff, maximum).whole_seconds(polls)
 
 
 # What a pending variant's status list says once the deployment has moved past waiting for an

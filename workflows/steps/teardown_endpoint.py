@@ -2,9 +2,10 @@
 
 Resources are found by the run's name prefix, not by what earlier steps returned, so a deploy
 that failed half-way (model created, endpoint config rejected; components placed, scaling not yet
-registered) is cleaned up too. Order follows dependencies: scaling targets and policies, alarms,
-inference components, endpoints, endpoint configs, models, then the staging folder (engine model
-repositories included). The hosting mode says which kinds it may have created.
+registered) is cleaned up too. Order follows dependencies, as the table of resource kinds lists
+them (``workflows/hosting/resources.py``): scaling targets and policies, alarms, inference
+components, endpoints, endpoint configs, models, then the staging folder (engine model repositories
+included). The hosting mode says which kinds it may have created.
 """
 
 from __future__ import annotations
@@ -23,11 +24,14 @@ from workflows.naming import TAG_KEEP, resource_prefix, results_prefix, staging_
 from workflows.settings import Settings
 from workflows.storage import get_text, list_keys, put_text
 
-GONE = resources.GONE
 # Each pass's deletions, kept beside the run's results: the state machine retries ResourceBusy by
 # invoking the step again with the same input, so without it the result would list only the last
 # pass's deletions (often nothing but the endpoint config, after the endpoint went on pass 1).
 LEDGER_FILE = "teardown-passes.json"
+# The SageMaker kinds deleted once the components are (an endpoint cannot go before its components).
+_AFTER_COMPONENTS = tuple(
+    k for k in resources.sagemaker_kinds(teardown=True) if k is not resources.INFERENCE_COMPONENT
+)
 
 
 def run_prefix(run_id: str) -> str:
@@ -58,19 +62,6 @@ class Kept:
         return any(uri.startswith(prefix) for prefix in self.prefixes)
 
 
-# What each kept kind's Describe call is and where its ARN is in the answer.
-_DESCRIBE_ARN = {
-    "endpoint": ("describe_endpoint", "EndpointName", "EndpointArn"),
-    "endpoint-config": ("describe_endpoint_config", "EndpointConfigName", "EndpointConfigArn"),
-    "model": ("describe_model", "ModelName", "ModelArn"),
-    "inference-component": (
-        "describe_inference_component",
-        "InferenceComponentName",
-        "InferenceComponentArn",
-    ),
-}
-
-
 def mark_kept(state: PipelineState, *, sagemaker: Any) -> list[str]:
     """Tag what the user kept ``deploybench:keep=true`` so the leak janitor never deletes it.
 
@@ -81,18 +72,17 @@ def mark_kept(state: PipelineState, *, sagemaker: Any) -> list[str]:
     if not Kept(state).names or deploy is None:
         return []
     wanted = [
-        ("endpoint", deploy.endpoint_name),
-        ("endpoint-config", deploy.endpoint_config_name),
-        *(("model", m) for m in deploy.model_names),
-        *(("inference-component", c) for c in deploy.inference_components),
+        (resources.ENDPOINT, deploy.endpoint_name),
+        (resources.ENDPOINT_CONFIG, deploy.endpoint_config_name),
+        *((resources.MODEL, m) for m in deploy.model_names),
+        *((resources.INFERENCE_COMPONENT, c) for c in deploy.inference_components),
     ]
     marked = []
     for kind, name in wanted:
-        describe, key, arn_key = _DESCRIBE_ARN[kind]
-        with aws_errors(f"tag kept {kind} {name}"):
-            arn = getattr(sagemaker, describe)(**{key: name})[arn_key]
+        with aws_errors(f"tag kept {kind.name} {name}"):
+            arn = resources.arn_of(sagemaker, kind, name)
             sagemaker.add_tags(ResourceArn=arn, Tags=[{"Key": TAG_KEEP, "Value": "true"}])
-        marked.append(f"{kind}/{name}")
+        marked.append(kind.label(name))
     return marked
 
 
@@ -171,30 +161,8 @@ def teardown(
         resources.delete_scaling(sweep, autoscaling, prefix, kept)
         resources.delete_alarms(sweep, cloudwatch, prefix, kept)
     holding = resources.delete_components(sweep, sagemaker, prefix, kept) if mode.uses_components else set()
-    for name, item in resources.named(
-        sagemaker, "list_endpoints", "Endpoints", "EndpointName", prefix
-    ).items():
-        if kept(name) or item.get("EndpointStatus") in GONE:
-            continue
-        if name in holding:
-            sweep.busy.append(f"endpoint/{name} (its inference components are still being deleted)")
-            continue
-        sweep.delete(
-            sagemaker.delete_endpoint, f"endpoint/{name}", f"delete endpoint {name}", EndpointName=name
-        )
-    for name in resources.named(
-        sagemaker, "list_endpoint_configs", "EndpointConfigs", "EndpointConfigName", prefix
-    ):
-        if not kept(name):
-            sweep.delete(
-                sagemaker.delete_endpoint_config,
-                f"endpoint-config/{name}",
-                f"delete endpoint config {name}",
-                EndpointConfigName=name,
-            )
-    for name in resources.named(sagemaker, "list_models", "Models", "ModelName", prefix):
-        if not kept(name):
-            sweep.delete(sagemaker.delete_model, f"model/{name}", f"delete model {name}", ModelName=name)
+    for kind in _AFTER_COMPONENTS:
+        resources.delete_named(sweep, sagemaker, kind, prefix, kept, holding)
     keys = _staging_objects(s3, settings.bucket, state.run_id, kept)
     if keys:
         _delete_objects(s3, settings.bucket, keys)
@@ -255,37 +223,15 @@ def remaining_resources(
     remaining: list[str] = []
     if autoscaling is not None:
         remaining += [
-            f"scalable-target/{r}"
+            resources.SCALABLE_TARGET.label(r)
             for r in resources.scaling_targets(autoscaling, prefix)
             if not kept(r.removeprefix(resources.IC_RESOURCE))
         ]
     if cloudwatch is not None:
-        remaining += [f"alarm/{a}" for a in resources.alarms(cloudwatch, prefix) if not kept(a)]
-    if components:
-        remaining += [
-            f"inference-component/{name}"
-            for name, item in resources.components(sagemaker, prefix).items()
-            if not kept(name) and item.get("InferenceComponentStatus") not in GONE
-        ]
-    remaining += [
-        f"endpoint/{name}"
-        for name, item in resources.named(
-            sagemaker, "list_endpoints", "Endpoints", "EndpointName", prefix
-        ).items()
-        if not kept(name) and item.get("EndpointStatus") not in GONE
-    ]
-    remaining += [
-        f"endpoint-config/{n}"
-        for n in resources.named(
-            sagemaker, "list_endpoint_configs", "EndpointConfigs", "EndpointConfigName", prefix
-        )
-        if not kept(n)
-    ]
-    remaining += [
-        f"model/{n}"
-        for n in resources.named(sagemaker, "list_models", "Models", "ModelName", prefix)
-        if not kept(n)
-    ]
+        remaining += [resources.ALARM.label(a) for a in resources.alarms(cloudwatch, prefix) if not kept(a)]
+    for kind in resources.sagemaker_kinds(teardown=True):
+        if components or kind is not resources.INFERENCE_COMPONENT:
+            remaining += resources.remaining_named(sagemaker, kind, prefix, kept)
     if s3 is not None and bucket is not None:
         remaining += [f"s3://{bucket}/{key}" for key in _staging_objects(s3, bucket, run_id, kept)]
     return remaining
