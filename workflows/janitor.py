@@ -46,20 +46,11 @@ def _sweep_kind(
     kind: ResourceKind, *, sagemaker: Any, now: datetime, ttl: timedelta, dry_run: bool
 ) -> list[Leak]:
     stop = kind.stops
-    with aws_errors(kind.list_operation):
-        items = paginate(
-            sagemaker,
-            kind.list_operation,
-            kind.list_key,
-            NameContains=f"{PREFIX}-",
-            **dict(kind.list_filters),
-        )
     leaks: list[Leak] = []
-    for item in items:
-        name = item[kind.name_key]
-        if not name.startswith(f"{PREFIX}-") or kind.is_going(item):
+    for name, item in resources.find(sagemaker, kind, f"{PREFIX}-").items():
+        if kind.is_going(item):
             continue
-        expires = expiry(_tags(sagemaker, item[kind.arn_key]), item.get("CreationTime"), ttl)
+        expires = expiry(_tags(sagemaker, item[str(kind.arn_key)]), item.get("CreationTime"), ttl)
         if expires is None or expires > now:
             continue
         if dry_run:

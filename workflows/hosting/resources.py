@@ -275,31 +275,32 @@ def scaling_targets(autoscaling: Any, prefix: str) -> list[str]:
     with aws_errors("describe scalable targets"):
         targets = paginate(
             autoscaling,
-            "describe_scalable_targets",
-            "ScalableTargets",
+            SCALABLE_TARGET.list_operation,
+            SCALABLE_TARGET.list_key,
             ServiceNamespace=NAMESPACE,
             ScalableDimension=DIMENSION,
         )
-    return sorted(t["ResourceId"] for t in targets if t["ResourceId"].startswith(IC_RESOURCE + prefix))
+    ids = (t[SCALABLE_TARGET.name_key] for t in targets)
+    return sorted(i for i in ids if i.startswith(IC_RESOURCE + prefix))
 
 
 def scaling_policies(autoscaling: Any, resource_id: str) -> list[str]:
     with aws_errors(f"describe scaling policies of {resource_id}"):
         policies = paginate(
             autoscaling,
-            "describe_scaling_policies",
-            "ScalingPolicies",
+            SCALING_POLICY.list_operation,
+            SCALING_POLICY.list_key,
             ServiceNamespace=NAMESPACE,
             ResourceId=resource_id,
             ScalableDimension=DIMENSION,
         )
-    return sorted(p["PolicyName"] for p in policies)
+    return sorted(p[SCALING_POLICY.name_key] for p in policies)
 
 
 def alarms(cloudwatch: Any, prefix: str) -> list[str]:
     with aws_errors("describe alarms"):
-        found = paginate(cloudwatch, "describe_alarms", "MetricAlarms", AlarmNamePrefix=prefix)
-    return sorted(a["AlarmName"] for a in found)
+        found = paginate(cloudwatch, ALARM.list_operation, ALARM.list_key, AlarmNamePrefix=prefix)
+    return sorted(a[ALARM.name_key] for a in found)
 
 
 def delete_scaling(sweep: Sweep, autoscaling: Any, prefix: str, keep: Any) -> None:
