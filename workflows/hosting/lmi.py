@@ -63,7 +63,11 @@ def model_entries(request: DeployRequest, hosting: LmiHosting) -> list[tuple[dic
     for name, source, task in listed:
         where = locate(source, mode="lmi")
         local = f"models/{name}"
-        entry: dict[str, Any] = {"name": name, "source": local if where.kind == "s3" else where.value, "task": task}
+        entry: dict[str, Any] = {
+            "name": name,
+            "source": local if where.kind == "s3" else where.value,
+            "task": task,
+        }
         if name == MAIN_MODEL:
             entry["max_length"] = request.spec.model.max_sequence_length
         found.append((entry, where.value if where.kind == "s3" else None))
