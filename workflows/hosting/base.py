@@ -34,7 +34,7 @@ from workflows.contracts import (
     PreflightResult,
 )
 from workflows.errors import PreflightBlocked, SpecInvalid
-from workflows.hosting.specs import InstanceSettings, ModelServerSettings
+from workflows.hosting.specs import _Instances, _ModelServer
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, Scope, run_declared
@@ -43,6 +43,11 @@ from workflows.settings import Settings
 from workflows.spec import RunSpec
 
 VARIANT = "primary"
+
+InstanceSettings = _Instances
+"""What every mode on instances has in its spec (all but serverless), for code those modes share."""
+ModelServerSettings = _ModelServer
+"""The HF inference DLC's model server settings, for code the modes on that image share."""
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
 InstancesT = TypeVar("InstancesT", bound=InstanceSettings)

@@ -16,8 +16,7 @@ from typing import Protocol, TypeVar
 
 from workflows.contracts import Finding
 from workflows.errors import SpecInvalid
-from workflows.hosting.base import ImageChoice
-from workflows.hosting.specs import InstanceSettings
+from workflows.hosting.base import ImageChoice, InstanceSettings
 from workflows.preflight.containers import check_cuda_driver
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.instances import check_instance_types, instance

@@ -24,7 +24,6 @@ from workflows.hosting.base import (
     Planned,
     Progress,
     instance_variant,
-    model_server_environment,
     refuse_blocking,
 )
 from workflows.hosting.checks import (
@@ -35,7 +34,7 @@ from workflows.hosting.checks import (
     each_instance_type,
     memory_check,
 )
-from workflows.hosting.realtime import hf_image
+from workflows.hosting.realtime import hf_container, hf_image
 from workflows.hosting.specs import MAIN_MODEL, InferenceComponentHosting
 from workflows.preflight.accelerators import ComponentPlacement, check_accelerator_devices, check_copies
 from workflows.preflight.context import PreflightContext
@@ -164,16 +163,9 @@ class ComponentsMode(InstanceMode[ComponentsT]):
         """One model per component (the components themselves are placed once InService)."""
         refuse_blocking(placement_findings(hosting, instance_type), mode=self.mode)
         image = hf_image(hosting, instance_type, settings.region)
-        environment = model_server_environment(hosting)
         listed = planned(hosting)
         models = [
-            {
-                "PrimaryContainer": {
-                    "Image": image,
-                    "ModelDataUrl": data_uri or request.pack.model_data_uri,
-                    "Environment": dict(environment),
-                }
-            }
+            {"PrimaryContainer": hf_container(image, data_uri or request.pack.model_data_uri, hosting)}
             for _, data_uri, _ in listed
         ]
         attempt = request.attempt.number

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import Any, TypeVar
 
 from workflows.contracts import DeployRequest
 from workflows.hosting.base import (
     VARIANT,
     AwsClients,
     InstanceMode,
+    ModelServerSettings,
     Planned,
     image_for,
     model_server_environment,
@@ -21,11 +23,24 @@ from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS, cuda_driver
 from workflows.preflight.registry import Check
 from workflows.settings import Settings
 
-__all__ = ["VARIANT", "RealtimeMode", "hf_image"]
+__all__ = ["VARIANT", "RealtimeMode", "hf_container", "hf_image", "one_hf_model"]
 
+
+ServedT = TypeVar("ServedT", bound=ModelServerSettings)
 
 # The spec's image, else the HF PyTorch inference DLC for the instance's device.
 hf_image = partial(image_for, HF_INFERENCE)
+
+
+def hf_container(image: str, model_data_url: str, hosting: ModelServerSettings) -> dict[str, Any]:
+    """A CreateModel container of the HF inference DLC serving a model.tar.gz (``code/inference.py``)."""
+    return {"Image": image, "ModelDataUrl": model_data_url, "Environment": model_server_environment(hosting)}
+
+
+def one_hf_model(request: DeployRequest, hosting: ServedT, image: str) -> Planned[ServedT]:
+    """The run's packed artifact as the one model, on the HF inference DLC ``image``."""
+    container = hf_container(image, request.pack.model_data_uri, hosting)
+    return Planned(hosting, models=[{"PrimaryContainer": container}])
 
 
 class RealtimeMode(InstanceMode[RealtimeHosting]):
@@ -54,12 +69,7 @@ class RealtimeMode(InstanceMode[RealtimeHosting]):
         clients: AwsClients,
         settings: Settings,
     ) -> Planned[RealtimeHosting]:
-        container = {
-            "Image": hf_image(hosting, instance_type, settings.region),
-            "ModelDataUrl": request.pack.model_data_uri,
-            "Environment": model_server_environment(hosting),
-        }
-        return Planned(hosting, models=[{"PrimaryContainer": container}])
+        return one_hf_model(request, hosting, hf_image(hosting, instance_type, settings.region))
 
 
 STRATEGY = RealtimeMode()

@@ -11,16 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from workflows.contracts import DeployRequest, Finding
-from workflows.hosting.base import (
-    VARIANT,
-    AwsClients,
-    HostingMode,
-    Planned,
-    image_for,
-    model_server_environment,
-)
+from workflows.hosting.base import VARIANT, AwsClients, HostingMode, Planned
+from workflows.hosting.realtime import hf_image, one_hf_model
 from workflows.hosting.specs import ServerlessHosting
-from workflows.images import HF_INFERENCE
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.memory import check_serverless_memory
 from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
@@ -57,12 +50,8 @@ class ServerlessMode(HostingMode[ServerlessHosting]):
         clients: AwsClients,
         settings: Settings,
     ) -> Planned[ServerlessHosting]:
-        container = {
-            "Image": image_for(HF_INFERENCE, hosting, None, settings.region),
-            "ModelDataUrl": request.pack.model_data_uri,
-            "Environment": model_server_environment(hosting),
-        }
-        return Planned(hosting, models=[{"PrimaryContainer": container}])
+        # No instance: the CPU build of the HF inference DLC.
+        return one_hf_model(request, hosting, hf_image(hosting, None, settings.region))
 
     def variant(self, hosting: ServerlessHosting, *, instance_type: str, models: list[str]) -> dict[str, Any]:
         return {

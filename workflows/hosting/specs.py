@@ -393,8 +393,3 @@ Hosting = Annotated[
     | VllmHosting,
     Field(discriminator="mode"),
 ]
-
-InstanceSettings = _Instances
-"""What every mode on instances has (all but serverless), for code shared by those modes."""
-ModelServerSettings = _ModelServer
-"""The HF inference DLC's model server settings, for code shared by the modes on that image."""

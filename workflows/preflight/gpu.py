@@ -11,7 +11,7 @@ from __future__ import annotations
 from workflows.artifact_manifest import ArtifactManifest
 from workflows.contracts import Finding
 from workflows.gpu.device import CPU_PACKAGE, GPU_PACKAGE, gpu_build, image_cudnn_major
-from workflows.hosting.specs import InstanceSettings
+from workflows.hosting.base import InstanceSettings
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.preflight.artifact import requirement_names
 from workflows.preflight.containers import image_cuda

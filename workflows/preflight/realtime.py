@@ -8,9 +8,8 @@ on the HF DLC (real-time, multi-container, serverless, inference components list
 from __future__ import annotations
 
 from workflows.contracts import Finding
-from workflows.hosting.base import image_for
+from workflows.hosting.base import InstanceSettings, image_for
 from workflows.hosting.checks import each_instance_type
-from workflows.hosting.specs import InstanceSettings
 from workflows.images import HF_INFERENCE
 from workflows.preflight.artifact import (
     check_artifact_complete,
