@@ -10,9 +10,10 @@ from pathlib import Path
 
 from infra.constants import CODE_PACKAGES, ROOT
 
-# Modules that import whole packages at run time (pkgutil.iter_modules + importlib): the preflight
-# registry discovers every check module of these packages.
-DISCOVERS = {"workflows.preflight.registry": ("workflows.preflight", "workflows.hosting")}
+# Modules that import whole packages at run time (pkgutil.iter_modules + importlib), whose imports the
+# source does not show. None does now: each hosting mode declares its checks, and the mode table
+# (workflows.hosting.modes) imports every mode by name.
+DISCOVERS: dict[str, tuple[str, ...]] = {}
 
 
 def _package_modules(package: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""The preflight step on a staged artifact in moto's S3, and the registry modes plug into."""
+"""The preflight step on a staged artifact in moto's S3, and the checks the modes declare."""
 
 from __future__ import annotations
 
@@ -12,11 +12,15 @@ import pytest
 from moto import mock_aws
 
 from tests.conftest import fast_spec
+from tests.hosting_support import spec_with
 from workflows.contracts import ConvertResult, FileEntry, PackResult, PreflightRequest
 from workflows.conversion.manifest import read_manifest
 from workflows.errors import PreflightBlocked
+from workflows.hosting.modes import strategies, strategy_for
+from workflows.hosting.serverless import ServerlessMode
+from workflows.hosting.specs import ServerlessHosting
 from workflows.preflight import registry
-from workflows.preflight.context import ArtifactView, build_context
+from workflows.preflight.context import ArtifactView, PreflightContext, build_context
 from workflows.steps.run_preflight import preflight
 from workflows.storage import upload_folder
 
@@ -142,25 +146,29 @@ def test_the_artifact_view_reads_the_onnx_size_from_the_manifest(tiny_artifact: 
     assert view.model_mb == pytest.approx(onnx.stat().st_size / (1024 * 1024))
 
 
-def test_a_hosting_mode_contributes_checks_without_editing_the_preflight(
+def test_a_hosting_mode_declares_its_checks_and_the_preflight_runs_those(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Given an isolated registry and a new mode registering its own check, as a hosting module would
-    monkeypatch.setattr(
-        registry, "_REGISTRY", {mode: list(checks) for mode, checks in registry._REGISTRY.items()}
-    )
-    registry.checks_for("realtime")  # discovery of the packaged modes first
+    # Given a serverless mode that declares one check more, as a new hosting module would
+    seen: list[int] = []
 
-    def no_gpu_serverless(context: Any) -> list[Any]:
+    def no_gpu_serverless(context: Any, hosting: ServerlessHosting) -> list[Any]:
+        seen.append(hosting.memory_size_mb)
         return []
 
     check = registry.Check("no GPU on serverless", ("F14",), no_gpu_serverless)
-    registry.register("serverless", check)
-    registry.register("serverless", check)
-    # Then the mode gets it once, after its own, and real-time does not
-    assert registry.checks_for("serverless").count(check) == 1
-    assert registry.checks_for("serverless")[-1] == check
-    assert check not in registry.checks_for("realtime")
+
+    class Extended(ServerlessMode):
+        checks = (*ServerlessMode.checks, check)
+
+    monkeypatch.setitem(strategies(), "serverless", Extended())
+    spec = spec_with("bundled", {"mode": "serverless", "memory_size_mb": 4096})
+    # When the checks on the spec alone run
+    result = registry.run_checks(PreflightContext(spec), "spec")
+    # Then the declared check ran once, on the mode's own typed settings, and real-time does not list it
+    assert seen == [4096]
+    assert result.checked == [check.label]
+    assert check not in strategy_for("realtime").checks
     # And a check declaring an unknown need is refused at definition
     with pytest.raises(ValueError, match="needs"):
         registry.Check("bad", ("F01",), no_gpu_serverless, ("gpu",))

@@ -97,14 +97,13 @@ def load_catalogue() -> Catalogue:
 
 
 def static_checks() -> dict[str, list[StaticCheck]]:
-    """Every registered preflight check, by the catalogue IDs it covers."""
+    """Every preflight check the hosting modes declare, by the catalogue IDs it covers."""
     from workflows.hosting.modes import strategies
-    from workflows.preflight.registry import checks_for
 
     modes_of: dict[str, list[str]] = {}
     ids_of: dict[str, tuple[str, ...]] = {}
-    for mode in strategies():
-        for check in checks_for(mode):
+    for mode, strategy in strategies().items():
+        for check in strategy.checks:
             modes_of.setdefault(check.name, []).append(mode)
             ids_of[check.name] = check.ids
     by_id: dict[str, list[StaticCheck]] = {}

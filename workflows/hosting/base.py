@@ -1,18 +1,26 @@
-"""What every hosting mode is: a strategy object that creates, advances and names its resources.
+"""What every hosting mode is: a strategy object, generic over its own hosting spec, that checks,
+creates and advances its resources.
 
-The deploy step calls ``deploy`` (creates what can be created at once and returns while the
-endpoint is Creating); the wait loop calls ``advance`` on every poll once the endpoint is InService
-(a mode whose resources need an InService endpoint, such as inference components, creates them
-there, idempotently, and reports when everything serves). Teardown needs no mode: every resource
-is named from the run id and found by that prefix (``workflows/hosting/resources.py``).
+A mode owns its spec type (``spec_type``: the narrowing from the spec's union happens once, in
+``spec_of``), its preflight checks (``checks``, run by ``preflight``) and the resources it creates.
+The deploy step calls ``deploy``, one template for every mode: the mode's ``plan`` refuses what its
+static checks block and stages what it serves, then each of its models is created, then the
+endpoint config with the mode's ``variant`` and the endpoint; it returns while the endpoint is
+Creating. The wait loop calls ``advance`` on every poll once the endpoint is InService (a mode whose
+resources need an InService endpoint, such as inference components, creates them there,
+idempotently, and reports when everything serves). Teardown needs no mode: every resource is named
+from the run id and found by that prefix (``workflows/hosting/resources.py``).
 """
 
 from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel
 
 from workflows import clock, naming
 from workflows.accelerators import device_of
@@ -23,15 +31,38 @@ from workflows.contracts import (
     DeployResult,
     DescribeRequest,
     Finding,
+    PreflightResult,
 )
 from workflows.errors import PreflightBlocked, SpecInvalid
+from workflows.hosting.specs import _Instances, _ModelServer
 from workflows.images import HF_INFERENCE, image_uri
+from workflows.preflight.context import PreflightContext
+from workflows.preflight.registry import Check, Scope, run_declared
+from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
+from workflows.spec import RunSpec
 
 VARIANT = "primary"
 
+InstanceSettings = _Instances
+"""What every mode on instances has in its spec (all but serverless), for code those modes share."""
+ModelServerSettings = _ModelServer
+"""The HF inference DLC's model server settings, for code the modes on that image share."""
 
-# Override field -> the hosting field it replaces, in every mode that has that field.
+SpecT = TypeVar("SpecT", bound=BaseModel)
+InstancesT = TypeVar("InstancesT", bound=InstanceSettings)
+
+
+class ImageChoice(Protocol):
+    """What picks a mode's image: every hosting spec has both fields."""
+
+    @property
+    def image(self) -> str | None: ...
+
+    @property
+    def image_version(self) -> str | None: ...
+
+
 @dataclass(frozen=True)
 class AwsClients:
     """The AWS clients a mode may call; the step passes the ones its handler built."""
@@ -58,15 +89,19 @@ class Progress:
     components: list[ComponentStatus] = field(default_factory=list)
 
 
-def effective_hosting(request: DescribeRequest) -> Any:
-    """The hosting settings the deploy used (recorded in its result, overrides applied); the spec's
-    when the result recorded none."""
-    recorded = request.deploy.effective_hosting
-    hosting = request.spec.hosting
-    return type(hosting).model_validate(recorded) if recorded else hosting
+@dataclass(frozen=True)
+class Planned(Generic[SpecT]):
+    """What one deploy attempt creates, as a mode's ``plan`` decided it."""
+
+    hosting: SpecT
+    """The settings deployed (overrides applied, choices the mode made recorded), kept in the result."""
+    models: list[dict[str, Any]]
+    """Each model's CreateModel arguments besides its name, role and tags, in creation order."""
+    recorded: dict[str, Any] = field(default_factory=dict)
+    """Further ``DeployResult`` fields of the mode (targets, staging URIs, inference components)."""
 
 
-def model_server_environment(hosting: Any) -> dict[str, str]:
+def model_server_environment(hosting: ModelServerSettings) -> dict[str, str]:
     """Environment of the HF inference DLC's model server (Multi Model Server).
 
     Without SAGEMAKER_MODEL_SERVER_WORKERS the server starts one worker per vCPU, each with its own
@@ -87,13 +122,12 @@ def model_server_environment(hosting: Any) -> dict[str, str]:
     }
 
 
-def instance_type_for(request: DeployRequest) -> str:
-    """The attempt's instance type (F06/F07 fallbacks move the index).
+def instance_type_for(request: DeployRequest, types: Sequence[str]) -> str:
+    """The attempt's instance type among ``types`` (F06/F07 fallbacks move the index).
 
     Raises:
         SpecInvalid: the index is past the listed instance types.
     """
-    types = request.spec.hosting.instance_type_fallbacks  # type: ignore[union-attr]
     index = request.attempt.instance_type_index
     if index >= len(types):
         raise SpecInvalid(
@@ -108,7 +142,7 @@ def run_tags(request: DeployRequest) -> list[dict[str, str]]:
     return naming.tags(request.run_id, request.spec)
 
 
-def image_for(family: str, hosting: Any, instance_type: str | None, region: str) -> str:
+def image_for(family: str, hosting: ImageChoice, instance_type: str | None, region: str) -> str:
     """The spec's image, else ``family``'s build (``hosting.image_version`` or the default) from
     ``images.yaml`` for the instance's device (CPU when there is no instance: serverless).
 
@@ -116,7 +150,7 @@ def image_for(family: str, hosting: Any, instance_type: str | None, region: str)
         SpecInvalid: the instance's accelerators are not CUDA GPUs (Neuron, Gaudi), the build is
             unknown, it has no image for the device, or it is not published in ``region``.
     """
-    explicit = getattr(hosting, "image", None)
+    explicit = hosting.image
     if explicit:
         return str(explicit)
     device = device_of(instance_type) if instance_type else "cpu"
@@ -126,11 +160,10 @@ def image_for(family: str, hosting: Any, instance_type: str | None, region: str)
             "workflows/data/images.yaml runs there.",
             fix="use a GPU or CPU instance type, or set hosting.image to an image built for this accelerator",
         )
-    version = getattr(hosting, "image_version", None)
-    return image_uri(family, gpu=device == "gpu", region=region, version=version)
+    return image_uri(family, gpu=device == "gpu", region=region, version=hosting.image_version)
 
 
-def instance_variant(hosting: Any, *, instance_type: str, model: str | None) -> dict[str, Any]:
+def instance_variant(hosting: InstanceSettings, *, instance_type: str, model: str | None) -> dict[str, Any]:
     """A ProductionVariant on instances: the model (none for inference components), the health check
     timeout (it must cover downloading and loading the model, F07), the AMI when asked (F20)."""
     variant: dict[str, Any] = {
@@ -149,6 +182,7 @@ def instance_variant(hosting: Any, *, instance_type: str, model: str | None) -> 
 def create_model(
     sagemaker: Any, name: str, *, settings: Settings, tags: list[dict[str, str]], **spec: Any
 ) -> str:
+    """CreateModel with the run's role and tags; the one place a mode's model request is built."""
     with aws_errors(f"create model {name}"):
         sagemaker.create_model(
             ModelName=name, ExecutionRoleArn=settings.sagemaker_role_arn, Tags=tags, **spec
@@ -165,7 +199,8 @@ def create_endpoint(
     tags: list[dict[str, str]],
     **extra: Any,
 ) -> None:
-    """The endpoint config, then the endpoint (returns while it is Creating)."""
+    """The endpoint config, then the endpoint (returns while it is Creating); the one place these
+    requests are built."""
     with aws_errors(f"create endpoint config {config}"):
         sagemaker.create_endpoint_config(
             EndpointConfigName=config, ProductionVariants=variants, Tags=tags, **extra
@@ -174,10 +209,14 @@ def create_endpoint(
         sagemaker.create_endpoint(EndpointName=endpoint, EndpointConfigName=config, Tags=tags)
 
 
-class HostingMode(ABC):
-    """One way to host the model: its resources, how to create and advance them, how to invoke it."""
+class HostingMode(ABC, Generic[SpecT]):
+    """One way to host the model: its spec, its checks, how to create and advance its resources."""
 
     mode: ClassVar[str]
+    spec_type: type[SpecT]
+    """The ``hosting`` member of the run spec this mode deploys (its ``mode`` is this mode's)."""
+    checks: tuple[Check[SpecT], ...] = ()
+    """The mode's preflight checks, in the order they run and report."""
     local_blocker: ClassVar[str | None] = None
     """Why the local engine cannot serve this mode (None: it can)."""
     uses_components: ClassVar[bool] = False
@@ -187,48 +226,121 @@ class HostingMode(ABC):
     image_devices: ClassVar[tuple[str, ...]] = ("cpu", "gpu")
     """The devices the mode deploys that family on (its checks refuse the others)."""
 
-    @abstractmethod
+    def spec_of(self, spec: RunSpec) -> SpecT:
+        """The spec's hosting section as this mode's own spec type.
+
+        Raises:
+            SpecInvalid: the spec's hosting is another mode's.
+        """
+        hosting = spec.hosting
+        if hosting.mode != self.mode or not isinstance(hosting, self.spec_type):
+            raise SpecInvalid(
+                f"hosting.mode is {hosting.mode!r}, which the {self.mode} mode does not deploy.",
+                fix=f"deploy it with the {hosting.mode} mode (workflows.hosting.modes.strategy_for)",
+            )
+        return hosting
+
+    def hosting_for(self, request: DeployRequest) -> SpecT:
+        """The settings this attempt deploys: the spec's, with the remediation's overrides applied."""
+        return with_overrides(self.spec_of(request.spec), request.attempt.overrides)
+
+    def recorded_hosting(self, request: DescribeRequest) -> SpecT:
+        """The settings the deploy used (recorded in its result, overrides applied); the spec's when
+        the result recorded none."""
+        recorded = request.deploy.effective_hosting
+        return self.spec_type.model_validate(recorded) if recorded else self.spec_of(request.spec)
+
+    def preflight(self, context: PreflightContext, scope: Scope = "all") -> PreflightResult:
+        """Run the mode's checks in ``scope`` on the context's spec."""
+        return run_declared(context, self.spec_of(context.spec), self.checks, scope)
+
     def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
         """Create the mode's resources; returns as soon as the endpoint is Creating.
 
-        Static problems (F04, F05, F08, F25 ...) are refused before the first AWS call.
-        """
+        Static problems (F04, F05, F08, F25 ...) are refused by ``plan`` before the first SageMaker
+        call; then each planned model is created, the endpoint config and the endpoint.
 
-    def open_endpoint(
-        self,
-        request: DeployRequest,
-        clients: AwsClients,
-        *,
-        hosting: Any,
-        model: str,
-        instance_type: str,
-        variants: list[dict[str, Any]],
-        tags: list[dict[str, str]],
-        **recorded: Any,
-    ) -> DeployResult:
-        """Create the attempt's endpoint config and endpoint over ``model``; the deploy's result.
-
-        Args:
-            hosting: the settings this attempt deployed (overrides applied), recorded in the result.
-            recorded: further ``DeployResult`` fields of the mode (targets, staging URIs).
+        Raises:
+            PreflightBlocked: a static check of the mode blocks.
+            DeployRejected: SageMaker refused a create call.
         """
-        config = naming.endpoint_config_name(request.run_id, request.attempt.number)
-        endpoint = naming.endpoint_name(request.run_id, request.attempt.number)
-        create_endpoint(clients.sagemaker, config=config, endpoint=endpoint, variants=variants, tags=tags)
+        hosting = self.hosting_for(request)
+        instance_type = self.instance_type(request, hosting)
+        planned = self.plan(request, hosting, instance_type, clients=clients, settings=settings)
+        attempt, tags = request.attempt.number, run_tags(request)
+        models = [
+            create_model(
+                clients.sagemaker,
+                naming.model_name(request.run_id, attempt, index),
+                settings=settings,
+                tags=tags,
+                **model,
+            )
+            for index, model in enumerate(planned.models)
+        ]
+        config = naming.endpoint_config_name(request.run_id, attempt)
+        endpoint = naming.endpoint_name(request.run_id, attempt)
+        create_endpoint(
+            clients.sagemaker,
+            config=config,
+            endpoint=endpoint,
+            variants=[self.variant(planned.hosting, instance_type=instance_type, models=models)],
+            tags=tags,
+            **self.endpoint_config_extra(settings),
+        )
         return DeployResult(
             endpoint_name=endpoint,
             endpoint_config_name=config,
-            model_names=[model],
+            model_names=models,
             instance_type=instance_type,
             created_at=clock.now(),
             mode=self.mode,
-            effective_hosting=hosting.model_dump(mode="json"),
-            **recorded,
+            effective_hosting=planned.hosting.model_dump(mode="json"),
+            **planned.recorded,
         )
+
+    @abstractmethod
+    def instance_type(self, request: DeployRequest, hosting: SpecT) -> str:
+        """What ``DeployResult.instance_type`` says: the attempt's instance type."""
+
+    @abstractmethod
+    def plan(
+        self,
+        request: DeployRequest,
+        hosting: SpecT,
+        instance_type: str,
+        *,
+        clients: AwsClients,
+        settings: Settings,
+    ) -> Planned[SpecT]:
+        """Refuse what the mode's static checks block, stage what the container reads, and say which
+        models to create.
+
+        Raises:
+            PreflightBlocked: a static check blocks (before any SageMaker call).
+        """
+
+    @abstractmethod
+    def variant(self, hosting: SpecT, *, instance_type: str, models: list[str]) -> dict[str, Any]:
+        """The endpoint config's ProductionVariant over the created ``models``."""
+
+    def endpoint_config_extra(self, settings: Settings) -> dict[str, Any]:
+        """Further CreateEndpointConfig arguments of the mode (none by default)."""
+        return {}
 
     def advance(self, request: DescribeRequest, *, clients: AwsClients) -> Progress:
         """Called on each poll once the endpoint is InService: ready, or what is still being placed."""
         return Progress(ready=True)
+
+
+class InstanceMode(HostingMode[InstancesT]):
+    """A mode on instances: the attempt's instance type from the fallbacks, one variant on it."""
+
+    def instance_type(self, request: DeployRequest, hosting: InstancesT) -> str:
+        return instance_type_for(request, hosting.instance_type_fallbacks)
+
+    def variant(self, hosting: InstancesT, *, instance_type: str, models: list[str]) -> dict[str, Any]:
+        return instance_variant(hosting, instance_type=instance_type, model=models[0])
 
 
 def refuse_blocking(findings: list[Finding], *, mode: str) -> None:

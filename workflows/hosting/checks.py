@@ -1,24 +1,46 @@
-"""Preflight checks the hosting modes share, as functions of the preflight context.
+"""Preflight checks the hosting modes share, as functions of the preflight context and the mode's
+hosting settings.
 
-Each mode registers the ones that apply to it from its own module (``register(MODE, Check(...))``),
-with the check functions of ``workflows/preflight``. Instance-type checks run for every listed
-type: the first one is deployed first, so its problems block; a fallback is only tried after a
-capacity stall, so its problems warn.
+Each mode lists the ones that apply to it in its ``checks``, next to its own, with the check
+functions of ``workflows/preflight``. A shared check is typed by what it reads (a Protocol, or the
+settings every mode on instances has), so any mode whose spec has those fields can list it.
+Instance-type checks run for every listed type: the first one is deployed first, so its problems
+block; a fallback is only tried after a capacity stall, so its problems warn.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
 from workflows.contracts import Finding
 from workflows.errors import SpecInvalid
+from workflows.hosting.base import ImageChoice, InstanceSettings
 from workflows.preflight.containers import check_cuda_driver
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.instances import check_instance_types, instance
 from workflows.preflight.memory import check_instance_memory, check_startup_timeout
 from workflows.preflight.registry import Check
+
+
+class ServedOnInstances(Protocol):
+    """The HF inference DLC's model server on instances: what the memory and start-up checks read."""
+
+    @property
+    def instance_type_fallbacks(self) -> Sequence[str]: ...
+
+    @property
+    def workers(self) -> int: ...
+
+    @property
+    def startup_health_check_timeout_s(self) -> int: ...
+
+    @property
+    def model_server_timeout_s(self) -> int: ...
+
+
+ServedT = TypeVar("ServedT", bound=ServedOnInstances)
 
 
 def as_fallback(findings: list[Finding], instance_type: str) -> list[Finding]:
@@ -28,25 +50,25 @@ def as_fallback(findings: list[Finding], instance_type: str) -> list[Finding]:
     ]
 
 
-def each_instance_type(context: PreflightContext, check: Callable[[str], list[Finding]]) -> list[Finding]:
+def each_instance_type(types: Sequence[str], check: Callable[[str], list[Finding]]) -> list[Finding]:
     """``check`` on every listed instance type: the first one's findings as they are, fallbacks' as warnings."""
     findings: list[Finding] = []
-    for position, name in enumerate(context.spec.hosting.instance_type_fallbacks):  # type: ignore[union-attr]
+    for position, name in enumerate(types):
         found = check(name)
         findings.extend(found if position == 0 else as_fallback(found, name))
     return findings
 
 
-def instance_types(context: PreflightContext) -> list[Finding]:
-    hosting: Any = context.spec.hosting
+def instance_types(context: PreflightContext, hosting: InstanceSettings) -> list[Finding]:
     return check_instance_types(list(hosting.instance_type_fallbacks), image=hosting.image)
 
 
-def memory_check(containers: Callable[[Any], int]) -> Callable[[PreflightContext], list[Finding]]:
+def memory_check(
+    containers: Callable[[ServedT], int],
+) -> Callable[[PreflightContext, ServedT], list[Finding]]:
     """F02/F07: each instance's containers (``containers(hosting)``), their workers and ONNX sessions."""
 
-    def run(context: PreflightContext) -> list[Finding]:
-        hosting: Any = context.spec.hosting
+    def run(context: PreflightContext, hosting: ServedT) -> list[Finding]:
         assert context.model_mb is not None
         model_mb = context.model_mb
 
@@ -58,13 +80,12 @@ def memory_check(containers: Callable[[Any], int]) -> Callable[[PreflightContext
                 instance=row, model_mb=model_mb, workers=hosting.workers, containers=containers(hosting)
             )
 
-        return each_instance_type(context, one)
+        return each_instance_type(hosting.instance_type_fallbacks, one)
 
     return run
 
 
-def startup_timeout(context: PreflightContext) -> list[Finding]:
-    hosting: Any = context.spec.hosting
+def startup_timeout(context: PreflightContext, hosting: ServedOnInstances) -> list[Finding]:
     assert context.model_mb is not None
     return check_startup_timeout(
         model_mb=context.model_mb,
@@ -73,12 +94,12 @@ def startup_timeout(context: PreflightContext) -> list[Finding]:
     )
 
 
-def cuda_check(image_for: Callable[[Any, str, str], str]) -> Callable[[PreflightContext], list[Finding]]:
+def cuda_check(
+    image_for: Callable[[ImageChoice, str, str], str],
+) -> Callable[[PreflightContext, InstanceSettings], list[Finding]]:
     """F20: the image's CUDA against the instance's driver (its AMI's, or the family's default)."""
 
-    def run(context: PreflightContext) -> list[Finding]:
-        hosting: Any = context.spec.hosting
-
+    def run(context: PreflightContext, hosting: InstanceSettings) -> list[Finding]:
         def one(name: str) -> list[Finding]:
             row = instance(name)
             if row is None or row.accelerator_kind != "gpu":
@@ -89,7 +110,7 @@ def cuda_check(image_for: Callable[[Any, str, str], str]) -> Callable[[Preflight
                 ami_version=hosting.inference_ami_version,
             )
 
-        return each_instance_type(context, one)
+        return each_instance_type(hosting.instance_type_fallbacks, one)
 
     return run
 
@@ -111,7 +132,7 @@ def spec_problem(finding_id: str, run: Callable[[], object]) -> list[Finding]:
     return []
 
 
-INSTANCE_TYPES = Check("instance types known", ("instance-type",), instance_types)
-STARTUP_TIMEOUT = Check(
+INSTANCE_TYPES: Check[InstanceSettings] = Check("instance types known", ("instance-type",), instance_types)
+STARTUP_TIMEOUT: Check[ServedOnInstances] = Check(
     "startup health check covers the model download", ("F07",), startup_timeout, ("model_size",)
 )

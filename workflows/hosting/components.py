@@ -11,25 +11,20 @@ RAM fails (F10).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-from workflows import clock, naming
+from workflows import naming
 from workflows.aws import aws_errors, is_not_found, translate
-from workflows.contracts import ComponentStatus, DeployRequest, DeployResult, DescribeRequest, Finding
+from workflows.contracts import ComponentStatus, DeployRequest, DescribeRequest, Finding
 from workflows.errors import InferenceComponentFailed
 from workflows.hosting.base import (
     VARIANT,
     AwsClients,
-    HostingMode,
+    InstanceMode,
+    Planned,
     Progress,
-    create_endpoint,
-    create_model,
-    effective_hosting,
-    instance_type_for,
     instance_variant,
-    model_server_environment,
     refuse_blocking,
-    run_tags,
 )
 from workflows.hosting.checks import (
     INSTANCE_TYPES,
@@ -39,26 +34,28 @@ from workflows.hosting.checks import (
     each_instance_type,
     memory_check,
 )
-from workflows.hosting.realtime import hf_image
-from workflows.hosting.specs import MAIN_MODEL
+from workflows.hosting.realtime import hf_container, hf_image
+from workflows.hosting.specs import MAIN_MODEL, InferenceComponentHosting
 from workflows.preflight.accelerators import ComponentPlacement, check_accelerator_devices, check_copies
 from workflows.preflight.context import PreflightContext
+from workflows.preflight.gpu import GPU_RUNTIME
 from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
-from workflows.preflight.registry import Check, register
-from workflows.remediation.overrides import with_overrides
+from workflows.preflight.registry import Check
 from workflows.settings import Settings
 
 IN_SERVICE, FAILED = "InService", "Failed"
 
+ComponentsT = TypeVar("ComponentsT", bound=InferenceComponentHosting)
 
-def planned(hosting: Any) -> list[tuple[str, str | None, int]]:
+
+def planned(hosting: InferenceComponentHosting) -> list[tuple[str, str | None, int]]:
     """(model name, its model.tar.gz or None for the run's, copies) of every component, 'main' first."""
     return [(MAIN_MODEL, None, hosting.copies)] + [
         (m.name, m.model_data_uri, m.copies or hosting.copies) for m in hosting.models
     ]
 
 
-def placement_findings(hosting: Any, instance_type: str) -> list[Finding]:
+def placement_findings(hosting: InferenceComponentHosting, instance_type: str) -> list[Finding]:
     """F08 (devices on GPU) and F09 (copies x devices within the GPUs) for one instance type."""
     findings = check_accelerator_devices(instance_type=instance_type, devices=hosting.accelerator_devices)
     if findings:
@@ -72,7 +69,7 @@ def placement_findings(hosting: Any, instance_type: str) -> list[Finding]:
     )
 
 
-def specification(hosting: Any, model: str) -> dict[str, Any]:
+def specification(hosting: InferenceComponentHosting, model: str) -> dict[str, Any]:
     """Specification of one component: its model, compute requirements, start-up timeout."""
     requirements: dict[str, Any] = {"MinMemoryRequiredInMb": hosting.min_memory_mb}
     if hosting.accelerator_devices is not None:
@@ -123,11 +120,68 @@ def check_component(component: ComponentStatus, endpoint: str) -> bool:
     return True
 
 
-class InferenceComponentMode(HostingMode):
-    mode = "inference-component"
+def _placement(context: PreflightContext, hosting: InferenceComponentHosting) -> list[Finding]:
+    return each_instance_type(
+        hosting.instance_type_fallbacks, lambda instance_type: placement_findings(hosting, instance_type)
+    )
+
+
+def _copies_per_instance(hosting: InferenceComponentHosting) -> int:
+    return containers_per_instance(sum(copies for _, _, copies in planned(hosting)), hosting.instance_count)
+
+
+COMPONENT_CHECKS: tuple[Check[InferenceComponentHosting], ...] = (
+    INSTANCE_TYPES,
+    Check("accelerator devices on GPU, copies x devices vs GPUs", ("F08", "F09"), _placement),
+    Check(
+        "copies x workers vs instance memory",
+        ("F02", "F07"),
+        memory_check(_copies_per_instance),
+        ("model_size",),
+    ),
+    Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_check(hf_image)),
+    STARTUP_TIMEOUT,
+    *ONNX_ARTIFACT_CHECKS,
+)
+"""The checks of every mode on inference components (scale to zero adds its own)."""
+
+
+class ComponentsMode(InstanceMode[ComponentsT]):
+    """An endpoint without a model, one model and one inference component per planned model."""
+
     uses_components = True
 
-    def endpoint_variant(self, hosting: Any, instance_type: str) -> dict[str, Any]:
+    def plan(
+        self,
+        request: DeployRequest,
+        hosting: ComponentsT,
+        instance_type: str,
+        *,
+        clients: AwsClients,
+        settings: Settings,
+    ) -> Planned[ComponentsT]:
+        """One model per component (the components themselves are placed once InService)."""
+        refuse_blocking(placement_findings(hosting, instance_type), mode=self.mode)
+        image = hf_image(hosting, instance_type, settings.region)
+        listed = planned(hosting)
+        models = [
+            {"PrimaryContainer": hf_container(image, data_uri or request.pack.model_data_uri, hosting)}
+            for _, data_uri, _ in listed
+        ]
+        attempt = request.attempt.number
+        components = [naming.inference_component_name(request.run_id, attempt, i) for i in range(len(listed))]
+        targets = {
+            name: {"InferenceComponentName": component}
+            for (name, _, _), component in zip(listed, components, strict=True)
+        }
+        return Planned(
+            hosting,
+            models=models,
+            recorded={"target": targets[MAIN_MODEL], "targets": targets, "inference_components": components},
+        )
+
+    def variant(self, hosting: ComponentsT, *, instance_type: str, models: list[str]) -> dict[str, Any]:
+        """No model on the variant (the components carry them), ManagedInstanceScaling."""
         variant = instance_variant(hosting, instance_type=instance_type, model=None)
         variant.pop("ContainerStartupHealthCheckTimeoutInSeconds")  # set per component instead
         variant["ManagedInstanceScaling"] = {
@@ -138,61 +192,14 @@ class InferenceComponentMode(HostingMode):
         variant["RoutingConfig"] = {"RoutingStrategy": "LEAST_OUTSTANDING_REQUESTS"}
         return variant
 
-    def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
-        hosting = with_overrides(request.spec.hosting, request.attempt.overrides)
-        instance_type = instance_type_for(request)
-        refuse_blocking(placement_findings(hosting, instance_type), mode=self.mode)
-        attempt, tags = request.attempt.number, run_tags(request)
-        image = hf_image(hosting, instance_type, settings.region)
-        environment = model_server_environment(hosting)
-        models, components = [], []
-        for index, (_, data_uri, _) in enumerate(planned(hosting)):
-            models.append(
-                create_model(
-                    clients.sagemaker,
-                    naming.model_name(request.run_id, attempt, index),
-                    settings=settings,
-                    tags=tags,
-                    PrimaryContainer={
-                        "Image": image,
-                        "ModelDataUrl": data_uri or request.pack.model_data_uri,
-                        "Environment": dict(environment),
-                    },
-                )
-            )
-            components.append(naming.inference_component_name(request.run_id, attempt, index))
-        config = naming.endpoint_config_name(request.run_id, attempt)
-        endpoint = naming.endpoint_name(request.run_id, attempt)
-        create_endpoint(
-            clients.sagemaker,
-            config=config,
-            endpoint=endpoint,
-            variants=[self.endpoint_variant(hosting, instance_type)],
-            tags=tags,
-            # An endpoint that hosts inference components runs them with this role.
-            ExecutionRoleArn=settings.sagemaker_role_arn,
-        )
-        targets = {
-            name: {"InferenceComponentName": component}
-            for (name, _, _), component in zip(planned(hosting), components, strict=True)
-        }
-        return DeployResult(
-            endpoint_name=endpoint,
-            endpoint_config_name=config,
-            model_names=models,
-            instance_type=instance_type,
-            created_at=clock.now(),
-            mode=self.mode,
-            target=targets[MAIN_MODEL],
-            targets=targets,
-            inference_components=components,
-            effective_hosting=hosting.model_dump(mode="json"),
-        )
+    def endpoint_config_extra(self, settings: Settings) -> dict[str, Any]:
+        # An endpoint that hosts inference components runs them with this role.
+        return {"ExecutionRoleArn": settings.sagemaker_role_arn}
 
     def place(self, request: DescribeRequest, *, clients: AwsClients) -> Progress:
         """Create the components that do not exist yet; report each one's status and copies."""
         deploy = request.deploy
-        hosting = effective_hosting(request)
+        hosting = self.recorded_hosting(request)
         copies = [c for _, _, c in planned(hosting)]
         statuses: list[ComponentStatus] = []
         ready = True
@@ -224,7 +231,12 @@ class InferenceComponentMode(HostingMode):
 
     @staticmethod
     def _create(
-        request: DescribeRequest, name: str, model: str, copies: int, hosting: Any, clients: AwsClients
+        request: DescribeRequest,
+        name: str,
+        model: str,
+        copies: int,
+        hosting: InferenceComponentHosting,
+        clients: AwsClients,
     ) -> None:
         with aws_errors(f"create inference component {name}"):
             clients.sagemaker.create_inference_component(
@@ -237,29 +249,10 @@ class InferenceComponentMode(HostingMode):
             )
 
 
+class InferenceComponentMode(ComponentsMode[InferenceComponentHosting]):
+    mode = "inference-component"
+    spec_type = InferenceComponentHosting
+    checks = (*COMPONENT_CHECKS, GPU_RUNTIME)
+
+
 STRATEGY = InferenceComponentMode()
-
-
-def _placement(context: PreflightContext) -> list[Finding]:
-    hosting: Any = context.spec.hosting
-    return each_instance_type(context, lambda instance_type: placement_findings(hosting, instance_type))
-
-
-def _copies_per_instance(hosting: Any) -> int:
-    return containers_per_instance(sum(copies for _, _, copies in planned(hosting)), hosting.instance_count)
-
-
-COMPONENT_CHECKS = (
-    INSTANCE_TYPES,
-    Check("accelerator devices on GPU, copies x devices vs GPUs", ("F08", "F09"), _placement),
-    Check(
-        "copies x workers vs instance memory",
-        ("F02", "F07"),
-        memory_check(_copies_per_instance),
-        ("model_size",),
-    ),
-    Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_check(hf_image)),
-    STARTUP_TIMEOUT,
-    *ONNX_ARTIFACT_CHECKS,
-)
-register(STRATEGY.mode, *COMPONENT_CHECKS)

@@ -16,21 +16,17 @@ from importlib.resources import files
 from string import Template
 from typing import Any
 
-from workflows import naming
-from workflows.contracts import DeployRequest, DeployResult, Finding
+from workflows.contracts import DeployRequest, Finding
 from workflows.hosting.base import (
     AwsClients,
-    HostingMode,
-    create_model,
+    InstanceMode,
+    Planned,
     image_for,
-    instance_type_for,
-    instance_variant,
     refuse_blocking,
-    run_tags,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
 from workflows.hosting.sources import locate
-from workflows.hosting.specs import MAIN_MODEL
+from workflows.hosting.specs import MAIN_MODEL, LmiHosting
 from workflows.hosting.staging import (
     StagedFile,
     copies_of_prefix,
@@ -41,8 +37,7 @@ from workflows.hosting.staging import (
 from workflows.images import DJL_INFERENCE
 from workflows.preflight.artifact import LMI_CPU_REQUIREMENTS, check_lmi_requirements
 from workflows.preflight.context import PreflightContext
-from workflows.preflight.registry import Check, register
-from workflows.remediation.overrides import with_overrides
+from workflows.preflight.registry import Check
 from workflows.settings import Settings
 
 ENGINE = "lmi"
@@ -59,7 +54,7 @@ def requirements(image: str, extra: list[str]) -> str | None:
     return "\n".join(dict.fromkeys(lines)) + "\n" if lines else None
 
 
-def model_entries(request: DeployRequest, hosting: Any) -> list[tuple[dict[str, Any], str | None]]:
+def model_entries(request: DeployRequest, hosting: LmiHosting) -> list[tuple[dict[str, Any], str | None]]:
     """(entry of deploybench-models.json, s3 prefix to copy under models/<name>/ or None)."""
     listed = [(MAIN_MODEL, request.spec.model.source, request.spec.model.task)] + [
         (m.name, m.source, m.task) for m in hosting.models
@@ -68,14 +63,18 @@ def model_entries(request: DeployRequest, hosting: Any) -> list[tuple[dict[str, 
     for name, source, task in listed:
         where = locate(source, mode="lmi")
         local = f"models/{name}"
-        entry = {"name": name, "source": local if where.kind == "s3" else where.value, "task": task}
+        entry: dict[str, Any] = {
+            "name": name,
+            "source": local if where.kind == "s3" else where.value,
+            "task": task,
+        }
         if name == MAIN_MODEL:
             entry["max_length"] = request.spec.model.max_sequence_length
         found.append((entry, where.value if where.kind == "s3" else None))
     return found
 
 
-def container_folder(request: DeployRequest, hosting: Any, image: str, *, s3: Any) -> list[StagedFile]:
+def container_folder(request: DeployRequest, hosting: LmiHosting, image: str, *, s3: Any) -> list[StagedFile]:
     """Every file of the container's folder."""
     properties = Template((files("artifacts") / "lmi" / "serving.properties").read_text(encoding="utf-8"))
     code = (files("artifacts") / "lmi" / "model.py").read_text(encoding="utf-8")
@@ -99,8 +98,22 @@ def container_folder(request: DeployRequest, hosting: Any, image: str, *, s3: An
     return staged
 
 
-class LmiMode(HostingMode):
+_image = partial(image_for, DJL_INFERENCE)
+
+
+def _requirements(context: PreflightContext, hosting: LmiHosting) -> list[Finding]:
+    image = _image(hosting, hosting.instance_type_fallbacks[0], context.region)
+    return check_lmi_requirements(image=image, requirements=requirements(image, []))
+
+
+def _sources(context: PreflightContext, hosting: LmiHosting) -> list[Finding]:
+    sources = [context.spec.model.source, *(m.source for m in hosting.models)]
+    return spec_problem("model-source", lambda: [locate(s, mode="lmi") for s in sources])
+
+
+class LmiMode(InstanceMode[LmiHosting]):
     mode = "lmi"
+    spec_type = LmiHosting
     image_family = DJL_INFERENCE
     # The SDK's table lists no CPU djl-inference image: LMI on CPU needs hosting.image.
     image_devices = ("gpu",)
@@ -108,61 +121,37 @@ class LmiMode(HostingMode):
         "the local SageMaker serves only the HF inference DLC contract; DJL Serving (LMI) needs its own "
         "server image, and this machine runs no Docker"
     )
+    checks = (
+        INSTANCE_TYPES,
+        Check("the CPU image gets the model's Python packages", ("F17",), _requirements),
+        Check(
+            "every model is an s3:// prefix or a Hub id the container can load", ("model-source",), _sources
+        ),
+        Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_check(_image)),
+    )
 
-    def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
-        hosting = with_overrides(request.spec.hosting, request.attempt.overrides)
-        instance_type = instance_type_for(request)
+    def plan(
+        self,
+        request: DeployRequest,
+        hosting: LmiHosting,
+        instance_type: str,
+        *,
+        clients: AwsClients,
+        settings: Settings,
+    ) -> Planned[LmiHosting]:
+        """Write the container's folder (F17: requirements on the CPU image) under the staging prefix."""
         image = _image(hosting, instance_type, settings.region)
         s3 = clients.need("s3")
         staged = container_folder(request, hosting, image, s3=s3)
         listed = next((s.text for s in staged if s.path == "requirements.txt"), None)
         refuse_blocking(check_lmi_requirements(image=image, requirements=listed), mode=self.mode)
-        attempt, tags = request.attempt.number, run_tags(request)
-        uri = engine_uri(settings.bucket, request.run_id, attempt, ENGINE)
+        uri = engine_uri(settings.bucket, request.run_id, request.attempt.number, ENGINE)
         write_prefix(s3, uri, staged)
-        model = naming.model_name(request.run_id, attempt)
-        create_model(
-            clients.sagemaker,
-            model,
-            settings=settings,
-            tags=tags,
-            PrimaryContainer={"Image": image, "ModelDataSource": uncompressed_model_data(uri)},
-        )
-        variant = instance_variant(hosting, instance_type=instance_type, model=model)
-        return self.open_endpoint(
-            request,
-            clients,
-            hosting=hosting,
-            model=model,
-            instance_type=instance_type,
-            staging_uris=[uri],
-            variants=[variant],
-            tags=tags,
+        return Planned(
+            hosting,
+            models=[{"PrimaryContainer": {"Image": image, "ModelDataSource": uncompressed_model_data(uri)}}],
+            recorded={"staging_uris": [uri]},
         )
 
 
 STRATEGY = LmiMode()
-
-
-_image = partial(image_for, DJL_INFERENCE)
-
-
-def _requirements(context: PreflightContext) -> list[Finding]:
-    hosting: Any = context.spec.hosting
-    image = _image(hosting, hosting.instance_type_fallbacks[0], context.region)
-    return check_lmi_requirements(image=image, requirements=requirements(image, []))
-
-
-def _sources(context: PreflightContext) -> list[Finding]:
-    hosting: Any = context.spec.hosting
-    sources = [context.spec.model.source, *(m.source for m in hosting.models)]
-    return spec_problem("model-source", lambda: [locate(s, mode=STRATEGY.mode) for s in sources])
-
-
-register(
-    STRATEGY.mode,
-    INSTANCE_TYPES,
-    Check("the CPU image gets the model's Python packages", ("F17",), _requirements),
-    Check("every model is an s3:// prefix or a Hub id the container can load", ("model-source",), _sources),
-    Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_check(_image)),
-)

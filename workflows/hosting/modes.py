@@ -1,15 +1,20 @@
-"""The hosting modes by name: the spec's ``hosting.mode`` picks one strategy object."""
+"""The hosting modes by name: the spec's ``hosting.mode`` picks one strategy object.
+
+This table is the one list of modes: the deploy step, the wait loop, teardown, the preflight (each
+mode's ``checks``) and the catalogue all read it.
+"""
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from workflows.errors import NotServableLocally, SpecInvalid
 from workflows.hosting.base import HostingMode
 
 
 @lru_cache(maxsize=1)
-def strategies() -> dict[str, HostingMode]:
+def strategies() -> dict[str, HostingMode[Any]]:
     """Every mode's strategy, keyed by its ``mode`` name."""
     from workflows.hosting import (
         components,
@@ -35,7 +40,7 @@ def strategies() -> dict[str, HostingMode]:
     return {mode.mode: mode for mode in modes}
 
 
-def strategy_for(mode: str) -> HostingMode:
+def strategy_for(mode: str) -> HostingMode[Any]:
     """The strategy of a hosting mode.
 
     Raises:

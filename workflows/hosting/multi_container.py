@@ -10,33 +10,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from workflows import naming
-from workflows.contracts import DeployRequest, DeployResult, Finding
+from workflows.contracts import DeployRequest, Finding
 from workflows.hosting.base import (
     AwsClients,
-    HostingMode,
-    create_model,
-    instance_type_for,
-    instance_variant,
+    InstanceMode,
+    Planned,
     model_server_environment,
     refuse_blocking,
-    run_tags,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, STARTUP_TIMEOUT, each_instance_type, memory_check
 from workflows.hosting.realtime import hf_image
-from workflows.hosting.specs import MAIN_MODEL
+from workflows.hosting.specs import MAIN_MODEL, MultiContainerHosting
 from workflows.preflight.accelerators import check_direct_mode
 from workflows.preflight.containers import check_image_labels
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
-from workflows.preflight.registry import Check, register
-from workflows.remediation.overrides import with_overrides
+from workflows.preflight.registry import Check
 from workflows.settings import Settings
 
 DIRECT = "Direct"
 
 
-def containers(request: DeployRequest, hosting: Any, image: str) -> list[dict[str, Any]]:
+def containers(request: DeployRequest, hosting: MultiContainerHosting, image: str) -> list[dict[str, Any]]:
     """The run's container (``main``) and one per co-hosted model, each with its own hostname."""
     environment = model_server_environment(hosting)
     own = {"ContainerHostname": MAIN_MODEL, "Image": image, "ModelDataUrl": request.pack.model_data_uri}
@@ -59,70 +54,59 @@ def placement_findings(*, instance_type: str, images: list[str]) -> list[Finding
     )
 
 
-class MultiContainerMode(HostingMode):
+def _placement(context: PreflightContext, hosting: MultiContainerHosting) -> list[Finding]:
+    def one(instance_type: str) -> list[Finding]:
+        image = hf_image(hosting, instance_type, context.region)
+        return placement_findings(instance_type=instance_type, images=[image] * (len(hosting.models) + 1))
+
+    return each_instance_type(hosting.instance_type_fallbacks, one)
+
+
+def _containers_per_instance(hosting: MultiContainerHosting) -> int:
+    return len(hosting.models) + 1
+
+
+class MultiContainerMode(InstanceMode[MultiContainerHosting]):
     mode = "multi-container"
+    spec_type = MultiContainerHosting
     # Direct mode refuses GPU instances (F04).
     image_devices = ("cpu",)
+    checks = (
+        INSTANCE_TYPES,
+        Check("Direct mode on a CPU instance, images that accept-bind-to-port", ("F04", "F05"), _placement),
+        Check(
+            "model x workers x containers vs instance memory",
+            ("F02", "F07"),
+            memory_check(_containers_per_instance),
+            ("model_size",),
+        ),
+        STARTUP_TIMEOUT,
+        *ONNX_ARTIFACT_CHECKS,
+    )
 
-    def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
-        hosting = with_overrides(request.spec.hosting, request.attempt.overrides)
-        instance_type = instance_type_for(request)
+    def plan(
+        self,
+        request: DeployRequest,
+        hosting: MultiContainerHosting,
+        instance_type: str,
+        *,
+        clients: AwsClients,
+        settings: Settings,
+    ) -> Planned[MultiContainerHosting]:
         image = hf_image(hosting, instance_type, settings.region)
         listed = containers(request, hosting, image)
         refuse_blocking(
             placement_findings(instance_type=instance_type, images=[c["Image"] for c in listed]),
             mode=self.mode,
         )
-        attempt, tags = request.attempt.number, run_tags(request)
-        model = naming.model_name(request.run_id, attempt)
-        create_model(
-            clients.sagemaker,
-            model,
-            settings=settings,
-            tags=tags,
-            Containers=listed,
-            InferenceExecutionConfig={"Mode": DIRECT},
-        )
-        variant = instance_variant(hosting, instance_type=instance_type, model=model)
         targets = {
             c["ContainerHostname"]: {"TargetContainerHostname": c["ContainerHostname"]} for c in listed
         }
-        return self.open_endpoint(
-            request,
-            clients,
-            hosting=hosting,
-            model=model,
-            instance_type=instance_type,
-            target=targets[MAIN_MODEL],
-            targets=targets,
-            variants=[variant],
-            tags=tags,
+        return Planned(
+            hosting,
+            models=[{"Containers": listed, "InferenceExecutionConfig": {"Mode": DIRECT}}],
+            recorded={"target": targets[MAIN_MODEL], "targets": targets},
         )
 
 
 STRATEGY = MultiContainerMode()
-
-
-def _placement(context: PreflightContext) -> list[Finding]:
-    hosting: Any = context.spec.hosting
-
-    def one(instance_type: str) -> list[Finding]:
-        image = hf_image(hosting, instance_type, context.region)
-        return placement_findings(instance_type=instance_type, images=[image] * (len(hosting.models) + 1))
-
-    return each_instance_type(context, one)
-
-
-register(
-    STRATEGY.mode,
-    INSTANCE_TYPES,
-    Check("Direct mode on a CPU instance, images that accept-bind-to-port", ("F04", "F05"), _placement),
-    Check(
-        "model x workers x containers vs instance memory",
-        ("F02", "F07"),
-        memory_check(lambda hosting: len(hosting.models) + 1),
-        ("model_size",),
-    ),
-    STARTUP_TIMEOUT,
-    *ONNX_ARTIFACT_CHECKS,
-)

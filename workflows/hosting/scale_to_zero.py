@@ -15,10 +15,12 @@ from typing import Any
 from workflows import naming
 from workflows.aws import aws_errors
 from workflows.contracts import DescribeRequest, Finding
-from workflows.hosting.base import AwsClients, Progress, effective_hosting, refuse_blocking
-from workflows.hosting.components import COMPONENT_CHECKS, InferenceComponentMode
+from workflows.hosting.base import AwsClients, Progress, refuse_blocking
+from workflows.hosting.components import COMPONENT_CHECKS, ComponentsMode
+from workflows.hosting.specs import ScaleToZeroHosting
 from workflows.preflight.context import PreflightContext
-from workflows.preflight.registry import Check, register
+from workflows.preflight.gpu import GPU_RUNTIME, TENSORRT_AFTER_SCALE_OUT
+from workflows.preflight.registry import Check
 from workflows.preflight.scaling import NO_CAPACITY_ALARM, check_no_capacity_alarm, check_scale_to_zero
 
 NAMESPACE = "sagemaker"
@@ -44,7 +46,7 @@ def alarm_name(component: str) -> str:
     return f"{component}-no-capacity"
 
 
-def scaling_plan(hosting: Any, component: str) -> dict[str, dict[str, Any]]:
+def scaling_plan(hosting: ScaleToZeroHosting, component: str) -> dict[str, dict[str, Any]]:
     """Every Application Auto Scaling and CloudWatch call for one component, as parameters."""
     target = {
         "ServiceNamespace": NAMESPACE,
@@ -87,7 +89,7 @@ def scaling_plan(hosting: Any, component: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def plan_findings(hosting: Any, plan: dict[str, dict[str, Any]]) -> list[Finding]:
+def plan_findings(hosting: ScaleToZeroHosting, plan: dict[str, dict[str, Any]]) -> list[Finding]:
     """F11 and F12 on the planned calls: the three pieces present, the field's alarm, a step policy."""
     target = plan["register_scalable_target"]
     return check_scale_to_zero(
@@ -116,20 +118,33 @@ def register_scaling(
     return str(step["PolicyARN"])
 
 
-class ScaleToZeroMode(InferenceComponentMode):
+def _scaling(context: PreflightContext, hosting: ScaleToZeroHosting) -> list[Finding]:
+    """F11/F12 on the calls the mode will make for the run's first component (all are alike)."""
+    return plan_findings(hosting, scaling_plan(hosting, "<component>"))
+
+
+class ScaleToZeroMode(ComponentsMode[ScaleToZeroHosting]):
     mode = "scale-to-zero"
+    spec_type = ScaleToZeroHosting
     uses_scaling = True
     local_blocker = (
         "Application Auto Scaling is moto's locally, which refuses the "
         "sagemaker:inference-component:DesiredCopyCount dimension, and no local alarm would scale copies "
         "back from zero"
     )
+    checks = (
+        *COMPONENT_CHECKS,
+        Check("scalable target, policies and the no-capacity alarm", ("F11", "F12"), _scaling),
+        GPU_RUNTIME,
+        TENSORRT_AFTER_SCALE_OUT,
+    )
 
     def advance(self, request: DescribeRequest, *, clients: AwsClients) -> Progress:
+        """Place the components, then, once they serve, register their scaling (F11, F12)."""
         progress = self.place(request, clients=clients)
         if not progress.ready:
             return progress
-        hosting = effective_hosting(request)
+        hosting = self.recorded_hosting(request)
         tags = naming.tags(request.run_id, request.spec)
         for component in request.deploy.inference_components:
             plan = scaling_plan(hosting, component)
@@ -144,16 +159,3 @@ class ScaleToZeroMode(InferenceComponentMode):
 
 
 STRATEGY = ScaleToZeroMode()
-
-
-def _scaling(context: PreflightContext) -> list[Finding]:
-    """F11/F12 on the calls the mode will make for the run's first component (all are alike)."""
-    hosting: Any = context.spec.hosting
-    return plan_findings(hosting, scaling_plan(hosting, "<component>"))
-
-
-register(
-    STRATEGY.mode,
-    *COMPONENT_CHECKS,
-    Check("scalable target, policies and the no-capacity alarm", ("F11", "F12"), _scaling),
-)

@@ -8,82 +8,60 @@ F14). A cold start can outlast botocore's 60 s read timeout, so the client reads
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
-from workflows import naming
-from workflows.contracts import DeployRequest, DeployResult, Finding
-from workflows.hosting.base import (
-    VARIANT,
-    AwsClients,
-    HostingMode,
-    create_model,
-    image_for,
-    model_server_environment,
-    run_tags,
-)
+from workflows.contracts import DeployRequest, Finding
+from workflows.hosting.base import VARIANT, AwsClients, HostingMode, Planned
+from workflows.hosting.realtime import hf_image, one_hf_model
 from workflows.hosting.specs import ServerlessHosting
-from workflows.images import HF_INFERENCE
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.memory import check_serverless_memory
 from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
-from workflows.preflight.registry import Check, register
-from workflows.remediation.overrides import with_overrides
+from workflows.preflight.registry import Check
 from workflows.settings import Settings
 
 INSTANCE_TYPE = "serverless"
 """What DeployResult.instance_type says for a serverless endpoint (it has no instance type)."""
 
 
-class ServerlessMode(HostingMode):
-    mode = "serverless"
-    image_devices = ("cpu",)
+def _memory(context: PreflightContext, hosting: ServerlessHosting) -> list[Finding]:
+    assert context.model_mb is not None
+    return check_serverless_memory(memory_mb=hosting.memory_size_mb, model_mb=context.model_mb)
 
-    def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
-        hosting = cast(ServerlessHosting, with_overrides(request.spec.hosting, request.attempt.overrides))
-        attempt = request.attempt.number
-        tags = run_tags(request)
-        model = naming.model_name(request.run_id, attempt)
-        create_model(
-            clients.sagemaker,
-            model,
-            settings=settings,
-            tags=tags,
-            PrimaryContainer={
-                "Image": image_for(HF_INFERENCE, hosting, None, settings.region),
-                "ModelDataUrl": request.pack.model_data_uri,
-                "Environment": model_server_environment(hosting),
-            },
-        )
-        variant = {
+
+class ServerlessMode(HostingMode[ServerlessHosting]):
+    mode = "serverless"
+    spec_type = ServerlessHosting
+    image_devices = ("cpu",)
+    checks = (
+        Check("serverless memory vs the model", ("F14",), _memory, ("model_size",)),
+        *ONNX_ARTIFACT_CHECKS,
+    )
+
+    def instance_type(self, request: DeployRequest, hosting: ServerlessHosting) -> str:
+        return INSTANCE_TYPE
+
+    def plan(
+        self,
+        request: DeployRequest,
+        hosting: ServerlessHosting,
+        instance_type: str,
+        *,
+        clients: AwsClients,
+        settings: Settings,
+    ) -> Planned[ServerlessHosting]:
+        # No instance: the CPU build of the HF inference DLC.
+        return one_hf_model(request, hosting, hf_image(hosting, None, settings.region))
+
+    def variant(self, hosting: ServerlessHosting, *, instance_type: str, models: list[str]) -> dict[str, Any]:
+        return {
             "VariantName": VARIANT,
-            "ModelName": model,
+            "ModelName": models[0],
             "ServerlessConfig": {
                 "MemorySizeInMB": hosting.memory_size_mb,
                 "MaxConcurrency": hosting.max_concurrency,
             },
         }
-        return self.open_endpoint(
-            request,
-            clients,
-            hosting=hosting,
-            model=model,
-            instance_type=INSTANCE_TYPE,
-            variants=[variant],
-            tags=tags,
-        )
 
 
 STRATEGY = ServerlessMode()
-
-
-def _memory(context: PreflightContext) -> list[Finding]:
-    hosting: Any = context.spec.hosting
-    assert context.model_mb is not None
-    return check_serverless_memory(memory_mb=hosting.memory_size_mb, model_mb=context.model_mb)
-
-
-register(
-    STRATEGY.mode,
-    Check("serverless memory vs the model", ("F14",), _memory, ("model_size",)),
-    *ONNX_ARTIFACT_CHECKS,
-)

@@ -11,20 +11,15 @@ spec that is too old is refused.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, cast
 
-from workflows import naming
 from workflows.accelerators import is_gpu_instance
-from workflows.contracts import DeployRequest, DeployResult, Finding
+from workflows.contracts import DeployRequest, Finding
 from workflows.hosting.base import (
     AwsClients,
-    HostingMode,
-    create_model,
+    InstanceMode,
+    Planned,
     image_for,
-    instance_type_for,
-    instance_variant,
     refuse_blocking,
-    run_tags,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, each_instance_type
 from workflows.hosting.specs import TritonHosting
@@ -40,11 +35,12 @@ from workflows.hosting.triton_repository import check_plan, default_model, plan_
 from workflows.images import TRITON
 from workflows.preflight.containers import check_cuda_driver, image_cuda, minimum_ami
 from workflows.preflight.context import PreflightContext
-from workflows.preflight.registry import Check, register
-from workflows.remediation.overrides import with_overrides
+from workflows.preflight.registry import Check
 from workflows.settings import Settings
 
 ENGINE = "triton"
+
+_image = partial(image_for, TRITON)
 
 
 def ami_for(image: str, instance_type: str, requested: str | None) -> tuple[str | None, list[Finding]]:
@@ -60,17 +56,48 @@ def ami_for(image: str, instance_type: str, requested: str | None) -> tuple[str 
     return chosen, check_cuda_driver(instance_type=instance_type, image=image, ami_version=chosen)
 
 
-class TritonMode(HostingMode):
+def _repository(context: PreflightContext, hosting: TritonHosting) -> list[Finding]:
+    assert context.artifact is not None
+    gpu = is_gpu_instance(hosting.instance_type_fallbacks[0])
+    return check_plan(plan_repository(context.artifact.manifest, hosting, gpu=gpu))
+
+
+def _driver(context: PreflightContext, hosting: TritonHosting) -> list[Finding]:
+    return each_instance_type(
+        hosting.instance_type_fallbacks,
+        lambda name: ami_for(_image(hosting, name, context.region), name, hosting.inference_ami_version)[1],
+    )
+
+
+class TritonMode(InstanceMode[TritonHosting]):
     mode = "triton"
+    spec_type = TritonHosting
     image_family = TRITON
     local_blocker = (
         "the local SageMaker serves only the HF inference DLC contract; Triton needs its own server "
         "image (and a GPU for KIND_GPU), and this machine runs no Docker"
     )
+    checks = (
+        INSTANCE_TYPES,
+        Check(
+            "config.pbtxt parses, backend file names, complete weights",
+            ("F19", "F23", "F22"),
+            _repository,
+            ("artifact",),
+        ),
+        Check("image CUDA vs the AMI's driver (minimum AMI chosen when unset)", ("F20",), _driver),
+    )
 
-    def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
-        hosting = cast(TritonHosting, with_overrides(request.spec.hosting, request.attempt.overrides))
-        instance_type = instance_type_for(request)
+    def plan(
+        self,
+        request: DeployRequest,
+        hosting: TritonHosting,
+        instance_type: str,
+        *,
+        clients: AwsClients,
+        settings: Settings,
+    ) -> Planned[TritonHosting]:
+        """Plan and check the model repository, choose the AMI (F20), and write the repository."""
         gpu = is_gpu_instance(instance_type)
         image = _image(hosting, instance_type, settings.region)
         ami, findings = ami_for(image, instance_type, hosting.inference_ami_version)
@@ -78,8 +105,7 @@ class TritonMode(HostingMode):
         manifest = read_manifest(s3, settings.bucket, request.run_id)
         planned = plan_repository(manifest, hosting, gpu=gpu)
         refuse_blocking(findings + check_plan(planned), mode=self.mode)
-        attempt, tags = request.attempt.number, run_tags(request)
-        repository = engine_uri(settings.bucket, request.run_id, attempt, ENGINE)
+        repository = engine_uri(settings.bucket, request.run_id, request.attempt.number, ENGINE)
         staging = staging_uri(settings.bucket, request.run_id)
         write_prefix(
             s3,
@@ -89,61 +115,16 @@ class TritonMode(HostingMode):
                 for p in planned
             ],
         )
-        model = naming.model_name(request.run_id, attempt)
-        create_model(
-            clients.sagemaker,
-            model,
-            settings=settings,
-            tags=tags,
-            PrimaryContainer={
-                "Image": image,
-                "ModelDataSource": uncompressed_model_data(repository),
-                "Environment": {"SAGEMAKER_TRITON_DEFAULT_MODEL_NAME": default_model(hosting)},
-            },
-        )
-        effective: Any = hosting.model_copy(update={"inference_ami_version": ami})
-        variant = instance_variant(effective, instance_type=instance_type, model=model)
-        return self.open_endpoint(
-            request,
-            clients,
-            hosting=effective,
-            model=model,
-            instance_type=instance_type,
-            staging_uris=[repository],
-            variants=[variant],
-            tags=tags,
+        container = {
+            "Image": image,
+            "ModelDataSource": uncompressed_model_data(repository),
+            "Environment": {"SAGEMAKER_TRITON_DEFAULT_MODEL_NAME": default_model(hosting)},
+        }
+        return Planned(
+            hosting.model_copy(update={"inference_ami_version": ami}),
+            models=[{"PrimaryContainer": container}],
+            recorded={"staging_uris": [repository]},
         )
 
 
 STRATEGY = TritonMode()
-
-
-_image = partial(image_for, TRITON)
-
-
-def _repository(context: PreflightContext) -> list[Finding]:
-    hosting: Any = context.spec.hosting
-    assert context.artifact is not None
-    gpu = is_gpu_instance(hosting.instance_type_fallbacks[0])
-    return check_plan(plan_repository(context.artifact.manifest, hosting, gpu=gpu))
-
-
-def _driver(context: PreflightContext) -> list[Finding]:
-    hosting: Any = context.spec.hosting
-    return each_instance_type(
-        context,
-        lambda name: ami_for(_image(hosting, name, context.region), name, hosting.inference_ami_version)[1],
-    )
-
-
-register(
-    STRATEGY.mode,
-    INSTANCE_TYPES,
-    Check(
-        "config.pbtxt parses, backend file names, complete weights",
-        ("F19", "F23", "F22"),
-        _repository,
-        ("artifact",),
-    ),
-    Check("image CUDA vs the AMI's driver (minimum AMI chosen when unset)", ("F20",), _driver),
-)

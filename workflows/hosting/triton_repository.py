@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib.resources import files
 from string import Template
-from typing import Any
 
 from workflows.contracts import ArtifactManifest, Finding
+from workflows.hosting.specs import TritonHosting
 from workflows.preflight.triton import MIN_WEIGHT_BYTES, check_config_syntax, expected_file, parse_config
 
 MODEL, TOKENIZER, ENSEMBLE = "model", "tokenizer", "ensemble"
@@ -51,7 +51,7 @@ def _maps(kind: str, names: list[str]) -> str:
     return "\n".join(f'      {kind} {{ key: "{n}" value: "{n}" }}' for n in names)
 
 
-def model_config(manifest: ArtifactManifest, hosting: Any, *, gpu: bool) -> str:
+def model_config(manifest: ArtifactManifest, hosting: TritonHosting, *, gpu: bool) -> str:
     """config.pbtxt of the ONNX model: its inputs (int64 [batch, tokens]) and output (fp32 [batch, n])."""
     batched = hosting.max_batch_size > 0
     return _template("model.pbtxt").substitute(
@@ -65,7 +65,7 @@ def model_config(manifest: ArtifactManifest, hosting: Any, *, gpu: bool) -> str:
     )
 
 
-def tokenizer_config(manifest: ArtifactManifest, hosting: Any) -> str:
+def tokenizer_config(manifest: ArtifactManifest, hosting: TritonHosting) -> str:
     batched = hosting.max_batch_size > 0
     return _template("tokenizer.pbtxt").substitute(
         name=TOKENIZER,
@@ -77,7 +77,7 @@ def tokenizer_config(manifest: ArtifactManifest, hosting: Any) -> str:
     )
 
 
-def ensemble_config(manifest: ArtifactManifest, hosting: Any) -> str:
+def ensemble_config(manifest: ArtifactManifest, hosting: TritonHosting) -> str:
     batched = hosting.max_batch_size > 0
     return _template("ensemble.pbtxt").substitute(
         name=ENSEMBLE,
@@ -95,7 +95,7 @@ def _size(manifest: ArtifactManifest, path: str) -> int:
     return next((f.size_bytes for f in manifest.files if f.path == path), 0)
 
 
-def plan_repository(manifest: ArtifactManifest, hosting: Any, *, gpu: bool) -> list[PlannedFile]:
+def plan_repository(manifest: ArtifactManifest, hosting: TritonHosting, *, gpu: bool) -> list[PlannedFile]:
     """Every file of the repository, relative to its root."""
     planned = [
         PlannedFile(f"{MODEL}/config.pbtxt", text=model_config(manifest, hosting, gpu=gpu)),
@@ -124,7 +124,7 @@ def plan_repository(manifest: ArtifactManifest, hosting: Any, *, gpu: bool) -> l
     return planned
 
 
-def default_model(hosting: Any) -> str:
+def default_model(hosting: TritonHosting) -> str:
     """The model /invocations reaches (SAGEMAKER_TRITON_DEFAULT_MODEL_NAME)."""
     return ENSEMBLE if hosting.tokenizer_ensemble else MODEL
 

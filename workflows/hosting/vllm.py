@@ -14,24 +14,20 @@ from __future__ import annotations
 import json
 from functools import lru_cache, partial
 from importlib.resources import files
-from typing import Any, cast
+from typing import Any
 
 import yaml
 
-from workflows import naming
 from workflows.aws import aws_errors
-from workflows.contracts import DeployRequest, DeployResult, DescribeRequest, Finding
+from workflows.contracts import DeployRequest, DescribeRequest, Finding
 from workflows.errors import InvocationFailed, ServedModelMismatch, SpecInvalid
 from workflows.hosting.base import (
     AwsClients,
-    HostingMode,
+    InstanceMode,
+    Planned,
     Progress,
-    create_model,
     image_for,
-    instance_type_for,
-    instance_variant,
     refuse_blocking,
-    run_tags,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
 from workflows.hosting.sources import locate
@@ -39,9 +35,8 @@ from workflows.hosting.specs import VllmHosting
 from workflows.hosting.staging import read_manifest, uncompressed_model_data
 from workflows.images import VLLM
 from workflows.preflight.context import PreflightContext
-from workflows.preflight.registry import Check, register
+from workflows.preflight.registry import Check
 from workflows.preflight.vllm import check_architecture, check_environment
-from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
 from workflows.spec import RunSpec
 
@@ -94,9 +89,8 @@ def environment(model: str, *, task: str, max_model_len: int) -> dict[str, str]:
     }
 
 
-def requested_model(spec: RunSpec) -> tuple[str, str | None]:
+def requested_model(spec: RunSpec, hosting: VllmHosting) -> tuple[str, str | None]:
     """(SM_VLLM_MODEL, the s3 prefix to mount at /opt/ml/model or None for a Hub id)."""
-    hosting: Any = spec.hosting
     where = locate(hosting.model_id or spec.model.source, mode="vllm")
     return (MOUNTED, where.value) if where.kind == "s3" else (where.value, None)
 
@@ -110,42 +104,71 @@ def served_model(answer: bytes) -> str | None:
     return str(data["model"]) if isinstance(data, dict) and data.get("model") else None
 
 
-class VllmMode(HostingMode):
+_image = partial(image_for, VLLM)
+
+
+def _architecture(context: PreflightContext, hosting: VllmHosting) -> list[Finding]:
+    assert context.artifact is not None
+    return check_architecture(context.artifact.manifest.architecture)
+
+
+def _environment(context: PreflightContext, hosting: VllmHosting) -> list[Finding]:
+    found = spec_problem("model-source", lambda: requested_model(context.spec, hosting))
+    if found:
+        return found
+    model_id, _ = requested_model(context.spec, hosting)
+    task = context.spec.model.task
+    env = environment(model_id, task=task, max_model_len=hosting.max_model_len)
+    return check_environment(environment=env, model_id=model_id, task=task)
+
+
+def _pairs(context: PreflightContext, hosting: VllmHosting) -> list[Finding]:
+    assert context.artifact is not None
+    architecture = context.artifact.manifest.architecture
+    found = spec_problem("F27", lambda: pair_separator(architecture, hosting.pair_separator))
+    # Only text pairs need the separator: a warning, not a block.
+    return [f.model_copy(update={"severity": "warning"}) for f in found]
+
+
+class VllmMode(InstanceMode[VllmHosting]):
     mode = "vllm"
+    spec_type = VllmHosting
     image_family = VLLM
     image_devices = ("gpu",)
     local_blocker = (
         "vLLM needs its own server image and a GPU; the local SageMaker serves only the HF inference DLC "
         "contract, and this machine runs no Docker"
     )
+    checks = (
+        INSTANCE_TYPES,
+        Check("architecture in vLLM's registry", ("F25",), _architecture, ("artifact",)),
+        Check("SM_VLLM_* name the requested model, pooling runner", ("F26",), _environment),
+        Check("pair separator known for the model family", ("F27",), _pairs, ("artifact",)),
+        Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_check(_image)),
+    )
 
-    def deploy(self, request: DeployRequest, *, clients: AwsClients, settings: Settings) -> DeployResult:
-        hosting = cast(VllmHosting, with_overrides(request.spec.hosting, request.attempt.overrides))
-        instance_type = instance_type_for(request)
+    def plan(
+        self,
+        request: DeployRequest,
+        hosting: VllmHosting,
+        instance_type: str,
+        *,
+        clients: AwsClients,
+        settings: Settings,
+    ) -> Planned[VllmHosting]:
+        """Tell the image what to serve by environment (F26); refuse an architecture vLLM lacks (F25)."""
         image = _image(hosting, instance_type, settings.region)
-        model_id, mounted = requested_model(request.spec)
+        model_id, mounted = requested_model(request.spec, hosting)
         env = environment(model_id, task=request.spec.model.task, max_model_len=hosting.max_model_len)
         findings = check_environment(environment=env, model_id=model_id, task=request.spec.model.task)
         if hosting.model_id is None:
             manifest = read_manifest(clients.need("s3"), settings.bucket, request.run_id)
             findings += check_architecture(manifest.architecture)
         refuse_blocking(findings, mode=self.mode)
-        attempt, tags = request.attempt.number, run_tags(request)
         container: dict[str, Any] = {"Image": image, "Environment": env}
         if mounted is not None:
             container["ModelDataSource"] = uncompressed_model_data(mounted)
-        model = naming.model_name(request.run_id, attempt)
-        create_model(clients.sagemaker, model, settings=settings, tags=tags, PrimaryContainer=container)
-        variant = instance_variant(hosting, instance_type=instance_type, model=model)
-        return self.open_endpoint(
-            request,
-            clients,
-            hosting=hosting,
-            model=model,
-            instance_type=instance_type,
-            variants=[variant],
-            tags=tags,
-        )
+        return Planned(hosting, models=[{"PrimaryContainer": container}])
 
     def advance(self, request: DescribeRequest, *, clients: AwsClients) -> Progress:
         """One request once InService: the served model must be the requested one (F26).
@@ -154,7 +177,7 @@ class VllmMode(HostingMode):
             ServedModelMismatch: the server names another model (a default one).
             InvocationFailed: the probe itself failed (its error quoted).
         """
-        model_id, _ = requested_model(request.spec)
+        model_id, _ = requested_model(request.spec, self.spec_of(request.spec))
         name = request.deploy.endpoint_name
         runtime = clients.need("runtime")
         with aws_errors(f"probe {name} for the model it serves"):
@@ -179,41 +202,3 @@ class VllmMode(HostingMode):
 
 
 STRATEGY = VllmMode()
-
-
-_image = partial(image_for, VLLM)
-
-
-def _architecture(context: PreflightContext) -> list[Finding]:
-    assert context.artifact is not None
-    return check_architecture(context.artifact.manifest.architecture)
-
-
-def _environment(context: PreflightContext) -> list[Finding]:
-    hosting: Any = context.spec.hosting
-    found = spec_problem("model-source", lambda: requested_model(context.spec))
-    if found:
-        return found
-    model_id, _ = requested_model(context.spec)
-    task = context.spec.model.task
-    env = environment(model_id, task=task, max_model_len=hosting.max_model_len)
-    return check_environment(environment=env, model_id=model_id, task=task)
-
-
-def _pairs(context: PreflightContext) -> list[Finding]:
-    hosting: Any = context.spec.hosting
-    assert context.artifact is not None
-    architecture = context.artifact.manifest.architecture
-    found = spec_problem("F27", lambda: pair_separator(architecture, hosting.pair_separator))
-    # Only text pairs need the separator: a warning, not a block.
-    return [f.model_copy(update={"severity": "warning"}) for f in found]
-
-
-register(
-    STRATEGY.mode,
-    INSTANCE_TYPES,
-    Check("architecture in vLLM's registry", ("F25",), _architecture, ("artifact",)),
-    Check("SM_VLLM_* name the requested model, pooling runner", ("F26",), _environment),
-    Check("pair separator known for the model family", ("F27",), _pairs, ("artifact",)),
-    Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_check(_image)),
-)

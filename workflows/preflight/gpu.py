@@ -8,15 +8,14 @@ than the image's. Every benchmark of such an endpoint reports CPU figures under 
 
 from __future__ import annotations
 
-from typing import Any
-
 from workflows.artifact_manifest import ArtifactManifest
 from workflows.contracts import Finding
-from workflows.gpu.device import ARTIFACT_MODES, CPU_PACKAGE, GPU_PACKAGE, gpu_build, image_cudnn_major
+from workflows.gpu.device import CPU_PACKAGE, GPU_PACKAGE, gpu_build, image_cudnn_major
+from workflows.hosting.base import InstanceSettings
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.preflight.containers import image_cuda
 from workflows.preflight.context import PreflightContext
-from workflows.preflight.registry import Check, register
+from workflows.preflight.registry import Check
 from workflows.requirements_file import requirement_names, requirements_of
 from workflows.spec import is_gpu_instance
 
@@ -127,8 +126,7 @@ def check_gpu_runtime(
     return _build_vs_image(version, image)
 
 
-def gpu_runtime(context: PreflightContext) -> list[Finding]:
-    hosting: Any = context.spec.hosting
+def gpu_runtime(context: PreflightContext, hosting: InstanceSettings) -> list[Finding]:
     artifact = context.artifact
     assert artifact is not None
     findings: list[Finding] = []
@@ -147,7 +145,7 @@ def gpu_runtime(context: PreflightContext) -> list[Finding]:
     return findings
 
 
-def engines_after_scale_out(context: PreflightContext) -> list[Finding]:
+def engines_after_scale_out(context: PreflightContext, hosting: object) -> list[Finding]:
     """F21: TensorRT engines are cached under the model folder of an instance; scale to zero drops it."""
     if context.spec.convert.engine != "tensorrt":
         return []
@@ -164,11 +162,10 @@ def engines_after_scale_out(context: PreflightContext) -> list[Finding]:
     ]
 
 
-for _mode in ARTIFACT_MODES:
-    register(
-        _mode,
-        Check(
-            "artifact device and onnxruntime build vs instance and image", (F36,), gpu_runtime, ("artifact",)
-        ),
-    )
-register("scale-to-zero", Check("TensorRT engines after scale-out", ("F21",), engines_after_scale_out))
+# Declared by the modes that serve the converted artifact on instances (ARTIFACT_MODES).
+GPU_RUNTIME: Check[InstanceSettings] = Check(
+    "artifact device and onnxruntime build vs instance and image", (F36,), gpu_runtime, ("artifact",)
+)
+TENSORRT_AFTER_SCALE_OUT: Check[object] = Check(
+    "TensorRT engines after scale-out", ("F21",), engines_after_scale_out
+)

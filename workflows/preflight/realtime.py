@@ -1,13 +1,15 @@
-"""The real-time HF DLC mode's checks: F01, F02, F03, F07, F20, F22, F28 and instance-type sanity.
+"""Checks of the modes that serve the ONNX artifact on the HF DLC: F01, F03, F20, F22, F28.
 
 ``ONNX_ARTIFACT_CHECKS`` cover any mode that serves the ONNX artifact with ``code/inference.py``
-on the HF DLC (serverless registers them too).
+on the HF DLC (real-time, multi-container, serverless, inference components list them);
+``cuda_driver`` is the real-time mode's F20 check.
 """
 
 from __future__ import annotations
 
 from workflows.contracts import Finding
-from workflows.hosting.base import image_for
+from workflows.hosting.base import InstanceSettings, image_for
+from workflows.hosting.checks import each_instance_type
 from workflows.images import HF_INFERENCE
 from workflows.preflight.artifact import (
     check_artifact_complete,
@@ -18,70 +20,24 @@ from workflows.preflight.artifact import (
 )
 from workflows.preflight.containers import check_cuda_driver
 from workflows.preflight.context import PreflightContext
-from workflows.preflight.instances import check_instance_types, instance
-from workflows.preflight.memory import check_instance_memory, check_startup_timeout
 from workflows.preflight.pins import check_library_pins
-from workflows.preflight.registry import Check, register
-from workflows.spec import RealtimeHosting, is_gpu_instance
-
-MODE = "realtime"
+from workflows.preflight.registry import Check
+from workflows.spec import is_gpu_instance
 
 
-def _hosting(context: PreflightContext) -> RealtimeHosting:
-    hosting = context.spec.hosting
-    assert isinstance(hosting, RealtimeHosting)
-    return hosting
+def cuda_driver(context: PreflightContext, hosting: InstanceSettings) -> list[Finding]:
+    """F20 for the HF DLC on every listed GPU instance type, known to the instance table or not."""
 
-
-def _as_fallback(findings: list[Finding], instance_type: str) -> list[Finding]:
-    """A fallback type is used only after a capacity stall: its problems warn, they do not block."""
-    return [
-        f.model_copy(update={"severity": "warning", "message": f"fallback {instance_type}: {f.message}"})
-        for f in findings
-    ]
-
-
-def instance_types(context: PreflightContext) -> list[Finding]:
-    hosting = _hosting(context)
-    return check_instance_types(hosting.instance_type_fallbacks, image=hosting.image)
-
-
-def instance_memory(context: PreflightContext) -> list[Finding]:
-    hosting = _hosting(context)
-    assert context.model_mb is not None
-    findings: list[Finding] = []
-    for position, name in enumerate(hosting.instance_type_fallbacks):
-        row = instance(name)
-        if row is None:
-            continue
-        found = check_instance_memory(instance=row, model_mb=context.model_mb, workers=hosting.workers)
-        findings.extend(found if position == 0 else _as_fallback(found, name))
-    return findings
-
-
-def startup_timeout(context: PreflightContext) -> list[Finding]:
-    hosting = _hosting(context)
-    assert context.model_mb is not None
-    return check_startup_timeout(
-        model_mb=context.model_mb,
-        startup_timeout_s=hosting.startup_health_check_timeout_s,
-        server_timeout_s=hosting.model_server_timeout_s,
-    )
-
-
-def cuda_driver(context: PreflightContext) -> list[Finding]:
-    hosting = _hosting(context)
-    findings: list[Finding] = []
-    for position, name in enumerate(hosting.instance_type_fallbacks):
+    def one(name: str) -> list[Finding]:
         if not is_gpu_instance(name):
-            continue
+            return []
         image = image_for(HF_INFERENCE, hosting, name, context.region)
-        found = check_cuda_driver(instance_type=name, image=image, ami_version=hosting.inference_ami_version)
-        findings.extend(found if position == 0 else _as_fallback(found, name))
-    return findings
+        return check_cuda_driver(instance_type=name, image=image, ami_version=hosting.inference_ami_version)
+
+    return each_instance_type(hosting.instance_type_fallbacks, one)
 
 
-def requirements(context: PreflightContext) -> list[Finding]:
+def requirements(context: PreflightContext, hosting: object) -> list[Finding]:
     artifact = context.artifact
     assert artifact is not None
     code = artifact.code
@@ -108,7 +64,7 @@ def _serving_image(context: PreflightContext) -> str:
     return image_for(HF_INFERENCE, hosting, types[0] if types else None, context.region)
 
 
-def input_names(context: PreflightContext) -> list[Finding]:
+def input_names(context: PreflightContext, hosting: object) -> list[Finding]:
     artifact = context.artifact
     assert artifact is not None
     emitted = tokenizer_outputs(artifact.tokenizer_dir) if artifact.tokenizer_dir.is_dir() else None
@@ -130,7 +86,7 @@ def input_names(context: PreflightContext) -> list[Finding]:
     )
 
 
-def artifact_complete(context: PreflightContext) -> list[Finding]:
+def artifact_complete(context: PreflightContext, hosting: object) -> list[Finding]:
     artifact = context.artifact
     assert artifact is not None
     if artifact.verified_by:
@@ -138,17 +94,8 @@ def artifact_complete(context: PreflightContext) -> list[Finding]:
     return check_artifact_complete(artifact.root)
 
 
-ONNX_ARTIFACT_CHECKS = (
+ONNX_ARTIFACT_CHECKS: tuple[Check[object], ...] = (
     Check("artifact files complete and ONNX loads", ("F22",), artifact_complete, ("artifact",)),
     Check("serving code imports vs requirements.txt", ("F01", "F28"), requirements, ("artifact",)),
     Check("tokenizer outputs vs graph inputs", ("F03",), input_names, ("artifact",)),
-)
-
-register(
-    MODE,
-    Check("instance types known", ("instance-type",), instance_types),
-    Check("model x workers vs instance memory", ("F02", "F07"), instance_memory, ("model_size",)),
-    Check("startup health check covers the model download", ("F07",), startup_timeout, ("model_size",)),
-    Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_driver),
-    *ONNX_ARTIFACT_CHECKS,
 )

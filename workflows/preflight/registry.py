@@ -1,36 +1,37 @@
-"""Which checks run for which hosting mode, and running them all.
+"""Running a hosting mode's checks: what a check is, which ones a scope selects, and their report.
 
-A hosting mode contributes its checks by registering them under its mode name when its module
-is imported (``register("serverless", Check(...))``); ``checks_for`` imports every module of
-``workflows.hosting`` and of this package first, so a new mode needs no edit here. Checks under
-``ALL_MODES`` run for every mode.
+A hosting mode declares its checks on itself (``HostingMode.checks``, ``workflows/hosting/``), so the
+checks of a mode are read where the mode is defined and nothing is found by importing packages.
+A check is a function of the context and of the mode's own hosting settings, typed by the mode's
+spec, so it reads its fields without downcasting ``spec.hosting``.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from workflows.contracts import Finding, PreflightResult
 from workflows.preflight.context import PreflightContext
 
-ALL_MODES = "*"
 NEEDS = ("artifact", "model_size")
 Scope = Literal["all", "spec", "artifact"]
 """Which checks run: all; those on the spec alone (no needs: the CheckSpec step, before conversion);
 or those that need the artifact or the model size (RunPreflight, once the spec's have run)."""
 
+# Contravariant: a check on any instance-backed mode's settings is a check of the real-time mode.
+HostingT = TypeVar("HostingT", contravariant=True)
+
 
 @dataclass(frozen=True)
-class Check:
-    """One static check: a function of the context, the catalogue IDs it covers, what it needs."""
+class Check(Generic[HostingT]):
+    """One static check: a function of the context and the mode's hosting settings, the catalogue IDs
+    it covers, what it needs."""
 
     name: str
     ids: tuple[str, ...]
-    run: Callable[[PreflightContext], list[Finding]]
+    run: Callable[[PreflightContext, HostingT], list[Finding]]
     needs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -43,36 +44,7 @@ class Check:
         return f"{'/'.join(self.ids)} {self.name}"
 
 
-_REGISTRY: dict[str, list[Check]] = {}
-_DISCOVERED = False
-
-
-def register(mode: str, *checks: Check) -> None:
-    """Add checks for a hosting mode (or ALL_MODES); registering the same check twice is a no-op."""
-    listed = _REGISTRY.setdefault(mode, [])
-    listed.extend(c for c in checks if c not in listed)
-
-
-def _discover() -> None:
-    global _DISCOVERED
-    if _DISCOVERED:
-        return
-    import workflows.hosting
-    import workflows.preflight
-
-    for package in (workflows.preflight, workflows.hosting):
-        for module in pkgutil.iter_modules(package.__path__):
-            importlib.import_module(f"{package.__name__}.{module.name}")
-    _DISCOVERED = True
-
-
-def checks_for(mode: str) -> list[Check]:
-    """The checks that apply to ``mode``: the ones for every mode, then the mode's own."""
-    _discover()
-    return [*_REGISTRY.get(ALL_MODES, []), *_REGISTRY.get(mode, [])]
-
-
-def missing_needs(check: Check, context: PreflightContext) -> list[str]:
+def missing_needs(check: Check[HostingT], context: PreflightContext) -> list[str]:
     have = {"artifact": context.artifact is not None, "model_size": context.model_mb is not None}
     return [need for need in check.needs if not have[need]]
 
@@ -86,24 +58,45 @@ def accepted(finding: Finding) -> Finding:
     )
 
 
-def run_checks(context: PreflightContext, scope: Scope = "all") -> PreflightResult:
-    """Run every applicable check in ``scope`` and report all findings together, blocking ones first."""
+def in_scope(check: Check[HostingT], scope: Scope) -> bool:
+    return scope == "all" or (scope == "spec") == (not check.needs)
+
+
+def run_declared(
+    context: PreflightContext,
+    hosting: HostingT,
+    checks: Sequence[Check[HostingT]],
+    scope: Scope = "all",
+) -> PreflightResult:
+    """Run ``checks`` in ``scope`` on ``hosting`` and report all findings together, blocking ones first."""
     mode = context.spec.hosting.mode
     findings: list[Finding] = []
     checked, skipped = [], []
-    checks = [c for c in checks_for(mode) if scope == "all" or (scope == "spec") == (not c.needs)]
-    if not checks and scope == "all":
-        skipped.append(f"no preflight checks are registered for hosting mode {mode!r}")
-    for check in checks:
+    selected = [c for c in checks if in_scope(c, scope)]
+    if not selected and scope == "all":
+        skipped.append(f"no preflight checks are declared for hosting mode {mode!r}")
+    for check in selected:
         lacking = missing_needs(check, context)
         if lacking:
             skipped.append(f"{check.label}: needs {' and '.join(_NEED_TEXT[n] for n in lacking)}")
             continue
-        findings.extend(check.run(context))
+        findings.extend(check.run(context, hosting))
         checked.append(check.label)
     findings = [accepted(f) if f.id in context.spec.preflight.accept else f for f in findings]
     findings.sort(key=lambda f: f.severity != "blocking")
     return PreflightResult(findings=findings, checked=checked, skipped=skipped)
+
+
+def run_checks(context: PreflightContext, scope: Scope = "all") -> PreflightResult:
+    """Run every check the spec's hosting mode declares, in ``scope``.
+
+    Raises:
+        SpecInvalid: the spec names no known hosting mode.
+    """
+    # Imported here: the modes import this module for ``Check``.
+    from workflows.hosting.modes import strategy_for
+
+    return strategy_for(context.spec.hosting.mode).preflight(context, scope)
 
 
 _NEED_TEXT = {
