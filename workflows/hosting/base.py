@@ -25,6 +25,7 @@ from workflows.contracts import (
     Finding,
 )
 from workflows.errors import PreflightBlocked, SpecInvalid
+from workflows.hosting.network import endpoint_config_security, model_security
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.settings import Settings
 
@@ -147,11 +148,27 @@ def instance_variant(hosting: Any, *, instance_type: str, model: str | None) -> 
 
 
 def create_model(
-    sagemaker: Any, name: str, *, settings: Settings, tags: list[dict[str, str]], **spec: Any
+    sagemaker: Any,
+    name: str,
+    *,
+    settings: Settings,
+    tags: list[dict[str, str]],
+    hosting: Any,
+    **spec: Any,
 ) -> str:
+    """CreateModel with the run's role, tags, and the hosting's VPC and network isolation.
+
+    Args:
+        hosting: the attempt's hosting settings; its ``vpc`` and ``network_isolation`` (when the mode
+            has them) become VpcConfig and EnableNetworkIsolation.
+    """
     with aws_errors(f"create model {name}"):
         sagemaker.create_model(
-            ModelName=name, ExecutionRoleArn=settings.sagemaker_role_arn, Tags=tags, **spec
+            ModelName=name,
+            ExecutionRoleArn=settings.sagemaker_role_arn,
+            Tags=tags,
+            **model_security(hosting),
+            **spec,
         )
     return name
 
@@ -163,12 +180,18 @@ def create_endpoint(
     endpoint: str,
     variants: list[dict[str, Any]],
     tags: list[dict[str, str]],
+    hosting: Any,
     **extra: Any,
 ) -> None:
-    """The endpoint config, then the endpoint (returns while it is Creating)."""
+    """The endpoint config (with the hosting's KmsKeyId), then the endpoint (returns while it is Creating).
+
+    An endpoint config with an ExecutionRoleArn hosts inference components on its own instances, so it
+    also carries the hosting's VPC and network isolation.
+    """
+    security = endpoint_config_security(hosting, hosts_components="ExecutionRoleArn" in extra)
     with aws_errors(f"create endpoint config {config}"):
         sagemaker.create_endpoint_config(
-            EndpointConfigName=config, ProductionVariants=variants, Tags=tags, **extra
+            EndpointConfigName=config, ProductionVariants=variants, Tags=tags, **security, **extra
         )
     with aws_errors(f"create endpoint {endpoint}"):
         sagemaker.create_endpoint(EndpointName=endpoint, EndpointConfigName=config, Tags=tags)
@@ -214,7 +237,9 @@ class HostingMode(ABC):
         """
         config = naming.endpoint_config_name(request.run_id, request.attempt.number)
         endpoint = naming.endpoint_name(request.run_id, request.attempt.number)
-        create_endpoint(clients.sagemaker, config=config, endpoint=endpoint, variants=variants, tags=tags)
+        create_endpoint(
+            clients.sagemaker, config=config, endpoint=endpoint, variants=variants, tags=tags, hosting=hosting
+        )
         return DeployResult(
             endpoint_name=endpoint,
             endpoint_config_name=config,

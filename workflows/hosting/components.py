@@ -153,6 +153,7 @@ class InferenceComponentMode(HostingMode):
                     naming.model_name(request.run_id, attempt, index),
                     settings=settings,
                     tags=tags,
+                    hosting=hosting,
                     PrimaryContainer={
                         "Image": image,
                         "ModelDataUrl": data_uri or request.pack.model_data_uri,
@@ -169,6 +170,7 @@ class InferenceComponentMode(HostingMode):
             endpoint=endpoint,
             variants=[self.endpoint_variant(hosting, instance_type)],
             tags=tags,
+            hosting=hosting,
             # An endpoint that hosts inference components runs them with this role.
             ExecutionRoleArn=settings.sagemaker_role_arn,
         )

@@ -126,6 +126,7 @@ class LmiMode(HostingMode):
             model,
             settings=settings,
             tags=tags,
+            hosting=hosting,
             PrimaryContainer={"Image": image, "ModelDataSource": uncompressed_model_data(uri)},
         )
         variant = instance_variant(hosting, instance_type=instance_type, model=model)

@@ -80,6 +80,7 @@ class MultiContainerMode(HostingMode):
             model,
             settings=settings,
             tags=tags,
+            hosting=hosting,
             Containers=listed,
             InferenceExecutionConfig={"Mode": DIRECT},
         )

@@ -42,6 +42,7 @@ class RealtimeMode(HostingMode):
             model,
             settings=settings,
             tags=tags,
+            hosting=hosting,
             PrimaryContainer={
                 "Image": hf_image(hosting, instance_type, settings.region),
                 "ModelDataUrl": request.pack.model_data_uri,

@@ -48,6 +48,7 @@ class ServerlessMode(HostingMode):
             model,
             settings=settings,
             tags=tags,
+            hosting=hosting,
             PrimaryContainer={
                 "Image": image_for(HF_INFERENCE, hosting, None, settings.region),
                 "ModelDataUrl": request.pack.model_data_uri,

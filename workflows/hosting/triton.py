@@ -95,6 +95,7 @@ class TritonMode(HostingMode):
             model,
             settings=settings,
             tags=tags,
+            hosting=hosting,
             PrimaryContainer={
                 "Image": image,
                 "ModelDataSource": uncompressed_model_data(repository),

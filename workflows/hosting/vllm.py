@@ -135,7 +135,14 @@ class VllmMode(HostingMode):
         if mounted is not None:
             container["ModelDataSource"] = uncompressed_model_data(mounted)
         model = naming.model_name(request.run_id, attempt)
-        create_model(clients.sagemaker, model, settings=settings, tags=tags, PrimaryContainer=container)
+        create_model(
+            clients.sagemaker,
+            model,
+            settings=settings,
+            tags=tags,
+            hosting=hosting,
+            PrimaryContainer=container,
+        )
         variant = instance_variant(hosting, instance_type=instance_type, model=model)
         return self.open_endpoint(
             request,
