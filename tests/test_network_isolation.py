@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
+import pytest
+
+from workflows.errors import ArtifactIncomplete
 from workflows.local.dlc import DlcEnvironment, ServingStack
 from workflows.local.sagemaker.container import ContainerSpec
 from workflows.local.sagemaker.launch import UNREACHABLE, command_and_environment
 from workflows.preflight.isolation import check_isolation, installs_offline, wheel_distributions
 from workflows.preflight.registry import checks_for
+from workflows.steps.vendoring import vendor_wheels
 
 PINNED = "onnxruntime==1.22.0\n"
 OFFLINE = "--no-index\n--find-links wheels\nonnxruntime==1.22.0\n"
@@ -107,3 +112,70 @@ def test_pip_in_that_environment_cannot_reach_an_index(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "No matching distribution found for six==1.16.0" in done.stderr
     assert not (tmp_path / "fetched").exists() or not any((tmp_path / "fetched").iterdir())
+
+
+def make_wheel(folder: Path, name: str, version: str) -> Path:
+    """A minimal pure-Python wheel (a module and its dist-info), as a package index would serve it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}-{version}-py3-none-any.whl"
+    info = f"{name}-{version}.dist-info"
+    with zipfile.ZipFile(path, "w") as wheel:
+        wheel.writestr(f"{name}.py", "VALUE = 1\n")
+        wheel.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+        wheel.writestr(
+            f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        )
+        wheel.writestr(f"{info}/RECORD", "")
+    return path
+
+
+def test_pack_vendors_the_wheels_and_the_artifact_then_installs_offline(tmp_path: Path) -> None:
+    # Given an artifact whose requirements name a package, and a folder that serves its wheel
+    make_wheel(tmp_path / "index", "isoprobe", "1.0")
+    artifact = tmp_path / "artifact"
+    (artifact / "code").mkdir(parents=True)
+    (artifact / "code" / "requirements.txt").write_text("isoprobe==1.0\n", encoding="utf-8")
+    # When pack vendors them for the container's Python
+    vendored = vendor_wheels(artifact, python_version="3.12", find_links=(tmp_path / "index",))
+    # Then the wheel is in code/wheels/, the requirements install offline, and preflight lets it through
+    requirements = (artifact / "code" / "requirements.txt").read_text(encoding="utf-8")
+    assert vendored == ["isoprobe-1.0-py3-none-any.whl"]
+    assert check_isolation(isolated=True, requirements=requirements, wheels=vendored) == []
+    # And pip, with no index reachable, installs from the artifact alone
+    target = tmp_path / "installed"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--target",
+            str(target),
+            "-r",
+            str(artifact / "code" / "requirements.txt"),
+        ],
+        env={
+            "PATH": "/usr/bin:/bin",
+            "PIP_CONFIG_FILE": "/dev/null",
+            "HTTPS_PROXY": UNREACHABLE,
+            "PIP_NO_CACHE_DIR": "1",
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (target / "isoprobe.py").is_file()
+
+
+def test_a_requirement_without_a_wheel_for_the_container_stops_pack(tmp_path: Path) -> None:
+    # Given a requirement that no wheel folder serves
+    artifact = tmp_path / "artifact"
+    (artifact / "code").mkdir(parents=True)
+    (artifact / "code" / "requirements.txt").write_text("isoprobe-missing==2.0\n", encoding="utf-8")
+    (tmp_path / "index").mkdir()
+    # When pack vendors, Then it stops naming the Python, the platform and the fix
+    with pytest.raises(ArtifactIncomplete, match="Python 3.12 on manylinux2014_x86_64") as stopped:
+        vendor_wheels(artifact, python_version="3.12", find_links=(tmp_path / "index",))
+    assert "network_isolation" in str(stopped.value)

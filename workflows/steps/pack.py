@@ -15,6 +15,7 @@ from workflows.errors import ArtifactIncomplete, OutputNotWritable
 from workflows.naming import artifact_key
 from workflows.remediation.requirements import apply_requirements
 from workflows.settings import Settings
+from workflows.steps.vendoring import vendor_for_spec
 from workflows.storage import download_folder, upload_file
 
 # fp32 ONNX weights barely compress: gzip level 9 took 63 s for 200 MB to save 7% over level 1 (F24).
@@ -82,6 +83,7 @@ def pack(request: PackRequest, *, s3: Any, settings: Settings, workdir: Path) ->
         )
     verify_artifact(root)
     apply_requirements(root, request.attempt.overrides.extra_requirements)  # F01/F17 remediation
+    vendor_for_spec(root, request.spec, settings)  # F37: an isolated container reaches no index
     compression = request.spec.pack.compression
     key = artifact_key(request.run_id, compression)
     tarball = workdir / Path(key).name
