@@ -70,3 +70,38 @@ def test_a_spec_that_meets_the_policy_runs_in_its_vpc_with_its_key(tiny_bert: Pa
     assert collapse(outcome.states)[-1] == "PipelineSucceeded"
     assert left == EMPTY
     assert serving_processes() == []
+
+
+@pytest.mark.slow
+def test_an_isolated_endpoint_serves_from_the_wheels_pack_vendored(
+    tiny_bert: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workflows.local.dlc import SERVER_ENV, resolve_serving_stack
+
+    stack = resolve_serving_stack("auto")
+    if stack.kind != "mms" or stack.environment is None:
+        pytest.skip(f"the DLC's serving stack is not available here: {stack.reason}")
+    # Given the real serving stack (the toolkit pip installs code/requirements.txt at start), pack's wheels
+    # taken from the DLC's offline wheelhouse, and an isolated spec: its container gets no wheelhouse
+    monkeypatch.setenv(SERVER_ENV, "mms")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(stack.environment.wheelhouse))
+    spec = fast_spec(
+        tiny_bert,
+        hosting={"network_isolation": True},
+        benchmark={"batch_sizes": [1], "sequence_lengths": [16]},
+    )
+    state = PipelineState(run_id="iso-1", spec=spec)
+    with LocalEngine(workdir=tmp_path / "engine", time_scale=20.0) as engine:
+        # When the pipeline runs
+        outcome = run(engine, state)
+        left = nothing_left(engine)
+        log = "".join(
+            p.read_text() for p in sorted((tmp_path / "engine" / "endpoint-logs").glob("db-iso-1-a1*.log"))
+        )
+    # Then the preflight let the vendored artifact through, the container installed onnxruntime from the
+    # artifact's own wheels, served, and nothing is left
+    assert outcome.status == "SUCCEEDED", outcome.cause
+    assert "code/wheels" in log and "onnxruntime" in log
+    assert left == EMPTY
+    assert serving_processes() == []

@@ -16,7 +16,7 @@ from workflows.local.sagemaker.container import ContainerSpec
 from workflows.local.sagemaker.launch import UNREACHABLE, command_and_environment
 from workflows.preflight.isolation import check_isolation, installs_offline, wheel_distributions
 from workflows.preflight.registry import checks_for
-from workflows.steps.vendoring import vendor_wheels
+from workflows.steps.vendoring import container_python, vendor_wheels
 
 PINNED = "onnxruntime==1.22.0\n"
 OFFLINE = "--no-index\n--find-links wheels\nonnxruntime==1.22.0\n"
@@ -179,3 +179,16 @@ def test_a_requirement_without_a_wheel_for_the_container_stops_pack(tmp_path: Pa
     with pytest.raises(ArtifactIncomplete, match="Python 3.12 on manylinux2014_x86_64") as stopped:
         vendor_wheels(artifact, python_version="3.12", find_links=(tmp_path / "index",))
     assert "network_isolation" in str(stopped.value)
+
+
+def test_the_wheels_are_for_the_python_of_the_container_image() -> None:
+    # Given the HF DLC tags (CPU and GPU), Then the Python is read from the tag; an untagged image gets the default
+    assert (
+        container_python("huggingface-pytorch-inference:2.6.0-transformers5.5.3-cpu-py312-ubuntu22.04")
+        == "3.12"
+    )
+    assert (
+        container_python("huggingface-pytorch-inference:2.1.0-transformers4.37.0-gpu-py310-cu118-ubuntu20.04")
+        == "3.10"
+    )
+    assert container_python("my-registry/my-image:latest") == "3.12"
