@@ -32,6 +32,7 @@ from infra.constants import (
     TAG_MANAGED,
     state_machine_name,
 )
+from infra.encryption import ArtifactKey
 from infra.sagemaker_role import sagemaker_log_arns
 from workflows.hosting.scale_to_zero import resource_id
 from workflows.janitor import REPORTS_PREFIX
@@ -148,6 +149,8 @@ class Scope:
     sagemaker_role: iam.IRole
     alert_topic: sns.ITopic
     alert_key: kms.IKey
+    artifact_key: ArtifactKey | None = None
+    """The bucket's key: every function that reads or writes objects uses it (infra/encryption.py)."""
 
     def sagemaker_arns(self, kinds: tuple[str, ...] = SAGEMAKER_KINDS) -> list[str]:
         return [

@@ -8,7 +8,8 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
-from workflows.settings import Settings
+from workflows.encryption import encrypt_writes
+from workflows.settings import Settings, kms_key_from_env
 
 _STANDARD = Config(retries={"mode": "standard", "max_attempts": 5})
 # Cold starts can exceed botocore's 60 s default read timeout (serverless measured 12.8 s and more, F15).
@@ -40,7 +41,8 @@ def sagemaker_runtime() -> Any:
 
 @lru_cache(maxsize=1)
 def s3() -> Any:
-    return boto3.client("s3", config=_STANDARD)
+    """The S3 client; every object it writes names the stack's key (workflows/encryption.py)."""
+    return encrypt_writes(boto3.client("s3", config=_STANDARD), kms_key_from_env())
 
 
 @lru_cache(maxsize=1)

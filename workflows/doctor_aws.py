@@ -197,12 +197,18 @@ def check_quotas(quotas: Any, instance_types: list[str]) -> list[DoctorCheck]:
 
 
 def doctor(
-    session: Any, *, stack_name: str, instance_types: list[str], cloudformation: Any = None
+    session: Any,
+    *,
+    stack_name: str,
+    instance_types: list[str],
+    cloudformation: Any = None,
+    spec: Any = None,
 ) -> list[DoctorCheck]:
     """Every check against the account and region of ``session`` (a boto3 Session).
 
     Args:
         cloudformation: a CloudFormation client (default: the session's).
+        spec: a RunSpec whose VPC settings to check too (``workflows.network_check``).
     """
     from workflows.images_command import deployed_images
 
@@ -221,6 +227,10 @@ def doctor(
         found += check_permissions(iam, role, wanted, region=region)
     found += check_images(lambda r: session.client("ecr", region_name=r), images)
     found += check_quotas(session.client("service-quotas"), instance_types)
+    if spec is not None:
+        from workflows.network_check import check_spec_network
+
+        found += check_spec_network(session.client("ec2"), spec, region=region)
     return found
 
 
@@ -237,6 +247,9 @@ def doctor_command(
         str, typer.Option("--instance-types", help="Comma-separated types whose quota to read.")
     ] = DEFAULT_INSTANCE_TYPES,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    spec_file: Annotated[
+        str | None, typer.Option("--spec", help="A run spec whose VPC (subnets, zones, routes) to check.")
+    ] = None,
 ) -> None:
     """Check, read-only, the deployed stack's roles, key permissions, images and quotas in your account."""
     if not aws:
@@ -244,8 +257,12 @@ def doctor_command(
         raise typer.Exit(2)
     import boto3
 
+    from workflows.spec import load_spec
+
+    spec = load_spec(spec_file) if spec_file else None
     session = boto3.Session(profile_name=profile, region_name=region)
-    found = doctor(session, stack_name=stack_name, instance_types=[t for t in instance_types.split(",") if t])
+    types = [t for t in instance_types.split(",") if t]
+    found = doctor(session, stack_name=stack_name, instance_types=types, spec=spec)
     if as_json:
         typer.echo(json.dumps([asdict(c) for c in found], indent=2))
     else:

@@ -21,6 +21,7 @@ from workflows.conversion.spec import ConvertSpec as ConvertSpec
 from workflows.conversion.spec import PackSpec as PackSpec
 from workflows.errors import SpecInvalid
 from workflows.gpu.device import ARTIFACT_MODES, artifact_device
+from workflows.hosting.network import JobSecured
 from workflows.hosting.specs import Hosting, RealtimeHosting
 from workflows.models import Strict
 from workflows.remediation.spec import RemediationSpec as RemediationSpec
@@ -126,7 +127,7 @@ LAMBDA_BENCHMARK_BUDGET_S = 840.0
 """What a benchmark Lambda may spend measuring: its 900 s limit less a minute of margin."""
 
 
-class BenchmarkSpec(Strict):
+class BenchmarkSpec(JobSecured):
     batch_sizes: list[int] = Field(
         default_factory=lambda: [1, 8],
         min_length=1,

@@ -20,6 +20,7 @@ import workflows
 from workflows import clock, naming
 from workflows.benchmark import JOB_MODULES
 from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus
+from workflows.hosting.network import processing_security
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.settings import Settings
 from workflows.spec import BenchmarkSpec
@@ -90,15 +91,20 @@ def processing_job_request(request: BenchmarkJobRequest, *, settings: Settings) 
             },
         }
 
+    security = processing_security(request.spec)
+    cluster: dict[str, Any] = {
+        "InstanceCount": 1,
+        "InstanceType": request.plan.job_instance_type,
+        "VolumeSizeInGB": VOLUME_GB,
+    }
+    outputs: dict[str, Any] = {}
+    if "VolumeKmsKeyId" in security:
+        cluster["VolumeKmsKeyId"] = security["VolumeKmsKeyId"]
+        outputs["KmsKeyId"] = security["OutputKmsKeyId"]
+    network = {"NetworkConfig": security["NetworkConfig"]} if "NetworkConfig" in security else {}
     return {
         "ProcessingJobName": request.plan.job_name,
-        "ProcessingResources": {
-            "ClusterConfig": {
-                "InstanceCount": 1,
-                "InstanceType": request.plan.job_instance_type,
-                "VolumeSizeInGB": VOLUME_GB,
-            }
-        },
+        "ProcessingResources": {"ClusterConfig": cluster},
         "StoppingCondition": {"MaxRuntimeInSeconds": max_runtime_s(request)},
         "AppSpecification": {
             "ImageUri": image,
@@ -116,8 +122,10 @@ def processing_job_request(request: BenchmarkJobRequest, *, settings: Settings) 
                         "S3UploadMode": "EndOfJob",
                     },
                 }
-            ]
+            ],
+            **outputs,
         },
+        **network,
         "RoleArn": settings.sagemaker_role_arn,
         "Environment": {"PYTHONUNBUFFERED": "1", "DEPLOYBENCH_RUN_ID": request.run_id},
         "Tags": naming.tags(request.run_id, request.spec),

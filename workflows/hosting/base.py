@@ -35,6 +35,7 @@ from workflows.contracts import (
 )
 from workflows.errors import PreflightBlocked, SpecInvalid
 from workflows.hosting.specs import _Instances, _ModelServer
+from workflows.hosting.network import endpoint_config_security, model_security
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, Scope, run_declared
@@ -180,12 +181,27 @@ def instance_variant(hosting: InstanceSettings, *, instance_type: str, model: st
 
 
 def create_model(
-    sagemaker: Any, name: str, *, settings: Settings, tags: list[dict[str, str]], **spec: Any
+    sagemaker: Any,
+    name: str,
+    *,
+    settings: Settings,
+    tags: list[dict[str, str]],
+    hosting: Any,
+    **spec: Any,
 ) -> str:
-    """CreateModel with the run's role and tags; the one place a mode's model request is built."""
+    """CreateModel with the run's role, tags, and the hosting's VPC and network isolation.
+
+    Args:
+        hosting: the attempt's hosting settings; its ``vpc`` and ``network_isolation`` (when the mode
+            has them) become VpcConfig and EnableNetworkIsolation.
+    """
     with aws_errors(f"create model {name}"):
         sagemaker.create_model(
-            ModelName=name, ExecutionRoleArn=settings.sagemaker_role_arn, Tags=tags, **spec
+            ModelName=name,
+            ExecutionRoleArn=settings.sagemaker_role_arn,
+            Tags=tags,
+            **model_security(hosting),
+            **spec,
         )
     return name
 
@@ -197,13 +213,18 @@ def create_endpoint(
     endpoint: str,
     variants: list[dict[str, Any]],
     tags: list[dict[str, str]],
+    hosting: Any,
     **extra: Any,
 ) -> None:
-    """The endpoint config, then the endpoint (returns while it is Creating); the one place these
-    requests are built."""
+    """The endpoint config (with the hosting's KmsKeyId), then the endpoint (returns while it is Creating).
+
+    An endpoint config with an ExecutionRoleArn hosts inference components on its own instances, so it
+    also carries the hosting's VPC and network isolation.
+    """
+    security = endpoint_config_security(hosting, hosts_components="ExecutionRoleArn" in extra)
     with aws_errors(f"create endpoint config {config}"):
         sagemaker.create_endpoint_config(
-            EndpointConfigName=config, ProductionVariants=variants, Tags=tags, **extra
+            EndpointConfigName=config, ProductionVariants=variants, Tags=tags, **security, **extra
         )
     with aws_errors(f"create endpoint {endpoint}"):
         sagemaker.create_endpoint(EndpointName=endpoint, EndpointConfigName=config, Tags=tags)
@@ -274,6 +295,7 @@ class HostingMode(ABC, Generic[SpecT]):
                 naming.model_name(request.run_id, attempt, index),
                 settings=settings,
                 tags=tags,
+                hosting=planned.hosting,
                 **model,
             )
             for index, model in enumerate(planned.models)
@@ -286,6 +308,7 @@ class HostingMode(ABC, Generic[SpecT]):
             endpoint=endpoint,
             variants=[self.variant(planned.hosting, instance_type=instance_type, models=models)],
             tags=tags,
+            hosting=planned.hosting,
             **self.endpoint_config_extra(settings),
         )
         return DeployResult(

@@ -15,7 +15,8 @@ from workflows.errors import ArtifactIncomplete, OutputNotWritable
 from workflows.naming import artifact_key
 from workflows.remediation.requirements import apply_requirements
 from workflows.settings import Settings
-from workflows.storage import download_folder, upload_file
+from workflows.steps.vendoring import vendor_for_spec
+from workflows.storage import download_folder, upload_file, upload_folder
 
 # fp32 ONNX weights barely compress: gzip level 9 took 63 s for 200 MB to save 7% over level 1 (F24).
 # ISA-L level 1 writes the same gzip format about 10x faster than zlib level 1 (bench/pack.py).
@@ -82,6 +83,9 @@ def pack(request: PackRequest, *, s3: Any, settings: Settings, workdir: Path) ->
         )
     verify_artifact(root)
     apply_requirements(root, request.attempt.overrides.extra_requirements)  # F01/F17 remediation
+    if vendor_for_spec(root, request.spec, settings):  # F37: an isolated container reaches no index
+        # The preflight reads the staged code/: it must see the wheels and the offline requirements.
+        upload_folder(s3, root / "code", request.convert.staging_uri.rstrip("/") + "/code/")
     compression = request.spec.pack.compression
     key = artifact_key(request.run_id, compression)
     tarball = workdir / Path(key).name
