@@ -105,9 +105,9 @@ BINDING = Binding("123456789012", REGION, ())
 @pytest.mark.parametrize(
     ("placeholder", "writes", "creates_grants"),
     [
-        ("DeployFunctionArn", True, True),
+        ("DeployEndpointFunctionArn", True, True),
         ("StartBenchmarkJobFunctionArn", True, True),
-        ("CompareSweepFunctionArn", True, False),
+        ("CompareWithBaselineFunctionArn", True, False),
         ("JanitorFunctionArn", True, False),
         ("PlanSweepFunctionArn", False, False),
         ("CheckRedeployQueueFunctionArn", False, False),

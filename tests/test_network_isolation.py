@@ -15,8 +15,8 @@ from workflows.local.dlc import DlcEnvironment, ServingStack
 from workflows.local.sagemaker.container import ContainerSpec
 from workflows.local.sagemaker.launch import UNREACHABLE, command_and_environment
 from workflows.preflight.isolation import check_isolation, installs_offline, wheel_distributions
-from workflows.preflight.registry import checks_for
-from workflows.steps.vendoring import container_python, vendor_wheels
+from workflows.hosting.modes import strategies
+from workflows.vendoring import container_python, vendor_wheels
 
 PINNED = "onnxruntime==1.22.0\n"
 OFFLINE = "--no-index\n--find-links wheels\nonnxruntime==1.22.0\n"
@@ -51,10 +51,10 @@ def test_wheel_names_and_options_are_read_as_pip_reads_them() -> None:
     assert installs_offline("--no-index\n-f wheels\n") and not installs_offline("--find-links wheels\n")
 
 
-def test_the_check_runs_for_every_hosting_mode() -> None:
-    # Given the registry, Then the F37 check applies to the modes that serve code/requirements.txt
-    for mode in ("realtime", "inference-component", "multi-container"):
-        assert any(check.ids == ("F37",) for check in checks_for(mode)), mode
+def test_the_check_is_declared_by_every_hosting_mode() -> None:
+    # Given every hosting mode, Then each declares the F37 check among its own
+    for mode, strategy in strategies().items():
+        assert any(check.ids == ("F37",) for check in strategy.checks), mode
 
 
 def spec(*, isolated: bool, tmp_path: Path) -> ContainerSpec:

@@ -12,12 +12,12 @@ from botocore.stub import ANY
 
 from tests.hosting_support import SETTINGS, request, stubbed
 from workflows import clock
+from workflows.benchmark.job import processing_job_request
 from workflows.contracts import BenchmarkJobRequest, BenchmarkPlan, DeployResult
 from workflows.errors import SpecInvalid
 from workflows.hosting.base import AwsClients
 from workflows.hosting.modes import strategy_for
 from workflows.spec import parse_spec
-from workflows.steps.benchmark_job import processing_job_request
 
 SUBNETS = ["subnet-0123456789abcdef0", "subnet-0fedcba9876543210"]
 GROUPS = ["sg-0123456789abcdef0"]

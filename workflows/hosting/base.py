@@ -34,8 +34,8 @@ from workflows.contracts import (
     PreflightResult,
 )
 from workflows.errors import PreflightBlocked, SpecInvalid
-from workflows.hosting.specs import _Instances, _ModelServer
 from workflows.hosting.network import endpoint_config_security, model_security
+from workflows.hosting.specs import _Instances, _ModelServer
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, Scope, run_declared

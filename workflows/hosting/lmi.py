@@ -37,6 +37,7 @@ from workflows.hosting.staging import (
 from workflows.images import DJL_INFERENCE
 from workflows.preflight.artifact import LMI_CPU_REQUIREMENTS, check_lmi_requirements
 from workflows.preflight.context import PreflightContext
+from workflows.preflight.isolation import ISOLATION
 from workflows.preflight.registry import Check
 from workflows.settings import Settings
 
@@ -128,6 +129,7 @@ class LmiMode(InstanceMode[LmiHosting]):
             "every model is an s3:// prefix or a Hub id the container can load", ("model-source",), _sources
         ),
         Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_check(_image)),
+        ISOLATION,
     )
 
     def plan(

@@ -3,7 +3,7 @@
 With EnableNetworkIsolation the HF DLC's start-up ``pip install -r code/requirements.txt`` has no
 network: it succeeds only when the file installs offline (``--no-index`` and ``--find-links wheels``,
 which pip resolves next to the file) from a wheel in ``code/wheels/`` for every requirement. Pack
-writes both when ``hosting.network_isolation`` is set (``workflows.steps.vendoring``).
+writes both when ``hosting.network_isolation`` is set (``workflows.vendoring``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import re
 from pathlib import Path
 
 from workflows.contracts import Finding
-from workflows.preflight.artifact import requirement_names
 from workflows.preflight.context import PreflightContext
-from workflows.preflight.registry import ALL_MODES, Check, register
+from workflows.preflight.registry import Check
+from workflows.requirements_file import requirement_names
 
 WHEELS_DIR = "wheels"
 """Folder of the vendored wheels, under the artifact's code/."""
@@ -71,14 +71,16 @@ def vendored_wheels(root: Path) -> list[str]:
     return sorted(p.name for p in folder.glob("*.whl")) if folder.is_dir() else []
 
 
-def isolation(context: PreflightContext) -> list[Finding]:
+def isolation(context: PreflightContext, hosting: object) -> list[Finding]:
     artifact = context.artifact
     assert artifact is not None
     return check_isolation(
-        isolated=bool(getattr(context.spec.hosting, "network_isolation", False)),
+        # Every mode declares this check; serverless has no network_isolation (the spec refuses it).
+        isolated=bool(getattr(hosting, "network_isolation", False)),
         requirements=artifact.requirements,
         wheels=vendored_wheels(artifact.root),
     )
 
 
-register(ALL_MODES, Check("isolated artifact installs offline", ("F37",), isolation, ("artifact",)))
+ISOLATION: Check[object] = Check("isolated artifact installs offline", ("F37",), isolation, ("artifact",))
+"""Declared by every hosting mode: any container whose network is isolated must install offline."""

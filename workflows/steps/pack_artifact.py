@@ -15,8 +15,8 @@ from workflows.errors import ArtifactIncomplete, OutputNotWritable
 from workflows.naming import artifact_key
 from workflows.remediation.requirements import apply_requirements
 from workflows.settings import Settings
-from workflows.steps.vendoring import vendor_for_spec
 from workflows.storage import download_folder, upload_file, upload_folder
+from workflows.vendoring import vendor_for_spec
 
 # fp32 ONNX weights barely compress: gzip level 9 took 63 s for 200 MB to save 7% over level 1 (F24).
 # ISA-L level 1 writes the same gzip format about 10x faster than zlib level 1 (bench/pack.py).
