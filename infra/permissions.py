@@ -245,7 +245,7 @@ def pass_sagemaker_role(scope: Scope) -> iam.PolicyStatement:
 
 
 def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
-    """Convert, pack, preflight, deploy, poll, warm up, benchmark, tear down, diagnose, report."""
+    """Convert, pack, preflight, deploy, place components, warm up, benchmark, tear down, diagnose, report."""
     logs = sagemaker_log_arns(scope.stack)
     return [
         *bucket_access(scope, read=RUN_PREFIXES_READ, write=RUN_PREFIXES_WRITTEN),
@@ -353,12 +353,22 @@ def janitor(scope: Scope) -> list[iam.PolicyStatement]:
     ]
 
 
+def describe_endpoint(scope: Scope) -> list[iam.PolicyStatement]:
+    """DescribeEndpoint creates nothing: it reads the endpoint, and probes a vLLM endpoint's served model (F26)."""
+    return [
+        _statement(
+            ["sagemaker:DescribeEndpoint", "sagemaker:InvokeEndpoint"], scope.sagemaker_arns(("endpoint",))
+        )
+    ]
+
+
 def planning(scope: Scope) -> list[iam.PolicyStatement]:
     """Pure computation: logs and traces only."""
     return []
 
 
 PROFILES: dict[str, Callable[[Scope], list[iam.PolicyStatement]]] = {
+    "DescribeEndpointFunctionArn": describe_endpoint,
     "PlanSweepFunctionArn": planning,
     "CompareWithBaselineFunctionArn": compare_sweep,
     "ReadUploadedSpecFunctionArn": prepare_redeploy,

@@ -72,7 +72,7 @@ def run_item() -> dict[str, Any]:
 def definition() -> dict[str, Any]:
     states: dict[str, Any] = {
         "PlanSweep": task(
-            "PlanSweepFunctionArn",
+            "PlanSweep",
             parameters={"sweep.$": "$.sweep", "execution_name.$": "$$.Execution.Name"},
             result_path="$.plan",
             next_state="RunMatrix",
@@ -90,7 +90,7 @@ def definition() -> dict[str, Any]:
             "Catch": catch_to("SweepFailed"),
         },
         "CompareWithBaseline": task(
-            "CompareWithBaselineFunctionArn",
+            "CompareWithBaseline",
             parameters={"sweep.$": "$.sweep", "sweep_id.$": "$.plan.sweep_id", "runs.$": "$.runs"},
             result_path="$.comparison",
             next_state="IsSweepClean",

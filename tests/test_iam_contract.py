@@ -172,8 +172,8 @@ def test_scale_to_zero_may_create_and_remove_the_target_tracking_alarms() -> Non
         aas.add_response("deregister_scalable_target", {})
         cw.add_response("describe_alarms", {"MetricAlarms": [{"AlarmName": plan["alarm"]["AlarmName"]}]})
         cw.add_response("delete_alarms", {})
-        # When DescribeEndpoint registers it and Teardown removes it
-        with acting_as("DescribeEndpointFunctionArn"):
+        # When PlaceInferenceComponents registers it and Teardown removes it
+        with acting_as("PlaceInferenceComponentsFunctionArn"):
             register_scaling(
                 plan,
                 autoscaling=autoscaling,

@@ -180,6 +180,16 @@ def test_orchestration_functions_get_only_what_they_need(synth: Synthesized) -> 
         }
 
     assert actions("PlanSweepFunctionArn") == set()
+    # A describe never creates: placing components (and their scaling) is its own state's grant
+    assert actions("DescribeEndpointFunctionArn") == {
+        "sagemaker:DescribeEndpoint",
+        "sagemaker:InvokeEndpoint",
+    }
+    assert {
+        "sagemaker:CreateInferenceComponent",
+        "application-autoscaling:RegisterScalableTarget",
+        "cloudwatch:PutMetricAlarm",
+    } <= actions("PlaceInferenceComponentsFunctionArn")
     assert actions("StartRedeployFunctionArn") == {"states:StartExecution"}
     assert actions("CheckRedeployQueueFunctionArn") == {"states:ListExecutions", "states:DescribeExecution"}
     janitor = actions("JanitorFunctionArn")

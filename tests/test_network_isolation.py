@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from workflows.errors import ArtifactIncomplete
+from workflows.hosting.modes import strategies
 from workflows.local.dlc import DlcEnvironment, ServingStack
 from workflows.local.sagemaker.container import ContainerSpec
 from workflows.local.sagemaker.launch import UNREACHABLE, command_and_environment
 from workflows.preflight.isolation import check_isolation, installs_offline, wheel_distributions
-from workflows.hosting.modes import strategies
 from workflows.vendoring import container_python, vendor_wheels
 
 PINNED = "onnxruntime==1.22.0\n"

