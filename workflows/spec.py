@@ -282,6 +282,16 @@ class RunSpec(Strict):
         return self
 
     @model_validator(mode="after")
+    def _task_served(self) -> RunSpec:
+        if self.model.task == "reranking" and self.hosting.mode in ("lmi", "vllm"):
+            raise ValueError(
+                f"model.task 'reranking' is served by code/inference.py (a query with passages in, scores out), "
+                f"which hosting mode {self.hosting.mode!r} does not run; use realtime, serverless, inference-component, "
+                "scale-to-zero or multi-container"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _sequence_fits(self) -> RunSpec:
         too_long = [
             v

@@ -36,6 +36,8 @@ from workflows.storage import upload_folder
 from workflows.texts import natural_texts
 
 SERVING_CODE = Path(str(files("artifacts") / "code"))
+# inference.py loads the task handling from the file beside it.
+SERVING_FILES = ("inference.py", "deploybench_tasks.py")
 # Named by precision so that a log line or a listing shows which graph is served (F30).
 ONNX_FILES = {"fp32": "model.onnx", "int8": "model.int8.onnx", "fp16": "model.fp16.onnx"}
 # Dynamic INT8's MatMulInteger and DynamicQuantizeLinear have no CUDA kernels in onnxruntime's CUDA
@@ -54,7 +56,8 @@ def write_serving_code(root: Path, plan: ServingPlan) -> None:
     """
     code = root / "code"
     code.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(SERVING_CODE / "inference.py", code / "inference.py")
+    for name in SERVING_FILES:
+        shutil.copy2(SERVING_CODE / name, code / name)
     (code / "requirements.txt").write_text(f"{plan.requirement}\n", encoding="utf-8")
 
 
