@@ -18,7 +18,9 @@ def test_every_task_has_exactly_one_example() -> None:
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
-def test_a_task_example_validates_with_a_hub_source_and_documents_its_request_and_response(path: Path) -> None:
+def test_a_task_example_validates_with_a_hub_source_and_documents_its_request_and_response(
+    path: Path,
+) -> None:
     spec = load_spec(path)
     assert spec.name == path.stem
     assert hub_source(spec.model.source) is not None

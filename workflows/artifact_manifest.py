@@ -54,7 +54,9 @@ class HubRecord(Contract):
     """Where an ``hf://`` model came from: the revision the spec named and the commit downloaded."""
 
     repo: str
-    revision: str = Field(description="As the spec wrote it (a branch, a tag or a commit).")
+    revision: str = Field(
+        description="As the run's spec named it: a branch, tag or commit (`deploybench run` pins a branch to its commit)."
+    )
     commit: str = Field(description="The 40-hex commit the revision resolved to; the weights are its.")
 
 

@@ -79,8 +79,10 @@ def layout_pooling(folder: Path) -> Pooling | None:
     modes = [mode for key, mode in POOLING_KEYS.items() if config.get(key)]
     named = config.get("pooling_mode")  # the single-key form of newer sentence-transformers
     if isinstance(named, str):
-        mode_name = NAMED_MODES.get(named)
-        modes.append(mode_name) if mode_name else unsupported.append(f"pooling_mode {named!r}")
+        if named in NAMED_MODES:
+            modes.append(NAMED_MODES[named])
+        else:
+            unsupported.append(f"pooling_mode {named!r}")
     if unsupported or len(modes) > 1:
         raise ModelSourceInvalid(
             f"{config_path} asks for {unsupported + modes}; the graph pools by exactly one of mean, cls or "
