@@ -207,3 +207,26 @@ def test_the_cli_pins_a_branch_to_its_commit_and_every_resource_is_tagged_with_i
 def test_malformed_hub_fields_are_refused_naming_the_fix(data: dict[str, str], expected: str) -> None:
     with pytest.raises(SpecInvalid, match=expected):
         fast_spec("bundled", model=data)
+
+
+def test_deploybench_convert_takes_a_hub_source_and_the_manifest_records_its_commit(
+    served: tuple[LocalHub, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from workflows.cli import app
+    from workflows.conversion.manifest import read_manifest
+
+    # Given a private repo on the local Hub, its token and endpoint in the environment
+    server, folder = served
+    commit = server.add(REPO, folder, token=TOKEN)
+    monkeypatch.setenv(hub.ENDPOINT_ENV, server.url)
+    monkeypatch.setenv(hub.TOKEN_ENV, TOKEN)
+    # When `deploybench convert hf://...` runs
+    out = tmp_path / "artifact"
+    result = CliRunner().invoke(app, ["convert", f"hf://{REPO}", "--out", str(out), "--max-length", "64"])
+    # Then the artifact was built from the downloaded commit, and says so
+    assert result.exit_code == 0, result.output
+    manifest = read_manifest(out)
+    assert manifest.hub is not None and manifest.hub.commit == commit and manifest.hub.repo == REPO
+    assert "model.safetensors" in server.downloaded()

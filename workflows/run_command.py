@@ -169,7 +169,10 @@ def run(
         fail("--fault-plan applies to the local engine only.", fix="add --local, or drop --fault-plan")
     session = None if local else aws_session(region, profile)
     check_before_start(spec, local=local, session=session)  # the pipeline's CheckSpec, before anything starts
-    spec = pin_source(spec, session=session)  # an hf:// branch or tag becomes the commit it names now
+    pinned = pin_source(spec, session=session)  # an hf:// branch or tag becomes the commit it names now
+    if pinned.model.source != spec.model.source:
+        progress().print(f"Model {spec.model.source} pinned to {pinned.model.source}")
+    spec = pinned
     state = PipelineState(run_id=new_run_id(spec.name), spec=spec)
     progress().print(f"Run [bold]{state.run_id}[/] ({'local engine' if local else 'AWS Step Functions'})")
     leaked: list[str] = []

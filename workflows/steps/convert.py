@@ -29,7 +29,7 @@ from workflows.conversion.source import ModelFolder, inspect_folder, resolve_sou
 from workflows.errors import ModelSourceInvalid, ParityCheckFailed
 from workflows.gpu.fp16 import build_fp16
 from workflows.gpu.plan import serving_plan
-from workflows.model_spec import hub_source
+from workflows.model_spec import ModelSpec, hub_source
 from workflows.naming import staging_prefix
 from workflows.settings import Settings
 from workflows.storage import upload_folder
@@ -219,6 +219,23 @@ def build_artifact(
     return manifest
 
 
+def fetch_source(
+    model: ModelSpec,
+    *,
+    s3: Any,
+    workdir: Path,
+    secretsmanager: Any | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> tuple[Path, HubRecord | None]:
+    """The model folder to convert, and for an ``hf://`` source what was downloaded (repo, revision, commit)."""
+    if not hub_source(model.source):
+        return resolve_source(model.source, s3=s3, workdir=workdir), None
+    folder, snapshot = hub_fetch(model, secretsmanager=secretsmanager, workdir=workdir, environ=environ)
+    return folder, HubRecord(
+        repo=snapshot.source.repo, revision=snapshot.source.revision, commit=snapshot.commit
+    )
+
+
 def convert(
     request: StepRequest,
     *,
@@ -235,13 +252,9 @@ def convert(
     The manifest goes up last: a staging prefix without it is refused by the pack step.
     """
     started = time.perf_counter()
-    model = request.spec.model
-    hub: HubRecord | None = None
-    if hub_source(model.source):
-        source, snapshot = hub_fetch(model, secretsmanager=secretsmanager, workdir=workdir, environ=environ)
-        hub = HubRecord(repo=snapshot.source.repo, revision=snapshot.source.revision, commit=snapshot.commit)
-    else:
-        source = resolve_source(model.source, s3=s3, workdir=workdir)
+    source, hub = fetch_source(
+        request.spec.model, s3=s3, workdir=workdir, secretsmanager=secretsmanager, environ=environ
+    )
     out = workdir / "artifact"
     manifest = build_artifact(request, source=source, out=out, scratch=workdir / "scratch", hub=hub)
     staging_uri = f"s3://{settings.bucket}/{staging_prefix(request.run_id)}"
