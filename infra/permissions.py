@@ -36,6 +36,7 @@ from infra.encryption import ArtifactKey
 from infra.sagemaker_role import sagemaker_log_arns
 from workflows.hosting.scale_to_zero import resource_id
 from workflows.janitor import REPORTS_PREFIX
+from workflows.model_spec import TOKEN_SECRET_PREFIX
 from workflows.naming import ARTIFACTS_PREFIX, RESULTS_PREFIX
 
 # Actions AWS authorizes only with Resource "*" (no resource-level permissions).
@@ -193,6 +194,15 @@ class Scope:
             service="iam", region="", resource="role", resource_name=AUTOSCALING_ROLE
         )
 
+    def token_secrets(self) -> str:
+        """The secrets a spec's ``model.token_secret`` may name (Hub tokens of private models)."""
+        return self.stack.format_arn(
+            service="secretsmanager",
+            resource="secret",
+            resource_name=f"{TOKEN_SECRET_PREFIX}*",
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        )
+
     def state_machine_arn(self, name: str) -> str:
         return self.stack.format_arn(
             service="states",
@@ -265,6 +275,12 @@ def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
         _statement(["tag:GetResources"], ["*"]),
         *scale_to_zero(scope),
     ]
+
+
+def model_source_step(scope: Scope) -> list[iam.PolicyStatement]:
+    """CheckSpec and ConvertToOnnx: a pipeline step that also reads a private Hub model's token
+    (``model.token_secret``, named under deploybench/)."""
+    return [*pipeline_step(scope), _statement(["secretsmanager:GetSecretValue"], [scope.token_secrets()])]
 
 
 def scale_to_zero(scope: Scope) -> list[iam.PolicyStatement]:
@@ -375,6 +391,8 @@ PROFILES: dict[str, Callable[[Scope], list[iam.PolicyStatement]]] = {
     "CheckRedeployQueueFunctionArn": check_redeploy_queue,
     "StartRedeployFunctionArn": start_redeploy,
     "JanitorFunctionArn": janitor,
+    "CheckSpecFunctionArn": model_source_step,
+    "ConvertToOnnxFunctionArn": model_source_step,
 }
 
 

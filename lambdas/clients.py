@@ -75,6 +75,11 @@ def sns() -> Any:
     return boto3.client("sns", config=_STANDARD)
 
 
+@lru_cache(maxsize=1)
+def secretsmanager() -> Any:
+    return boto3.client("secretsmanager", config=_STANDARD)
+
+
 def clear() -> None:
     """Forget cached clients and settings (the local engine calls this when it starts and stops)."""
     # Every lru_cache factory of this module, so a new client cannot be forgotten here.

@@ -273,6 +273,15 @@ def _sns(request: Request, where: Where) -> list[Access]:
     return [Access("sns:Publish", str(request.params["TopicArn"]))]
 
 
+def _secretsmanager(request: Request, where: Where) -> list[Access]:
+    if request.operation != "GetSecretValue":
+        raise LookupError
+    secret = str(request.params["SecretId"])
+    # A secret's ARN ends with a random 6-character suffix after its name; IAM matches the whole ARN.
+    arn = secret if secret.startswith("arn:") else where.arn("secretsmanager", f"secret:{secret}-AbCdEf")
+    return [Access("secretsmanager:GetSecretValue", arn)]
+
+
 RULES: dict[str, Callable[[Request, Where], list[Access]]] = {
     "s3": _s3,
     "sagemaker": _sagemaker,
@@ -282,6 +291,7 @@ RULES: dict[str, Callable[[Request, Where], list[Access]]] = {
     "cloudwatch": _cloudwatch,
     "stepfunctions": _stepfunctions,
     "sns": _sns,
+    "secretsmanager": _secretsmanager,
 }
 
 

@@ -161,7 +161,7 @@ def run(
     from workflows.naming import new_run_id
     from workflows.runner import run_aws, run_local
     from workflows.spec import load_spec
-    from workflows.steps.check_spec import check_before_start
+    from workflows.steps.check_spec import check_before_start, pin_source
 
     spec = load_spec(spec_path)
     plan = load_fault_plan(fault_plan) if fault_plan else None
@@ -169,6 +169,10 @@ def run(
         fail("--fault-plan applies to the local engine only.", fix="add --local, or drop --fault-plan")
     session = None if local else aws_session(region, profile)
     check_before_start(spec, local=local, session=session)  # the pipeline's CheckSpec, before anything starts
+    pinned = pin_source(spec, session=session)  # an hf:// branch or tag becomes the commit it names now
+    if pinned.model.source != spec.model.source:
+        progress().print(f"Model {spec.model.source} pinned to {pinned.model.source}")
+    spec = pinned
     state = PipelineState(run_id=new_run_id(spec.name), spec=spec)
     progress().print(f"Run [bold]{state.run_id}[/] ({'local engine' if local else 'AWS Step Functions'})")
     leaked: list[str] = []

