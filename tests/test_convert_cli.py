@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 from typer.testing import CliRunner
 
-from workflows.cli import app
+from workflows.cli.app import app
 from workflows.conversion.manifest import MANIFEST_FILE, read_manifest
 from workflows.steps.pack import verify_artifact
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from workflows.cli_output import (
+from workflows.cli.output import (
     FAILED,
     OK,
     JsonOption,
@@ -96,7 +96,7 @@ def follow_execution(
     as_json: JsonOption = False,
 ) -> None:
     """Print EXECUTION_ARN's states from its start, then live until it ends (a sweep: its runs' states too)."""
-    from workflows.run_command import console_url, headline, outcome_json, print_event
+    from workflows.cli.run import console_url, headline, outcome_json, print_event
 
     if not execution_arn.startswith("arn:") or ":execution:" not in execution_arn:
         fail(
@@ -136,8 +136,8 @@ def sweep_children(sfn: Any, execution_arn: str) -> ChildProgress | None:
 
 def sweep_progress(sfn: Any, execution_arn: str, child_machine_arn: str) -> ChildProgress:
     """A ``ChildProgress`` whose sweep id is read from the execution's PlanSweep once it has run."""
-    from workflows.operations_cli import sweep_id_from
-    from workflows.run_command import print_event
+    from workflows.cli.operations import sweep_id_from
+    from workflows.cli.run import print_event
 
     found: dict[str, str | None] = {}
 

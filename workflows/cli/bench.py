@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from workflows.cli_output import (
+from workflows.cli.output import (
     FAILED,
     OK,
     RESULTS_DIR,

@@ -11,7 +11,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.table import Table
 
-from workflows.cli_output import (
+from workflows.cli.output import (
     FAILED,
     OK,
     UNDIAGNOSED,
@@ -23,7 +23,7 @@ from workflows.cli_output import (
     fail,
     guarded,
 )
-from workflows.cli_output import out as console
+from workflows.cli.output import out as console
 from workflows.contracts import Diagnosis, PreflightResult
 
 DEFAULT_REGION = "us-east-1"

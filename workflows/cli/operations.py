@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from workflows.cli_output import (
+from workflows.cli.output import (
     FAILED,
     OK,
     RESULTS_DIR,
@@ -77,8 +77,8 @@ def sweep(
     as_json: JsonOption = False,
 ) -> None:
     """Run a benchmark sweep: each matrix combination as a deploy pipeline (followed live), then one report."""
-    from workflows.follow_command import sweep_progress
-    from workflows.run_command import console_url, outcome_json, print_event, readable_cause
+    from workflows.cli.follow import sweep_progress
+    from workflows.cli.run import console_url, outcome_json, print_event, readable_cause
     from workflows.runner import follow
     from workflows.sweeps.spec import load_sweep
 

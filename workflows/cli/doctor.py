@@ -204,7 +204,7 @@ def doctor(
     Args:
         cloudformation: a CloudFormation client (default: the session's).
     """
-    from workflows.images_command import deployed_images
+    from workflows.cli.images import deployed_images
 
     region = session.region_name
     cloudformation, iam = cloudformation or session.client("cloudformation"), session.client("iam")

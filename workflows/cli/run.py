@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from workflows.cli_output import (
+from workflows.cli.output import (
     FAILED,
     OK,
     RESULTS_DIR,

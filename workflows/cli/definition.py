@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from workflows.cli_output import (
+from workflows.cli.output import (
     JsonOption,
     ProfileOption,
     RegionOption,

@@ -1,0 +1,84 @@
+"""The ``deploybench`` command line.
+
+Every command follows ``workflows/cli/output.py``: the result on stdout (``--json`` for scripts),
+errors and warnings on stderr, the documented exit codes, ``--region``/``--profile`` where AWS is
+reached. Help text comes through ``workflows/cli/help.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from workflows.cli import (
+    bench,
+    catalogue,
+    checks,
+    convert,
+    definition,
+    doctor,
+    follow,
+    images,
+    operations,
+    report,
+    run,
+    scale_timing,
+)
+from workflows.cli.help import PlainGroup
+from workflows.cli.output import USAGE, fail_with, out
+from workflows.errors import DeploybenchError
+
+app = typer.Typer(
+    cls=PlainGroup,
+    add_completion=False,
+    no_args_is_help=True,
+    help="Convert, deploy, benchmark and tear down encoders on SageMaker.",
+)
+console = out
+"""The result console (stdout); kept for modules written before ``workflows.cli.output``."""
+
+
+def fail(error: DeploybenchError, code: int = USAGE) -> NoReturn:
+    """A workflow error on stderr, then exit (``workflows.cli.output.fail_with`` under its old name)."""
+    fail_with(error, code=code)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"deploybench {version('deploybench')}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Convert, deploy, benchmark and tear down encoders on SageMaker."""
+
+
+app.command()(run.run)
+app.command(name="follow")(follow.follow_execution)
+app.command()(definition.schema)
+app.command()(definition.definition)
+app.command()(checks.preflight)
+app.command()(checks.diagnose)
+app.command(name="bench")(bench.bench)
+app.command(name="report")(report.report)
+app.command()(operations.sweep)
+app.command()(operations.janitor)
+app.command(name="input")(operations.pipeline_input)
+app.command()(convert.convert)
+app.command(name="scale-timing")(scale_timing.scale_timing)
+app.command()(catalogue.catalogue)
+app.command()(images.images)
+app.command(name="doctor")(doctor.doctor_command)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    return app(argv)
