@@ -9,8 +9,7 @@ import yaml
 from typer.testing import CliRunner
 
 from workflows.cli.app import app
-from workflows.conversion.manifest import MANIFEST_FILE, read_manifest
-from workflows.steps.pack import verify_artifact
+from workflows.conversion.manifest import MANIFEST_FILE, read_manifest, verify_artifact
 
 runner = CliRunner()
 

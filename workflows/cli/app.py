@@ -1,4 +1,6 @@
-"""The ``deploybench`` command line.
+"""The ``deploybench`` application: the one place where every command module is registered.
+
+Command modules never import this module; ``workflows.cli.main`` imports it when the command line runs.
 
 Every command follows ``workflows/cli/output.py``: the result on stdout (``--json`` for scripts),
 errors and warnings on stderr, the documented exit codes, ``--region``/``--profile`` where AWS is
@@ -7,7 +9,7 @@ reached. Help text comes through ``workflows/cli/help.py``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NoReturn
+from typing import Annotated
 
 import typer
 
@@ -26,8 +28,6 @@ from workflows.cli import (
     scale_timing,
 )
 from workflows.cli.help import PlainGroup
-from workflows.cli.output import USAGE, fail_with, out
-from workflows.errors import DeploybenchError
 
 app = typer.Typer(
     cls=PlainGroup,
@@ -35,13 +35,6 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Convert, deploy, benchmark and tear down encoders on SageMaker.",
 )
-console = out
-"""The result console (stdout); kept for modules written before ``workflows.cli.output``."""
-
-
-def fail(error: DeploybenchError, code: int = USAGE) -> NoReturn:
-    """A workflow error on stderr, then exit (``workflows.cli.output.fail_with`` under its old name)."""
-    fail_with(error, code=code)
 
 
 def _version(value: bool) -> None:
@@ -78,7 +71,3 @@ app.command(name="scale-timing")(scale_timing.scale_timing)
 app.command()(catalogue.catalogue)
 app.command()(images.images)
 app.command(name="doctor")(doctor.doctor_command)
-
-
-def main(argv: list[str] | None = None) -> Any:
-    return app(argv)

@@ -121,9 +121,10 @@ def convert(
 ) -> None:
     """Convert a model to a verified ONNX artifact folder (and, with --pack, its tarball)."""
     from workflows.contracts import StepRequest
+    from workflows.conversion.manifest import verify_artifact
     from workflows.conversion.source import resolve_source
     from workflows.steps.convert import build_artifact
-    from workflows.steps.pack import verify_artifact, write_tarball
+    from workflows.steps.pack import write_tarball
 
     spec = spec_for(
         source_or_spec,

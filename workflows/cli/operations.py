@@ -9,6 +9,14 @@ from typing import Annotated, Any
 
 import typer
 
+from workflows.cli.executions import (
+    console_url,
+    outcome_json,
+    print_event,
+    readable_cause,
+    sweep_id_from,
+    sweep_progress,
+)
 from workflows.cli.output import (
     FAILED,
     OK,
@@ -26,17 +34,6 @@ from workflows.cli.output import (
 from workflows.naming import STACK_NAME
 
 STACK = STACK_NAME
-
-
-def sweep_id_from(sfn: Any, execution_arn: str) -> str | None:
-    """The sweep id PlanSweep chose (from the execution's history; the output is empty when it failed)."""
-    from workflows.runner import _history
-
-    for event in _history(sfn, execution_arn):
-        details = event.get("stateExitedEventDetails") or {}
-        if details.get("name") == "PlanSweep":
-            return str(json.loads(details["output"])["plan"]["sweep_id"])
-    return None
 
 
 def _download(s3: Any, bucket: str, name: str, sweep_id: str, target: Path) -> list[Path]:
@@ -77,8 +74,6 @@ def sweep(
     as_json: JsonOption = False,
 ) -> None:
     """Run a benchmark sweep: each matrix combination as a deploy pipeline (followed live), then one report."""
-    from workflows.cli.follow import sweep_progress
-    from workflows.cli.run import console_url, outcome_json, print_event, readable_cause
     from workflows.runner import follow
     from workflows.sweeps.spec import load_sweep
 

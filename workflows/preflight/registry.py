@@ -12,6 +12,7 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from workflows.contracts import Finding, PreflightResult
@@ -58,11 +59,15 @@ def _discover() -> None:
     if _DISCOVERED:
         return
     import workflows.hosting
-    import workflows.preflight
 
-    for package in (workflows.preflight, workflows.hosting):
-        for module in pkgutil.iter_modules(package.__path__):
-            importlib.import_module(f"{package.__name__}.{module.name}")
+    # This module's own package by its folder: importing the package would import this module back.
+    packages = {
+        __name__.rpartition(".")[0]: [str(Path(__file__).parent)],
+        "workflows.hosting": workflows.hosting.__path__,
+    }
+    for package, path in packages.items():
+        for module in pkgutil.iter_modules(path):
+            importlib.import_module(f"{package}.{module.name}")
     _DISCOVERED = True
 
 

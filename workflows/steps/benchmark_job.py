@@ -23,8 +23,8 @@ from workflows.benchmark import JOB_MODULES
 from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus, BenchmarkResult
 from workflows.errors import BenchmarkJobFailed
 from workflows.images import HF_INFERENCE, image_uri
+from workflows.lifetime import runtime_limit_s
 from workflows.settings import Settings
-from workflows.spec import BenchmarkSpec
 from workflows.steps.benchmark import compact, engine_config, require_answers
 from workflows.steps.wait import next_wait_seconds
 from workflows.storage import get_text, put_text, upload_file
@@ -37,8 +37,6 @@ CONFIG_FILE = "job.json"
 OUTPUT_FILE = "benchmark.json"
 ENTRY = "run.py"
 VOLUME_GB = 30
-# Provisioning an instance and pulling the image take minutes before the script starts.
-START_ALLOWANCE_S = 900
 RUNNING = {"InProgress", "Stopping"}
 
 
@@ -54,12 +52,6 @@ def job_prefix(settings: Settings, run_id: str) -> str:
 def output_uri(settings: Settings, run_id: str) -> str:
     """Where SageMaker uploads the job's output: next to the run's result."""
     return f"s3://{settings.bucket}/{naming.results_prefix(run_id)}benchmark-job/"
-
-
-def runtime_limit_s(benchmark: BenchmarkSpec, planned_s: float) -> int:
-    """StoppingCondition: warm every shape to its limit, measure to the plan, plus the start."""
-    shapes = len(benchmark.batch_sizes) * len(benchmark.sequence_lengths)
-    return int(START_ALLOWANCE_S + shapes * benchmark.warmup_max_s + planned_s)
 
 
 def max_runtime_s(request: BenchmarkJobRequest) -> int:

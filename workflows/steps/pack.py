@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from workflows.contracts import PackRequest, PackResult
-from workflows.conversion.manifest import MANIFEST_FILE, read_manifest, sha256_of, verify_files
-from workflows.conversion.parity import ort_session
+from workflows.conversion.manifest import (
+    MANIFEST_FILE,
+    sha256_of,
+    verify_artifact,
+)
 from workflows.errors import ArtifactIncomplete, OutputNotWritable
 from workflows.naming import artifact_key
 from workflows.remediation.requirements import apply_requirements
@@ -31,18 +34,6 @@ def _open_output(path: Path, compression: str) -> BinaryIO:
     from isal import igzip
 
     return igzip.open(path, "wb", compresslevel=COMPRESSION_LEVEL)  # type: ignore[return-value]
-
-
-def verify_artifact(root: Path) -> None:
-    """The manifest's files are complete (F22) and its ONNX file loads in onnxruntime."""
-    manifest = read_manifest(root)
-    verify_files(root, manifest)
-    try:
-        ort_session(root / manifest.onnx_file)
-    except Exception as error:
-        raise ArtifactIncomplete(
-            f"{manifest.onnx_file} does not load in onnxruntime: {error}", fix="convert again"
-        ) from error
 
 
 def write_tarball(root: Path, target: Path, compression: str) -> None:
