@@ -66,3 +66,21 @@ def test_type_checking_imports_and_relative_imports_are_read_as_python_runs_them
     assert graph["pkg.alpha"] == {"pkg.beta"}
     assert graph["pkg.beta"] == set()
     assert cycles(graph) == []
+
+
+def test_command_modules_never_import_the_app_nor_each_other() -> None:
+    # Given the modules of the command-line package and what each imports
+    graph = import_graph()
+    package = {name: targets for name, targets in graph.items() if name.startswith("workflows.cli.")}
+    shared = {"workflows.cli.output", "workflows.cli.help", "workflows.cli.executions"}
+    commands = set(package) - shared - {"workflows.cli.app", "workflows.cli.__main__"}
+
+    # When the imports of each command module within the package are listed
+    reaching = {name: sorted(package[name] & (commands | {"workflows.cli.app"})) for name in sorted(commands)}
+
+    # Then only the app imports commands, and it registers every one of them
+    assert {name: targets for name, targets in reaching.items() if targets} == {
+        # deployed_images is what `images` prints and what `doctor` checks, so doctor reads it there.
+        "workflows.cli.doctor": ["workflows.cli.images"]
+    }
+    assert commands <= graph["workflows.cli.app"]

@@ -16,16 +16,20 @@ import typer
 from workflows.cli import (
     bench,
     catalogue,
-    checks,
     convert,
     definition,
+    diagnose,
     doctor,
     follow,
     images,
-    operations,
+    janitor,
+    pipeline_input,
+    preflight,
     report,
     run,
     scale_timing,
+    schema,
+    sweep,
 )
 from workflows.cli.help import PlainGroup
 
@@ -57,15 +61,15 @@ def _main(
 
 app.command()(run.run)
 app.command(name="follow")(follow.follow_execution)
-app.command()(definition.schema)
+app.command()(schema.schema)
 app.command()(definition.definition)
-app.command()(checks.preflight)
-app.command()(checks.diagnose)
+app.command()(preflight.preflight)
+app.command()(diagnose.diagnose)
 app.command(name="bench")(bench.bench)
 app.command(name="report")(report.report)
-app.command()(operations.sweep)
-app.command()(operations.janitor)
-app.command(name="input")(operations.pipeline_input)
+app.command()(sweep.sweep)
+app.command()(janitor.janitor)
+app.command(name="input")(pipeline_input.pipeline_input)
 app.command()(convert.convert)
 app.command(name="scale-timing")(scale_timing.scale_timing)
 app.command()(catalogue.catalogue)

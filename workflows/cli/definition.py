@@ -1,4 +1,4 @@
-"""``deploybench definition`` and ``deploybench schema``: the documents the console and editors take."""
+"""``deploybench definition``: a state machine's definition (ASL), resolved for the deployed stack or as built."""
 
 from __future__ import annotations
 
@@ -121,11 +121,3 @@ def definition(
         values = deployed_values(session, stack_name)
         text = resolved(text, values, stack_name=stack_name, region=session.region_name)
     sys.stdout.write(json.dumps(json.loads(text), indent=2) + "\n" if as_json else text + "\n")
-
-
-@guarded
-def schema(as_json: JsonOption = False) -> None:
-    """Print the run spec's JSON Schema (it is JSON with or without --json)."""
-    from workflows.spec import json_schema
-
-    sys.stdout.write(json_schema() + "\n")

@@ -1,4 +1,4 @@
-"""``deploybench sweep`` and ``deploybench janitor``: the deployed stack's scheduled jobs, run by hand."""
+"""``deploybench sweep``: the deployed stack's scheduled benchmark sweep (or the local one), run by hand."""
 
 from __future__ import annotations
 
@@ -33,8 +33,6 @@ from workflows.cli.output import (
 )
 from workflows.naming import STACK_NAME
 
-STACK = STACK_NAME
-
 
 def _download(s3: Any, bucket: str, name: str, sweep_id: str, target: Path) -> list[Path]:
     from workflows.naming import SWEEPS_PREFIX
@@ -68,7 +66,7 @@ def sweep(
     time_scale: Annotated[float, typer.Option(help="Local engine only: how much faster Waits pass.")] = 30.0,
     stack_name: Annotated[
         str, typer.Option(metavar="STACK", help="CloudFormation stack that deployed deploybench.")
-    ] = STACK,
+    ] = STACK_NAME,
     region: RegionOption = None,
     profile: ProfileOption = None,
     as_json: JsonOption = False,
@@ -126,74 +124,3 @@ def sweep(
         human=human,
     )
     raise typer.Exit(OK if outcome.status == "SUCCEEDED" else FAILED)
-
-
-@guarded
-def janitor(
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="List what would be removed; remove nothing.")
-    ] = False,
-    stack_name: Annotated[
-        str, typer.Option(metavar="STACK", help="CloudFormation stack that deployed deploybench.")
-    ] = STACK,
-    bucket: Annotated[
-        str | None, typer.Option(metavar="BUCKET", help="Artifact bucket (default: the stack's output).")
-    ] = None,
-    region: RegionOption = None,
-    profile: ProfileOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Delete SageMaker resources and staging folders of deploybench runs past their TTL (what the hourly schedule does)."""
-    from workflows.janitor import run_janitor
-
-    session = aws_session(region, profile)
-    outputs = stack_outputs(session, stack_name) if not bucket else {}
-    report = run_janitor(
-        sagemaker=session.client("sagemaker"),
-        s3=session.client("s3"),
-        sns=session.client("sns"),
-        autoscaling=session.client("application-autoscaling"),
-        cloudwatch=session.client("cloudwatch"),
-        bucket=bucket or outputs["ArtifactBucketName"],
-        topic_arn=outputs.get("AlertTopicArn"),
-        dry_run=dry_run,
-    )
-
-    def human() -> None:
-        for leak in report.leaks:
-            out.print(
-                f"{leak.action:>12}  {leak.kind:<20} {leak.name}  (expired {leak.expired_at:%Y-%m-%d %H:%M} UTC) "
-                f"{leak.detail}"
-            )
-        for error in report.errors:
-            out.print(f"[red]error[/]: {error}")
-        out.print(f"{report.removed} removed, {report.remaining} remaining; report: {report.report_uri}")
-
-    summary = {"removed": report.removed, "remaining": report.remaining}
-    emit({**report.model_dump(mode="json"), **summary}, as_json=as_json, human=human)
-    raise typer.Exit(FAILED if report.remaining or report.errors else OK)
-
-
-@guarded
-def pipeline_input(
-    path: Annotated[Path, typer.Argument(metavar="FILE", help="A run spec, or with --sweep a sweep file.")],
-    is_sweep: Annotated[
-        bool, typer.Option("--sweep", help="FILE is a sweep: print the sweep's input.")
-    ] = False,
-    as_json: JsonOption = False,
-) -> None:
-    """Print a state machine's input as JSON, for `aws stepfunctions start-execution --input file://...`."""
-    import sys
-
-    if is_sweep:
-        from workflows.sweeps.spec import load_sweep
-
-        payload: dict[str, Any] = {"sweep": load_sweep(path).model_dump(mode="json")}
-    else:
-        from workflows.contracts import PipelineState
-        from workflows.naming import new_run_id
-        from workflows.spec import load_spec
-
-        spec = load_spec(path)
-        payload = PipelineState(run_id=new_run_id(spec.name), spec=spec).model_dump(mode="json")
-    sys.stdout.write(json.dumps(payload, indent=2) + "\n")
