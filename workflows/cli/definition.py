@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +18,9 @@ from workflows.cli.output import (
     stack_outputs,
 )
 from workflows.naming import STACK_NAME
+
+if TYPE_CHECKING:
+    from boto3.session import Session
 
 
 def module_name(name: str) -> str:
@@ -35,7 +38,7 @@ def module_name(name: str) -> str:
     fail(f"unknown state machine {name!r}.", fix=f"choose one of {', '.join(choices)}")
 
 
-def deployed_values(session: Any, stack_name: str) -> dict[str, str]:
+def deployed_values(session: Session, stack_name: str) -> dict[str, str]:
     """Every placeholder's value in the deployed stack: its functions' and state machines' ARNs.
 
     Functions are found by their fixed names among the stack's resources (``deploybench-convert``

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
 from workflows.cli.output import out, progress
 from workflows.naming import state_machine_name
 from workflows.runner import ExecutionOutcome, Follower, StateEvent, _history
+
+if TYPE_CHECKING:
+    from types_boto3_stepfunctions import SFNClient
 
 _CONSOLES = {
     "aws": "console.aws.amazon.com",
@@ -111,7 +114,7 @@ class ChildProgress:
 
     def __init__(
         self,
-        sfn: Any,
+        sfn: SFNClient,
         child_machine_arn: str,
         *,
         sweep_id: Callable[[], str | None],
@@ -144,19 +147,19 @@ class ChildProgress:
                 progress().print(f"{label}[bold {style}]{status}[/] {arn}")
 
 
-def _executions(sfn: Any, machine_arn: str) -> list[dict[str, Any]]:
+def _executions(sfn: SFNClient, machine_arn: str) -> list[dict[str, Any]]:
     executions: list[dict[str, Any]] = []
     kwargs: dict[str, Any] = {"stateMachineArn": machine_arn, "maxResults": 100}
     while True:
         page = sfn.list_executions(**kwargs)
-        executions.extend(page["executions"])
+        executions.extend(dict(execution) for execution in page["executions"])
         # Newest first: a sweep's children are among the first pages.
         if not page.get("nextToken") or len(executions) >= 300:
             return executions
         kwargs["nextToken"] = page["nextToken"]
 
 
-def sweep_id_from(sfn: Any, execution_arn: str) -> str | None:
+def sweep_id_from(sfn: SFNClient, execution_arn: str) -> str | None:
     """The sweep id PlanSweep chose (from the execution's history; the output is empty when it failed)."""
     for event in _history(sfn, execution_arn):
         details = event.get("stateExitedEventDetails") or {}
@@ -165,7 +168,7 @@ def sweep_id_from(sfn: Any, execution_arn: str) -> str | None:
     return None
 
 
-def sweep_children(sfn: Any, execution_arn: str) -> ChildProgress | None:
+def sweep_children(sfn: SFNClient, execution_arn: str) -> ChildProgress | None:
     """Child progress for a benchmark sweep's execution (None for any other machine's)."""
     machine = execution_arn.split(":")[6]
     if machine != state_machine_name("benchmark_sweep"):
@@ -175,7 +178,7 @@ def sweep_children(sfn: Any, execution_arn: str) -> ChildProgress | None:
     return sweep_progress(sfn, execution_arn, child)
 
 
-def sweep_progress(sfn: Any, execution_arn: str, child_machine_arn: str) -> ChildProgress:
+def sweep_progress(sfn: SFNClient, execution_arn: str, child_machine_arn: str) -> ChildProgress:
     """A ``ChildProgress`` whose sweep id is read from the execution's PlanSweep once it has run."""
     found: dict[str, str | None] = {}
 

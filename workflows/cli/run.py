@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -25,9 +25,12 @@ from workflows.cli.output import (
 )
 from workflows.naming import STACK_NAME
 
+if TYPE_CHECKING:
+    from boto3.session import Session
+
 
 def _aws_target(
-    session: Any, stack_name: str, state_machine_arn: str | None, bucket: str | None
+    session: Session, stack_name: str, state_machine_arn: str | None, bucket: str | None
 ) -> tuple[str, str]:
     from workflows.naming import OUTPUT_BUCKET, OUTPUT_DEPLOY_PIPELINE_ARN
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -33,15 +33,18 @@ from workflows.cli.output import (
 )
 from workflows.naming import STACK_NAME
 
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
-def _download(s3: Any, bucket: str, name: str, sweep_id: str, target: Path) -> list[Path]:
+
+def _download(s3: S3Client, bucket: str, name: str, sweep_id: str, target: Path) -> list[Path]:
     from workflows.naming import SWEEPS_PREFIX
     from workflows.storage import download_folder
 
     return download_folder(s3, f"s3://{bucket}/{SWEEPS_PREFIX}{name}/{sweep_id}/", target / sweep_id)
 
 
-def _local_baseline(s3: Any, bucket: str, name: str, folder: Path, *, restore: bool) -> None:
+def _local_baseline(s3: S3Client, bucket: str, name: str, folder: Path, *, restore: bool) -> None:
     """The local engine's S3 lives as long as one run: keep a sweep's baseline in the results folder."""
     from workflows.naming import SWEEPS_PREFIX
 

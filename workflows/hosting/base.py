@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast, overload
 
 from workflows import clock, naming
 from workflows.accelerators import device_of
@@ -28,6 +28,14 @@ from workflows.errors import PreflightBlocked, SpecInvalid
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.settings import Settings
 
+if TYPE_CHECKING:
+    from types_boto3_application_autoscaling import ApplicationAutoScalingClient
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_s3 import S3Client
+    from types_boto3_sagemaker import SageMakerClient
+    from types_boto3_sagemaker.type_defs import ProductionVariantTypeDef, TagTypeDef
+    from types_boto3_sagemaker_runtime import SageMakerRuntimeClient
+
 VARIANT = "primary"
 
 
@@ -36,13 +44,22 @@ VARIANT = "primary"
 class AwsClients:
     """The AWS clients a mode may call; the step passes the ones its handler built."""
 
-    sagemaker: Any
-    s3: Any = None
-    autoscaling: Any = None
-    cloudwatch: Any = None
-    runtime: Any = None
+    sagemaker: SageMakerClient
+    s3: S3Client | None = None
+    autoscaling: ApplicationAutoScalingClient | None = None
+    cloudwatch: CloudWatchClient | None = None
+    runtime: SageMakerRuntimeClient | None = None
 
+    @overload
+    def need(self, name: Literal["s3"]) -> S3Client: ...
+    @overload
+    def need(self, name: Literal["autoscaling"]) -> ApplicationAutoScalingClient: ...
+    @overload
+    def need(self, name: Literal["cloudwatch"]) -> CloudWatchClient: ...
+    @overload
+    def need(self, name: Literal["runtime"]) -> SageMakerRuntimeClient: ...
     def need(self, name: str) -> Any:
+        """The client ``name``, or a clear error when the step did not pass it."""
         client = getattr(self, name)
         if client is None:
             raise ValueError(f"this hosting mode needs the {name} client; pass it to the step")
@@ -104,7 +121,7 @@ def instance_type_for(request: DeployRequest) -> str:
     return str(types[index])
 
 
-def run_tags(request: DeployRequest) -> list[dict[str, str]]:
+def run_tags(request: DeployRequest) -> list[TagTypeDef]:
     return naming.tags(request.run_id, request.spec)
 
 
@@ -147,7 +164,7 @@ def instance_variant(hosting: Any, *, instance_type: str, model: str | None) -> 
 
 
 def create_model(
-    sagemaker: Any, name: str, *, settings: Settings, tags: list[dict[str, str]], **spec: Any
+    sagemaker: SageMakerClient, name: str, *, settings: Settings, tags: list[TagTypeDef], **spec: Any
 ) -> str:
     with aws_errors(f"create model {name}"):
         sagemaker.create_model(
@@ -157,18 +174,22 @@ def create_model(
 
 
 def create_endpoint(
-    sagemaker: Any,
+    sagemaker: SageMakerClient,
     *,
     config: str,
     endpoint: str,
     variants: list[dict[str, Any]],
-    tags: list[dict[str, str]],
+    tags: list[TagTypeDef],
     **extra: Any,
 ) -> None:
     """The endpoint config, then the endpoint (returns while it is Creating)."""
     with aws_errors(f"create endpoint config {config}"):
         sagemaker.create_endpoint_config(
-            EndpointConfigName=config, ProductionVariants=variants, Tags=tags, **extra
+            EndpointConfigName=config,
+            # Each mode builds its variants as plain dicts from its own spec; the keys are SageMaker's.
+            ProductionVariants=cast("list[ProductionVariantTypeDef]", variants),
+            Tags=tags,
+            **extra,
         )
     with aws_errors(f"create endpoint {endpoint}"):
         sagemaker.create_endpoint(EndpointName=endpoint, EndpointConfigName=config, Tags=tags)
@@ -203,7 +224,7 @@ class HostingMode(ABC):
         model: str,
         instance_type: str,
         variants: list[dict[str, Any]],
-        tags: list[dict[str, str]],
+        tags: list[TagTypeDef],
         **recorded: Any,
     ) -> DeployResult:
         """Create the attempt's endpoint config and endpoint over ``model``; the deploy's result.

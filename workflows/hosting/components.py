@@ -11,7 +11,7 @@ RAM fails (F10).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows import clock, naming
 from workflows.aws import aws_errors, is_not_found, translate
@@ -48,6 +48,13 @@ from workflows.preflight.registry import Check, register
 from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
 
+if TYPE_CHECKING:
+    from types_boto3_sagemaker import SageMakerClient
+    from types_boto3_sagemaker.type_defs import (
+        InferenceComponentComputeResourceRequirementsTypeDef,
+        InferenceComponentSpecificationTypeDef,
+    )
+
 IN_SERVICE, FAILED = "InService", "Failed"
 
 
@@ -72,9 +79,11 @@ def placement_findings(hosting: Any, instance_type: str) -> list[Finding]:
     )
 
 
-def specification(hosting: Any, model: str) -> dict[str, Any]:
+def specification(hosting: Any, model: str) -> InferenceComponentSpecificationTypeDef:
     """Specification of one component: its model, compute requirements, start-up timeout."""
-    requirements: dict[str, Any] = {"MinMemoryRequiredInMb": hosting.min_memory_mb}
+    requirements: InferenceComponentComputeResourceRequirementsTypeDef = {
+        "MinMemoryRequiredInMb": hosting.min_memory_mb
+    }
     if hosting.accelerator_devices is not None:
         requirements["NumberOfAcceleratorDevicesRequired"] = hosting.accelerator_devices
     if hosting.cpu_cores is not None:
@@ -212,7 +221,7 @@ class InferenceComponentMode(HostingMode):
         return self.place(request, clients=clients)
 
     @staticmethod
-    def _describe(sagemaker: Any, name: str) -> dict[str, Any] | None:
+    def _describe(sagemaker: SageMakerClient, name: str) -> dict[str, Any] | None:
         from botocore.exceptions import ClientError
 
         try:

@@ -14,7 +14,7 @@ import json
 from functools import partial
 from importlib.resources import files
 from string import Template
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows import naming
 from workflows.contracts import DeployRequest, DeployResult, Finding
@@ -44,6 +44,9 @@ from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, register
 from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 ENGINE = "lmi"
 MODELS_FILE = "deploybench-models.json"
@@ -75,7 +78,7 @@ def model_entries(request: DeployRequest, hosting: Any) -> list[tuple[dict[str, 
     return found
 
 
-def container_folder(request: DeployRequest, hosting: Any, image: str, *, s3: Any) -> list[StagedFile]:
+def container_folder(request: DeployRequest, hosting: Any, image: str, *, s3: S3Client) -> list[StagedFile]:
     """Every file of the container's folder."""
     properties = Template((files("artifacts") / "lmi" / "serving.properties").read_text(encoding="utf-8"))
     code = (files("artifacts") / "lmi" / "model.py").read_text(encoding="utf-8")

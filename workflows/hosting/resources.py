@@ -9,12 +9,17 @@ targets are named by their ``inference-component/<name>`` resource id.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from workflows.aws import aws_errors, is_busy, is_not_found, paginate, translate
 from workflows.hosting.scale_to_zero import DIMENSION, NAMESPACE
+
+if TYPE_CHECKING:
+    from types_boto3_application_autoscaling import ApplicationAutoScalingClient
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_sagemaker import SageMakerClient
 
 GONE = {"Deleting"}
 IC_RESOURCE = "inference-component/"
@@ -42,20 +47,22 @@ class Sweep:
         return True
 
 
-def named(sagemaker: Any, operation: str, key: str, name_key: str, prefix: str) -> dict[str, dict[str, Any]]:
+def named(
+    sagemaker: SageMakerClient, operation: str, key: str, name_key: str, prefix: str
+) -> dict[str, dict[str, Any]]:
     """Items of a SageMaker list call whose name starts with ``prefix``."""
     with aws_errors(operation):
         items = paginate(sagemaker, operation, key, NameContains=prefix)
     return {item[name_key]: item for item in items if item[name_key].startswith(prefix)}
 
 
-def components(sagemaker: Any, prefix: str) -> dict[str, dict[str, Any]]:
+def components(sagemaker: SageMakerClient, prefix: str) -> dict[str, dict[str, Any]]:
     return named(
         sagemaker, "list_inference_components", "InferenceComponents", "InferenceComponentName", prefix
     )
 
 
-def scaling_targets(autoscaling: Any, prefix: str) -> list[str]:
+def scaling_targets(autoscaling: ApplicationAutoScalingClient, prefix: str) -> list[str]:
     """Resource ids of the run's components registered with Application Auto Scaling."""
     with aws_errors("describe scalable targets"):
         targets = paginate(
@@ -68,7 +75,7 @@ def scaling_targets(autoscaling: Any, prefix: str) -> list[str]:
     return sorted(t["ResourceId"] for t in targets if t["ResourceId"].startswith(IC_RESOURCE + prefix))
 
 
-def scaling_policies(autoscaling: Any, resource_id: str) -> list[str]:
+def scaling_policies(autoscaling: ApplicationAutoScalingClient, resource_id: str) -> list[str]:
     with aws_errors(f"describe scaling policies of {resource_id}"):
         policies = paginate(
             autoscaling,
@@ -81,13 +88,13 @@ def scaling_policies(autoscaling: Any, resource_id: str) -> list[str]:
     return sorted(p["PolicyName"] for p in policies)
 
 
-def alarms(cloudwatch: Any, prefix: str) -> list[str]:
+def alarms(cloudwatch: CloudWatchClient, prefix: str) -> list[str]:
     with aws_errors("describe alarms"):
         found = paginate(cloudwatch, "describe_alarms", "MetricAlarms", AlarmNamePrefix=prefix)
     return sorted(a["AlarmName"] for a in found)
 
 
-def delete_scaling(sweep: Sweep, autoscaling: Any, prefix: str, keep: Any) -> None:
+def delete_scaling(sweep: Sweep, autoscaling: ApplicationAutoScalingClient, prefix: str, keep: Any) -> None:
     """Policies, then the targets they scale (deregistering alone would remove them too)."""
     for resource_id in scaling_targets(autoscaling, prefix):
         if keep(resource_id.removeprefix(IC_RESOURCE)):
@@ -112,7 +119,7 @@ def delete_scaling(sweep: Sweep, autoscaling: Any, prefix: str, keep: Any) -> No
         )
 
 
-def delete_alarms(sweep: Sweep, cloudwatch: Any, prefix: str, keep: Any) -> None:
+def delete_alarms(sweep: Sweep, cloudwatch: CloudWatchClient, prefix: str, keep: Any) -> None:
     names = [name for name in alarms(cloudwatch, prefix) if not keep(name)]
     for start in range(0, len(names), 100):  # DeleteAlarms takes at most 100 names
         batch = names[start : start + 100]
@@ -121,7 +128,7 @@ def delete_alarms(sweep: Sweep, cloudwatch: Any, prefix: str, keep: Any) -> None
         sweep.deleted += [f"alarm/{name}" for name in batch]
 
 
-def delete_components(sweep: Sweep, sagemaker: Any, prefix: str, keep: Any) -> set[str]:
+def delete_components(sweep: Sweep, sagemaker: SageMakerClient, prefix: str, keep: Any) -> set[str]:
     """Delete the run's components; returns the endpoints that still carry one afterwards.
 
     AWS deletes a component asynchronously (it lists as Deleting for a while) and an endpoint

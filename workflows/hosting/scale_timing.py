@@ -15,9 +15,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows.aws import aws_errors
+
+if TYPE_CHECKING:
+    from types_boto3_sagemaker import SageMakerClient
 
 
 @dataclass(frozen=True)
@@ -53,10 +56,10 @@ class Timeline:
         return out
 
 
-def observe(sagemaker: Any, *, endpoint: str, component: str, at_s: float) -> Sample:
+def observe(sagemaker: SageMakerClient, *, endpoint: str, component: str, at_s: float) -> Sample:
     """One sample of the endpoint's instances and the component's copies."""
     with aws_errors(f"describe endpoint {endpoint}"):
-        variants = sagemaker.describe_endpoint(EndpointName=endpoint).get("ProductionVariants") or [{}]
+        variants = sagemaker.describe_endpoint(EndpointName=endpoint).get("ProductionVariants") or []
     with aws_errors(f"describe inference component {component}"):
         runtime = (
             sagemaker.describe_inference_component(InferenceComponentName=component).get("RuntimeConfig")
@@ -64,7 +67,7 @@ def observe(sagemaker: Any, *, endpoint: str, component: str, at_s: float) -> Sa
         )
     return Sample(
         at_s=round(at_s, 3),
-        instances=int(variants[0].get("CurrentInstanceCount") or 0),
+        instances=int((variants[0].get("CurrentInstanceCount") if variants else 0) or 0),
         copies=int(runtime.get("CurrentCopyCount") or 0),
         desired_copies=int(runtime.get("DesiredCopyCount") or 0),
     )
@@ -76,7 +79,7 @@ def _reached(timeline: Timeline, name: str, sample: Sample, condition: bool) -> 
 
 
 def scale_in(
-    sagemaker: Any,
+    sagemaker: SageMakerClient,
     *,
     endpoint: str,
     component: str,
@@ -102,7 +105,7 @@ def scale_in(
 
 
 def scale_out(
-    sagemaker: Any,
+    sagemaker: SageMakerClient,
     invoke: Callable[[], bool],
     *,
     endpoint: str,

@@ -10,7 +10,7 @@ components serve, on the poll that finds them ready; every call is an idempotent
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows import naming
 from workflows.aws import aws_errors
@@ -20,6 +20,11 @@ from workflows.hosting.components import COMPONENT_CHECKS, InferenceComponentMod
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, register
 from workflows.preflight.scaling import NO_CAPACITY_ALARM, check_no_capacity_alarm, check_scale_to_zero
+
+if TYPE_CHECKING:
+    from types_boto3_application_autoscaling import ApplicationAutoScalingClient
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_sagemaker.type_defs import TagTypeDef
 
 NAMESPACE = "sagemaker"
 DIMENSION = "sagemaker:inference-component:DesiredCopyCount"
@@ -101,7 +106,11 @@ def plan_findings(hosting: Any, plan: dict[str, dict[str, Any]]) -> list[Finding
 
 
 def register_scaling(
-    plan: dict[str, dict[str, Any]], *, autoscaling: Any, cloudwatch: Any, tags: list[dict[str, str]]
+    plan: dict[str, dict[str, Any]],
+    *,
+    autoscaling: ApplicationAutoScalingClient,
+    cloudwatch: CloudWatchClient,
+    tags: list[TagTypeDef],
 ) -> str:
     """Make the calls of one component's plan; returns the step policy's ARN (the alarm's action)."""
     component = plan["register_scalable_target"]["ResourceId"]

@@ -11,13 +11,18 @@ names only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from workflows.aws import aws_errors, is_not_found, paginate
 from workflows.naming import TAG_RUN_ID
+
+if TYPE_CHECKING:
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_resourcegroupstaggingapi import ResourceGroupsTaggingAPIClient
+    from types_boto3_sagemaker import SageMakerClient
 
 # Service-level filters: GetResources accepts any "service[:type]", but a type string AWS does not
 # know is an error, and a teardown must not fail on a filter. The kinds are picked out below.
@@ -36,7 +41,7 @@ def parse_arn(arn: str) -> tuple[str, str]:
     return kind, name
 
 
-def tagged_arns(tagging: Any, run_id: str) -> list[str]:
+def tagged_arns(tagging: ResourceGroupsTaggingAPIClient, run_id: str) -> list[str]:
     """ARNs of SageMaker and CloudWatch resources that carry the run's id tag."""
     with aws_errors(f"find resources tagged {TAG_RUN_ID}={run_id}"):
         mappings = paginate(
@@ -49,7 +54,7 @@ def tagged_arns(tagging: Any, run_id: str) -> list[str]:
     return sorted(m["ResourceARN"] for m in mappings)
 
 
-def _exists(describe: Callable[..., dict[str, Any]], status_key: str | None, **kwargs: Any) -> bool:
+def _exists(describe: Callable[..., Mapping[str, object]], status_key: str | None, **kwargs: Any) -> bool:
     try:
         found = describe(**kwargs)
     except ClientError as error:
@@ -58,7 +63,9 @@ def _exists(describe: Callable[..., dict[str, Any]], status_key: str | None, **k
     return status_key is None or found.get(status_key) not in _GONE
 
 
-def _still_there(kind: str, name: str, *, sagemaker: Any, cloudwatch: Any) -> bool:
+def _still_there(
+    kind: str, name: str, *, sagemaker: SageMakerClient, cloudwatch: CloudWatchClient | None
+) -> bool:
     if kind == "alarm":
         if cloudwatch is None:
             return True  # cannot tell: report it rather than pass it over
@@ -66,7 +73,7 @@ def _still_there(kind: str, name: str, *, sagemaker: Any, cloudwatch: Any) -> bo
             return bool(cloudwatch.describe_alarms(AlarmNames=[name])["MetricAlarms"])
         except ClientError:
             return True
-    describe = {
+    describers: dict[str, tuple[Callable[..., Mapping[str, object]], str | None, str]] = {
         "endpoint": (sagemaker.describe_endpoint, "EndpointStatus", "EndpointName"),
         "endpoint-config": (sagemaker.describe_endpoint_config, None, "EndpointConfigName"),
         "model": (sagemaker.describe_model, None, "ModelName"),
@@ -75,7 +82,8 @@ def _still_there(kind: str, name: str, *, sagemaker: Any, cloudwatch: Any) -> bo
             "InferenceComponentStatus",
             "InferenceComponentName",
         ),
-    }.get(kind)
+    }
+    describe = describers.get(kind)
     if describe is None:
         return True
     call, status_key, name_key = describe
@@ -83,7 +91,13 @@ def _still_there(kind: str, name: str, *, sagemaker: Any, cloudwatch: Any) -> bo
 
 
 def tagged_leftovers(
-    run_id: str, *, prefix: str, tagging: Any, sagemaker: Any, cloudwatch: Any, kept: Callable[[str], bool]
+    run_id: str,
+    *,
+    prefix: str,
+    tagging: ResourceGroupsTaggingAPIClient,
+    sagemaker: SageMakerClient,
+    cloudwatch: CloudWatchClient | None,
+    kept: Callable[[str], bool],
 ) -> list[str]:
     """Resources tagged for the run, named outside ``prefix``, that still exist and are not kept."""
     leftovers = []

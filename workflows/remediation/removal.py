@@ -9,7 +9,7 @@ case in point: AWS refuses to delete an endpoint while it is Creating (the field
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -17,6 +17,9 @@ from workflows import naming
 from workflows.aws import aws_errors, error_code, error_message, is_busy, is_not_found, paginate, translate
 from workflows.contracts import AttemptRequest, DeployAttempt
 from workflows.errors import AwsServiceUnavailable, AwsThrottled
+
+if TYPE_CHECKING:
+    from types_boto3_sagemaker import SageMakerClient
 
 
 def _delete(call: Callable[..., Any], label: str, removed: list[str], left: list[str], **kwargs: Any) -> bool:
@@ -38,7 +41,7 @@ def _delete(call: Callable[..., Any], label: str, removed: list[str], left: list
     return True
 
 
-def remove_failed_attempt(request: AttemptRequest, *, sagemaker: Any) -> DeployAttempt:
+def remove_failed_attempt(request: AttemptRequest, *, sagemaker: SageMakerClient) -> DeployAttempt:
     """Delete the resources of the attempt the last history record describes.
 
     The endpoint goes first; when it cannot be deleted, its config and models stay with it (the

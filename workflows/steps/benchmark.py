@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows.benchmark.client import Invoker
 from workflows.benchmark.engine import EngineConfig, run
@@ -21,6 +21,10 @@ from workflows.naming import results_prefix
 from workflows.settings import Settings
 from workflows.spec import WARM_CHECK_ALLOWANCE_S, BenchmarkSpec, RunSpec
 from workflows.storage import put_text
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
+    from types_boto3_sagemaker_runtime import SageMakerRuntimeClient
 
 DETAIL_FILE = "benchmark.json"
 
@@ -99,7 +103,9 @@ def engine_config(spec: RunSpec, endpoint_name: str, target: dict[str, str] | No
     )
 
 
-def make_invoker(runtime: Any, config: EngineConfig, *, time_budget_s: float | None = None) -> Invoker:
+def make_invoker(
+    runtime: SageMakerRuntimeClient, config: EngineConfig, *, time_budget_s: float | None = None
+) -> Invoker:
     """The client for the endpoint under the hosting mode's policy (timeouts, retries); retries of
     one request never outlast ``time_budget_s`` (a Lambda's remaining time)."""
     policy = policy_for(config.mode)
@@ -143,7 +149,9 @@ def require_answers(shapes: list[ShapeStats], where: str) -> None:
             )
 
 
-def benchmark(request: BenchmarkRequest, *, runtime: Any, s3: Any, settings: Settings) -> BenchmarkResult:
+def benchmark(
+    request: BenchmarkRequest, *, runtime: SageMakerRuntimeClient, s3: S3Client, settings: Settings
+) -> BenchmarkResult:
     """Measure in this process, write every figure under the run's results prefix.
 
     Raises:

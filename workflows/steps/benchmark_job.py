@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -28,6 +28,10 @@ from workflows.settings import Settings
 from workflows.steps.benchmark import compact, engine_config, require_answers
 from workflows.steps.wait import next_wait_seconds
 from workflows.storage import get_text, put_text, upload_file
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
+    from types_boto3_sagemaker import SageMakerClient
 
 PROCESSING = "/opt/ml/processing"
 CODE_DIR = f"{PROCESSING}/input/code"
@@ -59,7 +63,7 @@ def max_runtime_s(request: BenchmarkJobRequest) -> int:
     return runtime_limit_s(request.spec.benchmark, request.plan.planned_s)
 
 
-def upload_code(s3: Any, prefix: str) -> list[str]:
+def upload_code(s3: S3Client, prefix: str) -> list[str]:
     """The entry script and the engine modules, at the paths the script imports them from."""
     root = _repository_root()
     uris = [upload_file(s3, root / module, f"{prefix}code/{module}") for module in JOB_MODULES]
@@ -135,7 +139,9 @@ def job_status(
     )
 
 
-def start(request: BenchmarkJobRequest, *, sagemaker: Any, s3: Any, settings: Settings) -> BenchmarkJobStatus:
+def start(
+    request: BenchmarkJobRequest, *, sagemaker: SageMakerClient, s3: S3Client, settings: Settings
+) -> BenchmarkJobStatus:
     """Upload code and config, create the job; a retried call finds the job it already created."""
     prefix = job_prefix(settings, request.run_id)
     upload_code(s3, prefix)
@@ -156,7 +162,9 @@ def start(request: BenchmarkJobRequest, *, sagemaker: Any, s3: Any, settings: Se
     return job_status(request, settings, "InProgress")
 
 
-def describe(request: BenchmarkJobRequest, *, sagemaker: Any, settings: Settings) -> BenchmarkJobStatus:
+def describe(
+    request: BenchmarkJobRequest, *, sagemaker: SageMakerClient, settings: Settings
+) -> BenchmarkJobStatus:
     """One poll of the job.
 
     Raises:
@@ -189,7 +197,7 @@ def describe(request: BenchmarkJobRequest, *, sagemaker: Any, settings: Settings
     return current
 
 
-def collect(request: BenchmarkJobRequest, *, s3: Any) -> BenchmarkResult:
+def collect(request: BenchmarkJobRequest, *, s3: S3Client) -> BenchmarkResult:
     """Read the job's output and keep the execution state's share of it.
 
     Raises:
@@ -212,7 +220,9 @@ def collect(request: BenchmarkJobRequest, *, s3: Any) -> BenchmarkResult:
     )
 
 
-def stop(request: BenchmarkJobRequest, *, sagemaker: Any, settings: Settings) -> BenchmarkJobStatus:
+def stop(
+    request: BenchmarkJobRequest, *, sagemaker: SageMakerClient, settings: Settings
+) -> BenchmarkJobStatus:
     """Stop the run's job if it is running (the failure path); a job never created is fine."""
     name = request.plan.job_name
     try:

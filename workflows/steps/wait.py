@@ -9,7 +9,7 @@ registered, vLLM's served model verified): the status turns InService only when 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows import clock
 from workflows.aws import aws_errors
@@ -18,6 +18,12 @@ from workflows.contracts import DescribeRequest, EndpointStatus
 from workflows.errors import CapacityStall, EndpointFailed, EndpointWaitTimeout
 from workflows.hosting.base import AwsClients, Progress
 from workflows.hosting.modes import strategy_for
+
+if TYPE_CHECKING:
+    from types_boto3_application_autoscaling import ApplicationAutoScalingClient
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_sagemaker import SageMakerClient
+    from types_boto3_sagemaker_runtime import SageMakerRuntimeClient
 
 IN_SERVICE = "InService"
 FAILED = "Failed"
@@ -96,10 +102,10 @@ def stalled_for(description: dict[str, Any], now: datetime) -> float | None:
 def describe(
     request: DescribeRequest,
     *,
-    sagemaker: Any,
-    autoscaling: Any = None,
-    cloudwatch: Any = None,
-    runtime: Any = None,
+    sagemaker: SageMakerClient,
+    autoscaling: ApplicationAutoScalingClient | None = None,
+    cloudwatch: CloudWatchClient | None = None,
+    runtime: SageMakerRuntimeClient | None = None,
 ) -> EndpointStatus:
     """One poll of the endpoint, then of what the hosting mode places on it.
 
@@ -112,7 +118,7 @@ def describe(
     """
     name = request.deploy.endpoint_name
     with aws_errors(f"describe endpoint {name}"):
-        description = sagemaker.describe_endpoint(EndpointName=name)
+        description: dict[str, Any] = dict(sagemaker.describe_endpoint(EndpointName=name))
     now = clock.now()
     status = description["EndpointStatus"]
     reason = description.get("FailureReason")
