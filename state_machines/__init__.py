@@ -14,6 +14,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from state_machines.placeholders import AWS_START_EXECUTION_SYNC as AWS_START_EXECUTION_SYNC
+from state_machines.placeholders import START_EXECUTION_SYNC as START_EXECUTION_SYNC
+from state_machines.placeholders import state_machine_placeholder as state_machine_placeholder
+
 
 @dataclass(frozen=True)
 class LambdaFunction:
@@ -288,14 +292,6 @@ def resource(state: str) -> str:
 
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9]+)\}")
 
-START_EXECUTION_SYNC = "StartExecutionSyncResource"
-"""Resource of a Task that runs another state machine to completion and returns its output.
-
-On AWS it is substituted with ``AWS_START_EXECUTION_SYNC``; moto has no ``.sync``, so the local
-engine substitutes a function that starts the child and polls it (``workflows/local/children.py``).
-The Task's ``Parameters`` (``StateMachineArn``, ``Name``, ``Input``) are the same for both."""
-AWS_START_EXECUTION_SYNC = "arn:aws:states:::states:startExecution.sync:2"
-
 
 def _builders() -> dict[str, Callable[[], dict[str, Any]]]:
     from state_machines import benchmark_sweep, deploy_pipeline, redeploy_pipeline
@@ -305,11 +301,6 @@ def _builders() -> dict[str, Callable[[], dict[str, Any]]]:
         "benchmark_sweep": benchmark_sweep.definition,
         "redeploy_pipeline": redeploy_pipeline.definition,
     }
-
-
-def state_machine_placeholder(name: str) -> str:
-    """``deploy_pipeline`` -> ``DeployPipelineStateMachineArn``: how a definition names another machine."""
-    return "".join(word.title() for word in name.split("_")) + "StateMachineArn"
 
 
 def all_placeholders() -> set[str]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from state_machines import START_EXECUTION_SYNC, state_machine_placeholder
 from state_machines.deploy_pipeline import catch_to, task
+from state_machines.placeholders import START_EXECUTION_SYNC, state_machine_placeholder
 from workflows.errors import PerformanceRegression, SweepRunsFailed
 
 # Each run holds an endpoint while it measures; SageMaker's default per-instance-type quotas are

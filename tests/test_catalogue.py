@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from workflows import errors
 from workflows.catalogue import linked, load_catalogue, render_markdown, resolve, static_checks
-from workflows.cli import app
+from workflows.cli.app import app
 from workflows.diagnosis.rules import default_rules
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "failures.md"

@@ -14,7 +14,7 @@ import pytest
 from botocore.stub import Stubber
 from moto import mock_aws
 
-from workflows.doctor_aws import (
+from workflows.cli.doctor import (
     FAIL,
     OK,
     UNVERIFIED,

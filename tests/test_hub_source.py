@@ -214,7 +214,7 @@ def test_deploybench_convert_takes_a_hub_source_and_the_manifest_records_its_com
 ) -> None:
     from typer.testing import CliRunner
 
-    from workflows.cli import app
+    from workflows.cli.app import app
     from workflows.conversion.manifest import read_manifest
 
     # Given a private repo on the local Hub, its token and endpoint in the environment

@@ -25,7 +25,8 @@ from tests.iam_actions_support import Access, Where, image_pull, log_writes, sag
 from tests.iam_recording_support import RECORDER, acting_as
 from tests.iam_support import SAGEMAKER_ROLE, Binding, Denial, allowed, denials, principal, sagemaker_role_id
 from tests.infra_support import synthesize
-from workflows import clock, images_command, naming
+from workflows import clock, naming
+from workflows.cli import images as images_command
 from workflows.contracts import BenchmarkJobRequest, BenchmarkPlan, DeployOverrides, DeployResult
 from workflows.conversion.manifest import MANIFEST_FILE
 from workflows.diagnosis.collect import add_component_log_events

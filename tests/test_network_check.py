@@ -9,9 +9,9 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from workflows.doctor_aws import FAIL, OK
 from workflows.hosting.network import VpcSpec
 from workflows.network_check import check_spec_network, check_vpc
+from workflows.readiness import FAIL, OK
 from workflows.spec import parse_spec
 
 REGION = "us-east-1"

@@ -98,7 +98,11 @@ def aws_errors(action: str) -> Iterator[None]:
 
 
 def paginate(client: Any, operation: str, key: str, **kwargs: Any) -> list[Any]:
-    """All items of a paginated list call."""
+    """All items of a paginated list call.
+
+    ``client`` stays ``Any``: the operation is named at run time, so no one client type (nor its
+    paginator's overloads) fits every caller; callers annotate what they read from the items.
+    """
     items: list[Any] = []
     for page in client.get_paginator(operation).paginate(**kwargs):
         items.extend(page.get(key, []))

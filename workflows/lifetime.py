@@ -15,13 +15,21 @@ from datetime import timedelta
 from typing import Any
 
 from workflows.backoff import Backoff
-from workflows.benchmark.job import runtime_limit_s
-from workflows.remediation.plan import RETRY_MAX_WAIT_S
-from workflows.spec import RunSpec
+from workflows.remediation import RETRY_MAX_WAIT_S
+from workflows.spec import BenchmarkSpec, RunSpec
 
 MARGIN = timedelta(hours=1)
 """Covers what the bound does not count: retries of transient Lambda and service errors (seconds
 each, rarely more than one per step), Step Functions scheduling, clock skew between services."""
+
+# Provisioning an instance and pulling the image take minutes before the benchmark job's script starts.
+START_ALLOWANCE_S = 900
+
+
+def runtime_limit_s(benchmark: BenchmarkSpec, planned_s: float) -> int:
+    """StoppingCondition: warm every shape to its limit, measure to the plan, plus the start."""
+    shapes = len(benchmark.batch_sizes) * len(benchmark.sequence_lengths)
+    return int(START_ALLOWANCE_S + shapes * benchmark.warmup_max_s + planned_s)
 
 
 def _timeouts() -> dict[str, int]:

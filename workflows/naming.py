@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 from workflows.model_spec import hub_source
 
 if TYPE_CHECKING:
+    from types_boto3_sagemaker.type_defs import TagTypeDef
+
     from workflows.spec import RunSpec
 
 PREFIX = "db"
@@ -87,7 +89,7 @@ def inference_component_name(run_id: str, attempt: int, index: int) -> str:
     return _checked(f"{resource_prefix(run_id)}-a{attempt}-ic{index}")
 
 
-def tags(run_id: str, spec: RunSpec, *, now: datetime | None = None) -> list[dict[str, str]]:
+def tags(run_id: str, spec: RunSpec, *, now: datetime | None = None) -> list[TagTypeDef]:
     """AWS tag list for every resource of the run: who made it, and when the janitor may reap it.
 
     The expiry is the creation time plus the longest the run may legally still last

@@ -14,8 +14,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from workflows.doctor_aws import FAIL, OK, UNVERIFIED, DoctorCheck
 from workflows.hosting.network import VpcSpec
+from workflows.readiness import FAIL, OK, UNVERIFIED, DoctorCheck
 
 AREA = "network"
 

@@ -325,7 +325,7 @@ def parse_spec(data: Any, *, origin: str = "spec") -> RunSpec:
     try:
         return RunSpec.model_validate(data)
     except ValidationError as error:
-        raise SpecInvalid(f"{origin} is invalid:\n{explain(error)}") from None
+        raise SpecInvalid(f"{origin} is invalid:\n{explain(error, RunSpec)}") from None
 
 
 def load_spec(path: str | Path) -> RunSpec:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import workflows
 from workflows import clock, naming
@@ -23,9 +23,12 @@ from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus
 from workflows.hosting.network import processing_security
 from workflows.hosting.polling import next_wait_seconds
 from workflows.images import HF_INFERENCE, image_uri
+from workflows.lifetime import runtime_limit_s
 from workflows.settings import Settings
-from workflows.spec import BenchmarkSpec
 from workflows.storage import put_text, upload_file
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 PROCESSING = "/opt/ml/processing"
 CODE_DIR = f"{PROCESSING}/input/code"
@@ -35,8 +38,6 @@ CONFIG_FILE = "job.json"
 OUTPUT_FILE = "benchmark.json"
 ENTRY = "run.py"
 VOLUME_GB = 30
-# Provisioning an instance and pulling the image take minutes before the script starts.
-START_ALLOWANCE_S = 900
 RUNNING = {"InProgress", "Stopping"}
 
 
@@ -54,18 +55,12 @@ def output_uri(settings: Settings, run_id: str) -> str:
     return f"s3://{settings.bucket}/{naming.results_prefix(run_id)}benchmark-job/"
 
 
-def runtime_limit_s(benchmark: BenchmarkSpec, planned_s: float) -> int:
-    """StoppingCondition: warm every shape to its limit, measure to the plan, plus the start."""
-    shapes = len(benchmark.batch_sizes) * len(benchmark.sequence_lengths)
-    return int(START_ALLOWANCE_S + shapes * benchmark.warmup_max_s + planned_s)
-
-
 def max_runtime_s(request: BenchmarkJobRequest) -> int:
     """The run's job's MaxRuntimeInSeconds (``runtime_limit_s`` of its spec and plan)."""
     return runtime_limit_s(request.spec.benchmark, request.plan.planned_s)
 
 
-def upload_code(s3: Any, prefix: str) -> list[str]:
+def upload_code(s3: S3Client, prefix: str) -> list[str]:
     """The entry script and the engine modules, at the paths the script imports them from."""
     root = _repository_root()
     uris = [upload_file(s3, root / module, f"{prefix}code/{module}") for module in JOB_MODULES]

@@ -4,12 +4,15 @@ job's start (StartBenchmarkJob) and ``deploybench bench``."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from workflows.benchmark.client import Invoker
 from workflows.benchmark.engine import EngineConfig
 from workflows.benchmark.policy import policy_for
 from workflows.spec import BenchmarkSpec, RunSpec
+
+if TYPE_CHECKING:
+    from types_boto3_sagemaker_runtime import SageMakerRuntimeClient
 
 
 def warmup_concurrency(benchmark: BenchmarkSpec, *, workers: int, instances: int) -> int:
@@ -86,7 +89,9 @@ def engine_config(spec: RunSpec, endpoint_name: str, target: dict[str, str] | No
     )
 
 
-def make_invoker(runtime: Any, config: EngineConfig, *, time_budget_s: float | None = None) -> Invoker:
+def make_invoker(
+    runtime: SageMakerRuntimeClient, config: EngineConfig, *, time_budget_s: float | None = None
+) -> Invoker:
     """The client for the endpoint under the hosting mode's policy (timeouts, retries); retries of
     one request never outlast ``time_budget_s`` (a Lambda's remaining time)."""
     policy = policy_for(config.mode)

@@ -18,7 +18,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar, cast, overload
 
 from pydantic import BaseModel
 
@@ -42,6 +42,14 @@ from workflows.preflight.registry import Check, Scope, run_declared
 from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
 from workflows.spec import RunSpec
+
+if TYPE_CHECKING:
+    from types_boto3_application_autoscaling import ApplicationAutoScalingClient
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_s3 import S3Client
+    from types_boto3_sagemaker import SageMakerClient
+    from types_boto3_sagemaker.type_defs import ProductionVariantTypeDef, TagTypeDef
+    from types_boto3_sagemaker_runtime import SageMakerRuntimeClient
 
 VARIANT = "primary"
 
@@ -68,13 +76,22 @@ class ImageChoice(Protocol):
 class AwsClients:
     """The AWS clients a mode may call; the step passes the ones its handler built."""
 
-    sagemaker: Any
-    s3: Any = None
-    autoscaling: Any = None
-    cloudwatch: Any = None
-    runtime: Any = None
+    sagemaker: SageMakerClient
+    s3: S3Client | None = None
+    autoscaling: ApplicationAutoScalingClient | None = None
+    cloudwatch: CloudWatchClient | None = None
+    runtime: SageMakerRuntimeClient | None = None
 
+    @overload
+    def need(self, name: Literal["s3"]) -> S3Client: ...
+    @overload
+    def need(self, name: Literal["autoscaling"]) -> ApplicationAutoScalingClient: ...
+    @overload
+    def need(self, name: Literal["cloudwatch"]) -> CloudWatchClient: ...
+    @overload
+    def need(self, name: Literal["runtime"]) -> SageMakerRuntimeClient: ...
     def need(self, name: str) -> Any:
+        """The client ``name``, or a clear error when the step did not pass it."""
         client = getattr(self, name)
         if client is None:
             raise ValueError(f"this hosting mode needs the {name} client; pass it to the step")
@@ -139,7 +156,7 @@ def instance_type_for(request: DeployRequest, types: Sequence[str]) -> str:
     return str(types[index])
 
 
-def run_tags(request: DeployRequest) -> list[dict[str, str]]:
+def run_tags(request: DeployRequest) -> list[TagTypeDef]:
     return naming.tags(request.run_id, request.spec)
 
 
@@ -181,11 +198,11 @@ def instance_variant(hosting: InstanceSettings, *, instance_type: str, model: st
 
 
 def create_model(
-    sagemaker: Any,
+    sagemaker: SageMakerClient,
     name: str,
     *,
     settings: Settings,
-    tags: list[dict[str, str]],
+    tags: list[TagTypeDef],
     hosting: Any,
     **spec: Any,
 ) -> str:
@@ -207,12 +224,12 @@ def create_model(
 
 
 def create_endpoint(
-    sagemaker: Any,
+    sagemaker: SageMakerClient,
     *,
     config: str,
     endpoint: str,
     variants: list[dict[str, Any]],
-    tags: list[dict[str, str]],
+    tags: list[TagTypeDef],
     hosting: Any,
     **extra: Any,
 ) -> None:
@@ -224,7 +241,12 @@ def create_endpoint(
     security = endpoint_config_security(hosting, hosts_components="ExecutionRoleArn" in extra)
     with aws_errors(f"create endpoint config {config}"):
         sagemaker.create_endpoint_config(
-            EndpointConfigName=config, ProductionVariants=variants, Tags=tags, **security, **extra
+            EndpointConfigName=config,
+            # Each mode builds its variants as plain dicts from its own spec; the keys are SageMaker's.
+            ProductionVariants=cast("list[ProductionVariantTypeDef]", variants),
+            Tags=tags,
+            **security,
+            **extra,
         )
     with aws_errors(f"create endpoint {endpoint}"):
         sagemaker.create_endpoint(EndpointName=endpoint, EndpointConfigName=config, Tags=tags)

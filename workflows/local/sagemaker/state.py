@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows.local.dlc import Announce, ServingStack, announce_to_stderr, resolve_serving_stack
 from workflows.local.faults import Fault, FaultPlan
@@ -17,6 +17,10 @@ from workflows.local.sagemaker.api import ACCOUNT, ApiError
 from workflows.local.sagemaker.container import Container, ContainerFailed, ContainerSpec
 from workflows.local.sagemaker.logs import LogShipper
 from workflows.local.sagemaker.memory import MemoryCap, remove_tagged_caps
+
+if TYPE_CHECKING:
+    from types_boto3_logs import CloudWatchLogsClient
+    from types_boto3_s3 import S3Client
 
 
 @dataclass
@@ -60,8 +64,8 @@ class BackendState:
         self,
         *,
         region: str,
-        s3: Any,
-        logs: Any = None,
+        s3: S3Client,
+        logs: CloudWatchLogsClient | None = None,
         root: Path,
         fault_plan: FaultPlan | None = None,
         serving: str | None = None,

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from workflows.cli_output import (
+from workflows.cli.output import (
     RESULTS_DIR,
     JsonOption,
     ProfileOption,
@@ -121,8 +121,9 @@ def convert(
 ) -> None:
     """Convert a model to a verified ONNX artifact folder (and, with --pack, its tarball)."""
     from workflows.contracts import StepRequest
+    from workflows.conversion.manifest import verify_artifact
     from workflows.steps.convert_to_onnx import build_artifact, fetch_source
-    from workflows.steps.pack_artifact import verify_artifact, write_tarball
+    from workflows.steps.pack_artifact import write_tarball
 
     spec = spec_for(
         source_or_spec,
