@@ -15,6 +15,7 @@ import numpy as np
 from workflows.artifact_manifest import ServingPlan
 from workflows.contracts import ArtifactManifest, ConvertResult, QuantizationReport, StepRequest
 from workflows.conversion import parity
+from workflows.conversion.cache import CacheBounds, converted, open_store
 from workflows.conversion.export import export_onnx
 from workflows.conversion.families import family_of
 from workflows.conversion.int8 import build_int8
@@ -197,16 +198,27 @@ def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Pa
 
 
 def convert(request: StepRequest, *, s3: Any, settings: Settings, workdir: Path) -> ConvertResult:
-    """Build the artifact folder under ``workdir`` and upload it to the run's staging prefix.
+    """Build the artifact folder under ``workdir`` (or take it from the conversion cache, when
+    ``settings.conversion_cache`` names one) and upload it to the run's staging prefix.
 
     The manifest goes up last: a staging prefix without it is refused by the pack step.
     """
     started = time.perf_counter()
     source = resolve_source(request.spec.model.source, s3=s3, workdir=workdir)
     out = workdir / "artifact"
-    manifest = build_artifact(request, source=source, out=out, scratch=workdir / "scratch")
+    manifest, cache = converted(
+        request,
+        source=source,
+        out=out,
+        scratch=workdir / "scratch",
+        store=open_store(settings, s3=s3),
+        bounds=CacheBounds.from_settings(settings),
+    )
     staging_uri = f"s3://{settings.bucket}/{staging_prefix(request.run_id)}"
     upload_folder(s3, out, staging_uri, last=MANIFEST_FILE)
     return ConvertResult(
-        staging_uri=staging_uri, manifest=manifest, seconds=round(time.perf_counter() - started, 3)
+        staging_uri=staging_uri,
+        manifest=manifest,
+        seconds=round(time.perf_counter() - started, 3),
+        cache=cache,
     )

@@ -1,0 +1,359 @@
+"""The conversion cache: an artifact is reused only for exactly the inputs it was built from."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from tests.conftest import fast_spec
+from workflows.contracts import StepRequest
+from workflows.conversion import cache
+from workflows.conversion.cache import (
+    CacheBounds,
+    LocalStore,
+    S3Store,
+    cache_inputs,
+    cache_key,
+    converted,
+    prune,
+)
+from workflows.conversion.manifest import file_entries
+from workflows.errors import SpecInvalid
+from workflows.janitor import find_and_remove
+from workflows.run_command import cache_line
+from workflows.settings import Settings
+
+BOUNDS = CacheBounds(max_bytes=1 << 40, max_age_s=86400.0)
+REGION = "us-east-1"
+BUCKET = "cache-bucket"
+
+
+class ConversionAttempted(Exception):
+    """Raised by a stand-in converter: the cache chose to convert instead of serving."""
+
+
+def refuse_to_convert(*_args: Any, **_kwargs: Any) -> Any:
+    raise ConversionAttempted
+
+
+def request_for(source: Path, run_id: str = "cache-1", **overrides: Any) -> StepRequest:
+    return StepRequest(run_id=run_id, spec=fast_spec(source, **overrides))
+
+
+@pytest.fixture(scope="module")
+def seeded(tiny_bert: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A store holding the tiny BERT's artifact (one real conversion), and that artifact."""
+    root = tmp_path_factory.mktemp("seeded")
+    out = root / "first"
+    manifest, outcome = converted(
+        request_for(tiny_bert),
+        source=tiny_bert,
+        out=out,
+        scratch=root / "scratch",
+        store=LocalStore(root / "store"),
+        bounds=BOUNDS,
+    )
+    assert outcome.status == "miss"
+    assert manifest.parity.passed
+    return root / "store", out
+
+
+@pytest.fixture
+def store(seeded: tuple[Path, Path], tmp_path: Path) -> LocalStore:
+    shutil.copytree(seeded[0], tmp_path / "store")
+    return LocalStore(tmp_path / "store")
+
+
+def test_the_same_inputs_are_served_from_the_cache_without_converting(
+    tiny_bert: Path,
+    seeded: tuple[Path, Path],
+    store: LocalStore,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given a stored conversion, and a converter that fails if it is called
+    from workflows.steps import convert
+
+    monkeypatch.setattr(convert, "build_artifact", refuse_to_convert)
+    # When another run (another id: a sweep's next member) converts the same model with the same settings
+    started = time.perf_counter()
+    manifest, outcome = converted(
+        request_for(tiny_bert, run_id="cache-2"),
+        source=tiny_bert,
+        out=tmp_path / "out",
+        scratch=tmp_path / "scratch",
+        store=store,
+        bounds=BOUNDS,
+    )
+    # Then it is a hit, the artifact is file for file the one converted first, and it took no conversion
+    assert outcome.status == "hit"
+    assert outcome.location == str(store.root / str(outcome.key))
+    assert file_entries(tmp_path / "out") == file_entries(seeded[1])
+    assert manifest.files == file_entries(seeded[1])
+    assert time.perf_counter() - started < 5
+
+
+def weights_changed(source: Path, target: Path) -> Path:
+    from safetensors.numpy import load_file, save_file
+
+    shutil.copytree(source, target)
+    tensors = load_file(str(target / "model.safetensors"))
+    name = sorted(tensors)[0]
+    tensors[name] = tensors[name] + 0.001
+    save_file(tensors, str(target / "model.safetensors"), metadata={"format": "pt"})
+    return target
+
+
+def test_a_model_whose_files_changed_is_never_served_the_old_artifact(
+    tiny_bert: Path, store: LocalStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a stored conversion, and the same model folder with one weight changed by 0.001
+    from workflows.steps import convert
+
+    changed = weights_changed(tiny_bert, tmp_path / "changed")
+    monkeypatch.setattr(convert, "build_artifact", refuse_to_convert)
+    # When it is converted with the same settings
+    # Then the cache converts (the stand-in converter is reached) instead of serving the old artifact
+    with pytest.raises(ConversionAttempted):
+        converted(
+            request_for(changed),
+            source=changed,
+            out=tmp_path / "out",
+            scratch=tmp_path / "scratch",
+            store=store,
+            bounds=BOUNDS,
+        )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_damaged_entry_is_never_served_and_is_removed(
+    tiny_bert: Path, store: LocalStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a stored conversion whose graph was altered on disk after it was stored
+    from workflows.steps import convert
+
+    (entry,) = store.entries()
+    graph = store.root / entry.key / "artifact" / "model.onnx"
+    data = bytearray(graph.read_bytes())
+    data[-10] ^= 0xFF
+    graph.write_bytes(bytes(data))
+    monkeypatch.setattr(convert, "build_artifact", refuse_to_convert)
+    # When the same inputs are converted
+    with pytest.raises(ConversionAttempted):
+        converted(
+            request_for(tiny_bert),
+            source=tiny_bert,
+            out=tmp_path / "out",
+            scratch=tmp_path / "scratch",
+            store=store,
+            bounds=BOUNDS,
+        )
+    # Then the damaged entry was not served but removed, and the output folder holds nothing
+    assert store.entries() == []
+    assert not (tmp_path / "out").exists()
+
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "precision": {"convert": {"precision": "int8"}},
+    "opset": {"convert": {"opset": 18}},
+    "optimize": {"convert": {"optimize": "none"}},
+    "parity tolerance": {"convert": {"parity_tolerance": 1e-4}},
+    "an INT8 guard floor": {"convert": {"int8_min_cosine": 0.99}},
+    "pack compression": {"pack": {"compression": "none"}},
+    "sequence length": {"model": {"max_sequence_length": 128}},
+    "task": {"model": {"task": "classification"}},
+    "a GPU target (serving plan)": {"hosting": {"instance_type_fallbacks": ["ml.g5.xlarge"]}},
+}
+
+
+@pytest.mark.parametrize("change", list(VARIANTS))
+def test_every_setting_the_artifact_depends_on_is_in_the_key(tiny_bert: Path, change: str) -> None:
+    # Given the key of the default request, When one convert, pack, model or serving setting changes
+    base = cache_key(cache_inputs(request_for(tiny_bert), tiny_bert))
+    other = cache_key(cache_inputs(request_for(tiny_bert, **VARIANTS[change]), tiny_bert))
+    # Then the key changes
+    assert other != base
+
+
+def test_what_does_not_change_the_artifact_keeps_the_key(tiny_bert: Path) -> None:
+    # Given two sweep members: other run ids, other CPU instance types, other benchmark shapes
+    first = request_for(tiny_bert, run_id="sweep-a")
+    second = request_for(
+        tiny_bert,
+        run_id="sweep-b",
+        hosting={"instance_type_fallbacks": ["ml.c6i.2xlarge"]},
+        benchmark={"batch_sizes": [4]},
+    )
+    # Then both have one key: the model is converted once for the sweep
+    assert cache_key(cache_inputs(first, tiny_bert)) == cache_key(cache_inputs(second, tiny_bert))
+
+
+def test_the_converter_version_is_in_the_key(
+    tiny_bert: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the key with the converter as installed
+    request = request_for(tiny_bert)
+    cache.converter_version.cache_clear()
+    base = cache_key(cache_inputs(request, tiny_bert))
+    # When a converter library has another version
+    monkeypatch.setattr(cache, "_library_version", lambda name: "99.0" if name == "onnxruntime" else "1")
+    cache.converter_version.cache_clear()
+    library = cache_key(cache_inputs(request, tiny_bert))
+    monkeypatch.undo()
+    # And when one line of the converter's source changes
+    shutil.copytree(cache.ROOT / "workflows", tmp_path / "workflows")
+    shutil.copytree(cache.ROOT / "artifacts", tmp_path / "artifacts")
+    quantize = tmp_path / "workflows" / "conversion" / "quantize.py"
+    quantize.write_text(quantize.read_text() + "\n# changed\n")
+    monkeypatch.setattr(cache, "ROOT", tmp_path)
+    cache.converter_version.cache_clear()
+    source = cache_key(cache_inputs(request, tiny_bert))
+    monkeypatch.undo()
+    cache.converter_version.cache_clear()
+    # Then each is another key, and the unchanged converter has its old one
+    assert len({base, library, source}) == 3
+    assert cache_key(cache_inputs(request, tiny_bert)) == base
+
+
+def small_entry(store: Any, key: str, size: int, tmp_path: Path) -> None:
+    folder = tmp_path / f"artifact-{key}"
+    folder.mkdir()
+    (folder / "model.onnx").write_bytes(b"x" * size)
+    store.put(key, folder, {"key": key})
+
+
+def test_the_cache_keeps_its_own_size_and_age_bounds(tmp_path: Path) -> None:
+    # Given four entries of 1000 bytes: one unused for 40 days, the others used 3, 2 and 1 hours ago
+    store = LocalStore(tmp_path / "store")
+    now = time.time()
+    for key, age_s in (("old", 40 * 86400), ("a", 3 * 3600), ("b", 2 * 3600), ("c", 3600)):
+        small_entry(store, key, 1000, tmp_path)
+        marker = store.root / key / "inputs.json"
+        os.utime(marker, (now - age_s, now - age_s))
+    # When pruned to 30 days and 2500 bytes, keeping the entry just used ("a")
+    removed = prune(store, CacheBounds(max_bytes=2500, max_age_s=30 * 86400), keep="a", now=now)
+    # Then the expired entry goes, and the least recently used of the rest until two fit
+    assert sorted(removed) == ["b", "old"]
+    assert sorted(e.key for e in store.entries()) == ["a", "c"]
+
+
+@pytest.fixture
+def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    with mock_aws():
+        client = boto3.client("s3", region_name=REGION)
+        client.create_bucket(Bucket=BUCKET)
+        yield client
+
+
+def test_the_s3_store_serves_complete_entries_only(s3: Any, tmp_path: Path) -> None:
+    # Given an S3 store with one complete entry, and one whose upload stopped before inputs.json
+    store = S3Store(s3, f"s3://{BUCKET}/conversions")
+    small_entry(store, "complete", 10, tmp_path)
+    s3.put_object(Bucket=BUCKET, Key="conversions/partial/artifact/model.onnx", Body=b"half")
+    # When each is fetched
+    found = store.fetch("complete", tmp_path / "served")
+    missing = store.fetch("partial", tmp_path / "half")
+    # Then the complete one is served file for file; the partial one is no entry
+    assert found and (tmp_path / "served" / "model.onnx").read_bytes() == b"x" * 10
+    assert not missing and not (tmp_path / "half").exists()
+    assert [e.key for e in store.entries()] == ["complete"]
+    # And the size bound applies in S3 too
+    small_entry(store, "newer", 10, tmp_path)
+    assert prune(store, CacheBounds(max_bytes=15, max_age_s=86400), keep="newer") == ["complete"]
+    assert [e.key for e in store.entries()] == ["newer"]
+
+
+def test_the_janitor_ttl_does_not_reach_cached_artifacts(s3: Any, tmp_path: Path) -> None:
+    # Given a stale run's staging folder and a conversion cache entry, both written now
+    sagemaker = boto3.client("sagemaker", region_name=REGION)
+    s3.put_object(Bucket=BUCKET, Key="staging/old-run/model.onnx", Body=b"x")
+    small_entry(S3Store(s3, f"s3://{BUCKET}/conversions"), "k", 10, tmp_path)
+    # When the janitor runs a week later
+    report = find_and_remove(
+        sagemaker=sagemaker, s3=s3, bucket=BUCKET, now=datetime.now(UTC) + timedelta(days=7)
+    )
+    # Then the staging folder is removed and the cache entry is kept
+    keys = {o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET)["Contents"]}
+    assert [leak.name for leak in report.leaks] == [f"s3://{BUCKET}/staging/old-run/"]
+    assert keys == {"conversions/k/artifact/model.onnx", "conversions/k/inputs.json"}
+
+
+def test_the_cache_location_and_bounds_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given the handler environment with a cache and its bounds
+    monkeypatch.setenv("DEPLOYBENCH_BUCKET", "b")
+    monkeypatch.setenv("DEPLOYBENCH_SAGEMAKER_ROLE_ARN", "arn:aws:iam::1:role/r")
+    monkeypatch.setenv("DEPLOYBENCH_CONVERSION_CACHE", "s3://b/conversions/")
+    monkeypatch.setenv("DEPLOYBENCH_CONVERSION_CACHE_MAX_GIB", "2.5")
+    monkeypatch.setenv("DEPLOYBENCH_CONVERSION_CACHE_MAX_AGE_DAYS", "7")
+    settings = Settings.from_env()
+    assert (settings.conversion_cache, settings.conversion_cache_max_gib) == ("s3://b/conversions/", 2.5)
+    assert CacheBounds.from_settings(settings) == CacheBounds(
+        max_bytes=int(2.5 * (1 << 30)), max_age_s=7 * 86400
+    )
+    # When the cache is switched off, Then there is none
+    monkeypatch.setenv("DEPLOYBENCH_CONVERSION_CACHE", "off")
+    assert Settings.from_env().conversion_cache is None
+    # When a bound is not a positive number, Then the error names the variable, the value and the fix
+    monkeypatch.setenv("DEPLOYBENCH_CONVERSION_CACHE_MAX_GIB", "lots")
+    with pytest.raises(SpecInvalid) as caught:
+        Settings.from_env()
+    assert "DEPLOYBENCH_CONVERSION_CACHE_MAX_GIB='lots' is not a positive number" in str(caught.value)
+    assert "set DEPLOYBENCH_CONVERSION_CACHE_MAX_GIB to a number above 0" in str(caught.value)
+
+
+def test_the_run_summary_says_what_the_cache_did() -> None:
+    hit = {"seconds": 0.8, "cache": {"status": "hit", "key": "ab" * 32, "location": "/c/abab"}}
+    line = cache_line(hit)
+    assert line is not None and line.startswith(
+        "conversion cache hit, artifact reused in 0.8 s (key abababababab"
+    )
+    assert cache_line({"seconds": 20.0, "cache": {"status": "off", "key": None, "location": None}}) is None
+    assert cache_line(None) is None
+
+
+@pytest.mark.slow
+def test_a_second_identical_local_run_takes_its_artifact_from_the_cache(
+    tiny_bert: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workflows.contracts import PipelineState
+    from workflows.local.dlc import SERVER_ENV
+    from workflows.runner import StateEvent, run_local
+
+    # Given an empty cache, and the light server (the path, not the serving stack, is under test)
+    monkeypatch.setenv(SERVER_ENV, "light")
+    monkeypatch.setenv("DEPLOYBENCH_CONVERSION_CACHE", str(tmp_path / "cache"))
+    convert_seconds: list[float] = []
+
+    def on_event(event: StateEvent) -> None:
+        if event.kind == "exited" and event.state == "ConvertToOnnx" and event.seconds is not None:
+            convert_seconds.append(event.seconds)
+
+    # When the same spec runs twice on the local engine, as `run --local` runs it
+    outputs = []
+    for run_id in ("twice-1", "twice-2"):
+        state = PipelineState(run_id=run_id, spec=fast_spec(tiny_bert))
+        outcome, leaked = run_local(
+            state, results_dir=tmp_path / "results", time_scale=200.0, on_event=on_event
+        )
+        assert outcome.status == "SUCCEEDED", outcome.cause
+        assert leaked == []
+        outputs.append(outcome.output or {})
+    # Then the first converted and stored, the second was a hit that spent at most 2 s in ConvertToOnnx
+    first, second = (output["convert"] for output in outputs)
+    assert (first["cache"]["status"], second["cache"]["status"]) == ("miss", "hit")
+    assert first["cache"]["key"] == second["cache"]["key"]
+    assert second["manifest"]["files"] == first["manifest"]["files"]
+    assert len(convert_seconds) == 2 and convert_seconds[1] <= 2.0
+    # And the run's summary says so
+    line = cache_line(second)
+    assert line is not None and line.startswith("conversion cache hit")
