@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -162,6 +163,49 @@ def test_a_damaged_entry_is_never_served_and_is_removed(
     assert not (tmp_path / "out").exists()
 
 
+def test_parallel_runs_with_the_same_inputs_convert_once(
+    tiny_bert: Path, seeded: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an empty store, and a converter stand-in that takes a second and copies the seeded
+    # artifact (the lock, not the conversion, is under test), counting its calls
+    from workflows.conversion.manifest import read_manifest
+    from workflows.steps import convert
+
+    calls: list[str] = []
+
+    def slow_copy(request: StepRequest, *, source: Path, out: Path, scratch: Path) -> Any:
+        calls.append(request.run_id)
+        time.sleep(1.0)
+        shutil.copytree(seeded[1], out)
+        return read_manifest(out)
+
+    monkeypatch.setattr(convert, "build_artifact", slow_copy)
+    store = LocalStore(tmp_path / "store")
+    statuses: dict[str, str] = {}
+
+    def member(run_id: str) -> None:
+        _, outcome = converted(
+            request_for(tiny_bert, run_id=run_id),
+            source=tiny_bert,
+            out=tmp_path / run_id,
+            scratch=tmp_path / f"{run_id}-scratch",
+            store=store,
+            bounds=BOUNDS,
+        )
+        statuses[run_id] = outcome.status
+
+    # When two sweep members convert the same model at the same time
+    threads = [threading.Thread(target=member, args=(f"member-{i}",)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    # Then one converted and the other was served its entry
+    assert len(calls) == 1
+    assert sorted(statuses.values()) == ["hit", "miss"]
+    assert file_entries(tmp_path / "member-0") == file_entries(tmp_path / "member-1")
+
+
 VARIANTS: dict[str, dict[str, Any]] = {
     "precision": {"convert": {"precision": "int8"}},
     "opset": {"convert": {"opset": 18}},
@@ -271,6 +315,30 @@ def test_the_s3_store_serves_complete_entries_only(s3: Any, tmp_path: Path) -> N
     small_entry(store, "newer", 10, tmp_path)
     assert prune(store, CacheBounds(max_bytes=15, max_age_s=86400), keep="newer") == ["complete"]
     assert [e.key for e in store.entries()] == ["newer"]
+
+
+def test_an_s3_claim_waits_for_a_live_conversion_and_ignores_a_stale_one(
+    s3: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given another run converting key "k" (its marker is fresh), which stores the entry a moment later
+    monkeypatch.setattr(cache, "CLAIM_POLL_S", 0.05)
+    store = S3Store(s3, f"s3://{BUCKET}/conversions")
+    s3.put_object(Bucket=BUCKET, Key="conversions/k/.converting", Body=b"now")
+    finisher = threading.Timer(0.5, small_entry, args=(store, "k", 10, tmp_path))
+    finisher.start()
+    # When this run claims the key, Then it waits until the entry exists, holding no marker of its own
+    started = time.monotonic()
+    with store.claim("k"):
+        assert store.fetch("k", tmp_path / "served")
+    finisher.join()
+    assert time.monotonic() - started >= 0.4
+    # Given a marker older than any convert Lambda can live, When claimed, Then it is not waited for,
+    # this run holds the marker while it converts and removes it afterwards
+    s3.put_object(Bucket=BUCKET, Key="conversions/old/.converting", Body=b"then")
+    monkeypatch.setattr(cache, "CLAIM_STALE_S", -1.0)
+    with store.claim("old"):
+        assert s3.head_object(Bucket=BUCKET, Key="conversions/old/.converting")["ContentLength"] > 4
+    assert "Contents" not in s3.list_objects_v2(Bucket=BUCKET, Prefix="conversions/old/")
 
 
 def test_the_janitor_ttl_does_not_reach_cached_artifacts(s3: Any, tmp_path: Path) -> None:

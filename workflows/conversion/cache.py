@@ -16,11 +16,13 @@ the janitor's TTL covers run prefixes only and never reaches them.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -31,7 +33,7 @@ from typing import Any, Protocol
 
 from botocore.exceptions import ClientError
 
-from workflows.aws import is_not_found, paginate, split_s3_uri
+from workflows.aws import is_not_found, paginate, split_s3_uri, translate
 from workflows.contracts import ArtifactManifest, ConversionCacheOutcome, StepRequest
 from workflows.conversion.manifest import MANIFEST_FILE, read_manifest, verify_files
 from workflows.errors import ArtifactIncomplete, DeployRejected
@@ -39,6 +41,11 @@ from workflows.settings import Settings
 from workflows.storage import delete_prefix, download_folder, get_text, put_text, upload_folder
 
 INPUTS_FILE = "inputs.json"
+CONVERTING_FILE = ".converting"
+# A convert Lambda runs at most 15 minutes: a marker older than that belongs to no live conversion.
+CLAIM_STALE_S = 900.0
+CLAIM_WAIT_S = 600.0
+CLAIM_POLL_S = 5.0
 ARTIFACT_FOLDER = "artifact"
 # Libraries whose version changes the graph, its weights or what the artifact pins.
 CONVERTER_LIBRARIES = ("onnxruntime", "onnx", "torch", "transformers", "tokenizers", "numpy")
@@ -79,6 +86,7 @@ class Store(Protocol):
     location: str
 
     def where(self, key: str) -> str: ...
+    def claim(self, key: str) -> contextlib.AbstractContextManager[None]: ...
     def fetch(self, key: str, target: Path) -> bool: ...
     def put(self, key: str, artifact: Path, inputs: dict[str, Any]) -> None: ...
     def entries(self) -> list[Entry]: ...
@@ -161,6 +169,19 @@ class LocalStore:
     def where(self, key: str) -> str:
         return str(self.root / key)
 
+    @contextlib.contextmanager
+    def claim(self, key: str) -> Iterator[None]:
+        """One converter per key at a time: a sweep's parallel members wait for the first one's
+        entry instead of each converting (flock: also between threads of one process)."""
+        locks = self.root / ".locks"
+        locks.mkdir(parents=True, exist_ok=True)
+        with (locks / f"{key}.lock").open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
     def fetch(self, key: str, target: Path) -> bool:
         entry = self.root / key
         if not (entry / INPUTS_FILE).is_file():
@@ -206,6 +227,37 @@ class S3Store:
 
     def where(self, key: str) -> str:
         return f"{self.location}{key}/"
+
+    def _modified(self, uri: str) -> float | None:
+        bucket, key = split_s3_uri(uri)
+        try:
+            return float(self.s3.head_object(Bucket=bucket, Key=key)["LastModified"].timestamp())
+        except ClientError as error:
+            if is_not_found(error):
+                return None
+            raise translate(error, f"read {uri}") from error
+
+    @contextlib.contextmanager
+    def claim(self, key: str) -> Iterator[None]:
+        """While one run converts a key it holds a ``.converting`` marker; another run with the same
+        key (a sweep's parallel member) waits for the entry, up to ``CLAIM_WAIT_S``, and converts
+        itself only when the marker is stale or the wait runs out (duplicate work, never a wrong
+        artifact)."""
+        done, marker = f"{self.where(key)}{INPUTS_FILE}", f"{self.where(key)}{CONVERTING_FILE}"
+        deadline = time.monotonic() + CLAIM_WAIT_S
+        while self._modified(done) is None and time.monotonic() < deadline:
+            started = self._modified(marker)
+            if started is None or time.time() - started > CLAIM_STALE_S:
+                break
+            time.sleep(CLAIM_POLL_S)
+        if self._modified(done) is not None:
+            yield
+            return
+        put_text(self.s3, marker, datetime.now(UTC).isoformat(), "text/plain")
+        try:
+            yield
+        finally:
+            delete_prefix(self.s3, marker)
 
     def fetch(self, key: str, target: Path) -> bool:
         marker = f"{self.where(key)}{INPUTS_FILE}"
@@ -308,13 +360,14 @@ def converted(
         return build_artifact(request, source=source, out=out, scratch=scratch), ConversionCacheOutcome()
     inputs = cache_inputs(request, source)
     key = cache_key(inputs)
-    manifest = _served(store, key, out)
-    status = "hit"
-    if manifest is None:
-        status = "miss"
-        manifest = build_artifact(request, source=source, out=out, scratch=scratch)
-        inputs["stored_at"] = datetime.now(UTC).isoformat()
-        store.put(key, out, inputs)
+    with store.claim(key):
+        manifest = _served(store, key, out)
+        status = "hit"
+        if manifest is None:
+            status = "miss"
+            manifest = build_artifact(request, source=source, out=out, scratch=scratch)
+            inputs["stored_at"] = datetime.now(UTC).isoformat()
+            store.put(key, out, inputs)
     prune(store, bounds, keep=key)
     return manifest, ConversionCacheOutcome(status=status, key=key, location=store.where(key))
 
