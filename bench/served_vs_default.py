@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -40,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 from conversion_support import machine  # noqa: E402
 
 from workflows.benchmark.payloads import Shape, payload  # noqa: E402
+from workflows.errors import QuantizationCollapsed  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "served_vs_default.json"
 ROLE = "arn:aws:iam::123456789012:role/deploybench-local"
@@ -154,8 +156,9 @@ class Endpoints:
             }
             sagemaker.create_endpoint_config(EndpointConfigName=endpoint, ProductionVariants=[variant_row])
             sagemaker.create_endpoint(EndpointName=endpoint, EndpointConfigName=endpoint)
-        for variant in folders:
-            self._wait(sagemaker, f"{name}-{variant}")
+        self.names = [f"{name}-{variant}" for variant in folders]
+        for endpoint in self.names:
+            self._wait(sagemaker, endpoint)
         self.runtime = boto3.client(
             "sagemaker-runtime", region_name=REGION, config=Config(read_timeout=300, max_pool_connections=16)
         )
@@ -169,6 +172,9 @@ class Endpoints:
             time.sleep(1)
         if status["EndpointStatus"] != "InService":
             raise RuntimeError(f"{endpoint} {status['EndpointStatus']}: {status.get('FailureReason')}")
+
+    def has(self, endpoint: str) -> bool:
+        return endpoint in self.names
 
     def invoke(self, endpoint: str, body: bytes) -> bytes:
         answer = self.runtime.invoke_endpoint(
@@ -213,21 +219,30 @@ def percentile(values: list[float], q: float) -> float:
 def measure(endpoints: Endpoints, name: str, *, seconds: float, rounds: int) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     for label, shape in SHAPES.items():
-        payloads = {v: bodies(name, shape, v) for v in VARIANTS}
-        for variant in VARIANTS:
-            for body in payloads[variant][:3]:
-                endpoints.invoke(f"{name}-{variant}", body)
+        present = [v for v in VARIANTS if endpoints.has(f"{name}-{v}")]
+        payloads = {v: bodies(name, shape, v) for v in present}
+        serving = []
+        for variant in present:
+            try:
+                for body in payloads[variant][:3]:
+                    endpoints.invoke(f"{name}-{variant}", body)
+                serving.append(variant)
+            except (
+                Exception
+            ) as error:  # the default cannot answer some shapes at all: say why, measure the rest
+                figures[f"{name}_{variant}_{label}_error"] = str(error).splitlines()[0][:300]
+                print(f"{name} {variant} {label}: {figures[f'{name}_{variant}_{label}_error']}", flush=True)
         for concurrency in CONCURRENCY:
-            walls = dict.fromkeys(VARIANTS, 0.0)
-            latencies: dict[str, list[float]] = {v: [] for v in VARIANTS}
+            walls = dict.fromkeys(serving, 0.0)
+            latencies: dict[str, list[float]] = {v: [] for v in serving}
             for _ in range(rounds):
-                for variant in VARIANTS:
+                for variant in serving:
                     started = time.perf_counter()
                     latencies[variant] += block(
                         endpoints, f"{name}-{variant}", payloads[variant], concurrency, seconds
                     )
                     walls[variant] += time.perf_counter() - started
-            for variant in VARIANTS:
+            for variant in serving:
                 cell = f"{name}_{variant}_{label}_c{concurrency}"
                 figures[f"{cell}_samples_per_s"] = round(
                     len(latencies[variant]) * shape.batch_size / walls[variant], 2
@@ -236,9 +251,10 @@ def measure(endpoints: Endpoints, name: str, *, seconds: float, rounds: int) -> 
                 figures[f"{cell}_p99_ms"] = round(percentile(latencies[variant], 0.99), 2)
                 figures[f"{cell}_calls"] = len(latencies[variant])
             for variant in ("fp32", "int8"):
-                base = figures[f"{name}_default_{label}_c{concurrency}_samples_per_s"]
-                mine = figures[f"{name}_{variant}_{label}_c{concurrency}_samples_per_s"]
-                figures[f"{name}_{variant}_vs_default_{label}_c{concurrency}"] = round(mine / base, 3)
+                base = figures.get(f"{name}_default_{label}_c{concurrency}_samples_per_s")
+                mine = figures.get(f"{name}_{variant}_{label}_c{concurrency}_samples_per_s")
+                ratio = round(mine / base, 3) if base and mine else None  # None: a side could not serve it
+                figures[f"{name}_{variant}_vs_default_{label}_c{concurrency}"] = ratio
     return figures
 
 
@@ -253,6 +269,17 @@ def pooled(token_vectors: list[Any], lengths: list[int]) -> list[list[float]]:
     return out
 
 
+def refused_size(endpoints: Endpoints, name: str) -> int | None:
+    """The response size Multi Model Server refused to pass on ("Message size exceed limit: N")."""
+    logs = endpoints.engine.workdir / "endpoint-logs"
+    sizes = [
+        int(match)
+        for path in sorted(logs.glob(f"{name}-default*.log"))
+        for match in re.findall(r"Message size exceed limit: (\d+)", path.read_text(errors="replace"))
+    ]
+    return max(sizes) if sizes else None
+
+
 def agreement(endpoints: Endpoints, name: str, source: Path) -> dict[str, Any]:
     """Cosine (embeddings) or label agreement (classifier) of fp32/int8 with the default, same texts."""
     import numpy as np
@@ -262,16 +289,22 @@ def agreement(endpoints: Endpoints, name: str, source: Path) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     for label, shape in SHAPES.items():
         default_bodies, mine_bodies = bodies(name, shape, "default"), bodies(name, shape, "fp32")
+        mine_variants = [v for v in ("fp32", "int8") if endpoints.has(f"{name}-{v}")]
         answers = {
-            v: [json.loads(endpoints.invoke(f"{name}-{v}", b)) for b in mine_bodies] for v in ("fp32", "int8")
+            v: [json.loads(endpoints.invoke(f"{name}-{v}", b)) for b in mine_bodies] for v in mine_variants
         }
-        raw = [endpoints.invoke(f"{name}-default", b) for b in default_bodies]
-        figures[f"{name}_default_response_bytes_{label}"] = round(statistics.mean(len(r) for r in raw))
         figures[f"{name}_fp32_response_bytes_{label}"] = round(
             statistics.mean(len(json.dumps(a)) for a in answers["fp32"])
         )
+        try:
+            raw = [endpoints.invoke(f"{name}-default", b) for b in default_bodies]
+        except Exception:
+            # The token vectors were computed and refused by the model server for their size.
+            figures[f"{name}_default_response_bytes_{label}"] = refused_size(endpoints, name)
+            continue
+        figures[f"{name}_default_response_bytes_{label}"] = round(statistics.mean(len(r) for r in raw))
         default = [json.loads(r) for r in raw]
-        for variant in ("fp32", "int8"):
+        for variant in mine_variants:
             scores = []
             for body, theirs, mine in zip(mine_bodies, default, answers[variant], strict=True):
                 if name == "minilm":
@@ -313,26 +346,37 @@ def main() -> None:
     results["load_average_1m_before"] = results.pop("load_average_1m")
     results["instance_type"] = "ml.c6i.xlarge"
     for name in [m.strip() for m in args.models.split(",") if m.strip()]:
-        folders = {
-            "default": sources[name],
-            **{p: convert(name, sources[name], p, workdir) for p in ("fp32", "int8")},
-        }
+        folders = {"default": sources[name]}
+        for precision in ("fp32", "int8"):
+            try:
+                folders[precision] = convert(name, sources[name], precision, workdir)
+            except QuantizationCollapsed as refused:  # the guard's refusal is a result too (F29)
+                results[f"{name}_{precision}_refused"] = str(refused)[:300]
+                print(f"{name} {precision}: refused: {refused}", flush=True)
         endpoints = Endpoints(name, folders, workdir, threads)
         try:
             results.update(measure(endpoints, name, seconds=args.seconds, rounds=args.rounds))
             results.update(agreement(endpoints, name, sources[name]))
         finally:
             endpoints.close()
+        write(results)  # after each model: a later model's failure keeps these figures
     results["load_average_1m_after"] = round(os.getloadavg()[0], 2)
     if "minilm_fp32_vs_default_b8_seq128_c1" in results:
         results["fp32_vs_default_b8_seq128"] = results["minilm_fp32_vs_default_b8_seq128_c1"]
-        results["int8_vs_default_b8_seq128"] = results["minilm_int8_vs_default_b8_seq128_c1"]
+        results["int8_vs_default_b8_seq128"] = results.get("minilm_int8_vs_default_b8_seq128_c1")
         results["fp32_vs_default_b1_natural"] = results["minilm_fp32_vs_default_b1_natural_c1"]
         results["min_cosine_vs_default"] = min(v for k, v in results.items() if "_min_cosine_" in k)
+        results["min_label_agreement_vs_default"] = min(
+            (v for k, v in results.items() if "_label_agreement_" in k), default=None
+        )
     print_table(results)
+    write(results)
+    print(f"wrote {RESULTS.relative_to(ROOT)}")
+
+
+def write(results: dict[str, Any]) -> None:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"wrote {RESULTS.relative_to(ROOT)}")
 
 
 def print_table(results: dict[str, Any]) -> None:
@@ -346,7 +390,9 @@ def print_table(results: dict[str, Any]) -> None:
                     cell = f"{name}_{variant}_{label}_c{concurrency}"
                     if f"{cell}_samples_per_s" not in results:
                         continue
-                    ratio = results.get(f"{name}_{variant}_vs_default_{label}_c{concurrency}", 1.0)
+                    ratio = results.get(f"{name}_{variant}_vs_default_{label}_c{concurrency}", 1.0) or float(
+                        "nan"
+                    )
                     print(
                         f"{name:<8} {label:<11} {concurrency:>4} {variant:<8} {results[f'{cell}_samples_per_s']:>10.2f} "
                         f"{results[f'{cell}_p50_ms']:>9.1f} {results[f'{cell}_p99_ms']:>9.1f} {ratio:>9.2f}"
