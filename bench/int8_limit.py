@@ -122,6 +122,10 @@ def gemm_ratio(rows: int, threads: int, rounds: int) -> tuple[float, float, floa
 
 
 def gemm_share(model: Path, feeds: dict[str, np.ndarray], threads: int) -> float:
+    batch, length = feeds["input_ids"].shape
+    qkv = 3 * batch * length * HIDDEN * HIDDEN
+    scores = 2 * batch * length * length * HIDDEN
+    qkv_fraction = qkv / (qkv + scores)
     """Share of the graph's node time spent in weight GEMMs (onnxruntime's own profile)."""
     import onnxruntime as ort
 
@@ -135,14 +139,20 @@ def gemm_share(model: Path, feeds: dict[str, np.ndarray], threads: int) -> float
     events = json.loads(Path(s.end_profiling()).read_text())
     nodes = [e for e in events if e.get("cat") == "Node" and e["name"].endswith("_kernel_time")]
     total = sum(e["dur"] for e in nodes)
-    gemm = sum(e["dur"] for e in nodes if _weight_gemm(e["args"]))
+    gemm = sum(_weight_gemm_time(e, qkv_fraction) for e in nodes)
     return gemm / total if total else 0.0
 
 
-def _weight_gemm(args: dict[str, Any]) -> bool:
-    """A GEMM against a 2-D weight (the ones INT8 quantizes); attention's batched products are 4-D."""
-    shapes = [next(iter(entry.values())) for entry in args.get("input_type_shape", [])]
-    return args.get("op_name") in WEIGHT_GEMMS and len(shapes) > 1 and len(shapes[1]) == 2
+def _weight_gemm_time(event: dict[str, Any], qkv_fraction: float) -> float:
+    """Microseconds of a node spent in GEMMs against weights (what INT8 quantizes). onnxruntime lists
+    only non-constant inputs: a MatMul with one listed input multiplies by a weight. A fused Attention
+    node holds the QKV projection and the (unquantized) score products: its QKV share by FLOPs."""
+    args = event["args"]
+    if args.get("op_name") in WEIGHT_GEMMS and len(args.get("input_type_shape", [])) == 1:
+        return float(event["dur"])
+    if args.get("op_name") == "Attention":
+        return float(event["dur"]) * qkv_fraction
+    return 0.0
 
 
 def feeds_for(tokenizer: Any, shape: str, model: Any) -> dict[str, np.ndarray]:

@@ -398,7 +398,7 @@ def print_table(results: dict[str, Any]) -> None:
                         f"{results[f'{cell}_p50_ms']:>9.1f} {results[f'{cell}_p99_ms']:>9.1f} {ratio:>9.2f}"
                     )
     print(
-        f"load average before {results.get('load_average_before')}, after {results.get('load_average_after')}"
+        f"load average before {results.get('load_average_1m_before')}, after {results.get('load_average_1m_after')}"
     )
 
 
