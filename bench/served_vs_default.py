@@ -10,12 +10,11 @@ memory cap, and the same thread count: ``OMP_NUM_THREADS`` and ``ORT_INTRA_OP_TH
 * fp32 / int8: deploybench's artifacts, converted as ConvertToOnnx converts (through the
   conversion cache).
 
-Models: the bundled all-MiniLM-L6-v2 (embeddings) and a DeBERTa-v2 NLI classifier with random
-weights built here (text pairs). Shapes: b1 natural and b8 padded to 128 tokens; concurrency 1
-and 4. The three endpoints of a model are measured in alternating blocks per cell, so that load
-from other work on the machine falls on each alike. Answers are compared on the same texts:
-embedding cosine (the default's token vectors mean-pooled over the real tokens, as the artifact
-pools) and label agreement. The default's response size is reported next to the artifact's.
+Models: the bundled all-MiniLM-L6-v2 and a DeBERTa-v2 NLI classifier with random weights (text
+pairs); b1 natural and b8 padded to 128 tokens; concurrency 1 and 4; the three endpoints measured
+in alternating blocks per cell. Answers compared on the same texts: embedding cosine (the
+default's token vectors mean-pooled over the real tokens, as the artifact pools) and label
+agreement; the default's response size next to the artifact's.
 
 Writes bench/results/served_vs_default.json (flat). Usage:
 python bench/served_vs_default.py [--seconds 4] [--rounds 3] [--models minilm,deberta]
@@ -26,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import tempfile
@@ -39,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from conversion_support import machine  # noqa: E402
+from served_support import pooled, refused_size  # noqa: E402
 
 from workflows.benchmark.payloads import Shape, payload  # noqa: E402
 from workflows.errors import QuantizationCollapsed  # noqa: E402
@@ -211,12 +210,9 @@ def block(
     return latencies
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
 def measure(endpoints: Endpoints, name: str, *, seconds: float, rounds: int) -> dict[str, Any]:
+    import numpy as np
+
     figures: dict[str, Any] = {}
     for label, shape in SHAPES.items():
         present = [v for v in VARIANTS if endpoints.has(f"{name}-{v}")]
@@ -248,7 +244,7 @@ def measure(endpoints: Endpoints, name: str, *, seconds: float, rounds: int) -> 
                     len(latencies[variant]) * shape.batch_size / walls[variant], 2
                 )
                 figures[f"{cell}_p50_ms"] = round(statistics.median(latencies[variant]), 2)
-                figures[f"{cell}_p99_ms"] = round(percentile(latencies[variant], 0.99), 2)
+                figures[f"{cell}_p99_ms"] = round(float(np.percentile(latencies[variant], 99)), 2)
                 figures[f"{cell}_calls"] = len(latencies[variant])
             for variant in ("fp32", "int8"):
                 base = figures.get(f"{name}_default_{label}_c{concurrency}_samples_per_s")
@@ -256,28 +252,6 @@ def measure(endpoints: Endpoints, name: str, *, seconds: float, rounds: int) -> 
                 ratio = round(mine / base, 3) if base and mine else None  # None: a side could not serve it
                 figures[f"{name}_{variant}_vs_default_{label}_c{concurrency}"] = ratio
     return figures
-
-
-def pooled(token_vectors: list[Any], lengths: list[int]) -> list[list[float]]:
-    """Mean of each text's real-token vectors (the pipeline returns padding positions too)."""
-    import numpy as np
-
-    out = []
-    for vectors, length in zip(token_vectors, lengths, strict=True):
-        array = np.asarray(vectors, dtype=np.float64).reshape(-1, np.asarray(vectors).shape[-1])
-        out.append(array[:length].mean(axis=0).tolist())
-    return out
-
-
-def refused_size(endpoints: Endpoints, name: str) -> int | None:
-    """The response size Multi Model Server refused to pass on ("Message size exceed limit: N")."""
-    logs = endpoints.engine.workdir / "endpoint-logs"
-    sizes = [
-        int(match)
-        for path in sorted(logs.glob(f"{name}-default*.log"))
-        for match in re.findall(r"Message size exceed limit: (\d+)", path.read_text(errors="replace"))
-    ]
-    return max(sizes) if sizes else None
 
 
 def agreement(endpoints: Endpoints, name: str, source: Path) -> dict[str, Any]:
@@ -300,7 +274,7 @@ def agreement(endpoints: Endpoints, name: str, source: Path) -> dict[str, Any]:
             raw = [endpoints.invoke(f"{name}-default", b) for b in default_bodies]
         except Exception:
             # The token vectors were computed and refused by the model server for their size.
-            figures[f"{name}_default_response_bytes_{label}"] = refused_size(endpoints, name)
+            figures[f"{name}_default_response_bytes_{label}"] = refused_size(endpoints.engine.workdir, name)
             continue
         figures[f"{name}_default_response_bytes_{label}"] = round(statistics.mean(len(r) for r in raw))
         default = [json.loads(r) for r in raw]
@@ -342,9 +316,13 @@ def main() -> None:
     threads = os.cpu_count() or 1
     workdir = Path(tempfile.mkdtemp(prefix="served-vs-default-"))
     sources = model_folders(workdir)
-    results: dict[str, Any] = {**machine(), "threads": threads, "workers": 1}
+    results: dict[str, Any] = {
+        **machine(),
+        "threads": threads,
+        "workers": 1,
+        "instance_type": "ml.c6i.xlarge",
+    }
     results["load_average_1m_before"] = results.pop("load_average_1m")
-    results["instance_type"] = "ml.c6i.xlarge"
     for name in [m.strip() for m in args.models.split(",") if m.strip()]:
         folders = {"default": sources[name]}
         for precision in ("fp32", "int8"):
@@ -359,7 +337,7 @@ def main() -> None:
             results.update(agreement(endpoints, name, sources[name]))
         finally:
             endpoints.close()
-        write(results)  # after each model: a later model's failure keeps these figures
+        write(results)
     results["load_average_1m_after"] = round(os.getloadavg()[0], 2)
     if "minilm_fp32_vs_default_b8_seq128_c1" in results:
         results["fp32_vs_default_b8_seq128"] = results["minilm_fp32_vs_default_b8_seq128_c1"]
@@ -374,7 +352,7 @@ def main() -> None:
     print(f"wrote {RESULTS.relative_to(ROOT)}")
 
 
-def write(results: dict[str, Any]) -> None:
+def write(results: dict[str, Any]) -> None:  # after each model too: a later failure keeps the figures
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
