@@ -22,6 +22,7 @@ from infra.bundling import function_code
 from infra.constants import IMAGE_DOCKERFILE, LOG_LEVEL, METRICS_NAMESPACE, ROOT, SERVICE_NAME, function_name
 from infra.permissions import Scope, function_statements
 from state_machines import FUNCTIONS, LambdaFunction
+from workflows.naming import CONVERSIONS_PREFIX
 from workflows.settings import KMS_KEY_ENV
 
 # Lambda's ceiling for memory and /tmp: a 1 GB model, its ONNX export and the packed tarball fit.
@@ -61,6 +62,8 @@ class Functions(Construct):
             "DEPLOYBENCH_BUCKET": self.access.bucket.bucket_name,
             "DEPLOYBENCH_SAGEMAKER_ROLE_ARN": self.access.sagemaker_role.role_arn,
             "DEPLOYBENCH_JOB_IMAGE_URI": self.image.image_uri,
+            # ConvertToOnnx serves an artifact converted before from the same inputs (any run, any sweep member).
+            "DEPLOYBENCH_CONVERSION_CACHE": f"s3://{self.access.bucket.bucket_name}/{CONVERSIONS_PREFIX}",
         }
         if self.access.artifact_key is not None:
             environment[KMS_KEY_ENV] = self.access.artifact_key.key.key_arn

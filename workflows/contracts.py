@@ -29,10 +29,17 @@ class StepRequest(Contract):
     spec: RunSpec
 
 
+class ConversionCacheOutcome(Contract):
+    status: Literal["hit", "miss", "off"] = "off"
+    key: str | None = Field(None, description="sha256 of the model files, settings and converter version.")
+    location: str | None = Field(None, description="The cache entry: a local folder or an s3:// prefix.")
+
+
 class ConvertResult(Contract):
     staging_uri: str = Field(description="s3:// prefix holding the converted folder.")
     manifest: ArtifactManifest
     seconds: float
+    cache: ConversionCacheOutcome = Field(default_factory=ConversionCacheOutcome)
 
 
 class PackRequest(StepRequest):

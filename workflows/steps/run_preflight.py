@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from workflows.contracts import PreflightRequest, PreflightResult
 from workflows.errors import PreflightBlocked
-from workflows.preflight import ArtifactView, build_context, run_checks
+from workflows.hosting.modes import run_checks
+from workflows.preflight import ArtifactView, build_context
 from workflows.preflight.findings import describe_findings
 from workflows.storage import download_folder
 
