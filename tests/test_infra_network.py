@@ -18,7 +18,7 @@ from tests.hosting_support import BUCKET, ROLE, SETTINGS, request, stubbed
 from tests.iam_actions_support import Access, Where, sagemaker_accesses
 from tests.iam_recording_support import RECORDER, acting_as
 from tests.iam_support import Binding, allowed, denials, principal, sagemaker_role_id
-from tests.infra_support import as_list, flat, policy_statements, synthesize
+from tests.infra_support import Synthesized, as_list, flat, policy_statements, synthesize
 from workflows import clock
 from workflows.benchmark.job import processing_job_request
 from workflows.contracts import BenchmarkJobRequest, BenchmarkPlan, DeployResult
@@ -38,30 +38,22 @@ ARN = "arn:aws:sagemaker:us-east-1:123456789012:model/db-run-1-a1-m0"
 
 
 @functools.cache
-def vpc_synth() -> tuple[dict[str, Any], Path]:
+def vpc_synth() -> Synthesized:
     """The stack synthesized with the VPC context (cdk-nag runs; a finding would fail it)."""
     from infra.app import build_app
     from infra.constants import STACK_NAME, TEST_SYNTH_ENV
 
     os.environ[TEST_SYNTH_ENV] = "1"
     outdir = Path(tempfile.mkdtemp(prefix="deploybench-cdk-vpc-"))
-    app, _ = build_app(outdir=str(outdir), context=CONTEXT)
+    app, stack = build_app(outdir=str(outdir), context=CONTEXT)
     app.synth()
-    return json.loads((outdir / f"{STACK_NAME}.template.json").read_text()), outdir
+    template = json.loads((outdir / f"{STACK_NAME}.template.json").read_text())
+    return Synthesized(outdir, template, list(stack.acknowledgements), {})
 
 
-class _Synth:
-    def __init__(self, template: dict[str, Any]) -> None:
-        self.resources = template["Resources"]
-
-    def props(self, logical_id: str) -> dict[str, Any]:
-        return dict(self.resources[logical_id].get("Properties", {}))
-
-
-def role_statements(template: dict[str, Any], role: str) -> list[dict[str, Any]]:
-    synth = _Synth(template)
+def role_statements(synth: Synthesized, role: str) -> list[dict[str, Any]]:
     found = []
-    for owner, statement in policy_statements(synth):  # type: ignore[arg-type]
+    for owner, statement in policy_statements(synth):
         attached = [r.get("Ref") for r in synth.props(owner).get("Roles", [])] if owner != role else [role]
         if role in attached:
             found.append(statement)
@@ -79,12 +71,11 @@ def ec2_grants(statements: list[dict[str, Any]]) -> dict[str, list[tuple[list[st
     return grants
 
 
-def sagemaker_role(template: dict[str, Any]) -> str:
+def sagemaker_role(synth: Synthesized) -> str:
     [role] = [
         k
-        for k, v in template["Resources"].items()
-        if v["Type"] == "AWS::IAM::Role"
-        and "sagemaker.amazonaws.com" in json.dumps(v["Properties"]["AssumeRolePolicyDocument"])
+        for k, v in synth.of_type("AWS::IAM::Role").items()
+        if "sagemaker.amazonaws.com" in json.dumps(v["Properties"]["AssumeRolePolicyDocument"])
     ]
     return role
 
@@ -103,8 +94,8 @@ def assert_interfaces_scoped_to_the_vpc(grants: dict[str, list[tuple[list[str], 
 
 
 def test_given_a_vpc_every_function_runs_in_its_subnets_and_groups() -> None:
-    template, outdir = vpc_synth()
-    functions = {k: v for k, v in template["Resources"].items() if v["Type"] == "AWS::Lambda::Function"}
+    synth = vpc_synth()
+    functions = synth.of_type("AWS::Lambda::Function")
     assert functions
     for logical_id, function in functions.items():
         assert function["Properties"]["VpcConfig"] == {"SubnetIds": SUBNETS, "SecurityGroupIds": GROUPS}, (
@@ -112,18 +103,27 @@ def test_given_a_vpc_every_function_runs_in_its_subnets_and_groups() -> None:
         )
         role = function["Properties"]["Role"]["Fn::GetAtt"][0]
         # The roles are the stack's own: Lambda's AWS managed VPC policy is not attached, its rights are inline
-        assert "ManagedPolicyArns" not in template["Resources"][role]["Properties"], role
-        grants = ec2_grants(role_statements(template, role))
+        assert "ManagedPolicyArns" not in synth.props(role), role
+        grants = ec2_grants(role_statements(synth, role))
         assert_interfaces_scoped_to_the_vpc(grants)
         assert {"ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses"} <= set(grants)
     # And cdk-nag found nothing unacknowledged in this synth either
-    report = json.loads((outdir / "validation-report.json").read_text())
+    report = json.loads((synth.outdir / "validation-report.json").read_text())
     assert [v for plugin in report["pluginReports"] for v in plugin.get("violations", [])] == []
+    # And each wildcard it acknowledges is a resource in use (a stale one would cover a future wildcard)
+    in_use = {flat(r) for _, st in policy_statements(synth) for r in as_list(st["Resource"])}
+    wildcards = [
+        f.removeprefix("AwsSolutions-IAM5[Resource::").removesuffix("]")
+        for f in (a.finding for a in synth.acks)
+        if "IAM5[" in f
+    ]
+    assert any(":network-interface/*" in w for w in wildcards)
+    assert [w for w in wildcards if w not in in_use] == []
 
 
 def test_given_a_vpc_the_sagemaker_role_creates_interfaces_only_there() -> None:
-    template, _ = vpc_synth()
-    grants = ec2_grants(role_statements(template, sagemaker_role(template)))
+    synth = vpc_synth()
+    grants = ec2_grants(role_statements(synth, sagemaker_role(synth)))
     assert_interfaces_scoped_to_the_vpc(grants)
     [(resources, condition)] = grants["ec2:CreateNetworkInterfacePermission"]
     assert condition["ArnEquals"]
@@ -144,20 +144,23 @@ def test_without_a_vpc_the_functions_run_outside_one() -> None:
         ({**CONTEXT, CONTEXT_VPC_ID: f"{VPC_ID},{VPC_ID}"}, CONTEXT_VPC_ID),
     ],
 )
-def test_a_bad_vpc_context_is_refused_naming_the_key_and_the_fix(context: dict[str, str], named: str) -> None:
+def test_a_bad_vpc_context_is_refused_naming_the_key_and_the_fix(
+    context: dict[str, object], named: str
+) -> None:
     with pytest.raises(ValueError, match=named) as refused:
-        StackNetwork.from_context(context.get)
+        StackNetwork.from_context(lambda key: context.get(key))
     assert "-c " in str(refused.value) or "Fix" in str(refused.value)
 
 
 def test_the_vpc_context_takes_lists_or_comma_separated_ids() -> None:
-    listed = StackNetwork.from_context({**CONTEXT, CONTEXT_SUBNET_IDS: SUBNETS}.get)
+    listed_context: dict[str, object] = {**CONTEXT, CONTEXT_SUBNET_IDS: SUBNETS}
+    listed = StackNetwork.from_context(lambda key: listed_context.get(key))
     assert (
         listed
         == StackNetwork(VPC_ID, tuple(SUBNETS), tuple(GROUPS))
-        == StackNetwork.from_context(CONTEXT.get)
+        == StackNetwork.from_context(lambda key: CONTEXT.get(key))
     )
-    assert StackNetwork.from_context({}.get) is None
+    assert StackNetwork.from_context(lambda key: None) is None
 
 
 def job_request() -> BenchmarkJobRequest:
