@@ -33,6 +33,7 @@ from infra.constants import (
     state_machine_name,
 )
 from infra.encryption import ArtifactKey
+from infra.network import UNSCOPED_EC2
 from infra.sagemaker_role import sagemaker_log_arns
 from workflows.hosting.scale_to_zero import resource_id
 from workflows.janitor import REPORTS_PREFIX
@@ -65,6 +66,7 @@ UNSCOPABLE = frozenset(
         "application-autoscaling:DescribeScalableTargets",
         "application-autoscaling:DescribeScalingPolicies",
         "tag:GetResources",
+        *UNSCOPED_EC2,
     }
 )
 SAGEMAKER_KINDS = ("endpoint", "endpoint-config", "model", "inference-component", "processing-job")
