@@ -65,7 +65,8 @@ def _roberta_tokenizer() -> Any:
     from transformers import RobertaTokenizer
 
     vocab, merges = byte_level_bpe()
-    return RobertaTokenizer(vocab=dict(vocab), merges=[tuple(m.split(" ")) for m in merges])
+    pairs: Any = [tuple(m.split(" ")) for m in merges]  # the backend wants pairs, whatever the hint says
+    return RobertaTokenizer(vocab=dict(vocab), merges=pairs)
 
 
 def _modernbert_tokenizer() -> Any:
@@ -78,7 +79,8 @@ def _modernbert_tokenizer() -> Any:
     vocab = dict(vocab)
     for token in specials:
         vocab.setdefault(token, len(vocab))
-    backend = Tokenizer(models.BPE(vocab=vocab, merges=[tuple(m.split(" ")) for m in merges]))
+    pairs: Any = [tuple(m.split(" ")) for m in merges]
+    backend = Tokenizer(models.BPE(vocab=vocab, merges=pairs))
     backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     backend.decoder = decoders.ByteLevel()
     cls_id, sep_id = vocab["[CLS]"], vocab["[SEP]"]
