@@ -19,6 +19,7 @@ from workflows.preflight.artifact import (
 from workflows.preflight.containers import check_cuda_driver
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.instances import check_instance_types, instance
+from workflows.preflight.library_versions import check_tokenizer_portability
 from workflows.preflight.memory import check_instance_memory, check_startup_timeout
 from workflows.preflight.pins import check_library_pins
 from workflows.preflight.registry import Check, register
@@ -138,10 +139,22 @@ def artifact_complete(context: PreflightContext) -> list[Finding]:
     return check_artifact_complete(artifact.root)
 
 
+def tokenizer_portability(context: PreflightContext) -> list[Finding]:
+    artifact = context.artifact
+    assert artifact is not None
+    return check_tokenizer_portability(
+        code=artifact.code or "",
+        tokenizer_dir=artifact.tokenizer_dir,
+        tokenizer=artifact.manifest.tokenizer,
+        image=_serving_image(context),
+    )
+
+
 ONNX_ARTIFACT_CHECKS = (
     Check("artifact files complete and ONNX loads", ("F22",), artifact_complete, ("artifact",)),
     Check("serving code imports vs requirements.txt", ("F01", "F28"), requirements, ("artifact",)),
     Check("tokenizer outputs vs graph inputs", ("F03",), input_names, ("artifact",)),
+    Check("tokenizer files vs the image's transformers", ("F35",), tokenizer_portability, ("artifact",)),
 )
 
 register(

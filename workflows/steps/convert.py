@@ -21,6 +21,7 @@ from workflows.conversion.int8 import build_int8
 from workflows.conversion.manifest import MANIFEST_FILE, file_entries, write_manifest
 from workflows.conversion.optimize import choose_fp32, start_fusion
 from workflows.conversion.output import staged_folder
+from workflows.conversion.portable_tokenizer import verify_portable
 from workflows.conversion.source import ModelFolder, inspect_folder, resolve_source
 from workflows.errors import ModelSourceInvalid, ParityCheckFailed
 from workflows.gpu.fp16 import build_fp16
@@ -170,6 +171,7 @@ def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Pa
         onnx_file = ONNX_FILES[convert.precision]
         shutil.copy2(served, staging / onnx_file)
         tokenizer.save_pretrained(str(staging / "tokenizer"))
+        tokenizer_files = verify_portable(staging / "tokenizer", tokenizer, max_length=max_length)
         plan = serving_plan(spec, onnxruntime.__version__)
         write_serving_code(staging, plan)
         if plan.device == "gpu" and convert.precision == "int8":
@@ -190,6 +192,7 @@ def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Pa
             quantization=quantization,
             warnings=warnings,
             serving=plan,
+            tokenizer=tokenizer_files,
             files=file_entries(staging),
         )
         write_manifest(staging, manifest)
