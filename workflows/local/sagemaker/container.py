@@ -64,6 +64,8 @@ class ContainerSpec:
     log_group: str = ""
     log_stream: str = ""
     extra_log_lines: list[str] = field(default_factory=list)
+    image: str = ""
+    """The container's image URI: its libraries choose the DLC-like environment (dlc_versions)."""
 
 
 def free_port() -> int:
