@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -52,3 +53,22 @@ def reference_outputs(source: Path, task: str, inputs: list[str] | list[tuple[st
     mask = encoded["attention_mask"].unsqueeze(-1).to(out.last_hidden_state.dtype)
     pooled = (out.last_hidden_state * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
     return np.asarray(torch.nn.functional.normalize(pooled, p=2, dim=1).numpy(), dtype=np.float64)
+
+
+# The field's serving code: the tokenizer through transformers' class lookup.
+CLASS_LOOKUP_CODE = textwrap.dedent(
+    """
+    import json, os
+    import onnxruntime as ort
+    from transformers import AutoTokenizer
+
+    def model_fn(model_dir, context=None):
+        session = ort.InferenceSession(os.path.join(model_dir, "model.onnx"))
+        return {"session": session, "tokenizer": AutoTokenizer.from_pretrained(os.path.join(model_dir, "tokenizer"))}
+
+    def predict_fn(data, model, context=None):
+        feed = model["tokenizer"](data["inputs"], return_tensors="np")
+        names = {i.name for i in model["session"].get_inputs()}
+        return model["session"].run(None, {k: v for k, v in feed.items() if k in names})[0].tolist()
+    """
+)

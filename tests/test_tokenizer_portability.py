@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.architectures_support import PAIRS, SINGLES, reference_outputs
+from tests.architectures_support import CLASS_LOOKUP_CODE, PAIRS, SINGLES, reference_outputs
 from tests.conftest import convert_folder, fast_spec
 from workflows.conversion.manifest import file_entries, read_manifest, write_manifest
 from workflows.conversion.portable_tokenizer import serving_module
@@ -23,24 +22,6 @@ from workflows.preflight.registry import run_checks
 ModelFactory = Callable[..., Path]
 OLD_IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:2.6.0-transformers4.51.3-cpu-py312-ubuntu22.04"
 FIELD_ERROR = "Tokenizer class TokenizersBackend does not exist or is not currently imported."
-
-# The field's serving code: the tokenizer through transformers' class lookup.
-CLASS_LOOKUP_CODE = textwrap.dedent(
-    """
-    import json, os
-    import onnxruntime as ort
-    from transformers import AutoTokenizer
-
-    def model_fn(model_dir, context=None):
-        session = ort.InferenceSession(os.path.join(model_dir, "model.onnx"))
-        return {"session": session, "tokenizer": AutoTokenizer.from_pretrained(os.path.join(model_dir, "tokenizer"))}
-
-    def predict_fn(data, model, context=None):
-        feed = model["tokenizer"](data["inputs"], return_tensors="np")
-        names = {i.name for i in model["session"].get_inputs()}
-        return model["session"].run(None, {k: v for k, v in feed.items() if k in names})[0].tolist()
-    """
-)
 
 
 @pytest.fixture(scope="module")

@@ -137,3 +137,25 @@ def run_canary(artifact: Path, *, image: str | None, task: str, timeout_s: float
     result.load_s = round(float(answer["load_s"]), 3)
     result.outcome = "passed"
     return result
+
+
+CANARY_ENV = "DEPLOYBENCH_LOCAL_CANARY"
+"""Set to 1 by the local engine when its containers run the real stack; 0 opts a local run out."""
+
+
+def pipeline_canary(spec: Any, pack_uri: str, *, s3: Any, region: str) -> CanaryResult | None:
+    """The canary of a local run's preflight step, on the packed model.tar.gz in S3; None when the
+    engine did not ask for one (the light server, or ``DEPLOYBENCH_LOCAL_CANARY=0``)."""
+    from workflows.aws import split_s3_uri
+    from workflows.hosting.base import image_for
+    from workflows.images import HF_INFERENCE
+
+    if os.environ.get(CANARY_ENV) != "1":
+        return None
+    types = getattr(spec.hosting, "instance_type_fallbacks", None) or []
+    image = image_for(HF_INFERENCE, spec.hosting, types[0] if types else None, region)
+    bucket, key = split_s3_uri(pack_uri)
+    with tempfile.TemporaryDirectory(prefix="deploybench-canary-pack-") as scratch:
+        tarball = Path(scratch) / "model.tar.gz"
+        s3.download_file(bucket, key, str(tarball))
+        return run_canary(tarball, image=image, task=str(spec.model.task))
