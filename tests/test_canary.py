@@ -73,3 +73,17 @@ def test_an_artifact_read_through_the_class_lookup_is_caught_and_named_f35(
     assert result.outcome == "failed"
     assert "TokenizersBackend does not exist" in result.error
     assert diagnose(evidence_from_text(result.error, origin="canary")).id == "F35"
+
+
+def test_the_cli_canary_is_skipped_on_request_or_for_a_source_built_on_aws() -> None:
+    from tests.conftest import fast_spec
+    from workflows.canary_cli import canary_before_start
+
+    spec = fast_spec("bundled")
+    assert canary_before_start(spec, run_id="r", skip=True, region="us-east-1") == {
+        "outcome": "skipped",
+        "reason": "--skip-canary",
+    }
+    remote = fast_spec("s3://models/minilm/")
+    skipped = canary_before_start(remote, run_id="r", skip=False, region="us-east-1")
+    assert skipped["outcome"] == "skipped" and "s3://models/minilm/" in skipped["reason"]
