@@ -87,3 +87,20 @@ def test_the_cli_canary_is_skipped_on_request_or_for_a_source_built_on_aws() -> 
     remote = fast_spec("s3://models/minilm/")
     skipped = canary_before_start(remote, run_id="r", skip=False, region="us-east-1")
     assert skipped["outcome"] == "skipped" and "s3://models/minilm/" in skipped["reason"]
+
+
+def test_the_report_names_the_canarys_outcome_time_and_versions() -> None:
+    from workflows.reports.markdown import canary_line
+
+    line = canary_line(
+        {
+            "outcome": "passed",
+            "seconds": 12.34,
+            "image": "img:tag",
+            "versions": {"transformers": "4.51.3", "torch": "2.13.0"},
+        }
+    )
+    assert (
+        line == "- pre-spend canary: **passed** in 12.3 s (transformers 4.51.3, torch 2.13.0; image img:tag)"
+    )
+    assert "skipped (--skip-canary)" in canary_line({"outcome": "skipped", "reason": "--skip-canary"})
