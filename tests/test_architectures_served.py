@@ -142,5 +142,8 @@ def test_each_architecture_converts_serves_and_runs(
     result = json.loads(result_path.read_text())
     assert result["status"] == "SUCCEEDED"
     assert result["convert"]["manifest"]["tokenizer"]["loader"] == "tokenizers"
+    # And the pre-spend canary ran in the preflight step, in the image's transformers
+    canary = result["preflight"]["canary"]
+    assert canary["outcome"] == "passed" and canary["versions"]["transformers"] == "4.51.3"
     [shape] = result["benchmark"]["shapes"]
     print(f"{family}: p50 {shape['p50_ms']:.2f} ms at b1 natural; test {time.monotonic() - started:.0f} s")
