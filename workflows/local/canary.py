@@ -10,8 +10,10 @@ instead of an endpoint's instance-hours.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import tarfile
 import tempfile
@@ -101,26 +103,37 @@ def run_canary(artifact: Path, *, image: str | None, task: str, timeout_s: float
             for k, v in os.environ.items()
             if k not in {"VIRTUAL_ENV", "PYTHONHOME"} and not k.startswith("PIP_")
         }
-        pydeps = Path(scratch) / "pydeps"
         requirements = model_dir / "code" / "requirements.txt"
+        wanted = requirements.read_bytes() if requirements.is_file() else b""
+        # Installed once per requirements file and environment (its wheelhouse is fixed).
+        pydeps = environment.root / "canary-deps" / hashlib.sha256(wanted).hexdigest()[:16]
+        partial: Path | None = None
         try:
-            if requirements.is_file():
+            if wanted and not pydeps.is_dir():
+                pydeps.parent.mkdir(parents=True, exist_ok=True)
+                partial = Path(tempfile.mkdtemp(prefix="partial-", dir=pydeps.parent))
                 pip = [str(environment.python), "-m", "pip", "install", "--quiet", "--no-index"]
-                pip += [
-                    "--find-links",
-                    str(environment.wheelhouse),
-                    "--target",
-                    str(pydeps),
-                    "-r",
-                    str(requirements),
-                ]
+                pip += ["--find-links", str(environment.wheelhouse), "--target", str(partial)]
                 env["PIP_CONFIG_FILE"] = os.devnull
-                subprocess.run(pip, capture_output=True, text=True, timeout=timeout_s, env=env, check=True)
+                subprocess.run(
+                    [*pip, "-r", str(requirements)],
+                    capture_output=True,
+                    text=True,
+                    timeout=timeout_s,
+                    env=env,
+                    check=True,
+                )
+                try:
+                    os.rename(partial, pydeps)  # atomic on one filesystem
+                except OSError:  # another canary placed the same set first
+                    shutil.rmtree(partial, ignore_errors=True)
             env["PYTHONPATH"] = str(pydeps)
             env["ORT_INTRA_OP_THREADS"] = env.get("ORT_INTRA_OP_THREADS", "1")
             command = [str(environment.python), "-c", _SCRIPT, str(model_dir), json.dumps(requests)]
             completed = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, env=env)
         except subprocess.CalledProcessError as error:
+            if partial is not None:
+                shutil.rmtree(partial, ignore_errors=True)
             result.error = f"code/requirements.txt does not install offline: {(error.stderr or '')[-1500:]}"
             completed = None
         except subprocess.TimeoutExpired:
