@@ -71,6 +71,11 @@ class PreflightResult(Contract):
     findings: list[Finding] = Field(default_factory=list)
     checked: list[str] = Field(default_factory=list, description="Checks that ran, with their F-IDs.")
     skipped: list[str] = Field(default_factory=list, description="Checks that could not run, and why.")
+    canary: dict[str, Any] | None = Field(
+        None,
+        description="Local runs: the packed artifact loaded and asked once per task in the image's DLC-like "
+        "environment (workflows/local/canary.py): outcome, seconds, versions.",
+    )
 
 
 class PreflightRequest(StepRequest):

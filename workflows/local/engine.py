@@ -21,6 +21,7 @@ import boto3
 from state_machines import FUNCTIONS, START_EXECUTION_SYNC, creation_order, render, state_machine_placeholder
 from workflows import clock
 from workflows.local import children
+from workflows.local.canary import CANARY_ENV
 from workflows.local.dlc import Announce, announce_to_stderr, cache_root
 from workflows.local.faults import FaultPlan
 from workflows.local.lambda_seam import LambdaSeam, RegisteredFunction
@@ -106,7 +107,11 @@ class LocalEngine:
             announce=self.announce,
         )
         # Chosen (and on first use built) now, not by the first endpoint: the run says what serves it.
-        self.announce(f"Local SageMaker endpoints serve with the {self.sagemaker.serving_stack().describe()}")
+        stack = self.sagemaker.serving_stack()
+        self.announce(f"Local SageMaker endpoints serve with the {stack.describe()}")
+        if os.environ.get(CANARY_ENV) != "0":
+            # The pre-spend canary needs the real stack's environment; the light server has none.
+            os.environ[CANARY_ENV] = "1" if stack.kind == "mms" else ""
         self._server = self._stack.enter_context(LocalSageMakerServer(self.sagemaker))
         self._stack.callback(self._shutdown_sagemaker)
         self._stack.callback(self._stop_executions)

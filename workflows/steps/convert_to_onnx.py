@@ -26,6 +26,7 @@ from workflows.conversion.manifest import MANIFEST_FILE, file_entries, write_man
 from workflows.conversion.optimize import choose_fp32, start_fusion
 from workflows.conversion.output import staged_folder
 from workflows.conversion.pooling import choose_pooling
+from workflows.conversion.portable_tokenizer import verify_portable
 from workflows.conversion.source import ModelFolder, inspect_folder, resolve_source
 from workflows.errors import ModelSourceInvalid, ParityCheckFailed
 from workflows.gpu.fp16 import build_fp16
@@ -193,6 +194,7 @@ def build_artifact(
         onnx_file = ONNX_FILES[convert.precision]
         shutil.copy2(served, staging / onnx_file)
         tokenizer.save_pretrained(str(staging / "tokenizer"))
+        tokenizer_files = verify_portable(staging / "tokenizer", tokenizer, max_length=max_length)
         plan = serving_plan(spec, onnxruntime.__version__)
         write_serving_code(staging, plan)
         if plan.device == "gpu" and convert.precision == "int8":
@@ -217,6 +219,7 @@ def build_artifact(
             quantization=quantization,
             warnings=warnings,
             serving=plan,
+            tokenizer=tokenizer_files,
             files=file_entries(staging),
         )
         write_manifest(staging, manifest)
