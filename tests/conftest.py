@@ -18,7 +18,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 ROOT = Path(__file__).resolve().parents[1]
 
 # Every test's AWS requests from Lambda handlers are checked against the stack's IAM policies.
-pytest_plugins = ("tests.iam_support",)
+pytest_plugins = ("tests.support.iam",)
 
 
 @pytest.fixture(scope="session")

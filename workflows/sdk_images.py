@@ -95,7 +95,7 @@ HEADER = """\
 # Container images deploybench deploys, by family, build and device. GENERATED from the SageMaker
 # Python SDK's image table (sagemaker-core's sagemaker/core/image_uri_config/*.json) by
 # `python -m workflows.sdk_images`; do not edit: change the selection in workflows/sdk_images.py.
-# tests/test_images.py fails when this file and the installed SDK table disagree, and when a mode
+# tests/stack/test_images.py fails when this file and the installed SDK table disagree, and when a mode
 # deploys an image that is not listed here.
 #
 # URI: <accounts[region]>.dkr.ecr.<region>.<partition DNS suffix>/<repository>:<tag>, for a region

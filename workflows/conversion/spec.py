@@ -59,7 +59,7 @@ class ConvertSpec(Strict):
     # the shortest inputs); a MiniLM encoder with a random 3-way head (median top-2 margin 0.009
     # logits, far below a trained head's) kept 95% of its top labels, shift 0.05; random XLM-R and
     # DeBERTa-v2 classifiers kept 100%. Variation kept: 0.98-1.3 on every healthy graph (noise only
-    # adds spread), 0.000 on deliberately collapsed ones (tests/test_convert_int8.py).
+    # adds spread), 0.000 on deliberately collapsed ones (tests/models/test_convert_int8.py).
     int8_min_cosine: float = Field(
         0.98,
         ge=0,

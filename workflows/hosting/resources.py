@@ -6,7 +6,7 @@ inference components, endpoints, endpoint configs, models, then the staging fold
 resources are found by the run's name prefix (``db-<run id>-``) whatever step created them;
 scaling targets are named by their ``inference-component/<name>`` resource id. Teardown, the
 janitor (by expiry tag), failed-attempt removal, the tag query's last check and kept-resource
-tagging all read the table; ``tests/test_resource_kinds.py`` checks every operation and key of it
+tagging all read the table; ``tests/handlers/test_resource_kinds.py`` checks every operation and key of it
 against botocore's service models.
 """
 

@@ -1,0 +1,170 @@
+"""Remediation paths end to end: the real definition and handlers on the local engine, the failure
+from the local SageMaker's fault plan (F06, F20), the fixed configuration deployed, nothing left.
+
+The light server serves (as in test_local_pipeline.py): these run at 200x, where MMS's 30-60 s
+start would read as hours of Creating. Failures only the real stack produces are in
+test_local_remediation_stack.py; those that need a hosting mode of their own are in
+test_local_remediation_modes.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import fast_spec, serving_processes
+from tests.support.local_pipeline import results, run
+from tests.support.remediation import (
+    AFTER_IN_SERVICE,
+    BEFORE_DEPLOY,
+    EMPTY,
+    WAIT_LOOP,
+    collapse,
+    nothing_left,
+)
+from workflows.contracts import PipelineState
+from workflows.local.engine import LocalEngine
+from workflows.local.faults import Fault, FaultPlan
+
+TIME_SCALE = 200.0
+
+
+@pytest.fixture(autouse=True)
+def light_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workflows.local.dlc import SERVER_ENV
+
+    monkeypatch.setenv(SERVER_ENV, "light")
+
+
+def test_a_capacity_stall_redeploys_on_the_next_instance_type_and_teardown_deletes_the_stalled_one(
+    tiny_bert: Path, tmp_path: Path
+) -> None:
+    # Given no capacity for the first instance type: Creating, no variants, frozen LastModifiedTime,
+    # and Failed only after the field's 50 minutes (F06)
+    plan = FaultPlan(faults=[Fault(id="F06", instance_types=["ml.c6i.xlarge"])])
+    spec = fast_spec(tiny_bert, hosting={"instance_type_fallbacks": ["ml.c6i.xlarge", "ml.c6i.2xlarge"]})
+    state = PipelineState(run_id="rem-stall-1", spec=spec)
+    with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE, fault_plan=plan) as engine:
+        # When the pipeline runs
+        outcome = run(engine, state)
+        result = results(engine, state.run_id, tmp_path)
+        left = nothing_left(engine)
+    # Then the stall was diagnosed, the next type deployed under a new name, and the run succeeded
+    assert outcome.status == "SUCCEEDED", outcome.cause
+    assert collapse(outcome.states) == [
+        *BEFORE_DEPLOY,
+        "DeployEndpoint",
+        *WAIT_LOOP,
+        "DiagnoseFailure",
+        "PlanRemediation",
+        "ChooseRemediation",
+        "RemoveFailedAttempt",
+        "DeployEndpoint",
+        *WAIT_LOOP,
+        *AFTER_IN_SERVICE,
+    ]
+    assert result["deploy"]["endpoint_name"] == "db-rem-stall-1-a2"
+    assert result["hosting"]["instance_type"] == "ml.c6i.2xlarge"
+    assert result["hosting"]["attempts"] == 2
+    # And the stall is recorded: recognised after the threshold, long before the endpoint fails,
+    # and the stalled endpoint left for teardown (AWS refuses to delete it while Creating)
+    [stall] = result["attempt"]["history"]
+    assert (stall["diagnosis_id"], stall["action"], stall["applied"]) == ("F06", "next_instance_type", True)
+    assert spec.wait.stall_threshold_min * 60 <= stall["waited_s"] < 50 * 60
+    assert stall["changes"] == [
+        {"setting": "instance_type", "before": "ml.c6i.xlarge", "after": "ml.c6i.2xlarge"}
+    ]
+    assert stall["left"][0].startswith("endpoint/db-rem-stall-1-a1 (busy")
+    # And the final teardown retried until it could delete it (within its retry budget: one entry,
+    # no failure path); its last try is the one that reports the stalled endpoint deleted
+    assert "endpoint/db-rem-stall-1-a1" in result["teardown"]["deleted"]
+    assert outcome.states.count("TeardownEndpoint") == 1
+    # And its time is costed, and the report shows the remediation
+    assert any(
+        line["item"].startswith("attempt 1 endpoint ml.c6i.xlarge") for line in result["cost"]["lines"]
+    )
+    # And nothing is left: no endpoint, config, model or server process
+    assert left == EMPTY
+    assert engine.leaked_endpoints == []
+    assert serving_processes() == []
+
+
+def test_a_stall_on_every_listed_type_fails_once_the_list_is_empty(tiny_bert: Path, tmp_path: Path) -> None:
+    # Given no capacity anywhere, and two types listed
+    plan = FaultPlan(faults=[Fault(id="F06", stall_minutes=12)])
+    spec = fast_spec(tiny_bert, wait={"stall_threshold_min": 5})
+    state = PipelineState(run_id="rem-stall-2", spec=spec)
+    with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE, fault_plan=plan) as engine:
+        # When the pipeline runs
+        outcome = run(engine, state)
+        result = results(engine, state.run_id, tmp_path)
+        left = nothing_left(engine)
+    # Then both types were tried, then the run failed with the stall's diagnosis
+    assert outcome.status == "FAILED"
+    assert outcome.error == "CapacityStall"
+    stalled = [*WAIT_LOOP, "DiagnoseFailure", "PlanRemediation", "ChooseRemediation"]
+    assert collapse(outcome.states) == [
+        *BEFORE_DEPLOY,
+        "DeployEndpoint",
+        *stalled,
+        "RemoveFailedAttempt",
+        "DeployEndpoint",
+        *stalled,
+        "TeardownAfterFailure",
+        "WriteFailureReport",
+        "PipelineFailed",
+    ]
+    history = result["attempt"]["history"]
+    assert [(r["attempt"], r["applied"]) for r in history] == [(1, True), (2, False)]
+    assert "no fallback instance type left" in history[1]["reason"]
+    assert result["diagnosis"]["id"] == "F06"
+    # And teardown deleted the stalled endpoints once they failed
+    assert "endpoint/db-rem-stall-2-a2" in result["teardown"]["deleted"]
+    assert left == EMPTY
+    assert serving_processes() == []
+
+
+def test_cuda_803_redeploys_with_the_inference_ami_for_the_image_cuda(
+    tiny_bert: Path, tmp_path: Path
+) -> None:
+    from workflows.preflight.containers import minimum_ami
+
+    # Given a GPU type whose default AMI's driver is older than the image's CUDA (F20)
+    plan = FaultPlan(faults=[Fault(id="F20")])
+    spec = fast_spec(
+        tiny_bert, hosting={"instance_type_fallbacks": ["ml.g5.xlarge"]}, benchmark={"runner": "lambda"}
+    )
+    state = PipelineState(run_id="rem-803-1", spec=spec)
+    with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE, fault_plan=plan) as engine:
+        # When the pipeline runs
+        outcome = run(engine, state)
+        result = results(engine, state.run_id, tmp_path)
+        left = nothing_left(engine)
+        logs = sorted((tmp_path / "engine" / "endpoint-logs").glob("db-rem-803-1-a2*.log"))
+        second_log = "".join(p.read_text() for p in logs)
+    # Then the container's error 803 was diagnosed and the endpoint redeployed with the AMI for CUDA 12.4
+    assert outcome.status == "SUCCEEDED", outcome.cause
+    assert collapse(outcome.states) == [
+        *BEFORE_DEPLOY,
+        "DeployEndpoint",
+        *WAIT_LOOP,
+        "DiagnoseFailure",
+        "PlanRemediation",
+        "ChooseRemediation",
+        "RemoveFailedAttempt",
+        "DeployEndpoint",
+        *WAIT_LOOP,
+        *AFTER_IN_SERVICE,
+    ]
+    expected = minimum_ami((12, 4))
+    assert expected is not None
+    assert result["hosting"]["inference_ami_version"] == expected.name
+    [record] = result["attempt"]["history"]
+    assert (record["diagnosis_id"], record["action"]) == ("F20", "newer_ami")
+    assert record["changes"] == [{"setting": "inference_ami_version", "before": None, "after": expected.name}]
+    # And the failed endpoint was deleted before the next deploy (it had left Creating)
+    assert record["removed"][0] == "endpoint/db-rem-803-1-a1"
+    assert "CUDA Forward Compatibility mode ENABLED" in second_log
+    assert left == EMPTY
+    assert serving_processes() == []

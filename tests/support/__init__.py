@@ -1,0 +1,1 @@
+"""What the test tiers share: fixtures' builders, recorders and corpora."""

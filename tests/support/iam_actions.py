@@ -1,0 +1,401 @@
+"""What IAM authorizes for each AWS request: its actions, resource ARNs and request condition keys.
+
+From the Service Authorization Reference of each service, for the operations the project calls:
+``accesses`` maps one recorded request to what its caller's role must be allowed, and
+``sagemaker_accesses`` to what SageMaker then does as the execution role the request names
+(list and read each S3 input, write each output, pull each image, write each log group). An
+operation without a rule here fails the contract test, so a new call cannot go unchecked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.support.iam_recording import Request
+from workflows.naming import PROCESSING_JOB_LOG_GROUP, component_log_group, endpoint_log_group
+
+# botocore's service name -> IAM's service prefix (where they differ, the prefix is IAM's).
+IAM_PREFIX = {
+    "sagemaker-runtime": "sagemaker",
+    "resourcegroupstaggingapi": "tag",
+    "stepfunctions": "states",
+}
+AUTOSCALING_SERVICE = "sagemaker.application-autoscaling.amazonaws.com"
+AUTOSCALING_ROLE = (
+    f"aws-service-role/{AUTOSCALING_SERVICE}/AWSServiceRoleForApplicationAutoScaling_SageMakerEndpoint"
+)
+# The SageMaker Describe/Delete/Update/Stop calls name their resource with one parameter.
+SAGEMAKER_NAMES = {
+    "ModelName": "model",
+    "EndpointConfigName": "endpoint-config",
+    "EndpointName": "endpoint",
+    "InferenceComponentName": "inference-component",
+    "ProcessingJobName": "processing-job",
+}
+SAGEMAKER_CREATES = {
+    "CreateModel": "model",
+    "CreateEndpointConfig": "endpoint-config",
+    "CreateEndpoint": "endpoint",
+    "CreateInferenceComponent": "inference-component",
+    "CreateProcessingJob": "processing-job",
+}
+# Operations authorized only with Resource "*".
+UNSCOPED = {
+    "sagemaker": {
+        "ListEndpoints",
+        "ListEndpointConfigs",
+        "ListModels",
+        "ListInferenceComponents",
+        "ListProcessingJobs",
+    },
+    "cloudwatch": {"GetMetricData", "GetMetricStatistics"},
+    "application-autoscaling": {"DescribeScalableTargets", "DescribeScalingPolicies"},
+    "resourcegroupstaggingapi": {"GetResources"},
+    "logs": {"DescribeLogGroups"},
+}
+# Calls no IAM policy governs.
+UNAUTHORIZED = {("sts", "GetCallerIdentity")}
+
+
+@dataclass(frozen=True)
+class Access:
+    """One IAM authorization: the action, the resource ARN and the request's condition keys."""
+
+    action: str
+    resource: str
+    context: dict[str, Any] = field(default_factory=dict)
+    why: str = ""
+
+    def describe(self) -> str:
+        keys = f" with {self.context}" if self.context else ""
+        return f"{self.action} on {self.resource}{keys}"
+
+
+@dataclass(frozen=True)
+class Where:
+    region: str
+    account: str
+
+    def arn(self, service: str, resource: str, *, region: bool = True, account: bool = True) -> str:
+        return (
+            f"arn:aws:{service}:{self.region if region else ''}:{self.account if account else ''}:{resource}"
+        )
+
+    def sagemaker(self, kind: str, name: str) -> str:
+        # SageMaker ARNs carry the resource name in lowercase.
+        return self.arn("sagemaker", f"{kind}/{name.lower()}")
+
+    def alarm(self, name: str) -> str:
+        return self.arn("cloudwatch", f"alarm:{name}")
+
+    def log_group(self, group: str) -> list[str]:
+        # CloudWatch Logs documents log-group ARNs both with and without the trailing ":*": a policy
+        # must allow both forms to be safe for every Logs action.
+        return [self.arn("logs", f"log-group:{group}"), self.arn("logs", f"log-group:{group}:*")]
+
+
+def s3_object(bucket: str, key: str) -> str:
+    return f"arn:aws:s3:::{bucket}/{key}"
+
+
+def split_s3(uri: str) -> tuple[str, str]:
+    bucket, _, key = uri.removeprefix("s3://").partition("/")
+    return bucket, key
+
+
+def tag_context(tags: list[dict[str, str]] | None, prefix: str = "aws") -> dict[str, Any]:
+    if not tags:
+        return {}
+    context: dict[str, Any] = {f"{prefix}:RequestTag/{t['Key']}": t["Value"] for t in tags}
+    context[f"{prefix}:TagKeys"] = [t["Key"] for t in tags]
+    return context
+
+
+def _sse_kms(params: dict[str, Any]) -> list[Access]:
+    """S3 asks KMS for a data key as the caller when a write names a key (SSE-KMS)."""
+    key = params.get("SSEKMSKeyId")
+    return [Access("kms:GenerateDataKey", str(key), why="SSE-KMS write")] if key else []
+
+
+def _s3(request: Request, where: Where) -> list[Access]:
+    p, op = request.params, request.operation
+    bucket = str(p.get("Bucket", ""))
+    if op in ("ListObjectsV2", "ListObjects"):
+        context: dict[str, Any] = {"s3:prefix": p["Prefix"]} if "Prefix" in p else {}
+        if "Delimiter" in p:
+            context["s3:delimiter"] = p["Delimiter"]
+        return [Access("s3:ListBucket", f"arn:aws:s3:::{bucket}", context)]
+    if op == "HeadBucket":
+        return [Access("s3:ListBucket", f"arn:aws:s3:::{bucket}")]
+    if op in ("GetObject", "HeadObject"):
+        action = "s3:GetObjectVersion" if p.get("VersionId") else "s3:GetObject"
+        return [Access(action, s3_object(bucket, p["Key"]))]
+    if op in ("PutObject", "CreateMultipartUpload", "UploadPart", "CompleteMultipartUpload"):
+        return [Access("s3:PutObject", s3_object(bucket, p["Key"])), *_sse_kms(p)]
+    if op == "AbortMultipartUpload":
+        return [Access("s3:AbortMultipartUpload", s3_object(bucket, p["Key"]))]
+    if op in ("CopyObject", "UploadPartCopy"):
+        source = p["CopySource"]
+        if isinstance(source, str):
+            source_bucket, source_key = source.lstrip("/").split("/", 1)
+        else:
+            source_bucket, source_key = source["Bucket"], source["Key"]
+        return [
+            Access("s3:PutObject", s3_object(bucket, p["Key"])),
+            Access("s3:GetObject", s3_object(source_bucket, source_key)),
+            *_sse_kms(p),
+        ]
+    if op == "DeleteObject":
+        return [Access("s3:DeleteObject", s3_object(bucket, p["Key"]))]
+    if op == "DeleteObjects":
+        return [Access("s3:DeleteObject", s3_object(bucket, o["Key"])) for o in p["Delete"]["Objects"]]
+    raise LookupError
+
+
+def _pass_role(role: str | None) -> list[Access]:
+    if not role:
+        return []
+    return [Access("iam:PassRole", role, {"iam:PassedToService": "sagemaker.amazonaws.com"})]
+
+
+def _sagemaker(request: Request, where: Where) -> list[Access]:
+    p, op = request.params, request.operation
+    action = f"sagemaker:{op}"
+    if op in ("AddTags", "ListTags", "DeleteTags"):
+        return [Access(action, str(p["ResourceArn"]), tag_context(p.get("Tags")))]
+    if op == "InvokeEndpoint":
+        return [Access(action, where.sagemaker("endpoint", p["EndpointName"]))]
+    names = [(SAGEMAKER_NAMES[k], str(v)) for k, v in p.items() if k in SAGEMAKER_NAMES]
+    if op in SAGEMAKER_CREATES:
+        kind = SAGEMAKER_CREATES[op]
+        name = next(value for k, value in names if k == kind)
+        arn = where.sagemaker(kind, name)
+        granted = [Access(action, arn, tag_context(p.get("Tags")))]
+        # Tags given on create are authorized as AddTags too.
+        if p.get("Tags"):
+            granted.append(Access("sagemaker:AddTags", arn, tag_context(p.get("Tags"))))
+        return granted + _pass_role(p.get("ExecutionRoleArn") or p.get("RoleArn"))
+    if not names:
+        raise LookupError
+    # The first name parameter is the resource acted on (UpdateEndpoint's config is read, not changed).
+    kind, name = names[0]
+    return [Access(action, where.sagemaker(kind, name))]
+
+
+def _logs(request: Request, where: Where) -> list[Access]:
+    p, op = request.params, request.operation
+    if op in ("FilterLogEvents", "GetLogEvents", "DescribeLogStreams", "CreateLogStream", "PutLogEvents"):
+        return [Access(f"logs:{op}", arn) for arn in where.log_group(p["logGroupName"])]
+    raise LookupError
+
+
+def _target_tracking_alarms(where: Where, resource_id: str, policy: str) -> list[Access]:
+    """What Application Auto Scaling does to a target-tracking policy's alarms, with the caller's rights."""
+    policy_arn = where.arn(
+        "autoscaling",
+        f"scalingPolicy:00000000-0000-0000-0000-000000000000:resource/sagemaker/{resource_id}:policyName/{policy}",
+    )
+    alarms = [
+        where.alarm(f"TargetTracking-{resource_id}-{side}-00000000-0000-0000-0000-000000000000")
+        for side in ("AlarmHigh", "AlarmLow")
+    ]
+    granted = [
+        Access("cloudwatch:PutMetricAlarm", a, {"cloudwatch:AlarmActions": [policy_arn]}) for a in alarms
+    ]
+    return granted + _alarm_cleanup(alarms)
+
+
+def _alarm_cleanup(alarms: list[str]) -> list[Access]:
+    return [
+        Access(action, a)
+        for a in alarms
+        for action in ("cloudwatch:DescribeAlarms", "cloudwatch:DeleteAlarms")
+    ]
+
+
+def _application_autoscaling(request: Request, where: Where) -> list[Access]:
+    p, op = request.params, request.operation
+    target = where.arn("application-autoscaling", "scalable-target/0123456789abcdef0123456789abcdef")
+    context = {
+        "application-autoscaling:service-namespace": p["ServiceNamespace"],
+        "application-autoscaling:scalable-dimension": p["ScalableDimension"],
+    }
+    granted = [Access(f"application-autoscaling:{op}", target, context)]
+    resource_id = str(p["ResourceId"])
+    tracking_alarms = [
+        where.alarm(f"TargetTracking-{resource_id}-{side}-00000000-0000-0000-0000-000000000000")
+        for side in ("AlarmHigh", "AlarmLow")
+    ]
+    if op == "RegisterScalableTarget":
+        granted.append(
+            Access(
+                "iam:CreateServiceLinkedRole",
+                where.arn("iam", f"role/{AUTOSCALING_ROLE}", region=False),
+                {"iam:AWSServiceName": AUTOSCALING_SERVICE},
+            )
+        )
+    elif op == "PutScalingPolicy" and p.get("PolicyType") == "TargetTrackingScaling":
+        granted += _target_tracking_alarms(where, resource_id, str(p["PolicyName"]))
+    elif op in ("DeleteScalingPolicy", "DeregisterScalableTarget"):
+        # Deleting a policy (or the target, with its policies) deletes their target-tracking alarms.
+        granted += _alarm_cleanup(tracking_alarms)
+    return granted
+
+
+def _cloudwatch(request: Request, where: Where) -> list[Access]:
+    p, op = request.params, request.operation
+    if op == "PutMetricAlarm":
+        context = {"cloudwatch:AlarmActions": list(p.get("AlarmActions", [])), **tag_context(p.get("Tags"))}
+        arn = where.alarm(p["AlarmName"])
+        granted = [Access("cloudwatch:PutMetricAlarm", arn, context)]
+        if p.get("Tags"):
+            granted.append(Access("cloudwatch:TagResource", arn, tag_context(p.get("Tags"))))
+        return granted
+    if op in ("DescribeAlarms", "DeleteAlarms"):
+        names = p.get("AlarmNames") or [f"{p.get('AlarmNamePrefix', '')}*"]
+        return [Access(f"cloudwatch:{op}", where.alarm(n)) for n in names]
+    raise LookupError
+
+
+def _stepfunctions(request: Request, where: Where) -> list[Access]:
+    p, op = request.params, request.operation
+    arn = p.get("stateMachineArn") or p.get("executionArn")
+    if arn is None:
+        raise LookupError
+    return [Access(f"states:{op}", str(arn))]
+
+
+def _sns(request: Request, where: Where) -> list[Access]:
+    if request.operation != "Publish":
+        raise LookupError
+    return [Access("sns:Publish", str(request.params["TopicArn"]))]
+
+
+def _secretsmanager(request: Request, where: Where) -> list[Access]:
+    if request.operation != "GetSecretValue":
+        raise LookupError
+    secret = str(request.params["SecretId"])
+    # A secret's ARN ends with a random 6-character suffix after its name; IAM matches the whole ARN.
+    arn = secret if secret.startswith("arn:") else where.arn("secretsmanager", f"secret:{secret}-AbCdEf")
+    return [Access("secretsmanager:GetSecretValue", arn)]
+
+
+RULES: dict[str, Callable[[Request, Where], list[Access]]] = {
+    "s3": _s3,
+    "sagemaker": _sagemaker,
+    "sagemaker-runtime": _sagemaker,
+    "logs": _logs,
+    "application-autoscaling": _application_autoscaling,
+    "cloudwatch": _cloudwatch,
+    "stepfunctions": _stepfunctions,
+    "sns": _sns,
+    "secretsmanager": _secretsmanager,
+}
+
+
+def accesses(request: Request, where: Where) -> list[Access]:
+    """What the caller's role must be allowed for ``request``.
+
+    Raises:
+        AssertionError: the operation has no rule here (naming it, so a rule is added).
+    """
+    if (request.service, request.operation) in UNAUTHORIZED:
+        return []
+    prefix = IAM_PREFIX.get(request.service, request.service)
+    if request.operation in UNSCOPED.get(request.service, set()):
+        return [Access(f"{prefix}:{request.operation}", "*")]
+    try:
+        return [
+            Access(a.action, a.resource, a.context, why=request.describe())
+            for a in RULES[request.service](request, where)
+        ]
+    except (KeyError, LookupError):
+        raise AssertionError(
+            f"no IAM rule for {request.service}.{request.operation} (called by {request.function}); add one "
+            "to tests/support/iam_actions.py from the service's Service Authorization Reference"
+        ) from None
+
+
+# --- what SageMaker does as the execution role ---------------------------------------------
+
+
+def image_pull(image: str) -> list[Access]:
+    """Pulling an ECR image: a token (no resource), then the repository's manifest and layers."""
+    host, _, path = image.partition("/")
+    if ".dkr.ecr." not in host:
+        return []
+    account, region = host.split(".")[0], host.split(".")[3]
+    repository = path.split("@")[0].split(":")[0]
+    arn = f"arn:aws:ecr:{region}:{account}:repository/{repository}"
+    return [Access("ecr:GetAuthorizationToken", "*")] + [
+        Access(action, arn)
+        for action in ("ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer", "ecr:BatchCheckLayerAvailability")
+    ]
+
+
+def s3_read(uri: str, data_type: str = "S3Object") -> list[Access]:
+    """Reading an S3 input: an S3Prefix is listed, then each object under it is read."""
+    bucket, key = split_s3(uri)
+    if data_type == "S3Prefix":
+        return [
+            Access("s3:ListBucket", f"arn:aws:s3:::{bucket}", {"s3:prefix": key}),
+            Access("s3:GetObject", s3_object(bucket, f"{key}model.file")),
+        ]
+    return [Access("s3:GetObject", s3_object(bucket, key))]
+
+
+def log_writes(where: Where, group: str, stream: str) -> list[Access]:
+    return [Access("logs:CreateLogGroup", arn) for arn in where.log_group(group)] + [
+        Access(action, where.arn("logs", f"log-group:{group}:log-stream:{stream}"))
+        for action in ("logs:CreateLogStream", "logs:PutLogEvents")
+    ]
+
+
+def _container(container: dict[str, Any]) -> list[Access]:
+    granted = image_pull(str(container.get("Image", "")))
+    if container.get("ModelDataUrl"):
+        granted += s3_read(str(container["ModelDataUrl"]))
+    source = (container.get("ModelDataSource") or {}).get("S3DataSource")
+    if source:
+        granted += s3_read(str(source["S3Uri"]), str(source["S3DataType"]))
+    return granted
+
+
+def sagemaker_accesses(request: Request, where: Where) -> tuple[str | None, list[Access]]:
+    """The execution role a Create request hands SageMaker, and what SageMaker does with it."""
+    p, op = request.params, request.operation
+    if request.service != "sagemaker":
+        return None, []
+    why = f"SageMaker, for {request.describe()}"
+    granted: list[Access] = []
+    # Endpoints and components run as their models' role: the one the deployment settings name.
+    role = p.get("ExecutionRoleArn") or p.get("RoleArn") or request.sagemaker_role_arn
+    if op == "CreateModel":
+        for container in [p.get("PrimaryContainer") or {}, *p.get("Containers", [])]:
+            granted += _container(container)
+    elif op == "CreateEndpoint":
+        granted += log_writes(where, endpoint_log_group(p["EndpointName"]), "AllTraffic/i-0123456789abcdef0")
+    elif op == "CreateInferenceComponent":
+        container = (p.get("Specification") or {}).get("Container") or {}
+        granted += image_pull(str(container.get("Image", "")))
+        if container.get("ArtifactUrl"):
+            granted += s3_read(str(container["ArtifactUrl"]))
+        name = p["InferenceComponentName"]
+        granted += log_writes(where, component_log_group(name), f"{name}/i-0123456789abcdef0")
+    elif op == "CreateProcessingJob":
+        granted += image_pull(str(p["AppSpecification"]["ImageUri"]))
+        for item in p.get("ProcessingInputs", []):
+            if "S3Input" in item:
+                granted += s3_read(item["S3Input"]["S3Uri"], item["S3Input"]["S3DataType"])
+        for output in (p.get("ProcessingOutputConfig") or {}).get("Outputs", []):
+            bucket, key = split_s3(output["S3Output"]["S3Uri"])
+            granted.append(Access("s3:PutObject", s3_object(bucket, f"{key.rstrip('/')}/benchmark.json")))
+        name = p["ProcessingJobName"]
+        granted += log_writes(where, PROCESSING_JOB_LOG_GROUP, f"{name}/algo-1-1700000000")
+    # Imported here: that module builds on this one's Access and Where.
+    from tests.support.iam_network import interface_accesses
+
+    granted += interface_accesses(op, p, where)
+    return (str(role) if role else None), [Access(a.action, a.resource, a.context, why=why) for a in granted]

@@ -1,0 +1,70 @@
+"""The paraphrase corpus: every entry with a runtime signature, in the forms people paste."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from workflows.diagnosis.accuracy import Case, diagnose_healthy, evaluate, load_corpus, score_case
+from workflows.diagnosis.rules import default_rules
+
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "diagnosis_paraphrases.yaml"
+CASES = load_corpus(CORPUS).cases
+HEALTHY = load_corpus(CORPUS).healthy
+
+
+def test_the_corpus_covers_every_runtime_entry_three_times_in_several_forms() -> None:
+    # Given the rule table's entries (each has a runtime signature)
+    entries = default_rules().ids()
+    # When the corpus's cases are counted per entry
+    per_entry = Counter(case.expect for case in CASES)
+    forms = {entry: {f for c in CASES if c.expect == entry for f in c.forms} for entry in entries}
+    # Then each entry has at least 3 variants, in at least 2 forms, and healthy evidence is plentiful
+    assert {e for e in entries if per_entry[e] < 3} == set()
+    assert {e for e, found in forms.items() if len(found) < 2} == set()
+    assert len(HEALTHY) >= 10
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.expect}-{'+'.join(c.forms)}")
+def test_each_form_is_found_as_declared(case: Case) -> None:
+    # Given one pasted text
+    # When it is read
+    scored = score_case(case, "case")
+    # Then the reader finds exactly the forms it holds, in order
+    assert scored.found_forms == case.forms
+
+
+def test_top1_is_right_at_least_95_percent_and_healthy_evidence_names_nothing() -> None:
+    # Given the whole corpus
+    # When every case and every healthy text is diagnosed
+    scored, healthy, figures = evaluate(CORPUS)
+    wrong = [(s.expect, s.diagnosis.id, s.diagnosis.evidence[:3]) for s in scored if not s.correct]
+    named = [(name, d.id) for name, d in healthy if d.id != "unknown"]
+    # Then at least 95% are named right first, and no healthy text is diagnosed
+    assert figures["top1_accuracy"] >= 0.95, wrong
+    assert named == []
+    assert figures["healthy_false_positives"] == 0
+
+
+@pytest.mark.parametrize("healthy", HEALTHY, ids=lambda h: h.name or Path(h.file or "").stem)
+def test_healthy_evidence_has_no_alternatives_either(healthy) -> None:  # type: ignore[no-untyped-def]
+    # Given healthy evidence in one of the pasted forms
+    name, diagnosis = diagnose_healthy(healthy, CORPUS.parent)
+    # Then nothing is named, not even as an alternative
+    assert (diagnosis.id, diagnosis.alternatives) == ("unknown", []), name
+
+
+def test_every_answer_carries_its_confidence_and_its_runner_up_when_there_is_one() -> None:
+    # Given the cases whose evidence also fits another entry
+    scored, _, figures = evaluate(CORPUS)
+    contested = [s for s in scored if s.diagnosis.alternatives]
+    # Then the answer is surer than its runner-up, and both confidences are stated
+    assert contested, "the corpus holds cases where two entries share a signature"
+    for s in contested:
+        runner_up = s.diagnosis.alternatives[0]
+        assert 0.3 <= s.diagnosis.confidence <= 0.99
+        assert runner_up.confidence <= s.diagnosis.confidence
+        assert any(line.startswith(f"[alternative] {runner_up.id}") for line in s.diagnosis.evidence)
+    assert figures["answers_with_runner_up"] == len(contested)

@@ -1,0 +1,354 @@
+"""Rule tests: each catalogue entry on its field text, on variants, and healthy logs on none."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.support import field_texts as ft
+from workflows.contracts import ErrorInfo
+from workflows.diagnosis import Evidence, diagnose, evidence_from_text
+from workflows.diagnosis.matcher import Matcher
+from workflows.diagnosis.rules import default_rules
+
+# (expected id, expected action, text, hosting mode the evidence states or None)
+FIELD_CASES = [
+    ("F01", "add_requirement", ft.F01_FIELD, None),
+    ("F02", "single_worker", ft.F02_FIELD, "realtime"),
+    ("F03", "fail", ft.F03_FIELD, None),
+    ("F04", "fail", ft.F04_FIELD, None),
+    ("F05", "fail", ft.F05_FIELD, None),
+    ("F07", "larger_instance", ft.F07_FIELD, None),
+    ("F08", "fail", ft.F08_FIELD, None),
+    ("F09", "fail", ft.F09_FIELD, None),
+    ("F10", "lower_ic_memory", ft.F10_FIELD, None),
+    ("F12", "retry_with_backoff", ft.F12_FIELD, None),
+    ("F14", "next_memory_size", ft.F14_FIELD_LOG, "serverless"),
+    ("F14", "next_memory_size", ft.F14_FIELD_CLIENT, "serverless"),
+    ("F17", "add_requirement", ft.F17_FIELD, None),
+    ("F17", "add_requirement", ft.F17_FIELD_PEFT, None),
+    ("F19", "fail", ft.F19_FIELD, None),
+    ("F20", "newer_ami", ft.F20_FIELD, None),
+    ("F22", "fail", ft.F22_FIELD, None),
+    ("F23", "fail", ft.F23_FIELD, None),
+    ("F25", "fail", ft.F25_FIELD, None),
+    ("F28", "fail", ft.F28_FIELD, None),
+    ("F30", "fail", ft.F30_FIELD, None),
+]
+
+VARIANT_CASES = [
+    *[("F01", text, None) for text in ft.F01_VARIANTS],
+    *[("F02", text, "realtime") for text in ft.F02_VARIANTS],
+    *[("F03", text, None) for text in ft.F03_VARIANTS],
+    *[("F04", text, None) for text in ft.F04_VARIANTS],
+    *[("F05", text, None) for text in ft.F05_VARIANTS],
+    *[("F07", text, None) for text in ft.F07_VARIANTS],
+    *[("F08", text, None) for text in ft.F08_VARIANTS],
+    *[("F09", text, None) for text in ft.F09_VARIANTS],
+    *[("F10", text, None) for text in ft.F10_VARIANTS],
+    *[("F12", text, None) for text in ft.F12_VARIANTS],
+    *[("F14", text, "serverless") for text in ft.F14_VARIANTS],
+    *[("F19", text, None) for text in ft.F19_VARIANTS],
+    *[("F20", text, None) for text in ft.F20_VARIANTS],
+    *[("F22", text, None) for text in ft.F22_VARIANTS],
+    *[("F23", text, None) for text in ft.F23_VARIANTS],
+    *[("F25", text, None) for text in ft.F25_VARIANTS],
+    *[("F28", text, None) for text in ft.F28_VARIANTS],
+    *[("F30", text, None) for text in ft.F30_VARIANTS],
+]
+
+
+def text_diagnosis(text: str, mode: str | None = None):  # type: ignore[no-untyped-def]
+    return diagnose(evidence_from_text(text, origin="field", hosting_mode=mode))
+
+
+@pytest.mark.parametrize(("expected", "action", "text", "mode"), FIELD_CASES, ids=lambda v: str(v)[:30])
+def test_field_text_names_its_entry_and_action(
+    expected: str, action: str, text: str, mode: str | None
+) -> None:
+    # Given the exact text the field saw
+    # When it is diagnosed
+    diagnosis = text_diagnosis(text, mode)
+    # Then it names the entry, its remediation, and quotes the text it rests on
+    assert (diagnosis.id, diagnosis.action) == (expected, action)
+    assert diagnosis.confidence >= 0.5
+    assert diagnosis.fix
+    assert any(line.startswith("[text") for line in diagnosis.evidence)
+
+
+@pytest.mark.parametrize(("expected", "text", "mode"), VARIANT_CASES, ids=lambda v: str(v)[:30])
+def test_variants_with_other_names_numbers_whitespace_and_noise(
+    expected: str, text: str, mode: str | None
+) -> None:
+    # Given the same failure with other names and numbers, re-wrapped, inside a healthy log
+    # When it is diagnosed
+    diagnosis = text_diagnosis(text, mode)
+    # Then the stable fragment still names the entry
+    assert diagnosis.id == expected, diagnosis.evidence
+
+
+@pytest.mark.parametrize("log", ft.HEALTHY_LOGS, ids=lambda p: p.stem)
+def test_healthy_logs_match_no_rule(log: Path) -> None:
+    # Given a healthy start-up and request log of a serving stack
+    evidence = evidence_from_text(log.read_text(encoding="utf-8"), origin=log.name)
+    # When every rule is evaluated
+    matches = Matcher(evidence, default_rules()).matches()
+    diagnosis = diagnose(evidence)
+    # Then none applies and nothing is named
+    assert matches == []
+    assert diagnosis.id == "unknown"
+    assert diagnosis.alternatives == []
+
+
+def test_healthy_vllm_log_with_the_requested_architecture_is_not_a_wrong_model() -> None:
+    # Given vLLM resolved the architecture the run converted
+    evidence = evidence_from_text(ft.healthy("vllm_pooling"), origin="vllm", hosting_mode="vllm")
+    evidence.expected_architecture = "XLMRobertaForSequenceClassification"
+    # When diagnosed
+    # Then nothing matches (F26 needs a mismatch)
+    assert diagnose(evidence).id == "unknown"
+
+
+def test_captures_give_the_action_what_it_needs() -> None:
+    # Given failures whose messages name a module, an input, an instance type, copy counts
+    cases = {
+        "No module named 'onnxruntime'": {"module": "onnxruntime"},
+        "ModuleNotFoundError: No module named 'peft'": {"module": "peft"},
+        ft.F03_VARIANTS[0]: {"input": "position_ids"},
+        ft.F04_VARIANTS[0]: {"instance_type": "ml.g4dn.xlarge"},
+        ft.F09_VARIANTS[0]: {"current": "1", "desired": "3"},
+        ft.F19_FIELD: {"position": "11:3"},
+        ft.F25_FIELD: {"architecture": "DebertaV2ForSequenceClassification"},
+    }
+    for text, expected in cases.items():
+        # When diagnosed
+        details = text_diagnosis(text).details
+        # Then the details carry the captured values
+        assert expected.items() <= details.items(), (text, details)
+
+
+def test_a_missing_module_other_than_the_field_ones_is_f01_with_less_confidence() -> None:
+    # Given a module the field never saw missing
+    diagnosis = text_diagnosis("ModuleNotFoundError: No module named 'scipy'")
+    # Then it is the same failure class (add the requirement), named with its module, less sure
+    assert (diagnosis.id, diagnosis.action, diagnosis.details["module"]) == (
+        "F01",
+        "add_requirement",
+        "scipy",
+    )
+    assert diagnosis.confidence < text_diagnosis(ft.F01_FIELD).confidence
+
+
+def test_worker_died_is_f02_on_realtime_f14_on_serverless_and_ambiguous_without_mode() -> None:
+    text = ft.F14_FIELD_LOG
+    # When the mode is known, it decides
+    assert text_diagnosis(text, "realtime").id == "F02"
+    assert text_diagnosis(text, "serverless").id == "F14"
+    # When it is not, the default (real-time) wins and F14 stays as the alternative
+    unknown = text_diagnosis(text)
+    assert unknown.id == "F02"
+    assert [a.id for a in unknown.alternatives] == ["F14"]
+    assert any("[alternative] F14" in line for line in unknown.evidence)
+    assert not text_diagnosis(text, "realtime").alternatives
+
+
+def test_a_read_timeout_alone_is_a_cold_start_unless_the_endpoint_is_serverless() -> None:
+    # Given only the client's read timeout
+    text = 'ReadTimeoutError: Read timeout on endpoint URL: "https://runtime.sagemaker.eu-central-1.amazonaws.com/endpoints/emb/invocations"'
+    # Then on a real-time endpoint it is a cold start past the timeout; serverless makes OOM likelier
+    assert (text_diagnosis(text, "realtime").id, text_diagnosis(text, "realtime").action) == (
+        "F15",
+        "retry_with_backoff",
+    )
+    serverless = text_diagnosis(text, "serverless")
+    assert serverless.id == "F14"
+    assert "F15" in [a.id for a in serverless.alternatives]
+
+
+def test_a_missing_module_outranks_the_worker_death_it_causes() -> None:
+    # Given a worker that died because model_fn could not import onnxruntime
+    text = in_noise_lines(
+        "ModuleNotFoundError: No module named 'onnxruntime'",
+        "[WARN ] W-9000-model com.amazonaws.ml.mms.wlm.BatchAggregator - Load model failed: model, error: Worker died.",
+    )
+    # When diagnosed on a real-time endpoint
+    diagnosis = text_diagnosis(text, "realtime")
+    # Then the cause is named, the symptom kept as an alternative
+    assert diagnosis.id == "F01"
+    assert "F02" in [a.id for a in diagnosis.alternatives]
+
+
+def in_noise_lines(*lines: str) -> str:
+    return ft.in_noise("\n".join(lines))
+
+
+def test_pbtxt_error_is_f19_not_a_truncated_artifact() -> None:
+    # Given Triton's parse error followed by its generic 'failed to load all models'
+    diagnosis = text_diagnosis(ft.F19_FIELD)
+    # Then the config is named; F22 (valid config, missing file) is excluded by its own rule
+    assert diagnosis.id == "F19"
+    assert "F22" not in [a.id for a in diagnosis.alternatives]
+    assert text_diagnosis(ft.F23_VARIANTS[0]).id == "F23"
+
+
+def test_cuda_forward_compatibility_notice_is_not_error_803() -> None:
+    # Given the success line of the F20 fix
+    text = "NOTE: CUDA Forward Compatibility mode ENABLED.\n  Using CUDA 13.2 driver version 595.58.03"
+    # Then it is no failure
+    assert text_diagnosis(text).id == "unknown"
+
+
+def test_first_call_timeout_depends_on_the_engine() -> None:
+    timeout = (
+        'Received server error (0) from primary with message "Your invocation timed out while waiting for a '
+        'response from container primary. Review the latency metrics for each container in Amazon CloudWatch"'
+    )
+    # Given TensorRT building an engine in the logs (F21) or an LMI container (F18)
+    trt = text_diagnosis(
+        timeout + "\n[TensorRT EP] Building TensorRT engine for input shape batch=8, seq=128"
+    )
+    lmi = text_diagnosis(timeout + "\nINFO  PyProcess W-102-model-stdout: djl_python loading model")
+    # Then both warm every shape; the engine names the entry
+    assert (trt.id, trt.action) == ("F21", "warm_shapes")
+    assert (lmi.id, lmi.action) == ("F18", "warm_shapes")
+    # And on a plain real-time HF endpoint neither is claimed
+    assert text_diagnosis(timeout, "realtime").id == "unknown"
+
+
+def test_vllm_serving_a_default_model_is_f26() -> None:
+    # Given vLLM resolved another architecture than the one converted
+    log = ft.healthy("vllm_pooling").replace("XLMRobertaForSequenceClassification", "Qwen3ForCausalLM")
+    evidence = evidence_from_text(log, origin="vllm", hosting_mode="vllm")
+    evidence.expected_architecture = "XLMRobertaForSequenceClassification"
+    # When diagnosed
+    diagnosis = diagnose(evidence)
+    # Then the wrong model is named with both architectures
+    assert diagnosis.id == "F26"
+    assert diagnosis.details == {
+        "resolved": "Qwen3ForCausalLM",
+        "expected": "XLMRobertaForSequenceClassification",
+    }
+
+
+def test_vllm_has_no_score_route() -> None:
+    # Given a client hitting /score
+    text = 'INFO:     10.0.11.7:51202 - "POST /score HTTP/1.1" 404 Not Found'
+    # Then F27
+    assert text_diagnosis(text).id == "F27"
+
+
+def test_errors_raised_by_the_run_itself_are_named() -> None:
+    cases = {
+        (
+            "ArtifactIncomplete",
+            "model.onnx is 0 bytes, the manifest says 90430912: truncated or replaced (F22).",
+        ): "F22",
+        (
+            "QuantizationCollapsed",
+            "INT8 predictions collapsed: every prediction is 'neutral' on 32 texts",
+        ): "F29",
+        ("CapacityStall", "endpoint e on ml.g5.12xlarge is Creating with no ProductionVariants"): "F06",
+        (
+            "PreflightBlocked",
+            "preflight found problems that would fail on AWS:\nF02 (blocking): each worker ...",
+        ): "F02",
+    }
+    for (name, message), expected in cases.items():
+        # Given the error as Step Functions records it (a Lambda error payload in Cause)
+        evidence = Evidence()
+        evidence.add_error(
+            ErrorInfo(Error=name, Cause=f'{{"errorType": "{name}", "errorMessage": "{message}"}}')
+        )
+        # Then it is named
+        assert diagnose(evidence).id == expected, name
+
+
+def test_a_convert_step_timeout_is_f34_only_in_convert() -> None:
+    # Given the convert Lambda timing out
+    timeout = ErrorInfo(Error="States.Timeout", Cause="")
+    in_convert = Evidence(phase="convert")
+    in_convert.add_error(timeout)
+    in_warmup = Evidence(phase="warmup")
+    in_warmup.add_error(timeout)
+    # Then it is the optimizer bound in convert, nothing known elsewhere
+    assert diagnose(in_convert).id == "F34"
+    assert diagnose(in_warmup).id == "unknown"
+
+
+def test_unknown_failures_are_reported_with_their_evidence_never_forced() -> None:
+    # Given an error no entry explains
+    evidence = Evidence()
+    evidence.add_error(
+        ErrorInfo(
+            Error="DeployRejected",
+            Cause='{"errorType": "DeployRejected", "errorMessage": "create model m: ValidationException: the '
+            'account is not enrolled for this model package"}',
+        )
+    )
+    # When diagnosed
+    diagnosis = diagnose(evidence)
+    # Then it is unknown, says so, and quotes the error
+    assert (diagnosis.id, diagnosis.action, diagnosis.confidence) == ("unknown", "fail", 0.0)
+    assert "DeployRejected" in diagnosis.title
+    assert any("not enrolled" in line for line in diagnosis.evidence)
+
+
+def test_f06_from_describe_output_only_past_the_threshold() -> None:
+    created = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
+
+    def described(status: str, minutes: float, variants: bool = False, reason: str | None = None) -> Evidence:
+        endpoint: dict[str, object] = {
+            "EndpointStatus": status,
+            "CreationTime": created,
+            "LastModifiedTime": created + timedelta(seconds=1),
+        }
+        if variants:
+            endpoint["ProductionVariants"] = [{"VariantName": "AllTraffic", "CurrentInstanceCount": 1}]
+        if reason is not None:
+            endpoint["FailureReason"] = reason
+        return Evidence(
+            endpoint=endpoint, observed_at=created + timedelta(minutes=minutes), stall_threshold_s=600
+        )
+
+    # Given Creating, no variants, LastModifiedTime frozen 1 s after creation, for 12 min (threshold 10)
+    stalled = diagnose(described("Creating", 12))
+    # Then it is a capacity stall: next instance type, with the figures
+    assert (stalled.id, stalled.action) == ("F06", "next_instance_type")
+    assert stalled.details["frozen_min"] == "12.0"
+    assert stalled.details["last_modified_after_creation_s"] == "1"
+    # And the field's late form (Failed, empty FailureReason, no variants) is the same entry
+    assert diagnose(described("Failed", 50, reason="")).id == "F06"
+    # But 3 minutes of Creating, or Creating with an instance assigned, is no stall
+    assert diagnose(described("Creating", 3)).id == "unknown"
+    assert diagnose(described("Creating", 60, variants=True)).id == "unknown"
+
+
+def test_f09_from_copy_counts() -> None:
+    # Given an inference component InService with 1 of 2 copies placed
+    evidence = Evidence(
+        inference_components=[
+            {
+                "InferenceComponentName": "ic-nli",
+                "RuntimeConfig": {"DesiredCopyCount": 2, "CurrentCopyCount": 1},
+            }
+        ]
+    )
+    # Then F09 with the counts
+    diagnosis = diagnose(evidence)
+    assert diagnosis.id == "F09"
+    assert diagnosis.details == {"component": "ic-nli", "desired": "2", "current": "1"}
+
+
+def test_every_rule_id_is_a_catalogue_entry_with_a_runtime_signature() -> None:
+    # Given the catalogue entries with a runtime signature
+    expected = {
+        *("F01", "F02", "F03", "F04", "F05", "F06", "F07", "F08", "F09", "F10", "F12", "F14", "F15"),
+        *("F17", "F18", "F19", "F20", "F21", "F22", "F23", "F25", "F26", "F27", "F28", "F29", "F30", "F34"),
+        "F35",
+        "F36",
+        "F38",
+    }
+    # Then the rule table covers exactly those
+    assert default_rules().ids() == expected
