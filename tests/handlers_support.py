@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from state_machines import FUNCTIONS
 from tests.aws_support import ACCOUNT, REGION
 from workflows import clock
-from workflows.contracts import DeployResult
+from workflows.contracts import ArtifactManifest, ConvertResult, DeployResult, ParityReport
 
 
 @dataclass
@@ -61,3 +61,24 @@ def deployed_on(run_id: str, instance_type: str = "ml.c6i.xlarge") -> DeployResu
         instance_type=instance_type,
         created_at=clock.now(),
     )
+
+
+MANIFEST = ArtifactManifest(
+    task="embedding",
+    architecture="BertModel",
+    onnx_file="model.onnx",
+    inputs=["input_ids"],
+    outputs=["embedding"],
+    opset=17,
+    precision="fp32",
+    max_sequence_length=64,
+    onnxruntime_version="1.31.1",
+    optimization="none",
+    parity=ParityReport(texts=1, max_abs_diff=0.0, min_cosine=1.0, tolerance=1e-3, passed=True),
+    files=[],
+)
+
+
+def converted(run_id: str, bucket: str) -> ConvertResult:
+    """What ConvertToOnnx returned for the run (its staging folder and manifest)."""
+    return ConvertResult(staging_uri=f"s3://{bucket}/staging/{run_id}/", manifest=MANIFEST, seconds=1.0)
