@@ -135,12 +135,6 @@ def aws(
         clients.clear()
 
 
-@pytest.fixture
-def sagemaker_logs(aws: Aws) -> tuple[Any, Any]:
-    """moto's SageMaker and CloudWatch Logs clients (not the local SageMaker)."""
-    return aws.sagemaker, aws.logs
-
-
 @pytest.fixture(scope="session")
 def tiny_artifact(tiny_bert: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The converted, verified artifact folder of the tiny BERT (what model.tar.gz holds)."""

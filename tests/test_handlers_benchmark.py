@@ -9,6 +9,7 @@ import pytest
 
 from lambdas import (
     collect_benchmark_results,
+    describe_benchmark_job,
     plan_benchmark,
     run_benchmark,
     start_benchmark_job,
@@ -122,6 +123,18 @@ def test_collect_benchmark_results_reads_the_job_output(aws: Aws, endpoint: Noop
     assert result["runner"] == "processing-job"
     assert [(s["batch_size"], s["sequence_length"]) for s in result["shapes"]] == [(1, "natural")]
     assert result["detail_uri"] == f"{started.output_uri}benchmark.json"
+
+
+def test_describe_benchmark_job_polls_the_started_job(aws: Aws) -> None:
+    # Given the run's benchmark job started
+    request = job_request("h-describe")
+    started = BenchmarkJobStatus.model_validate(invoke(start_benchmark_job, request))
+    # When DescribeBenchmarkJob polls it
+    result = invoke(describe_benchmark_job, request.model_copy(update={"job": started}))
+    # Then it reports SageMaker's status for that job, as one more poll
+    described = aws.sagemaker.describe_processing_job(ProcessingJobName=request.plan.job_name)
+    assert (result["job_name"], result["status"]) == (request.plan.job_name, described["ProcessingJobStatus"])
+    assert result["polls"] == started.polls + 1
 
 
 def test_stop_benchmark_job_reports_the_job_it_found(aws: Aws) -> None:
