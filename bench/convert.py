@@ -53,12 +53,14 @@ def torch_runner(source: Path, task: str) -> Callable[[dict[str, np.ndarray]], A
     import torch
     from transformers import AutoModel, AutoModelForSequenceClassification
 
-    from workflows.conversion.export import _pooling, encoder_graph
+    from workflows.conversion.export import encoder_graph
+    from workflows.conversion.pooling import choose_pooling
 
     loader = AutoModelForSequenceClassification if task == "classification" else AutoModel
     model = loader.from_pretrained(str(source)).eval()  # default attention: sdpa where it exists
     names = ["input_ids", "attention_mask"] + (["token_type_ids"] if model.config.type_vocab_size > 1 else [])
-    pooling, normalize = _pooling(source) if task == "embedding" else ("mean", False)
+    chosen = choose_pooling(source, pooling="auto", normalize=None)
+    pooling, normalize = (chosen.mode, chosen.normalize) if task == "embedding" else ("mean", False)
     graph = encoder_graph(model, task, names, pooling, normalize)
 
     def run(batch: dict[str, np.ndarray]) -> Any:

@@ -14,7 +14,7 @@ stall; F06 lasting exactly 10 minutes, under a stall threshold above that, for t
 Creating. Simulated minutes come from the result (the engine's clock advances through every
 scaled Wait and Retry); transitions from the execution history. Both are run for the wait
 policy before tuning and for the spec's defaults, side by side; the schedule column is what the
-policy implies on paper (``steps.describe_endpoint.next_wait_seconds``), to check the runs against.
+policy implies on paper (``hosting.polling.next_wait_seconds``), to check the runs against.
 
 On paper, an endpoint that goes InService at 10 minutes is left at the first poll past it (3 states
 a poll, less the last Wait). The run stands in a Failed at 10 minutes (local endpoints come up in
@@ -39,8 +39,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from workflows.hosting.polling import next_wait_seconds  # noqa: E402
 from workflows.spec import WaitSpec, parse_spec  # noqa: E402
-from workflows.steps.describe_endpoint import next_wait_seconds  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "stall_recognition.json"
 LOOP = {"DescribeEndpoint", "IsEndpointInService", "WaitForEndpoint"}

@@ -17,6 +17,7 @@ from infra.bundling import test_synth
 from infra.constants import (
     CONTEXT_ALERT_EMAIL,
     CONTEXT_JANITOR_SCHEDULE,
+    CONTEXT_KMS_KEY_ARN,
     CONTEXT_SWEEP_ENABLED,
     CONTEXT_SWEEP_FILE,
     CONTEXT_SWEEP_SCHEDULE,
@@ -47,6 +48,7 @@ def settings_from(app: cdk.App) -> StackSettings:
         sweep_enabled=_flag(node.try_get_context(CONTEXT_SWEEP_ENABLED), defaults.sweep_enabled),
         janitor_schedule=node.try_get_context(CONTEXT_JANITOR_SCHEDULE) or defaults.janitor_schedule,
         alert_email=node.try_get_context(CONTEXT_ALERT_EMAIL) or None,
+        kms_key_arn=node.try_get_context(CONTEXT_KMS_KEY_ARN) or None,
     )
 
 

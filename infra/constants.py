@@ -46,6 +46,7 @@ OUTPUT_BENCHMARK_SWEEP_ARN = "BenchmarkSweepArn"
 OUTPUT_REDEPLOY_PIPELINE_ARN = "RedeployPipelineArn"
 OUTPUT_ALERT_TOPIC_ARN = "AlertTopicArn"
 OUTPUT_DASHBOARD = "DashboardName"
+OUTPUT_ARTIFACT_KEY_ARN = "ArtifactKeyArn"
 
 # Bucket prefixes with a lifetime (teardown removes a run's staging folder; these are the backstop).
 STAGING_PREFIX = "staging/"
@@ -61,6 +62,7 @@ CONTEXT_SWEEP_SCHEDULE = "deploybench:sweepSchedule"
 CONTEXT_SWEEP_ENABLED = "deploybench:sweepEnabled"
 CONTEXT_JANITOR_SCHEDULE = "deploybench:janitorSchedule"
 CONTEXT_ALERT_EMAIL = "deploybench:alertEmail"
+CONTEXT_KMS_KEY_ARN = "deploybench:kmsKeyArn"
 DEFAULT_SWEEP_FILE = "examples/sweep-nightly.yaml"
 # Mondays 03:00 UTC: a weekly sweep; every run holds an endpoint for minutes.
 DEFAULT_SWEEP_SCHEDULE = "cron(0 3 ? * MON *)"

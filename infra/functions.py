@@ -3,7 +3,8 @@ container functions (``container=True``: convert and pack) share one image.
 
 Every function has its own role (its profile in ``infra/permissions.py``, write access to its
 own log group, X-Ray), Powertools settings in its environment, and the settings the handlers
-read (``DEPLOYBENCH_BUCKET``, ``DEPLOYBENCH_SAGEMAKER_ROLE_ARN``).
+read (``DEPLOYBENCH_BUCKET``, ``DEPLOYBENCH_SAGEMAKER_ROLE_ARN``, ``DEPLOYBENCH_KMS_KEY_ARN``); a
+function that reads or writes objects may use the bucket's key for that.
 """
 
 from __future__ import annotations
@@ -21,10 +22,13 @@ from infra.bundling import function_code
 from infra.constants import IMAGE_DOCKERFILE, LOG_LEVEL, METRICS_NAMESPACE, ROOT, SERVICE_NAME, function_name
 from infra.permissions import Scope, function_statements
 from state_machines import FUNCTIONS, LambdaFunction
+from workflows.settings import KMS_KEY_ENV
 
 # Lambda's ceiling for memory and /tmp: a 1 GB model, its ONNX export and the packed tarball fit.
 CONTAINER_STORAGE_MB = 10240
 LOG_RETENTION = logs.RetentionDays.ONE_MONTH
+# Creates that name the key (KmsKeyId, VolumeKmsKeyId): SageMaker then creates a grant as the caller.
+KEYED_CREATES = frozenset({"sagemaker:CreateEndpointConfig", "sagemaker:CreateProcessingJob"})
 
 
 class Functions(Construct):
@@ -58,6 +62,8 @@ class Functions(Construct):
             "DEPLOYBENCH_SAGEMAKER_ROLE_ARN": self.access.sagemaker_role.role_arn,
             "DEPLOYBENCH_JOB_IMAGE_URI": self.image.image_uri,
         }
+        if self.access.artifact_key is not None:
+            environment[KMS_KEY_ENV] = self.access.artifact_key.key.key_arn
         if row.container:
             environment["HF_HOME"] = "/tmp/huggingface"
         return environment
@@ -75,8 +81,13 @@ class Functions(Construct):
                 resources=[log_group.log_group_arn],
             )
         )
-        for statement in function_statements(row.placeholder, self.access):
+        statements = function_statements(row.placeholder, self.access)
+        for statement in statements:
             role.add_to_policy(statement)
+        actions = {action for statement in statements for action in statement.actions}
+        key = self.access.artifact_key
+        if key is not None and any(a.startswith("s3:") and a != "s3:ListBucket" for a in actions):
+            key.grant_use(role, for_sagemaker=bool(actions & KEYED_CREATES))
         return role
 
     def _build_function(self, row: LambdaFunction) -> lambda_.Function:

@@ -19,6 +19,7 @@ from infra.permissions import RUN_PREFIXES_READ, SAGEMAKER_KINDS, TARGET_TRACKIN
 from infra.sagemaker_role import image_repositories, sagemaker_log_arns
 from state_machines import children, names
 from workflows.janitor import REPORTS_PREFIX
+from workflows.model_spec import TOKEN_SECRET_PREFIX
 from workflows.naming import SWEEPS_PREFIX
 
 # Acknowledgement ids name the plugin that reports the finding.
@@ -125,6 +126,20 @@ def acknowledge(
             f"{PREFIX}-*-AlarmHigh|AlarmLow-<id>); PutMetricAlarm may name only scaling policies as actions, and "
             "the janitor only describes, lists the tags of and deletes them.",
         )
+    a.add(
+        stack,
+        _wildcard(
+            stack,
+            stack.format_arn(
+                service="secretsmanager",
+                resource="secret",
+                resource_name=f"{TOKEN_SECRET_PREFIX}*",
+                arn_format=ArnFormat.COLON_RESOURCE_NAME,
+            ),
+        ),
+        f"Hub tokens of private models (model.token_secret): the spec names the secret at run time, the spec "
+        f"refuses names outside {TOKEN_SECRET_PREFIX}, and a secret's ARN ends with a suffix AWS assigns; read only.",
+    )
     # Parents follow their children's executions; the redeploy queue check reads its own machine's.
     followed = sorted({child for name in names() for child in children(name)} | {"redeploy_pipeline"})
     for name in followed:

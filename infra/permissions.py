@@ -32,9 +32,11 @@ from infra.constants import (
     TAG_MANAGED,
     state_machine_name,
 )
+from infra.encryption import ArtifactKey
 from infra.sagemaker_role import sagemaker_log_arns
 from workflows.hosting.scale_to_zero import resource_id
 from workflows.janitor import REPORTS_PREFIX
+from workflows.model_spec import TOKEN_SECRET_PREFIX
 from workflows.naming import ARTIFACTS_PREFIX, RESULTS_PREFIX
 
 # Actions AWS authorizes only with Resource "*" (no resource-level permissions).
@@ -148,6 +150,8 @@ class Scope:
     sagemaker_role: iam.IRole
     alert_topic: sns.ITopic
     alert_key: kms.IKey
+    artifact_key: ArtifactKey | None = None
+    """The bucket's key: every function that reads or writes objects uses it (infra/encryption.py)."""
 
     def sagemaker_arns(self, kinds: tuple[str, ...] = SAGEMAKER_KINDS) -> list[str]:
         return [
@@ -188,6 +192,15 @@ class Scope:
     def autoscaling_role(self) -> str:
         return self.stack.format_arn(
             service="iam", region="", resource="role", resource_name=AUTOSCALING_ROLE
+        )
+
+    def token_secrets(self) -> str:
+        """The secrets a spec's ``model.token_secret`` may name (Hub tokens of private models)."""
+        return self.stack.format_arn(
+            service="secretsmanager",
+            resource="secret",
+            resource_name=f"{TOKEN_SECRET_PREFIX}*",
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
         )
 
     def state_machine_arn(self, name: str) -> str:
@@ -242,7 +255,7 @@ def pass_sagemaker_role(scope: Scope) -> iam.PolicyStatement:
 
 
 def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
-    """Convert, pack, preflight, deploy, poll, warm up, benchmark, tear down, diagnose, report."""
+    """Convert, pack, preflight, deploy, place components, warm up, benchmark, tear down, diagnose, report."""
     logs = sagemaker_log_arns(scope.stack)
     return [
         *bucket_access(scope, read=RUN_PREFIXES_READ, write=RUN_PREFIXES_WRITTEN),
@@ -262,6 +275,12 @@ def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
         _statement(["tag:GetResources"], ["*"]),
         *scale_to_zero(scope),
     ]
+
+
+def model_source_step(scope: Scope) -> list[iam.PolicyStatement]:
+    """CheckSpec and ConvertToOnnx: a pipeline step that also reads a private Hub model's token
+    (``model.token_secret``, named under deploybench/)."""
+    return [*pipeline_step(scope), _statement(["secretsmanager:GetSecretValue"], [scope.token_secrets()])]
 
 
 def scale_to_zero(scope: Scope) -> list[iam.PolicyStatement]:
@@ -350,18 +369,30 @@ def janitor(scope: Scope) -> list[iam.PolicyStatement]:
     ]
 
 
+def describe_endpoint(scope: Scope) -> list[iam.PolicyStatement]:
+    """DescribeEndpoint creates nothing: it reads the endpoint, and probes a vLLM endpoint's served model (F26)."""
+    return [
+        _statement(
+            ["sagemaker:DescribeEndpoint", "sagemaker:InvokeEndpoint"], scope.sagemaker_arns(("endpoint",))
+        )
+    ]
+
+
 def planning(scope: Scope) -> list[iam.PolicyStatement]:
     """Pure computation: logs and traces only."""
     return []
 
 
 PROFILES: dict[str, Callable[[Scope], list[iam.PolicyStatement]]] = {
+    "DescribeEndpointFunctionArn": describe_endpoint,
     "PlanSweepFunctionArn": planning,
     "CompareWithBaselineFunctionArn": compare_sweep,
     "ReadUploadedSpecFunctionArn": prepare_redeploy,
     "CheckRedeployQueueFunctionArn": check_redeploy_queue,
     "StartRedeployFunctionArn": start_redeploy,
     "JanitorFunctionArn": janitor,
+    "CheckSpecFunctionArn": model_source_step,
+    "ConvertToOnnxFunctionArn": model_source_step,
 }
 
 

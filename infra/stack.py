@@ -13,6 +13,7 @@ from infra.constants import (
     DEFAULT_SWEEP_FILE,
     DEFAULT_SWEEP_SCHEDULE,
     OUTPUT_ALERT_TOPIC_ARN,
+    OUTPUT_ARTIFACT_KEY_ARN,
     OUTPUT_BENCHMARK_SWEEP_ARN,
     OUTPUT_BUCKET,
     OUTPUT_DASHBOARD,
@@ -20,6 +21,7 @@ from infra.constants import (
     OUTPUT_REDEPLOY_PIPELINE_ARN,
     STACK_TAGS,
 )
+from infra.encryption import ArtifactKey
 from infra.functions import Functions
 from infra.monitoring import AlertTopic, Monitoring
 from infra.orchestration import StateMachines
@@ -39,6 +41,8 @@ class StackSettings:
     sweep_enabled: bool = True
     janitor_schedule: str = DEFAULT_JANITOR_SCHEDULE
     alert_email: str | None = None
+    kms_key_arn: str | None = None
+    """An existing KMS key for the bucket and everything written (empty: the stack creates one)."""
 
 
 class DeploybenchStack(Stack):
@@ -51,8 +55,10 @@ class DeploybenchStack(Stack):
             description="deploybench: deploy, benchmark and tear down encoders on SageMaker",
             env=env,
         )
-        storage = ArtifactBucket(self, "Artifacts")
+        encryption = ArtifactKey(self, "Encryption", key_arn=settings.kms_key_arn)
+        storage = ArtifactBucket(self, "Artifacts", key=encryption.key)
         sagemaker = SageMakerExecution(self, "SageMaker", bucket=storage.bucket)
+        encryption.grant_use(sagemaker.role)
         alerts = AlertTopic(self, "Alerts", email=settings.alert_email)
         access = Scope(
             stack=self,
@@ -60,6 +66,7 @@ class DeploybenchStack(Stack):
             sagemaker_role=sagemaker.role,
             alert_topic=alerts.topic,
             alert_key=alerts.key,
+            artifact_key=encryption,
         )
         functions = Functions(self, "Functions", access=access)
         janitor = functions.by_placeholder["JanitorFunctionArn"]
@@ -96,6 +103,8 @@ class DeploybenchStack(Stack):
             OUTPUT_BUCKET: storage.bucket.bucket_name,
             OUTPUT_ALERT_TOPIC_ARN: alerts.topic.topic_arn,
             OUTPUT_DASHBOARD: monitoring.dashboard.dashboard_name,
+            # The key to name in hosting.kms_key_id and benchmark.job_kms_key_id: its roles may use it.
+            OUTPUT_ARTIFACT_KEY_ARN: encryption.key.key_arn,
         }
         for name, value in outputs.items():
             CfnOutput(self, name, value=value)

@@ -1,6 +1,7 @@
 """The artifact bucket: staging folders, model artifacts, results, sweep reports, uploaded models.
 
-Encrypted (SSE-S3), TLS only, public access blocked, versioned (a model upload's version names
+Encrypted with the stack's KMS key (SSE-KMS, bucket keys on; its access-log bucket stays SSE-S3, the
+only encryption S3 server access logging delivers to), TLS only, public access blocked, versioned (a model upload's version names
 its redeploy), access-logged, with lifetimes for what is temporary. EventBridge notifications
 are switched on in the bucket's own CloudFormation properties, not through CDK's notification
 custom resource (a Lambda function that would need its own role and exemptions).
@@ -9,6 +10,7 @@ custom resource (a Lambda function that would need its own role and exemptions).
 from __future__ import annotations
 
 from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
@@ -25,13 +27,15 @@ ACCESS_LOG_DAYS = 90
 
 
 class ArtifactBucket(Construct):
-    def __init__(self, scope: Construct, construct_id: str) -> None:
+    def __init__(self, scope: Construct, construct_id: str, *, key: kms.IKey) -> None:
         super().__init__(scope, construct_id)
         self.access_logs = self._build_access_logs()
         self.bucket = s3.Bucket(
             self,
             "Bucket",
-            encryption=s3.BucketEncryption.S3_MANAGED,
+            encryption=s3.BucketEncryption.KMS,
+            encryption_key=key,
+            bucket_key_enabled=True,
             enforce_ssl=True,
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,

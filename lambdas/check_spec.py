@@ -20,7 +20,10 @@ from workflows.steps.check_spec import check_spec, spec_request
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = spec_request(event)
-    result = check_spec(request.spec, s3=clients.s3(), region=clients.settings().region)
+    secrets = clients.secretsmanager() if request.spec.model.token_secret else None
+    result = check_spec(
+        request.spec, s3=clients.s3(), region=clients.settings().region, secretsmanager=secrets
+    )
     logger.info("spec checked", extra={"run_id": request.run_id, "findings": [f.id for f in result.findings]})
     metrics.add_metric(name="SpecCheckWarnings", unit=MetricUnit.Count, value=len(result.findings))
     return result.model_dump(mode="json")

@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 import boto3
 from botocore.config import Config
 
-from workflows.settings import Settings
+from workflows.encryption import encrypt_writes
+from workflows.settings import Settings, kms_key_from_env
+
+if TYPE_CHECKING:
+    from types_boto3_application_autoscaling import ApplicationAutoScalingClient
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_logs import CloudWatchLogsClient
+    from types_boto3_resourcegroupstaggingapi import ResourceGroupsTaggingAPIClient
+    from types_boto3_s3 import S3Client
+    from types_boto3_sagemaker import SageMakerClient
+    from types_boto3_sagemaker_runtime import SageMakerRuntimeClient
+    from types_boto3_secretsmanager import SecretsManagerClient
+    from types_boto3_sns import SNSClient
+    from types_boto3_stepfunctions import SFNClient
+
 
 _STANDARD = Config(retries={"mode": "standard", "max_attempts": 5})
 # Cold starts can exceed botocore's 60 s default read timeout (serverless measured 12.8 s and more, F15).
@@ -29,48 +43,54 @@ def settings() -> Settings:
 
 
 @lru_cache(maxsize=1)
-def sagemaker() -> Any:
+def sagemaker() -> SageMakerClient:
     return boto3.client("sagemaker", config=_STANDARD)
 
 
 @lru_cache(maxsize=1)
-def sagemaker_runtime() -> Any:
+def sagemaker_runtime() -> SageMakerRuntimeClient:
     return boto3.client("sagemaker-runtime", config=_RUNTIME)
 
 
 @lru_cache(maxsize=1)
-def s3() -> Any:
-    return boto3.client("s3", config=_STANDARD)
+def s3() -> S3Client:
+    """The S3 client; every object it writes names the stack's key (workflows/encryption.py)."""
+    return encrypt_writes(boto3.client("s3", config=_STANDARD), kms_key_from_env())
 
 
 @lru_cache(maxsize=1)
-def logs() -> Any:
+def logs() -> CloudWatchLogsClient:
     return boto3.client("logs", config=_STANDARD)
 
 
 @lru_cache(maxsize=1)
-def cloudwatch() -> Any:
+def cloudwatch() -> CloudWatchClient:
     return boto3.client("cloudwatch", config=_STANDARD)
 
 
 @lru_cache(maxsize=1)
-def application_autoscaling() -> Any:
+def application_autoscaling() -> ApplicationAutoScalingClient:
     return boto3.client("application-autoscaling", config=_STANDARD)
 
 
 @lru_cache(maxsize=1)
-def tagging() -> Any:
+def tagging() -> ResourceGroupsTaggingAPIClient:
     return boto3.client("resourcegroupstaggingapi", config=_STANDARD)
 
 
 @lru_cache(maxsize=1)
-def stepfunctions() -> Any:
+def stepfunctions() -> SFNClient:
     return boto3.client("stepfunctions", config=_STANDARD)
 
 
 @lru_cache(maxsize=1)
-def sns() -> Any:
+def sns() -> SNSClient:
     return boto3.client("sns", config=_STANDARD)
+
+
+@lru_cache(maxsize=1)
+def secretsmanager() -> SecretsManagerClient:
+    return boto3.client("secretsmanager", config=_STANDARD)
 
 
 def clear() -> None:

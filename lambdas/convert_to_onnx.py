@@ -21,7 +21,11 @@ from workflows.steps.convert_to_onnx import convert
 @event_parser(model=StepRequest)
 def handler(event: StepRequest, context: LambdaContext) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="convert-") as workdir:
-        result = convert(event, s3=clients.s3(), settings=clients.settings(), workdir=Path(workdir))
+        # A private Hub model's token secret (model.token_secret) is read only when the spec names one.
+        secrets = clients.secretsmanager() if event.spec.model.token_secret else None
+        result = convert(
+            event, s3=clients.s3(), settings=clients.settings(), workdir=Path(workdir), secretsmanager=secrets
+        )
     logger.info("converted", extra={"run_id": event.run_id, "optimization": result.manifest.optimization})
     for warning in result.manifest.warnings:  # fallbacks taken (an optimizer past its bound, F34)
         logger.warning(warning, extra={"run_id": event.run_id})

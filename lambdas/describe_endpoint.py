@@ -21,8 +21,6 @@ def handler(event: DescribeRequest, context: LambdaContext) -> dict[str, Any]:
     result = describe(
         event,
         sagemaker=clients.sagemaker(),
-        autoscaling=clients.application_autoscaling(),
-        cloudwatch=clients.cloudwatch(),
         runtime=clients.sagemaker_runtime(),
     )
     logger.info(

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from state_machines import START_EXECUTION_SYNC, state_machine_placeholder
 from state_machines.deploy_pipeline import catch_to, task
+from state_machines.placeholders import START_EXECUTION_SYNC, state_machine_placeholder
 from workflows.errors import PerformanceRegression, SweepRunsFailed
 
 # Each run holds an endpoint while it measures; SageMaker's default per-instance-type quotas are
@@ -72,7 +72,7 @@ def run_item() -> dict[str, Any]:
 def definition() -> dict[str, Any]:
     states: dict[str, Any] = {
         "PlanSweep": task(
-            "PlanSweepFunctionArn",
+            "PlanSweep",
             parameters={"sweep.$": "$.sweep", "execution_name.$": "$$.Execution.Name"},
             result_path="$.plan",
             next_state="RunMatrix",
@@ -90,7 +90,7 @@ def definition() -> dict[str, Any]:
             "Catch": catch_to("SweepFailed"),
         },
         "CompareWithBaseline": task(
-            "CompareWithBaselineFunctionArn",
+            "CompareWithBaseline",
             parameters={"sweep.$": "$.sweep", "sweep_id.$": "$.plan.sweep_id", "runs.$": "$.runs"},
             result_path="$.comparison",
             next_state="IsSweepClean",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from state_machines import resource
 from workflows.errors import ResourceBusy, retryable_names
 
 LAMBDA_TRANSIENT = [
@@ -51,7 +52,7 @@ def catch_to(next_state: str, result_path: str | None = "$.error") -> list[dict[
 
 
 def task(
-    function: str,
+    step: str,
     *,
     next_state: str,
     result_path: str,
@@ -63,7 +64,7 @@ def task(
     state: dict[str, Any] = {
         "Type": "Task",
         "Comment": comment,
-        "Resource": f"${{{function}}}",
+        "Resource": resource(step),
         "ResultPath": result_path,
         "Next": next_state,
         "Retry": retry if retry is not None else retry_policy(),
@@ -104,7 +105,7 @@ def benchmark_states(*, next_state: str) -> dict[str, Any]:
     }
     return {
         "PlanBenchmark": task(
-            "PlanBenchmarkFunctionArn",
+            "PlanBenchmark",
             parameters={
                 **STEP_REQUEST,
                 "deploy.$": "$.deploy",
@@ -127,14 +128,14 @@ def benchmark_states(*, next_state: str) -> dict[str, Any]:
             "Default": "RunBenchmark",
         },
         "RunBenchmark": task(
-            "RunBenchmarkFunctionArn",
+            "RunBenchmark",
             parameters={**STEP_REQUEST, "deploy.$": "$.deploy"},
             result_path="$.benchmark",
             next_state=next_state,
             comment="Measure every shape until stable, with duration and count floors.",
         ),
         "StartBenchmarkJob": task(
-            "StartBenchmarkJobFunctionArn",
+            "StartBenchmarkJob",
             parameters=job_request,
             result_path="$.benchmark_job",
             next_state="WaitForBenchmarkJob",
@@ -147,7 +148,7 @@ def benchmark_states(*, next_state: str) -> dict[str, Any]:
             "Next": "DescribeBenchmarkJob",
         },
         "DescribeBenchmarkJob": task(
-            "DescribeBenchmarkJobFunctionArn",
+            "DescribeBenchmarkJob",
             parameters=job_request,
             result_path="$.benchmark_job",
             next_state="IsBenchmarkJobDone",
@@ -166,7 +167,7 @@ def benchmark_states(*, next_state: str) -> dict[str, Any]:
             "Default": "WaitForBenchmarkJob",
         },
         "CollectBenchmarkResults": task(
-            "CollectBenchmarkResultsFunctionArn",
+            "CollectBenchmarkResults",
             parameters=job_request,
             result_path="$.benchmark",
             next_state=next_state,
@@ -176,7 +177,7 @@ def benchmark_states(*, next_state: str) -> dict[str, Any]:
         "StopBenchmarkJob": {
             "Type": "Task",
             "Comment": "Stop the benchmark job if it still runs, then diagnose the failure.",
-            "Resource": "${StopBenchmarkJobFunctionArn}",
+            "Resource": resource("StopBenchmarkJob"),
             "Parameters": job_request,
             "ResultPath": "$.benchmark_job",
             "Next": "DiagnoseFailure",
@@ -200,7 +201,7 @@ def remediation_states() -> dict[str, Any]:
         "PlanRemediation": {
             "Type": "Task",
             "Comment": "Check the action's bound (spec.remediation), rewrite the attempt, record it.",
-            "Resource": "${PlanRemediationFunctionArn}",
+            "Resource": resource("PlanRemediation"),
             "ResultPath": "$",
             "Next": "ChooseRemediation",
             "Retry": retry_policy(),
@@ -225,14 +226,14 @@ def remediation_states() -> dict[str, Any]:
             "Default": "TeardownAfterFailure",
         },
         "RemoveFailedAttempt": task(
-            "RemoveFailedAttemptFunctionArn",
+            "RemoveFailedAttempt",
             parameters=attempt_request,
             result_path="$.attempt",
             next_state="DeployEndpoint",
             comment="Delete the failed attempt's resources; a stalled (Creating) endpoint is left for teardown.",
         ),
         "RemoveFailedAttemptBeforeRepack": task(
-            "RemoveFailedAttemptFunctionArn",
+            "RemoveFailedAttempt",
             parameters=attempt_request,
             result_path="$.attempt",
             next_state="PackArtifact",
@@ -249,7 +250,7 @@ def remediation_states() -> dict[str, Any]:
 def definition() -> dict[str, Any]:
     states: dict[str, Any] = {
         "CheckSpec": task(
-            "CheckSpecFunctionArn",
+            "CheckSpec",
             # The whole input, no Parameters: an input without a spec is refused by the step, by name,
             # instead of failing the execution on a JSONPath.
             result_path="$.spec_check",
@@ -257,21 +258,21 @@ def definition() -> dict[str, Any]:
             comment="Checks on the spec alone (model source, instance types, spec-only preflight), before any work.",
         ),
         "ConvertToOnnx": task(
-            "ConvertToOnnxFunctionArn",
+            "ConvertToOnnx",
             parameters=STEP_REQUEST,
             result_path="$.convert",
             next_state="PackArtifact",
             comment="Export the model to ONNX, optimise it and check parity with PyTorch.",
         ),
         "PackArtifact": task(
-            "PackArtifactFunctionArn",
+            "PackArtifact",
             parameters={**STEP_REQUEST, "convert.$": "$.convert", "attempt.$": "$.attempt"},
             result_path="$.pack",
             next_state="RunPreflight",
             comment="Verify every file, pack model.tar.gz atomically and upload it.",
         ),
         "RunPreflight": task(
-            "RunPreflightFunctionArn",
+            "RunPreflight",
             parameters={
                 **STEP_REQUEST,
                 "convert.$": "$.convert",
@@ -283,23 +284,28 @@ def definition() -> dict[str, Any]:
             comment="Static checks from the failure catalogue, before any SageMaker resource exists.",
         ),
         "DeployEndpoint": task(
-            "DeployEndpointFunctionArn",
+            "DeployEndpoint",
             parameters={**STEP_REQUEST, "pack.$": "$.pack", "attempt.$": "$.attempt"},
             result_path="$.deploy",
             next_state="DescribeEndpoint",
             comment="Create the hosting mode's resources.",
         ),
         "DescribeEndpoint": task(
-            "DescribeEndpointFunctionArn",
+            "DescribeEndpoint",
             parameters={**STEP_REQUEST, "deploy.$": "$.deploy", "poll.$": "$.endpoint"},
             result_path="$.endpoint",
             next_state="IsEndpointInService",
-            comment="One status poll; raises on Failed, on a capacity stall and past the wait budget.",
+            comment="One status poll, creating nothing; raises on Failed, on a capacity stall and past the wait budget.",
         ),
         "IsEndpointInService": {
             "Type": "Choice",
             "Choices": [
-                {"Variable": "$.endpoint.status", "StringEquals": "InService", "Next": "WarmUpShapes"}
+                {"Variable": "$.endpoint.phase", "StringEquals": "ready", "Next": "WarmUpShapes"},
+                {
+                    "Variable": "$.endpoint.phase",
+                    "StringEquals": "components",
+                    "Next": "PlaceInferenceComponents",
+                },
             ],
             "Default": "WaitForEndpoint",
         },
@@ -308,8 +314,25 @@ def definition() -> dict[str, Any]:
             "SecondsPath": "$.endpoint.next_wait_s",
             "Next": "DescribeEndpoint",
         },
+        "PlaceInferenceComponents": task(
+            "PlaceInferenceComponents",
+            parameters={**STEP_REQUEST, "deploy.$": "$.deploy", "poll.$": "$.endpoint"},
+            result_path="$.endpoint",
+            next_state="AreInferenceComponentsPlaced",
+            comment="Create the run's inference components on the InService endpoint; one poll of their copies.",
+        ),
+        "AreInferenceComponentsPlaced": {
+            "Type": "Choice",
+            "Choices": [{"Variable": "$.endpoint.phase", "StringEquals": "ready", "Next": "WarmUpShapes"}],
+            "Default": "WaitForInferenceComponents",
+        },
+        "WaitForInferenceComponents": {
+            "Type": "Wait",
+            "SecondsPath": "$.endpoint.next_wait_s",
+            "Next": "PlaceInferenceComponents",
+        },
         "WarmUpShapes": task(
-            "WarmUpShapesFunctionArn",
+            "WarmUpShapes",
             parameters={**STEP_REQUEST, "deploy.$": "$.deploy"},
             result_path="$.warmup",
             next_state="PlanBenchmark",
@@ -317,14 +340,14 @@ def definition() -> dict[str, Any]:
         ),
         **benchmark_states(next_state="TeardownEndpoint"),
         "TeardownEndpoint": task(
-            "TeardownEndpointFunctionArn",
+            "TeardownEndpoint",
             result_path="$.teardown",
             next_state="WriteReport",
             comment="Delete everything the run created (unless keep_endpoint) and verify.",
             retry=teardown_retry(),
         ),
         "WriteReport": task(
-            "WriteReportFunctionArn",
+            "WriteReport",
             parameters={"state.$": "$", "status": "SUCCEEDED"},
             result_path="$.report",
             next_state="PipelineSucceeded",
@@ -334,7 +357,7 @@ def definition() -> dict[str, Any]:
         "DiagnoseFailure": {
             "Type": "Task",
             "Comment": "Match the caught error against the failure catalogue.",
-            "Resource": "${DiagnoseFailureFunctionArn}",
+            "Resource": resource("DiagnoseFailure"),
             "ResultPath": "$.diagnosis",
             "Next": "PlanRemediation",
             "Retry": retry_policy(),
@@ -344,7 +367,7 @@ def definition() -> dict[str, Any]:
         "TeardownAfterFailure": {
             "Type": "Task",
             "Comment": "Delete everything the run created, whatever failed.",
-            "Resource": "${TeardownEndpointFunctionArn}",
+            "Resource": resource("TeardownEndpoint"),
             "ResultPath": "$.teardown",
             "Next": "WriteFailureReport",
             "Retry": teardown_retry(),
@@ -353,7 +376,7 @@ def definition() -> dict[str, Any]:
         "WriteFailureReport": {
             "Type": "Task",
             "Comment": "Write result.json and report.md for the failed run.",
-            "Resource": "${WriteReportFunctionArn}",
+            "Resource": resource("WriteReport"),
             "Parameters": {"state.$": "$", "status": "FAILED"},
             "ResultPath": "$.report",
             "Next": "PipelineFailed",

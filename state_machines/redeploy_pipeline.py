@@ -21,7 +21,7 @@ QUEUE_POLL_S = 60
 def definition() -> dict[str, Any]:
     states: dict[str, Any] = {
         "ReadUploadedSpec": task(
-            "ReadUploadedSpecFunctionArn",
+            "ReadUploadedSpec",
             parameters={"trigger.$": "$", "execution_name.$": "$$.Execution.Name"},
             result_path="$.plan",
             next_state="CheckRedeployQueue",
@@ -29,7 +29,7 @@ def definition() -> dict[str, Any]:
             catch="RedeployFailed",
         ),
         "CheckRedeployQueue": task(
-            "CheckRedeployQueueFunctionArn",
+            "CheckRedeployQueue",
             parameters={
                 "state_machine_arn.$": "$$.StateMachine.Id",
                 "execution_arn.$": "$$.Execution.Id",

@@ -113,6 +113,12 @@ def tag_context(tags: list[dict[str, str]] | None, prefix: str = "aws") -> dict[
     return context
 
 
+def _sse_kms(params: dict[str, Any]) -> list[Access]:
+    """S3 asks KMS for a data key as the caller when a write names a key (SSE-KMS)."""
+    key = params.get("SSEKMSKeyId")
+    return [Access("kms:GenerateDataKey", str(key), why="SSE-KMS write")] if key else []
+
+
 def _s3(request: Request, where: Where) -> list[Access]:
     p, op = request.params, request.operation
     bucket = str(p.get("Bucket", ""))
@@ -127,7 +133,7 @@ def _s3(request: Request, where: Where) -> list[Access]:
         action = "s3:GetObjectVersion" if p.get("VersionId") else "s3:GetObject"
         return [Access(action, s3_object(bucket, p["Key"]))]
     if op in ("PutObject", "CreateMultipartUpload", "UploadPart", "CompleteMultipartUpload"):
-        return [Access("s3:PutObject", s3_object(bucket, p["Key"]))]
+        return [Access("s3:PutObject", s3_object(bucket, p["Key"])), *_sse_kms(p)]
     if op == "AbortMultipartUpload":
         return [Access("s3:AbortMultipartUpload", s3_object(bucket, p["Key"]))]
     if op in ("CopyObject", "UploadPartCopy"):
@@ -139,6 +145,7 @@ def _s3(request: Request, where: Where) -> list[Access]:
         return [
             Access("s3:PutObject", s3_object(bucket, p["Key"])),
             Access("s3:GetObject", s3_object(source_bucket, source_key)),
+            *_sse_kms(p),
         ]
     if op == "DeleteObject":
         return [Access("s3:DeleteObject", s3_object(bucket, p["Key"]))]
@@ -266,6 +273,15 @@ def _sns(request: Request, where: Where) -> list[Access]:
     return [Access("sns:Publish", str(request.params["TopicArn"]))]
 
 
+def _secretsmanager(request: Request, where: Where) -> list[Access]:
+    if request.operation != "GetSecretValue":
+        raise LookupError
+    secret = str(request.params["SecretId"])
+    # A secret's ARN ends with a random 6-character suffix after its name; IAM matches the whole ARN.
+    arn = secret if secret.startswith("arn:") else where.arn("secretsmanager", f"secret:{secret}-AbCdEf")
+    return [Access("secretsmanager:GetSecretValue", arn)]
+
+
 RULES: dict[str, Callable[[Request, Where], list[Access]]] = {
     "s3": _s3,
     "sagemaker": _sagemaker,
@@ -275,6 +291,7 @@ RULES: dict[str, Callable[[Request, Where], list[Access]]] = {
     "cloudwatch": _cloudwatch,
     "stepfunctions": _stepfunctions,
     "sns": _sns,
+    "secretsmanager": _secretsmanager,
 }
 
 

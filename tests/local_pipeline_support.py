@@ -13,7 +13,14 @@ from workflows.runner import ExecutionOutcome, follow
 TIME_SCALE = 200.0
 
 
-POLLING_LOOP = {"DescribeEndpoint", "IsEndpointInService", "WaitForEndpoint"}
+POLLING_LOOP = {
+    "DescribeEndpoint",
+    "IsEndpointInService",
+    "WaitForEndpoint",
+    "PlaceInferenceComponents",
+    "AreInferenceComponentsPlaced",
+    "WaitForInferenceComponents",
+}
 
 
 def collapse(states: list[str]) -> list[str]:

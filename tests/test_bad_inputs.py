@@ -152,9 +152,14 @@ SPECS = [
         ("poll_initial_s 300 exceeds poll_max_s 60",),
     ),
     Case(
-        "hf-source",
-        "name: x\nmodel: {source: 'hf://sentence-transformers/all-MiniLM-L6-v2'}\n",
-        ("model.source", "hf:// sources are not supported", "'bundled', a local folder path, or s3://"),
+        "gs-source",
+        "name: x\nmodel: {source: 'gs://bucket/model/'}\n",
+        ("model.source", "gs:// sources are not supported", "'bundled', a local folder path, s3://", "hf://"),
+    ),
+    Case(
+        "hf-source-malformed",
+        "name: x\nmodel: {source: 'hf://sentence-transformers/all MiniLM'}\n",
+        ("model.source", "is not a Hub id", "hf://org/name@revision"),
     ),
     Case(
         "f04-gpu-direct",

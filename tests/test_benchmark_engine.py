@@ -22,8 +22,8 @@ from workflows.benchmark.measure import measure
 from workflows.benchmark.noop_endpoint import NoopEndpoint
 from workflows.benchmark.payloads import Shape, bodies_for, payload
 from workflows.benchmark.policy import policy_for
+from workflows.benchmark.run_config import engine_config
 from workflows.benchmark.warmup import stable_windows, warm_up
-from workflows.steps.run_benchmark import engine_config
 
 BODIES = [b"{}"]
 

@@ -11,13 +11,14 @@ import pytest
 from tests.aws_support import Aws
 from tests.conftest import fast_spec
 from workflows import clock
+from workflows.benchmark.figures import OUT_OF_TIME
 from workflows.benchmark.noop_endpoint import NoopEndpoint, Script
 from workflows.contracts import BenchmarkRequest, DeployResult, ErrorInfo, PipelineState, WarmupRequest
 from workflows.errors import BenchmarkFailed, WarmupFailed
 from workflows.reports.pipeline import report
 from workflows.settings import Settings
 from workflows.steps.run_benchmark import benchmark
-from workflows.steps.warm_up_shapes import OUT_OF_TIME, warmup
+from workflows.steps.warm_up_shapes import warmup
 
 SETTINGS = Settings(bucket="bench-bucket", sagemaker_role_arn="arn:aws:iam::123456789012:role/sm")
 DEPLOY = DeployResult(

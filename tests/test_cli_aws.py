@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from tests.aws_support import Aws
 from tests.cli_aws_support import MOTO_CONFIG, PASS_DEFINITION, deploy_stack
 from tests.conftest import ROOT
-from workflows.cli import app
+from workflows.cli.app import app
 
 runner = CliRunner()
 EXAMPLE = str(ROOT / "examples" / "minilm-realtime.yaml")

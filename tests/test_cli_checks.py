@@ -14,7 +14,7 @@ from tests import field_texts as ft
 from tests.aws_support import Aws
 from tests.conftest import ROOT
 from tests.diagnosis_support import create_endpoint, write_logs
-from workflows.cli import app
+from workflows.cli.app import app
 from workflows.steps.pack_artifact import write_tarball
 
 runner = CliRunner()

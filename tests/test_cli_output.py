@@ -15,7 +15,7 @@ from typer.main import get_command
 from typer.testing import CliRunner
 
 from tests.conftest import ROOT
-from workflows.cli import app
+from workflows.cli.app import app
 
 runner = CliRunner()
 EXAMPLE = ROOT / "examples" / "minilm-realtime.yaml"

@@ -10,7 +10,7 @@ import yaml
 from typer.testing import CliRunner
 
 from tests.conftest import fast_spec, serving_processes
-from workflows.cli import app
+from workflows.cli.app import app
 
 runner = CliRunner()
 

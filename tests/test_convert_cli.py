@@ -8,9 +8,8 @@ from pathlib import Path
 import yaml
 from typer.testing import CliRunner
 
-from workflows.cli import app
-from workflows.conversion.manifest import MANIFEST_FILE, read_manifest
-from workflows.steps.pack_artifact import verify_artifact
+from workflows.cli.app import app
+from workflows.conversion.manifest import MANIFEST_FILE, read_manifest, verify_artifact
 
 runner = CliRunner()
 

@@ -134,7 +134,7 @@ def test_every_handler_is_importable(function: state_machines.LambdaFunction) ->
 
 # States that bound a loop: the wait loops raise past their time budgets (wait.timeout_min, the
 # job's runtime), and every remediation loop passes the planner, which counts spec.remediation.
-BOUNDING = {"DescribeEndpoint", "DescribeBenchmarkJob", "PlanRemediation"}
+BOUNDING = {"DescribeEndpoint", "PlaceInferenceComponents", "DescribeBenchmarkJob", "PlanRemediation"}
 
 
 def cycles_without(states: dict[str, Any], removed: set[str]) -> list[list[str]]:

@@ -283,8 +283,8 @@ def test_unknown_failures_are_reported_with_their_evidence_never_forced() -> Non
     evidence.add_error(
         ErrorInfo(
             Error="DeployRejected",
-            Cause='{"errorType": "DeployRejected", "errorMessage": "create model m: AccessDeniedException: User: '
-            'arn:aws:sts::1:assumed-role/x is not authorized to perform: sagemaker:CreateModel"}',
+            Cause='{"errorType": "DeployRejected", "errorMessage": "create model m: ValidationException: the '
+            'account is not enrolled for this model package"}',
         )
     )
     # When diagnosed
@@ -292,7 +292,7 @@ def test_unknown_failures_are_reported_with_their_evidence_never_forced() -> Non
     # Then it is unknown, says so, and quotes the error
     assert (diagnosis.id, diagnosis.action, diagnosis.confidence) == ("unknown", "fail", 0.0)
     assert "DeployRejected" in diagnosis.title
-    assert any("not authorized" in line for line in diagnosis.evidence)
+    assert any("not enrolled" in line for line in diagnosis.evidence)
 
 
 def test_f06_from_describe_output_only_past_the_threshold() -> None:
@@ -348,6 +348,7 @@ def test_every_rule_id_is_a_catalogue_entry_with_a_runtime_signature() -> None:
         *("F17", "F18", "F19", "F20", "F21", "F22", "F23", "F25", "F26", "F27", "F28", "F29", "F30", "F34"),
         "F35",
         "F36",
+        "F38",
     }
     # Then the rule table covers exactly those
     assert default_rules().ids() == expected

@@ -14,7 +14,7 @@ import pytest
 from botocore.stub import Stubber
 
 from tests.aws_support import Aws
-from workflows.doctor_aws import (
+from workflows.cli.doctor import (
     FAIL,
     OK,
     UNVERIFIED,

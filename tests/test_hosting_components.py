@@ -27,6 +27,7 @@ from workflows.hosting.base import model_server_environment
 from workflows.hosting.scale_to_zero import DIMENSION, TRACKED_METRIC
 from workflows.steps.deploy_endpoint import deploy
 from workflows.steps.describe_endpoint import describe
+from workflows.steps.place_inference_components import place_inference_components
 
 ENDPOINT = "db-run-1-a1"
 IC0, IC1 = "db-run-1-a1-ic0", "db-run-1-a1-ic1"
@@ -149,13 +150,29 @@ def not_found(stub: Any, name: str) -> None:
     )
 
 
-def test_the_wait_loop_places_components_once_the_endpoint_serves(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_describe_endpoint_creates_nothing_and_hands_an_inservice_ic_endpoint_to_placement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(clock, "now", lambda: NOW + timedelta(minutes=5))
+    # Given a deployed IC endpoint, now InService, whose component does not exist yet
+    req, result = deploy_components({})
+    poll = describe_request(req, result.model_copy(update={"created_at": NOW}))
+    # When DescribeEndpoint polls, on a client that refuses any call but DescribeEndpoint
+    with stubbed("sagemaker") as (sagemaker, stub):
+        stub.add_response("describe_endpoint", endpoint(), {"EndpointName": ENDPOINT})
+        status = describe(poll, sagemaker=sagemaker)
+        stub.assert_no_pending_responses()
+    # Then the endpoint is InService, the hosting is not ready, and placement comes next
+    assert (status.status, status.endpoint_status, status.phase) == ("Creating", "InService", "components")
+    assert status.components == []
+
+
+def test_placement_creates_components_once_the_endpoint_serves(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(clock, "now", lambda: NOW + timedelta(minutes=5))
     # Given a deployed IC endpoint, now InService, whose component does not exist yet (F10: 1024 MB)
     req, result = deploy_components({}, overrides=DeployOverrides(ic_min_memory_mb=1024))
     poll = describe_request(req, result.model_copy(update={"created_at": NOW}))
     with stubbed("sagemaker") as (sagemaker, stub):
-        stub.add_response("describe_endpoint", endpoint(), {"EndpointName": ENDPOINT})
         not_found(stub, IC0)
         stub.add_response(
             "create_inference_component",
@@ -176,18 +193,18 @@ def test_the_wait_loop_places_components_once_the_endpoint_serves(monkeypatch: p
                 "Tags": ANY,
             },
         )
-        # When the wait loop polls
-        status = describe(poll, sagemaker=sagemaker)
+        # When PlaceInferenceComponents polls
+        status = place_inference_components(poll, sagemaker=sagemaker)
     # Then the endpoint is InService but the hosting is not ready: the component is Creating
     assert (status.status, status.endpoint_status, status.phase) == ("Creating", "InService", "components")
     assert status.components[0].name == IC0
     # And once the component serves every copy, the hosting is InService
     with stubbed("sagemaker") as (sagemaker, stub):
-        stub.add_response("describe_endpoint", endpoint(), {"EndpointName": ENDPOINT})
         stub.add_response(
             "describe_inference_component", component(IC0, "InService", 1, 1), {"InferenceComponentName": IC0}
         )
-        assert describe(poll, sagemaker=sagemaker).status == "InService"
+        placed = place_inference_components(poll, sagemaker=sagemaker)
+    assert (placed.status, placed.phase) == ("InService", "ready")
 
 
 @pytest.mark.parametrize(
@@ -212,10 +229,9 @@ def test_a_component_short_of_copies_or_failed_fails_the_wait(
     req, result = deploy_components({})
     poll = describe_request(req, result.model_copy(update={"created_at": NOW}))
     with stubbed("sagemaker") as (sagemaker, stub):
-        stub.add_response("describe_endpoint", endpoint(), {"EndpointName": ENDPOINT})
         stub.add_response("describe_inference_component", described, {"InferenceComponentName": IC0})
         with pytest.raises(InferenceComponentFailed) as raised:
-            describe(poll, sagemaker=sagemaker)
+            place_inference_components(poll, sagemaker=sagemaker)
     # Then the message carries the field's text, which the diagnosis names (F09 / F10)
     assert text in str(raised.value)
     expected = "F09" if "copies" in text else "F10"
@@ -295,7 +311,6 @@ def test_scale_to_zero_registers_target_both_policies_and_the_no_capacity_alarm(
         stubbed("application-autoscaling") as (autoscaling, aas),
         stubbed("cloudwatch") as (cloudwatch, cw),
     ):
-        sm.add_response("describe_endpoint", endpoint(), {"EndpointName": ENDPOINT})
         sm.add_response(
             "describe_inference_component", component(IC0, "InService", 1, 1), {"InferenceComponentName": IC0}
         )
@@ -321,8 +336,10 @@ def test_scale_to_zero_registers_target_both_policies_and_the_no_capacity_alarm(
                 "Tags": ANY,
             },
         )
-        # When the wait loop finds the component serving
-        status = describe(poll, sagemaker=sagemaker, autoscaling=autoscaling, cloudwatch=cloudwatch)
+        # When PlaceInferenceComponents finds the component serving
+        status = place_inference_components(
+            poll, sagemaker=sagemaker, autoscaling=autoscaling, cloudwatch=cloudwatch
+        )
     # Then scaling is registered on that same poll and the hosting is ready
     assert status.status == "InService"
 

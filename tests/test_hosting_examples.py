@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.conftest import ROOT
-from workflows.cli import app
+from workflows.cli.app import app
 from workflows.errors import NotServableLocally
 from workflows.hosting.modes import refuse_unservable_locally, strategies
 from workflows.spec import load_spec

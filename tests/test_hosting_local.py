@@ -99,7 +99,7 @@ def test_serverless_runs_cold_start_and_all(tiny_bert: Path, tmp_path: Path) -> 
     assert left == ({}, {}) and serving_processes() == []
 
 
-def test_inference_components_are_placed_by_the_wait_loop_and_torn_down(
+def test_inference_components_are_placed_by_their_own_state_and_torn_down(
     tiny_bert: Path, tmp_path: Path
 ) -> None:
     outcome, result, left = run_mode(
@@ -109,8 +109,12 @@ def test_inference_components_are_placed_by_the_wait_loop_and_torn_down(
         {"mode": "inference-component", "instance_type_fallbacks": ["ml.c6i.xlarge"], "copies": 1},
     )
     assert outcome.status == "SUCCEEDED", outcome.cause
-    assert collapse(outcome.states) == STRAIGHT_PATH
-    # Then the endpoint was InService before its component served, and the benchmark named the component
+    # Then the endpoint (no model of its own) serves at once; PlaceInferenceComponents then creates the
+    # component and follows it until its copy serves
+    placing = ["PlaceInferenceComponents", "AreInferenceComponentsPlaced", "WaitForInferenceComponents"]
+    at = STRAIGHT_PATH.index("WaitForEndpoint")
+    assert collapse(outcome.states) == [*STRAIGHT_PATH[:at], *placing, *STRAIGHT_PATH[at + 1 :]]
+    # And the endpoint was InService before its component served, and the benchmark named the component
     assert result["deploy"]["target"] == {"InferenceComponentName": "db-ic-1-a1-ic0"}
     assert "inference-component/db-ic-1-a1-ic0" in result["teardown"]["deleted"]
     assert result["endpoint"]["components"][0]["current_copies"] == 1

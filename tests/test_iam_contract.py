@@ -24,7 +24,8 @@ from tests.iam_actions_support import Access, Where, image_pull, log_writes, sag
 from tests.iam_recording_support import RECORDER, acting_as
 from tests.iam_support import SAGEMAKER_ROLE, Binding, Denial, allowed, denials, principal, sagemaker_role_id
 from tests.infra_support import synthesize
-from workflows import clock, images_command, naming
+from workflows import clock, naming
+from workflows.cli import images as images_command
 from workflows.contracts import BenchmarkJobRequest, BenchmarkPlan, DeployOverrides, DeployResult
 from workflows.conversion.manifest import MANIFEST_FILE
 from workflows.diagnosis.collect import add_component_log_events
@@ -147,8 +148,8 @@ def test_scale_to_zero_may_create_and_remove_the_target_tracking_alarms() -> Non
         aas.add_response("deregister_scalable_target", {})
         cw.add_response("describe_alarms", {"MetricAlarms": [{"AlarmName": plan["alarm"]["AlarmName"]}]})
         cw.add_response("delete_alarms", {})
-        # When DescribeEndpoint registers it and Teardown removes it
-        with acting_as("DescribeEndpointFunctionArn"):
+        # When PlaceInferenceComponents registers it and Teardown removes it
+        with acting_as("PlaceInferenceComponentsFunctionArn"):
             register_scaling(
                 plan,
                 autoscaling=autoscaling,

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.infra_support import Synthesized, synthesize
+from workflows.cli.images import deployed_images
 from workflows.errors import SpecInvalid
 from workflows.hosting.base import image_for
 from workflows.hosting.modes import strategies
@@ -24,7 +25,6 @@ from workflows.images import (
     registry_accounts,
     repository_of,
 )
-from workflows.images_command import deployed_images
 from workflows.sdk_images import SELECTIONS, TARGET, config_dir, render
 
 

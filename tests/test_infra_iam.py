@@ -85,8 +85,9 @@ def test_resource_star_only_for_actions_without_resource_level_permissions(synth
 
 
 def test_resource_policies_allow_no_wildcard_action_but_the_key_administrators(synth: Synthesized) -> None:
-    # Resource policies: bucket policies (Deny only), queue and topic policies, and the KMS key's policy,
-    # whose account-root kms:* statement keeps the key manageable (IAM then decides; AWS's default).
+    # Resource policies: bucket policies (Deny only), queue and topic policies, and the KMS keys' policies
+    # (the alert topic's and the artifacts'), whose account-root kms:* statement keeps each key
+    # manageable (IAM then decides; AWS's default).
     found = []
     for resource in synth.resources.values():
         document = resource.get("Properties", {}).get("PolicyDocument") or resource.get("Properties", {}).get(
@@ -97,7 +98,7 @@ def test_resource_policies_allow_no_wildcard_action_but_the_key_administrators(s
         for statement in document["Statement"]:
             if statement["Effect"] == "Allow" and any("*" in a for a in as_list(statement["Action"])):
                 found.append((resource["Type"], flat(statement["Principal"].get("AWS", ""))))
-    assert found == [("AWS::KMS::Key", "arn:<AWS::Partition>:iam::<AWS::AccountId>:root")]
+    assert found == [("AWS::KMS::Key", "arn:<AWS::Partition>:iam::<AWS::AccountId>:root")] * 2
 
 
 def test_sagemaker_actions_are_scoped_to_the_project_name_prefix(synth: Synthesized) -> None:
@@ -179,6 +180,16 @@ def test_orchestration_functions_get_only_what_they_need(synth: Synthesized) -> 
         }
 
     assert actions("PlanSweepFunctionArn") == set()
+    # A describe never creates: placing components (and their scaling) is its own state's grant
+    assert actions("DescribeEndpointFunctionArn") == {
+        "sagemaker:DescribeEndpoint",
+        "sagemaker:InvokeEndpoint",
+    }
+    assert {
+        "sagemaker:CreateInferenceComponent",
+        "application-autoscaling:RegisterScalableTarget",
+        "cloudwatch:PutMetricAlarm",
+    } <= actions("PlaceInferenceComponentsFunctionArn")
     assert actions("StartRedeployFunctionArn") == {"states:StartExecution"}
     assert actions("CheckRedeployQueueFunctionArn") == {"states:ListExecutions", "states:DescribeExecution"}
     janitor = actions("JanitorFunctionArn")

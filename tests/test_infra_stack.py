@@ -99,7 +99,9 @@ def artifact_bucket(synth: Synthesized) -> tuple[str, dict[str, Any]]:
 def test_artifact_bucket_is_encrypted_private_versioned_and_logged(synth: Synthesized) -> None:
     _, props = artifact_bucket(synth)
     rules = props["BucketEncryption"]["ServerSideEncryptionConfiguration"]
-    assert rules[0]["ServerSideEncryptionByDefault"]["SSEAlgorithm"] == "AES256"
+    # SSE-KMS with the stack's key, bucket keys on (tests/test_encryption.py checks the key and its use)
+    assert rules[0]["ServerSideEncryptionByDefault"]["SSEAlgorithm"] == "aws:kms"
+    assert rules[0]["BucketKeyEnabled"] is True
     assert props["PublicAccessBlockConfiguration"] == {
         "BlockPublicAcls": True,
         "BlockPublicPolicy": True,

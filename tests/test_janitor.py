@@ -225,7 +225,7 @@ def test_inference_components_are_deleted_jobs_stopped_busy_endpoints_retried_la
 def test_the_janitor_command_lists_leaks_in_a_dry_run_and_exits_non_zero(aws: Aws) -> None:
     from typer.testing import CliRunner
 
-    from workflows.cli import app
+    from workflows.cli.app import app
 
     deploy(aws.sagemaker, "db-leaked-a1", tags(NOW - timedelta(hours=1)))
     result = CliRunner().invoke(app, ["janitor", "--dry-run", "--bucket", BUCKET])

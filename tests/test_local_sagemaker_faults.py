@@ -26,9 +26,9 @@ from tests.local_sagemaker_support import (
     wait_for,
 )
 from workflows import clock
+from workflows.hosting.polling import stalled_for
 from workflows.local.engine import LocalEngine
 from workflows.local.faults import Fault, FaultPlan
-from workflows.steps.describe_endpoint import stalled_for
 
 
 @pytest.fixture

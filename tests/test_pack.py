@@ -14,10 +14,10 @@ from tests.aws_support import Aws
 from tests.conftest import convert_folder, fast_spec
 from workflows import storage
 from workflows.contracts import ConvertResult, PackRequest
-from workflows.conversion.manifest import MANIFEST_FILE, read_manifest
+from workflows.conversion.manifest import MANIFEST_FILE, read_manifest, verify_artifact
 from workflows.errors import ArtifactIncomplete, OutputNotWritable
 from workflows.settings import Settings
-from workflows.steps.pack_artifact import pack, verify_artifact, write_tarball
+from workflows.steps.pack_artifact import pack, write_tarball
 
 SETTINGS = Settings(bucket="pack-bucket", sagemaker_role_arn="arn:aws:iam::123456789012:role/sm")
 

@@ -351,7 +351,7 @@ def test_failed_runs_are_reported_with_their_diagnosis_and_keep_the_baseline(s3:
 def test_the_input_command_prints_what_the_state_machines_take() -> None:
     from typer.testing import CliRunner
 
-    from workflows.cli import app
+    from workflows.cli.app import app
     from workflows.contracts import PipelineState
 
     runner = CliRunner()

@@ -11,7 +11,8 @@ from tests.conftest import fast_spec
 from workflows import clock
 from workflows.contracts import DeployResult, DescribeRequest, EndpointStatus
 from workflows.errors import CapacityStall, EndpointFailed, EndpointWaitTimeout
-from workflows.steps.describe_endpoint import describe, next_wait_seconds, stalled_for
+from workflows.hosting.polling import next_wait_seconds, stalled_for
+from workflows.steps.describe_endpoint import describe
 
 
 def request(created: datetime, poll: EndpointStatus | None = None) -> DescribeRequest:

@@ -50,6 +50,16 @@ class QuantizationReport(Contract):
     size_ratio: float = Field(description="INT8 file size over fp32 file size.")
 
 
+class HubRecord(Contract):
+    """Where an ``hf://`` model came from: the revision the spec named and the commit downloaded."""
+
+    repo: str
+    revision: str = Field(
+        description="As the run's spec named it: a branch, tag or commit (`deploybench run` pins a branch to its commit)."
+    )
+    commit: str = Field(description="The 40-hex commit the revision resolved to; the weights are its.")
+
+
 class TensorrtProfile(Contract):
     """One TensorRT optimization profile: the shapes of one benchmark shape (F21: one engine each)."""
 
@@ -82,7 +92,7 @@ class ArtifactManifest(Contract):
     (workflows/conversion/manifest.py; the serving code reads the same name)."""
 
     schema_version: Literal[1] = 1
-    task: Literal["embedding", "classification"]
+    task: Literal["embedding", "classification", "reranking"]
     architecture: str
     onnx_file: str = Field(description="The exact ONNX file the server loads (F30).")
     inputs: list[str]
@@ -91,6 +101,12 @@ class ArtifactManifest(Contract):
     precision: Literal["fp32", "int8", "fp16"]
     max_sequence_length: int
     labels: list[str] = Field(default_factory=list)
+    pooling: Literal["mean", "cls", "last_token"] | None = Field(
+        None, description="Embeddings: the pooling inside the graph, and what it was read from."
+    )
+    normalize: bool = Field(False, description="Embeddings: the graph L2-normalises its vectors.")
+    pooling_basis: str = Field("", description="Embeddings: where the pooling choice came from.")
+    hub: HubRecord | None = Field(None, description="hf:// sources: the repo, revision and commit converted.")
     onnxruntime_version: str
     optimization: str
     parity: ParityReport = Field(description="The fp32 graph against PyTorch.")

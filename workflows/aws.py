@@ -8,6 +8,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from workflows.denials import denial
 from workflows.errors import (
     AwsServiceUnavailable,
     AwsThrottled,
@@ -70,7 +71,8 @@ def translate(error: ClientError, action: str) -> DeploybenchError:
     """The workflow error a boto3 ``ClientError`` means.
 
     Throttling and 5xx become retryable; "in use"/"in-progress" become ``ResourceBusy``
-    (retryable); other 4xx become ``DeployRejected`` carrying AWS's message.
+    (retryable); a denial becomes ``AwsAccessDenied`` naming the action and the fix
+    (``workflows.denials``); other 4xx become ``DeployRejected`` carrying AWS's message.
     """
     code, message = error_code(error), error_message(error)
     text = f"{action}: {code}: {message}"
@@ -80,6 +82,9 @@ def translate(error: ClientError, action: str) -> DeploybenchError:
         return AwsServiceUnavailable(text)
     if is_busy(error):
         return ResourceBusy(text)
+    denied = denial(code, message, action)
+    if denied is not None:
+        return denied
     return DeployRejected(text)
 
 
@@ -93,7 +98,11 @@ def aws_errors(action: str) -> Iterator[None]:
 
 
 def paginate(client: Any, operation: str, key: str, **kwargs: Any) -> list[Any]:
-    """All items of a paginated list call."""
+    """All items of a paginated list call.
+
+    ``client`` stays ``Any``: the operation is named at run time, so no one client type (nor its
+    paginator's overloads) fits every caller; callers annotate what they read from the items.
+    """
     items: list[Any] = []
     for page in client.get_paginator(operation).paginate(**kwargs):
         items.extend(page.get(key, []))

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -20,19 +20,25 @@ from workflows.aws import aws_errors, is_not_found
 from workflows.benchmark.client import Invoker
 from workflows.benchmark.cloudwatch import endpoint_metrics, served_by_sagemaker
 from workflows.benchmark.engine import run
+from workflows.benchmark.figures import WarmupOutcome, cold_start_of, compact
 from workflows.benchmark.policy import POLICIES, policy_for
+from workflows.benchmark.run_config import config_for
+from workflows.benchmark.run_config import warmup_concurrency as default_warmup_clients
 from workflows.errors import DeployRejected, SpecInvalid
 from workflows.reports.files import write_report
 from workflows.reports.result import bench_result
 from workflows.spec import BenchmarkSpec
-from workflows.steps.run_benchmark import cold_start_of, compact, config_for
-from workflows.steps.run_benchmark import warmup_concurrency as default_warmup_clients
+
+if TYPE_CHECKING:
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_sagemaker import SageMakerClient
+    from types_boto3_sagemaker_runtime import SageMakerRuntimeClient
 
 DEFAULT_VARIANT = "AllTraffic"
 CLOUDWATCH_POLL_S = 20.0
 
 
-def describe_hosting(sagemaker: Any, endpoint_name: str) -> dict[str, Any]:
+def describe_hosting(sagemaker: SageMakerClient, endpoint_name: str) -> dict[str, Any]:
     """Mode, instance type and count, variant and workers of an InService endpoint.
 
     Raises:
@@ -55,11 +61,12 @@ def describe_hosting(sagemaker: Any, endpoint_name: str) -> dict[str, Any]:
     with aws_errors(f"describe endpoint config {endpoint['EndpointConfigName']}"):
         config = sagemaker.describe_endpoint_config(EndpointConfigName=endpoint["EndpointConfigName"])
     variant = config["ProductionVariants"][0]
-    live = (endpoint.get("ProductionVariants") or [{}])[0]
+    live_variants = endpoint.get("ProductionVariants") or []
+    live_count = live_variants[0].get("CurrentInstanceCount") if live_variants else None
     hosting: dict[str, Any] = {
         "variant": variant.get("VariantName", DEFAULT_VARIANT),
         "instance_type": variant.get("InstanceType"),
-        "instance_count": live.get("CurrentInstanceCount") or variant.get("InitialInstanceCount") or 1,
+        "instance_count": live_count or variant.get("InitialInstanceCount") or 1,
     }
     if variant.get("ServerlessConfig"):
         hosting.update(mode="serverless", memory_size_mb=variant["ServerlessConfig"].get("MemorySizeInMB"))
@@ -73,7 +80,7 @@ def describe_hosting(sagemaker: Any, endpoint_name: str) -> dict[str, Any]:
     return hosting
 
 
-def _workers(sagemaker: Any, model_name: str) -> int:
+def _workers(sagemaker: SageMakerClient, model_name: str) -> int:
     """SAGEMAKER_MODEL_SERVER_WORKERS of the model (1 when unset or unreadable)."""
     try:
         model = sagemaker.describe_model(ModelName=model_name)
@@ -105,9 +112,9 @@ def bench_endpoint(
     endpoint_name: str,
     benchmark: BenchmarkSpec,
     *,
-    runtime: Any,
-    sagemaker: Any | None,
-    cloudwatch: Any | None,
+    runtime: SageMakerRuntimeClient,
+    sagemaker: SageMakerClient | None,
+    cloudwatch: CloudWatchClient | None,
     session: Any | None = None,
     hosting: dict[str, Any] | None = None,
     target: dict[str, str] | None = None,
@@ -122,7 +129,12 @@ def bench_endpoint(
     given; ``session``, the one ``runtime`` was made from, signs the requests (None: the default
     credential chain). Returns the result and the files written.
     """
-    hosting = dict(hosting) if hosting else describe_hosting(sagemaker, endpoint_name)
+    if hosting:
+        hosting = dict(hosting)
+    elif sagemaker is not None:
+        hosting = describe_hosting(sagemaker, endpoint_name)
+    else:
+        raise ValueError("bench_endpoint needs the endpoint's hosting or a SageMaker client to read it with")
     if hosting.get("mode") not in POLICIES:
         raise SpecInvalid(
             f"hosting mode {hosting.get('mode')!r} is unknown.", fix=f"use one of {sorted(POLICIES)}"
@@ -152,9 +164,9 @@ def bench_endpoint(
         "shapes": [w.model_dump(mode="json") for w in warm],
         "cold_start": None
         if first is None
-        else cold_start_of(f"b{first['batch_size']}/{first['sequence_length']}", first).model_dump(
-            mode="json"
-        ),
+        else cold_start_of(
+            f"b{first['batch_size']}/{first['sequence_length']}", WarmupOutcome.of(first)
+        ).model_dump(mode="json"),
         "seconds": round(sum(w.seconds for w in warm), 3),
     }
 

@@ -102,6 +102,11 @@ class DeployRejected(TerminalError):
     """SageMaker rejected a create call (ValidationException and the like)."""
 
 
+class AwsAccessDenied(TerminalError):
+    """An AWS call was denied (AccessDenied): by the role's policies, a permissions boundary, or an
+    organization's service control policy (F38); the message names the action and what is missing."""
+
+
 class EndpointFailed(TerminalError):
     """The endpoint reached Failed."""
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 from workflows import clock
 from workflows.aws import aws_errors, paginate
@@ -25,6 +25,13 @@ from workflows.janitor_scaling import ComponentExpiry, sweep_alarms, sweep_scali
 from workflows.leaks import Action, JanitorReport, Leak, act, expiry
 from workflows.naming import DEFAULT_TTL, PREFIX
 from workflows.storage import delete_prefix, put_text
+
+if TYPE_CHECKING:
+    from types_boto3_application_autoscaling import ApplicationAutoScalingClient
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_s3 import S3Client
+    from types_boto3_sagemaker import SageMakerClient
+    from types_boto3_sns import SNSClient
 
 STAGING = "staging/"
 REPORTS_PREFIX = "janitor/"
@@ -37,13 +44,13 @@ TOPIC_ENV = "DEPLOYBENCH_ALERT_TOPIC_ARN"
 KINDS: tuple[ResourceKind, ...] = sagemaker_kinds(janitor=True)
 
 
-def _tags(sagemaker: Any, arn: str) -> dict[str, str]:
+def _tags(sagemaker: SageMakerClient, arn: str) -> dict[str, str]:
     with aws_errors(f"list tags of {arn}"):
         return {t["Key"]: t["Value"] for t in paginate(sagemaker, "list_tags", "Tags", ResourceArn=arn)}
 
 
 def _sweep_kind(
-    kind: ResourceKind, *, sagemaker: Any, now: datetime, ttl: timedelta, dry_run: bool
+    kind: ResourceKind, *, sagemaker: SageMakerClient, now: datetime, ttl: timedelta, dry_run: bool
 ) -> list[Leak]:
     stop = kind.stops
     leaks: list[Leak] = []
@@ -70,7 +77,7 @@ def _sweep_kind(
     return leaks
 
 
-def _sweep_staging(*, s3: Any, bucket: str, now: datetime, ttl: timedelta, dry_run: bool) -> list[Leak]:
+def _sweep_staging(*, s3: S3Client, bucket: str, now: datetime, ttl: timedelta, dry_run: bool) -> list[Leak]:
     """Staging folders (converted models) whose newest object is older than the TTL."""
     leaks: list[Leak] = []
     with aws_errors(f"list s3://{bucket}/{STAGING}"):
@@ -101,11 +108,11 @@ def _sweep_staging(*, s3: Any, bucket: str, now: datetime, ttl: timedelta, dry_r
 
 def find_and_remove(
     *,
-    sagemaker: Any,
-    s3: Any,
+    sagemaker: SageMakerClient,
+    s3: S3Client,
     bucket: str,
-    autoscaling: Any = None,
-    cloudwatch: Any = None,
+    autoscaling: ApplicationAutoScalingClient | None = None,
+    cloudwatch: CloudWatchClient | None = None,
     now: datetime | None = None,
     ttl: timedelta = DEFAULT_TTL,
     dry_run: bool = False,
@@ -146,7 +153,9 @@ def find_and_remove(
     return report
 
 
-def publish(report: JanitorReport, *, s3: Any, sns: Any, bucket: str, topic_arn: str | None) -> JanitorReport:
+def publish(
+    report: JanitorReport, *, s3: S3Client, sns: SNSClient, bucket: str, topic_arn: str | None
+) -> JanitorReport:
     """Write the report to ``janitor/<time>.json``; notify the topic when anything was found or failed."""
     stamp = report.checked_at.strftime("%Y%m%dT%H%M%SZ")
     uri = put_text(
@@ -176,15 +185,15 @@ def publish(report: JanitorReport, *, s3: Any, sns: Any, bucket: str, topic_arn:
 
 def run_janitor(
     *,
-    sagemaker: Any,
-    s3: Any,
-    sns: Any,
+    sagemaker: SageMakerClient,
+    s3: S3Client,
+    sns: SNSClient,
     bucket: str,
     topic_arn: str | None,
     dry_run: bool = False,
     now: datetime | None = None,
-    autoscaling: Any = None,
-    cloudwatch: Any = None,
+    autoscaling: ApplicationAutoScalingClient | None = None,
+    cloudwatch: CloudWatchClient | None = None,
 ) -> JanitorReport:
     """One janitor pass: find and remove, then write and announce the report."""
     report = find_and_remove(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -28,6 +28,11 @@ from workflows.hosting import resources
 from workflows.hosting.scale_to_zero import DIMENSION, NAMESPACE
 from workflows.leaks import Action, Leak, act, expiry
 from workflows.naming import PREFIX
+
+if TYPE_CHECKING:
+    from types_boto3_application_autoscaling import ApplicationAutoScalingClient
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_sagemaker import SageMakerClient
 
 TARGET_TRACKING_PREFIX = "TargetTracking-"
 # Application Auto Scaling's names for a target-tracking policy's alarms.
@@ -45,7 +50,7 @@ class ComponentExpiry:
     ``now`` for one that no longer exists (what scaled it is an orphan).
     """
 
-    def __init__(self, sagemaker: Any, *, now: datetime, ttl: timedelta) -> None:
+    def __init__(self, sagemaker: SageMakerClient, *, now: datetime, ttl: timedelta) -> None:
         self.sagemaker, self.now, self.ttl = sagemaker, now, ttl
         self._known: dict[str, datetime | None] = {}
 
@@ -82,7 +87,11 @@ def _removal(kind: str, name: str, expires: datetime, outcome: Action | None, de
 
 
 def sweep_scaling(
-    *, autoscaling: Any, component_expiry: ComponentExpiry, now: datetime, dry_run: bool
+    *,
+    autoscaling: ApplicationAutoScalingClient,
+    component_expiry: ComponentExpiry,
+    now: datetime,
+    dry_run: bool,
 ) -> list[Leak]:
     """Scalable targets of expired or vanished ``db-`` components: their policies, then the target."""
     target = {"ServiceNamespace": NAMESPACE, "ScalableDimension": DIMENSION}
@@ -122,7 +131,7 @@ def sweep_scaling(
     return leaks
 
 
-def _alarm_tags(cloudwatch: Any, arn: str | None) -> dict[str, str]:
+def _alarm_tags(cloudwatch: CloudWatchClient, arn: str | None) -> dict[str, str]:
     if not arn:
         return {}
     with aws_errors(f"list tags of {arn}"):
@@ -132,7 +141,7 @@ def _alarm_tags(cloudwatch: Any, arn: str | None) -> dict[str, str]:
 
 
 def _alarm_expiry(
-    alarm: dict[str, Any], *, cloudwatch: Any, component_expiry: ComponentExpiry, ttl: timedelta
+    alarm: dict[str, Any], *, cloudwatch: CloudWatchClient, component_expiry: ComponentExpiry, ttl: timedelta
 ) -> datetime | None:
     tracking = _TRACKING_ALARM.match(alarm["AlarmName"])
     if tracking:
@@ -142,7 +151,12 @@ def _alarm_expiry(
 
 
 def sweep_alarms(
-    *, cloudwatch: Any, component_expiry: ComponentExpiry, now: datetime, ttl: timedelta, dry_run: bool
+    *,
+    cloudwatch: CloudWatchClient,
+    component_expiry: ComponentExpiry,
+    now: datetime,
+    ttl: timedelta,
+    dry_run: bool,
 ) -> list[Leak]:
     """``db-`` alarms past their run's expiry, and target-tracking alarms whose component expired or went."""
     prefixes = (f"{PREFIX}-", f"{TARGET_TRACKING_PREFIX}{resources.IC_RESOURCE}{PREFIX}-")

@@ -15,13 +15,21 @@ from datetime import timedelta
 from typing import Any
 
 from workflows.backoff import Backoff
-from workflows.benchmark.job import runtime_limit_s
-from workflows.remediation.plan import RETRY_MAX_WAIT_S
-from workflows.spec import RunSpec
+from workflows.remediation import RETRY_MAX_WAIT_S
+from workflows.spec import BenchmarkSpec, RunSpec
 
 MARGIN = timedelta(hours=1)
 """Covers what the bound does not count: retries of transient Lambda and service errors (seconds
 each, rarely more than one per step), Step Functions scheduling, clock skew between services."""
+
+# Provisioning an instance and pulling the image take minutes before the benchmark job's script starts.
+START_ALLOWANCE_S = 900
+
+
+def runtime_limit_s(benchmark: BenchmarkSpec, planned_s: float) -> int:
+    """StoppingCondition: warm every shape to its limit, measure to the plan, plus the start."""
+    shapes = len(benchmark.batch_sizes) * len(benchmark.sequence_lengths)
+    return int(START_ALLOWANCE_S + shapes * benchmark.warmup_max_s + planned_s)
 
 
 def _timeouts() -> dict[str, int]:
@@ -85,7 +93,12 @@ def run_lifetime(spec: RunSpec) -> timedelta:
     )
     benchmark_s = max(lambda_s["PlanBenchmark"] + lambda_s["RunBenchmark"], job_s)
     failure_s = lambda_s["StopBenchmarkJob"] + lambda_s["DiagnoseFailure"] + lambda_s["PlanRemediation"]
-    wait_s = spec.wait.timeout_min * 60 + poll_gap + lambda_s["DescribeEndpoint"]
+    # The budget covers both polling loops (the endpoint, then its components): one last poll of either.
+    wait_s = (
+        spec.wait.timeout_min * 60
+        + poll_gap
+        + max(lambda_s["DescribeEndpoint"], lambda_s["PlaceInferenceComponents"])
+    )
     attempt_s = (
         lambda_s["DeployEndpoint"]
         + wait_s

@@ -23,7 +23,11 @@ import secrets
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from workflows.model_spec import hub_source
+
 if TYPE_CHECKING:
+    from types_boto3_sagemaker.type_defs import TagTypeDef
+
     from workflows.spec import RunSpec
 
 PREFIX = "db"
@@ -31,6 +35,8 @@ TAG_RUN_ID = "deploybench:run-id"
 TAG_SPEC = "deploybench:spec"
 TAG_EXPIRES_AT = "deploybench:expires-at"
 TAG_MANAGED = "deploybench:managed"
+TAG_MODEL_COMMIT = "deploybench:model-commit"
+"""An hf:// model's repo and commit (``org/name@<40 hex>``), on runs whose source is pinned."""
 DEFAULT_TTL = timedelta(hours=6)
 """What the janitor allows a managed resource that carries no readable expiry tag."""
 
@@ -83,7 +89,7 @@ def inference_component_name(run_id: str, attempt: int, index: int) -> str:
     return _checked(f"{resource_prefix(run_id)}-a{attempt}-ic{index}")
 
 
-def tags(run_id: str, spec: RunSpec, *, now: datetime | None = None) -> list[dict[str, str]]:
+def tags(run_id: str, spec: RunSpec, *, now: datetime | None = None) -> list[TagTypeDef]:
     """AWS tag list for every resource of the run: who made it, and when the janitor may reap it.
 
     The expiry is the creation time plus the longest the run may legally still last
@@ -98,6 +104,9 @@ def tags(run_id: str, spec: RunSpec, *, now: datetime | None = None) -> list[dic
         TAG_SPEC: spec.name,
         TAG_EXPIRES_AT: expires.strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
+    hub = hub_source(spec.model.source)
+    if hub is not None and hub.pinned:
+        base[TAG_MODEL_COMMIT] = f"{hub.repo}@{hub.revision}"
     merged = {**spec.tags, **base}
     return [{"Key": key, "Value": value} for key, value in merged.items()]
 

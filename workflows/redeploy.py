@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from boto3.s3.transfer import TransferConfig
@@ -23,6 +23,10 @@ from workflows.settings import Settings
 from workflows.spec import parse_spec
 from workflows.storage import list_keys
 from workflows.triggers import SPEC_FILE, RedeployTrigger, execution_group, model_folder, sequencer_order
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
+    from types_boto3_stepfunctions import SFNClient
 
 # Server-side copies in 64 MB parts (the same part size as uploads), 8 at a time.
 COPY = TransferConfig(
@@ -62,7 +66,7 @@ class QueueDecision(Contract):
     )
 
 
-def _read_spec(trigger: RedeployTrigger, *, s3: Any) -> tuple[dict[str, Any], datetime, str]:
+def _read_spec(trigger: RedeployTrigger, *, s3: S3Client) -> tuple[dict[str, Any], datetime, str]:
     version = f" (version {trigger.version_id})" if trigger.version_id else ""
     origin = f"s3://{trigger.bucket}/{trigger.key}{version}"
     if not (trigger.key.startswith(MODELS_PREFIX) and trigger.key.endswith("/" + SPEC_FILE)):
@@ -86,7 +90,7 @@ def _read_spec(trigger: RedeployTrigger, *, s3: Any) -> tuple[dict[str, Any], da
     return data, response["LastModified"], origin
 
 
-def snapshot_folder(trigger: RedeployTrigger, *, s3: Any, bucket: str, run_id: str) -> str:
+def snapshot_folder(trigger: RedeployTrigger, *, s3: S3Client, bucket: str, run_id: str) -> str:
     """Copy the model files beside the spec to the run's source prefix; returns its s3:// URI.
 
     Raises:
@@ -110,7 +114,7 @@ def snapshot_folder(trigger: RedeployTrigger, *, s3: Any, bucket: str, run_id: s
     return f"s3://{bucket}/{target}"
 
 
-def prepare_redeploy(request: PrepareRequest, *, s3: Any, settings: Settings) -> RedeployPlan:
+def prepare_redeploy(request: PrepareRequest, *, s3: S3Client, settings: Settings) -> RedeployPlan:
     """The deploy pipeline input for one uploaded version; nothing but the source snapshot is created.
 
     The run id is derived from the upload (its time and the execution name), so a retried step
@@ -145,7 +149,7 @@ def _order(sequencer: str, started: datetime, name: str, width: int) -> tuple[st
     return sequencer_order(sequencer, width) if sequencer else "", started, name
 
 
-def check_queue(request: QueueRequest, *, sfn: Any) -> QueueDecision:
+def check_queue(request: QueueRequest, *, sfn: SFNClient) -> QueueDecision:
     """Whether this redeploy may run now, must wait for an older one, or is superseded by a newer one.
 
     Older uploads go first, so the newest waits while one runs; an older one that is still

@@ -20,6 +20,10 @@ from workflows.naming import results_prefix
 from workflows.storage import download_folder, upload_folder
 
 if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
+    from types_boto3_stepfunctions import SFNClient
+
+if TYPE_CHECKING:
     from workflows.local.faults import FaultPlan
 
 TERMINAL = {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}
@@ -46,12 +50,12 @@ class ExecutionOutcome:
     wall_s: float = 0.0
 
 
-def _history(sfn: Any, arn: str) -> list[dict[str, Any]]:
+def _history(sfn: SFNClient, arn: str) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     kwargs: dict[str, Any] = {"executionArn": arn, "maxResults": 1000}
     while True:
         page = sfn.get_execution_history(**kwargs)
-        events.extend(page["events"])
+        events.extend(dict(event) for event in page["events"])
         if not page.get("nextToken"):
             return events
         kwargs["nextToken"] = page["nextToken"]
@@ -100,7 +104,7 @@ class Follower:
 
 
 def follow(
-    sfn: Any,
+    sfn: SFNClient,
     execution_arn: str,
     *,
     on_event: Callable[[StateEvent], None] = lambda event: None,
@@ -161,10 +165,10 @@ def run_local(
     return outcome, engine.leaked_endpoints
 
 
-def prepare_aws_source(state: PipelineState, *, s3: Any, bucket: str) -> PipelineState:
+def prepare_aws_source(state: PipelineState, *, s3: S3Client, bucket: str) -> PipelineState:
     """A local model folder is uploaded so the convert function can read it; other sources pass as they are."""
     source = state.spec.model.source
-    if source == "bundled" or source.startswith("s3://"):
+    if source == "bundled" or source.startswith(("s3://", "hf://")):
         return state
     folder = Path(source).expanduser()
     if not folder.is_dir():
@@ -181,8 +185,8 @@ def prepare_aws_source(state: PipelineState, *, s3: Any, bucket: str) -> Pipelin
 def run_aws(
     state: PipelineState,
     *,
-    sfn: Any,
-    s3: Any,
+    sfn: SFNClient,
+    s3: S3Client,
     state_machine_arn: str,
     bucket: str,
     results_dir: Path,

@@ -12,6 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from workflows.errors import SpecInvalid
 
+KMS_KEY_ENV = "DEPLOYBENCH_KMS_KEY_ARN"
+"""The stack's KMS key, set on every function: every object written is encrypted with it."""
+
 
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -27,10 +30,15 @@ class Settings(BaseModel):
         ),
     )
 
+    kms_key_arn: str | None = Field(
+        None,
+        description=f"The KMS key every object write names (SSE-KMS; {KMS_KEY_ENV}); empty: the bucket's default.",
+    )
+
     @classmethod
     def from_env(cls) -> Settings:
-        """Read ``DEPLOYBENCH_BUCKET``, ``DEPLOYBENCH_SAGEMAKER_ROLE_ARN``, ``AWS_REGION`` and
-        ``AWS_ENDPOINT_URL_SAGEMAKER``."""
+        """Read ``DEPLOYBENCH_BUCKET``, ``DEPLOYBENCH_SAGEMAKER_ROLE_ARN``, ``AWS_REGION``,
+        ``AWS_ENDPOINT_URL_SAGEMAKER`` and ``DEPLOYBENCH_KMS_KEY_ARN``."""
         missing = [
             name
             for name in ("DEPLOYBENCH_BUCKET", "DEPLOYBENCH_SAGEMAKER_ROLE_ARN")
@@ -46,4 +54,10 @@ class Settings(BaseModel):
             sagemaker_role_arn=os.environ["DEPLOYBENCH_SAGEMAKER_ROLE_ARN"],
             region=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
             sagemaker_endpoint_url=os.environ.get("AWS_ENDPOINT_URL_SAGEMAKER") or None,
+            kms_key_arn=os.environ.get(KMS_KEY_ENV) or None,
         )
+
+
+def kms_key_from_env() -> str | None:
+    """The stack's key (``DEPLOYBENCH_KMS_KEY_ARN``), for the handler layer's S3 client."""
+    return os.environ.get(KMS_KEY_ENV) or None

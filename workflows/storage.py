@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from boto3.s3.transfer import TransferConfig
 
 from workflows.aws import aws_errors, paginate, split_s3_uri
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 # 64 MB parts, 4 threads: a 1 GB artifact goes up in 16 parts, resumable per part.
 TRANSFER = TransferConfig(
@@ -15,14 +18,14 @@ TRANSFER = TransferConfig(
 )
 
 
-def upload_file(s3: Any, path: Path, uri: str) -> str:
+def upload_file(s3: S3Client, path: Path, uri: str) -> str:
     bucket, key = split_s3_uri(uri)
     with aws_errors(f"upload {path} to {uri}"):
         s3.upload_file(str(path), bucket, key, Config=TRANSFER)
     return uri
 
 
-def upload_folder(s3: Any, root: Path, uri: str, *, last: str | None = None) -> list[str]:
+def upload_folder(s3: S3Client, root: Path, uri: str, *, last: str | None = None) -> list[str]:
     """Upload every file under ``root`` to the ``uri`` prefix; returns the keys.
 
     ``last`` (a path relative to ``root``) goes up after every other file, so a reader that waits
@@ -39,7 +42,7 @@ def upload_folder(s3: Any, root: Path, uri: str, *, last: str | None = None) -> 
     return keys
 
 
-def list_keys(s3: Any, uri: str) -> list[str]:
+def list_keys(s3: S3Client, uri: str) -> list[str]:
     bucket, prefix = split_s3_uri(uri)
     with aws_errors(f"list {uri}"):
         return [
@@ -47,7 +50,7 @@ def list_keys(s3: Any, uri: str) -> list[str]:
         ]
 
 
-def download_folder(s3: Any, uri: str, target: Path) -> list[Path]:
+def download_folder(s3: S3Client, uri: str, target: Path) -> list[Path]:
     """Download every object under the ``uri`` prefix into ``target``, keeping relative paths."""
     bucket, prefix = split_s3_uri(uri.rstrip("/") + "/")
     written = []
@@ -63,7 +66,7 @@ def download_folder(s3: Any, uri: str, target: Path) -> list[Path]:
     return written
 
 
-def delete_prefix(s3: Any, uri: str) -> list[str]:
+def delete_prefix(s3: S3Client, uri: str) -> list[str]:
     """Delete every object under the prefix; returns the deleted keys."""
     bucket, _ = split_s3_uri(uri)
     keys = list_keys(s3, uri)
@@ -74,14 +77,14 @@ def delete_prefix(s3: Any, uri: str) -> list[str]:
     return keys
 
 
-def put_text(s3: Any, uri: str, text: str, content_type: str) -> str:
+def put_text(s3: S3Client, uri: str, text: str, content_type: str) -> str:
     bucket, key = split_s3_uri(uri)
     with aws_errors(f"write {uri}"):
         s3.put_object(Bucket=bucket, Key=key, Body=text.encode("utf-8"), ContentType=content_type)
     return uri
 
 
-def get_text(s3: Any, uri: str) -> str:
+def get_text(s3: S3Client, uri: str) -> str:
     bucket, key = split_s3_uri(uri)
     with aws_errors(f"read {uri}"):
         return s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode("utf-8")

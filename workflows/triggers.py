@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 from pydantic import Field
@@ -20,6 +20,9 @@ from pydantic import Field
 from workflows.aws import error_code, translate
 from workflows.contracts import Contract
 from workflows.naming import MODELS_PREFIX
+
+if TYPE_CHECKING:
+    from types_boto3_stepfunctions import SFNClient
 
 SPEC_FILE = "deploybench.yaml"
 # Where StartRedeploy finds the redeploy pipeline (set by the CDK stack).
@@ -92,7 +95,7 @@ def sequencer_order(sequencer: str, width: int) -> str:
     return sequencer.upper().ljust(width, "0")
 
 
-def start_redeploy(trigger: RedeployTrigger, *, sfn: Any, state_machine_arn: str) -> StartOutcome:
+def start_redeploy(trigger: RedeployTrigger, *, sfn: SFNClient, state_machine_arn: str) -> StartOutcome:
     """Start the redeploy pipeline for one upload, at most once.
 
     Raises:

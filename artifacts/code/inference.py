@@ -6,10 +6,9 @@ which the DLC does not ship: code/requirements.txt installs it at container star
 worker holds its own session, so the endpoint runs one worker and gives onnxruntime every core
 (SAGEMAKER_MODEL_SERVER_WORKERS=1, ORT_INTRA_OP_THREADS=0; F02).
 
-Request:  {"inputs": "text" | ["text", ...] | [["premise", "hypothesis"], ...],
-           "parameters": {"batch_size": 32, "padding": "max_length", "max_length": 128,
-                          "bucketing": true}}
-Response: {"embeddings": [[...], ...]} or {"predictions": [{"label": ..., "score": ...}, ...]},
+Request:  {"inputs": ..., "parameters": {"batch_size": 32, "padding": "max_length", "max_length": 128,
+                                        "bucketing": true, ...task parameters}}
+Response: the task's (code/deploybench_tasks.py: embeddings, predictions, zero-shot, reranking scores),
           with "served_by": {"provider": ..., "note": ...} (the execution provider that really ran it)
 
 On a GPU the manifest's ``serving`` plan names the provider the graph must run on (CUDA, or
@@ -25,6 +24,7 @@ This file imports nothing from deploybench: it runs inside the container.
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import json
 import os
 
@@ -47,8 +47,22 @@ PROVIDERS = {
     "tensorrt": ["TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider"],
 }
 CPU_STAND_IN_ENV = "DEPLOYBENCH_SERVE_ON_CPU"
+TASKS_FILE = "deploybench_tasks.py"
 IO_BINDING_ENV = "DEPLOYBENCH_IO_BINDING"
 TENSORRT_CACHE = "tensorrt-cache"
+
+
+def _load_tasks():
+    """Each task's request and response handling, from the file beside this one (not through sys.path,
+    which the container sets up differently from the local server)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), TASKS_FILE)
+    spec = importlib.util.spec_from_file_location("deploybench_tasks", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+TASKS = _load_tasks()
 
 
 def tensorrt_options(serving, model_dir, inputs, fp16):
@@ -213,28 +227,6 @@ def input_fn(input_data, content_type, context=None):
     return json.loads(input_data)
 
 
-def _pairs(inputs):
-    """Normalise inputs to a list of (text, text_pair or None)."""
-    if isinstance(inputs, str):
-        inputs = [inputs]
-    if not isinstance(inputs, list) or not inputs:
-        raise ValueError("'inputs' must be a non-empty string or list")
-    pairs = []
-    for item in inputs:
-        if isinstance(item, str):
-            pairs.append((item, None))
-        elif isinstance(item, (list, tuple)) and len(item) == 2:
-            pairs.append((str(item[0]), str(item[1])))
-        elif isinstance(item, dict) and "text" in item:
-            second = item.get("text_pair")
-            pairs.append((str(item["text"]), None if second is None else str(second)))
-        else:
-            raise ValueError(
-                f"cannot read input {item!r}: use a string, [text, text_pair] or {{'text', 'text_pair'}}"
-            )
-    return pairs
-
-
 def _tokenize(tokenizer, pairs, max_length):
     """Token ids of every input, unpadded (padding happens per micro-batch)."""
     firsts = [p[0] for p in pairs]
@@ -289,8 +281,9 @@ def length_buckets(order, lengths, batch_size):
 
 def predict_fn(data, model, context=None):
     parameters = data.get("parameters") or {}
-    pairs = _pairs(data.get("inputs"))
     manifest = model["manifest"]
+    plan = TASKS.plan(data, manifest)
+    pairs = plan.pairs
     limit = manifest["max_sequence_length"]
     max_length = min(int(parameters.get("max_length", limit)), limit)
     # F31: the batch size is the caller's; without it every text would run alone.
@@ -313,23 +306,9 @@ def predict_fn(data, model, context=None):
         result = run_graph(session, _pad(model, encoded, rows, length), model.get("io_binding"))
         for position, row in enumerate(rows):
             outputs[row] = result[position]
-    stacked = np.stack(outputs)
-    if manifest["task"] == "classification":
-        shifted = np.exp(stacked - stacked.max(axis=1, keepdims=True))
-        probabilities = shifted / shifted.sum(axis=1, keepdims=True)
-        labels = manifest.get("labels") or [f"LABEL_{i}" for i in range(stacked.shape[1])]
-        best = probabilities.argmax(axis=1)
-        return {
-            "predictions": [
-                {"label": labels[i], "score": float(probabilities[n, i])} for n, i in enumerate(best)
-            ],
-            "served_by": model.get("served_by"),
-        }
-    # Rounded so the JSON stays short; 1e-7 is far below any retrieval-relevant difference.
-    return {
-        "embeddings": np.round(stacked.astype(np.float64), 7).tolist(),
-        "served_by": model.get("served_by"),
-    }
+    response = plan.finish(np.stack(outputs))
+    response["served_by"] = model.get("served_by")
+    return response
 
 
 def output_fn(prediction, accept, context=None):

@@ -16,7 +16,7 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import botocore.session
@@ -25,6 +25,9 @@ from botocore.awsrequest import AWSRequest
 
 from workflows.benchmark.policy import NO_CAPACITY, ClientPolicy
 from workflows.benchmark.transport import Transport
+
+if TYPE_CHECKING:
+    from types_boto3_sagemaker_runtime import SageMakerRuntimeClient
 
 # InvokeEndpoint is signed for the "sagemaker" service (botocore's sagemaker-runtime model:
 # signingName), not "sagemaker-runtime".
@@ -119,7 +122,7 @@ class Invoker:
     @classmethod
     def from_client(
         cls,
-        runtime: Any,
+        runtime: SageMakerRuntimeClient,
         endpoint_name: str,
         *,
         policy: ClientPolicy,

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_cloudwatch.type_defs import DimensionTypeDef, MetricDataQueryTypeDef
 
 NAMESPACE = "AWS/SageMaker"
 METRICS = ("ModelLatency", "OverheadLatency")
@@ -43,8 +47,8 @@ def _minute_range(started_at: float, ended_at: float) -> tuple[int, int]:
     return start, max(end, start + PERIOD_S)
 
 
-def _queries(index: int, dimensions: list[dict[str, str]], span_s: int) -> list[dict[str, Any]]:
-    queries = []
+def _queries(index: int, dimensions: list[DimensionTypeDef], span_s: int) -> list[MetricDataQueryTypeDef]:
+    queries: list[MetricDataQueryTypeDef] = []
     for metric in (*METRICS, "Invocations"):
         stats = ("SampleCount",) if metric == "Invocations" else tuple(STATS)
         for stat in stats:
@@ -63,7 +67,7 @@ def _queries(index: int, dimensions: list[dict[str, str]], span_s: int) -> list[
 
 
 def endpoint_metrics(
-    cloudwatch: Any,
+    cloudwatch: CloudWatchClient | None,
     *,
     endpoint_url: str,
     endpoint_name: str,
@@ -74,7 +78,13 @@ def endpoint_metrics(
     """CloudWatch figures for each measurement's time range, beside the client's figures."""
     if not served_by_sagemaker(endpoint_url):
         return not_available(endpoint_url)
-    dimensions = (
+    if cloudwatch is None:
+        return {
+            "available": False,
+            "reason": "no CloudWatch client was given to read the figures",
+            "shapes": [],
+        }
+    dimensions: list[DimensionTypeDef] = (
         [{"Name": "InferenceComponentName", "Value": inference_component}]
         if inference_component
         else [
@@ -90,7 +100,9 @@ def endpoint_metrics(
             StartTime=datetime.fromtimestamp(start, UTC),
             EndTime=datetime.fromtimestamp(end, UTC),
         )
-        values = {r["Id"]: (r.get("Values") or [None])[0] for r in response.get("MetricDataResults", [])}
+        values = {
+            r["Id"]: next(iter(r.get("Values") or []), None) for r in response.get("MetricDataResults", [])
+        }
         figures: dict[str, Any] = {
             "batch_size": measurement["batch_size"],
             "sequence_length": measurement["sequence_length"],

@@ -14,17 +14,21 @@ from __future__ import annotations
 
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import workflows
 from workflows import clock, naming
 from workflows.benchmark import JOB_MODULES
 from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus
+from workflows.hosting.network import processing_security
+from workflows.hosting.polling import next_wait_seconds
 from workflows.images import HF_INFERENCE, image_uri
+from workflows.lifetime import runtime_limit_s
 from workflows.settings import Settings
-from workflows.spec import BenchmarkSpec
-from workflows.steps.describe_endpoint import next_wait_seconds
 from workflows.storage import put_text, upload_file
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 PROCESSING = "/opt/ml/processing"
 CODE_DIR = f"{PROCESSING}/input/code"
@@ -34,8 +38,6 @@ CONFIG_FILE = "job.json"
 OUTPUT_FILE = "benchmark.json"
 ENTRY = "run.py"
 VOLUME_GB = 30
-# Provisioning an instance and pulling the image take minutes before the script starts.
-START_ALLOWANCE_S = 900
 RUNNING = {"InProgress", "Stopping"}
 
 
@@ -53,18 +55,12 @@ def output_uri(settings: Settings, run_id: str) -> str:
     return f"s3://{settings.bucket}/{naming.results_prefix(run_id)}benchmark-job/"
 
 
-def runtime_limit_s(benchmark: BenchmarkSpec, planned_s: float) -> int:
-    """StoppingCondition: warm every shape to its limit, measure to the plan, plus the start."""
-    shapes = len(benchmark.batch_sizes) * len(benchmark.sequence_lengths)
-    return int(START_ALLOWANCE_S + shapes * benchmark.warmup_max_s + planned_s)
-
-
 def max_runtime_s(request: BenchmarkJobRequest) -> int:
     """The run's job's MaxRuntimeInSeconds (``runtime_limit_s`` of its spec and plan)."""
     return runtime_limit_s(request.spec.benchmark, request.plan.planned_s)
 
 
-def upload_code(s3: Any, prefix: str) -> list[str]:
+def upload_code(s3: S3Client, prefix: str) -> list[str]:
     """The entry script and the engine modules, at the paths the script imports them from."""
     root = _repository_root()
     uris = [upload_file(s3, root / module, f"{prefix}code/{module}") for module in JOB_MODULES]
@@ -90,15 +86,20 @@ def processing_job_request(request: BenchmarkJobRequest, *, settings: Settings) 
             },
         }
 
+    security = processing_security(request.spec)
+    cluster: dict[str, Any] = {
+        "InstanceCount": 1,
+        "InstanceType": request.plan.job_instance_type,
+        "VolumeSizeInGB": VOLUME_GB,
+    }
+    outputs: dict[str, Any] = {}
+    if "VolumeKmsKeyId" in security:
+        cluster["VolumeKmsKeyId"] = security["VolumeKmsKeyId"]
+        outputs["KmsKeyId"] = security["OutputKmsKeyId"]
+    network = {"NetworkConfig": security["NetworkConfig"]} if "NetworkConfig" in security else {}
     return {
         "ProcessingJobName": request.plan.job_name,
-        "ProcessingResources": {
-            "ClusterConfig": {
-                "InstanceCount": 1,
-                "InstanceType": request.plan.job_instance_type,
-                "VolumeSizeInGB": VOLUME_GB,
-            }
-        },
+        "ProcessingResources": {"ClusterConfig": cluster},
         "StoppingCondition": {"MaxRuntimeInSeconds": max_runtime_s(request)},
         "AppSpecification": {
             "ImageUri": image,
@@ -116,8 +117,10 @@ def processing_job_request(request: BenchmarkJobRequest, *, settings: Settings) 
                         "S3UploadMode": "EndOfJob",
                     },
                 }
-            ]
+            ],
+            **outputs,
         },
+        **network,
         "RoleArn": settings.sagemaker_role_arn,
         "Environment": {"PYTHONUNBUFFERED": "1", "DEPLOYBENCH_RUN_ID": request.run_id},
         "Tags": naming.tags(request.run_id, request.spec),

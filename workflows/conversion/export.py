@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from workflows.conversion.families import takes_token_type_ids
+from workflows.conversion.pooling import Pooling, choose_pooling
 from workflows.conversion.source import ModelFolder
 from workflows.errors import ConversionFailed
 
@@ -21,20 +21,6 @@ class ExportedModel:
     labels: list[str] = field(default_factory=list)
     pooling: str | None = None
     normalize: bool = False
-
-
-def _pooling(folder: Path) -> tuple[str, bool]:
-    """Pooling mode and normalisation from a sentence-transformers folder (mean, normalised by default)."""
-    pooling, normalize = "mean", True
-    pooling_config = folder / "1_Pooling" / "config.json"
-    if pooling_config.is_file():
-        data = json.loads(pooling_config.read_text())
-        if data.get("pooling_mode_cls_token"):
-            pooling = "cls"
-    modules = folder / "modules.json"
-    if modules.is_file():
-        normalize = any("Normalize" in m.get("type", "") for m in json.loads(modules.read_text()))
-    return pooling, normalize
 
 
 def load_torch_model(model: ModelFolder, task: str) -> Any:
@@ -82,6 +68,12 @@ def encoder_graph(torch_model: Any, task: str, input_names: list[str], pooling: 
             hidden = out.last_hidden_state
             if pooling == "cls":
                 pooled = hidden[:, 0]
+            elif pooling == "last_token":
+                # The first position where the running count of real tokens reaches its total is the
+                # last real token, with padding on either side.
+                mask = tensors[input_names.index("attention_mask")]
+                last = torch.cumsum(mask, dim=1).argmax(dim=1)
+                pooled = hidden[torch.arange(hidden.shape[0]), last]
             else:
                 mask = tensors[input_names.index("attention_mask")].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
@@ -101,7 +93,13 @@ def graph_io(path: Path) -> tuple[list[str], list[str]]:
 
 
 def export_onnx(
-    model: ModelFolder, task: str, tokenizer: Any, out_path: Path, *, opset: int
+    model: ModelFolder,
+    task: str,
+    tokenizer: Any,
+    out_path: Path,
+    *,
+    opset: int,
+    pooling: Pooling | None = None,
 ) -> tuple[ExportedModel, Any]:
     """TorchScript export with dynamic batch and sequence axes; returns the wrapped torch module too.
 
@@ -113,8 +111,10 @@ def export_onnx(
 
     torch_model = load_torch_model(model, task)
     inputs = graph_inputs(tokenizer, torch_model)
-    pooling, normalize = _pooling(model.path) if task == "embedding" else (None, False)
-    graph = encoder_graph(torch_model, task, inputs, pooling or "mean", normalize)
+    if task == "embedding" and pooling is None:
+        pooling = choose_pooling(model.path, pooling="auto", normalize=None)
+    mode, normalize = (pooling.mode, pooling.normalize) if task == "embedding" and pooling else (None, False)
+    graph = encoder_graph(torch_model, task, inputs, mode or "mean", normalize)
     sample = tokenizer(
         ["a short text", "a somewhat longer text for the export trace"], padding=True, return_tensors="pt"
     )
@@ -145,5 +145,5 @@ def export_onnx(
         id2label = torch_model.config.id2label or {}
         labels = [str(id2label.get(i, f"LABEL_{i}")) for i in range(torch_model.config.num_labels)]
     graph_inputs_found, graph_outputs = graph_io(out_path)
-    exported = ExportedModel(out_path, graph_inputs_found, graph_outputs, labels, pooling, normalize)
+    exported = ExportedModel(out_path, graph_inputs_found, graph_outputs, labels, mode, normalize)
     return exported, graph

@@ -74,3 +74,18 @@ def verify_files(root: Path, manifest: ArtifactManifest) -> None:
             raise ArtifactIncomplete(
                 f"{entry.path} does not match its sha256 (F22).", fix="run the convert step again"
             )
+
+
+def verify_artifact(root: Path) -> None:
+    """The manifest's files are complete (F22) and its ONNX file loads in onnxruntime."""
+    # Here, not at the top: onnxruntime and numpy load only when an artifact is verified.
+    from workflows.conversion.parity import ort_session
+
+    manifest = read_manifest(root)
+    verify_files(root, manifest)
+    try:
+        ort_session(root / manifest.onnx_file)
+    except Exception as error:
+        raise ArtifactIncomplete(
+            f"{manifest.onnx_file} does not load in onnxruntime: {error}", fix="convert again"
+        ) from error

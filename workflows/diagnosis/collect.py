@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -18,6 +18,10 @@ from workflows.aws import error_code, error_message, is_not_found
 from workflows.contracts import Diagnosis, EndpointStatus, PipelineState
 from workflows.diagnosis.evidence import Evidence
 from workflows.diagnosis.matcher import diagnose
+
+if TYPE_CHECKING:
+    from types_boto3_logs import CloudWatchLogsClient
+    from types_boto3_sagemaker import SageMakerClient
 
 # A Lambda has 60 s and Step Functions carries 256 KiB: read a bounded window of recent events.
 MAX_LOG_EVENTS = 2000
@@ -44,10 +48,10 @@ def _guarded(evidence: Evidence, what: str, call: Callable[[], Any]) -> Any:
     return None
 
 
-def add_endpoint(evidence: Evidence, *, sagemaker: Any, name: str) -> bool:
+def add_endpoint(evidence: Evidence, *, sagemaker: SageMakerClient, name: str) -> bool:
     """DescribeEndpoint and its endpoint config; returns False when the endpoint does not exist."""
     try:
-        description = sagemaker.describe_endpoint(EndpointName=name)
+        description: dict[str, Any] = dict(sagemaker.describe_endpoint(EndpointName=name))
     except ClientError as error:
         if is_not_found(error):
             evidence.notes.append(f"endpoint {name} does not exist (never created, or already deleted)")
@@ -74,7 +78,7 @@ def add_endpoint(evidence: Evidence, *, sagemaker: Any, name: str) -> bool:
     return True
 
 
-def add_inference_components(evidence: Evidence, *, sagemaker: Any, endpoint_name: str) -> None:
+def add_inference_components(evidence: Evidence, *, sagemaker: SageMakerClient, endpoint_name: str) -> None:
     """DescribeInferenceComponent for every component on the endpoint (copy counts, F09)."""
     listed = _guarded(
         evidence,
@@ -96,7 +100,12 @@ def add_inference_components(evidence: Evidence, *, sagemaker: Any, endpoint_nam
 
 
 def add_log_events(
-    evidence: Evidence, *, logs: Any, endpoint_name: str, since: datetime, group: str | None = None
+    evidence: Evidence,
+    *,
+    logs: CloudWatchLogsClient,
+    endpoint_name: str,
+    since: datetime,
+    group: str | None = None,
 ) -> int:
     """The endpoint's recent log events (or those of ``group``), oldest first; returns how many were read."""
     group = group or log_group(endpoint_name)
@@ -160,7 +169,9 @@ def _last_poll(status: EndpointStatus, created_at: datetime) -> tuple[dict[str, 
     return described, created_at + timedelta(seconds=status.waited_s)
 
 
-def evidence_from_state(state: PipelineState, *, sagemaker: Any, logs: Any) -> Evidence:
+def evidence_from_state(
+    state: PipelineState, *, sagemaker: SageMakerClient, logs: CloudWatchLogsClient
+) -> Evidence:
     """Evidence for the failure a pipeline execution caught, gathered live where possible."""
     spec, hosting = state.spec, state.spec.hosting
     evidence = Evidence(
@@ -197,7 +208,9 @@ def evidence_from_state(state: PipelineState, *, sagemaker: Any, logs: Any) -> E
     return evidence
 
 
-def add_component_log_events(evidence: Evidence, *, logs: Any, endpoint_name: str, since: datetime) -> int:
+def add_component_log_events(
+    evidence: Evidence, *, logs: CloudWatchLogsClient, endpoint_name: str, since: datetime
+) -> int:
     """Each described component's containers log to their own group, not to the endpoint's."""
     return sum(
         add_log_events(
@@ -211,13 +224,20 @@ def add_component_log_events(evidence: Evidence, *, logs: Any, endpoint_name: st
     )
 
 
-def diagnose_failure(state: PipelineState, *, sagemaker: Any, logs: Any) -> Diagnosis:
+def diagnose_failure(
+    state: PipelineState, *, sagemaker: SageMakerClient, logs: CloudWatchLogsClient
+) -> Diagnosis:
     """The DiagnoseFailure step: gather the evidence of the caught error and match the catalogue."""
     return diagnose(evidence_from_state(state, sagemaker=sagemaker, logs=logs))
 
 
 def evidence_from_endpoint(
-    name: str, *, sagemaker: Any, logs: Any, since: datetime, hosting_mode: str | None = None
+    name: str,
+    *,
+    sagemaker: SageMakerClient,
+    logs: CloudWatchLogsClient,
+    since: datetime,
+    hosting_mode: str | None = None,
 ) -> Evidence:
     """Evidence about a live endpoint (``deploybench diagnose --endpoint``)."""
     evidence = Evidence(hosting_mode=hosting_mode)

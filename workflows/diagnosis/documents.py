@@ -45,6 +45,8 @@ STATE_PHASES = {
     "DeployEndpoint": "deploy",
     "DescribeEndpoint": "wait",
     "WaitForEndpoint": "wait",
+    "PlaceInferenceComponents": "wait",
+    "WaitForInferenceComponents": "wait",
     "WarmUpShapes": "warmup",
     "RunBenchmark": "benchmark",
     "StartBenchmarkJob": "benchmark",

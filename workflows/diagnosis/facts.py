@@ -13,8 +13,8 @@ from typing import Any
 
 from workflows.clock import as_datetime
 from workflows.diagnosis.evidence import Evidence
+from workflows.hosting.polling import stalled_for
 from workflows.spec import is_gpu_instance
-from workflows.steps.describe_endpoint import stalled_for
 
 FactValue = bool | str | None
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from types_boto3_sagemaker_runtime import SageMakerRuntimeClient
 
 PROBE = {"inputs": ["Which execution provider answers this?"], "parameters": {"batch_size": 1}}
 
 
 def served_by(
-    runtime: Any, endpoint_name: str, target: dict[str, str] | None = None
+    runtime: SageMakerRuntimeClient, endpoint_name: str, target: dict[str, str] | None = None
 ) -> dict[str, str] | None:
     """The ``served_by`` of one answer (provider, and the note of a GPU artifact served on CPU);
     None when the endpoint's serving code does not report it or the call fails."""

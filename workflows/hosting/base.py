@@ -18,7 +18,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar, cast, overload
 
 from pydantic import BaseModel
 
@@ -34,6 +34,7 @@ from workflows.contracts import (
     PreflightResult,
 )
 from workflows.errors import PreflightBlocked, SpecInvalid
+from workflows.hosting.network import endpoint_config_security, model_security
 from workflows.hosting.specs import _Instances, _ModelServer
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.preflight.context import PreflightContext
@@ -41,6 +42,14 @@ from workflows.preflight.registry import Check, Scope, run_declared
 from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
 from workflows.spec import RunSpec
+
+if TYPE_CHECKING:
+    from types_boto3_application_autoscaling import ApplicationAutoScalingClient
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_s3 import S3Client
+    from types_boto3_sagemaker import SageMakerClient
+    from types_boto3_sagemaker.type_defs import ProductionVariantTypeDef, TagTypeDef
+    from types_boto3_sagemaker_runtime import SageMakerRuntimeClient
 
 VARIANT = "primary"
 
@@ -67,13 +76,22 @@ class ImageChoice(Protocol):
 class AwsClients:
     """The AWS clients a mode may call; the step passes the ones its handler built."""
 
-    sagemaker: Any
-    s3: Any = None
-    autoscaling: Any = None
-    cloudwatch: Any = None
-    runtime: Any = None
+    sagemaker: SageMakerClient
+    s3: S3Client | None = None
+    autoscaling: ApplicationAutoScalingClient | None = None
+    cloudwatch: CloudWatchClient | None = None
+    runtime: SageMakerRuntimeClient | None = None
 
+    @overload
+    def need(self, name: Literal["s3"]) -> S3Client: ...
+    @overload
+    def need(self, name: Literal["autoscaling"]) -> ApplicationAutoScalingClient: ...
+    @overload
+    def need(self, name: Literal["cloudwatch"]) -> CloudWatchClient: ...
+    @overload
+    def need(self, name: Literal["runtime"]) -> SageMakerRuntimeClient: ...
     def need(self, name: str) -> Any:
+        """The client ``name``, or a clear error when the step did not pass it."""
         client = getattr(self, name)
         if client is None:
             raise ValueError(f"this hosting mode needs the {name} client; pass it to the step")
@@ -138,7 +156,7 @@ def instance_type_for(request: DeployRequest, types: Sequence[str]) -> str:
     return str(types[index])
 
 
-def run_tags(request: DeployRequest) -> list[dict[str, str]]:
+def run_tags(request: DeployRequest) -> list[TagTypeDef]:
     return naming.tags(request.run_id, request.spec)
 
 
@@ -180,30 +198,55 @@ def instance_variant(hosting: InstanceSettings, *, instance_type: str, model: st
 
 
 def create_model(
-    sagemaker: Any, name: str, *, settings: Settings, tags: list[dict[str, str]], **spec: Any
+    sagemaker: SageMakerClient,
+    name: str,
+    *,
+    settings: Settings,
+    tags: list[TagTypeDef],
+    hosting: Any,
+    **spec: Any,
 ) -> str:
-    """CreateModel with the run's role and tags; the one place a mode's model request is built."""
+    """CreateModel with the run's role, tags, and the hosting's VPC and network isolation.
+
+    Args:
+        hosting: the attempt's hosting settings; its ``vpc`` and ``network_isolation`` (when the mode
+            has them) become VpcConfig and EnableNetworkIsolation.
+    """
     with aws_errors(f"create model {name}"):
         sagemaker.create_model(
-            ModelName=name, ExecutionRoleArn=settings.sagemaker_role_arn, Tags=tags, **spec
+            ModelName=name,
+            ExecutionRoleArn=settings.sagemaker_role_arn,
+            Tags=tags,
+            **model_security(hosting),
+            **spec,
         )
     return name
 
 
 def create_endpoint(
-    sagemaker: Any,
+    sagemaker: SageMakerClient,
     *,
     config: str,
     endpoint: str,
     variants: list[dict[str, Any]],
-    tags: list[dict[str, str]],
+    tags: list[TagTypeDef],
+    hosting: Any,
     **extra: Any,
 ) -> None:
-    """The endpoint config, then the endpoint (returns while it is Creating); the one place these
-    requests are built."""
+    """The endpoint config (with the hosting's KmsKeyId), then the endpoint (returns while it is Creating).
+
+    An endpoint config with an ExecutionRoleArn hosts inference components on its own instances, so it
+    also carries the hosting's VPC and network isolation.
+    """
+    security = endpoint_config_security(hosting, hosts_components="ExecutionRoleArn" in extra)
     with aws_errors(f"create endpoint config {config}"):
         sagemaker.create_endpoint_config(
-            EndpointConfigName=config, ProductionVariants=variants, Tags=tags, **extra
+            EndpointConfigName=config,
+            # Each mode builds its variants as plain dicts from its own spec; the keys are SageMaker's.
+            ProductionVariants=cast("list[ProductionVariantTypeDef]", variants),
+            Tags=tags,
+            **security,
+            **extra,
         )
     with aws_errors(f"create endpoint {endpoint}"):
         sagemaker.create_endpoint(EndpointName=endpoint, EndpointConfigName=config, Tags=tags)
@@ -274,6 +317,7 @@ class HostingMode(ABC, Generic[SpecT]):
                 naming.model_name(request.run_id, attempt, index),
                 settings=settings,
                 tags=tags,
+                hosting=planned.hosting,
                 **model,
             )
             for index, model in enumerate(planned.models)
@@ -286,6 +330,7 @@ class HostingMode(ABC, Generic[SpecT]):
             endpoint=endpoint,
             variants=[self.variant(planned.hosting, instance_type=instance_type, models=models)],
             tags=tags,
+            hosting=planned.hosting,
             **self.endpoint_config_extra(settings),
         )
         return DeployResult(

@@ -11,7 +11,7 @@ RAM fails (F10).
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from workflows import naming
 from workflows.aws import aws_errors, is_not_found, translate
@@ -43,6 +43,13 @@ from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
 from workflows.preflight.registry import Check
 from workflows.settings import Settings
 
+if TYPE_CHECKING:
+    from types_boto3_sagemaker import SageMakerClient
+    from types_boto3_sagemaker.type_defs import (
+        InferenceComponentComputeResourceRequirementsTypeDef,
+        InferenceComponentSpecificationTypeDef,
+    )
+
 IN_SERVICE, FAILED = "InService", "Failed"
 
 ComponentsT = TypeVar("ComponentsT", bound=InferenceComponentHosting)
@@ -69,9 +76,11 @@ def placement_findings(hosting: InferenceComponentHosting, instance_type: str) -
     )
 
 
-def specification(hosting: InferenceComponentHosting, model: str) -> dict[str, Any]:
+def specification(hosting: InferenceComponentHosting, model: str) -> InferenceComponentSpecificationTypeDef:
     """Specification of one component: its model, compute requirements, start-up timeout."""
-    requirements: dict[str, Any] = {"MinMemoryRequiredInMb": hosting.min_memory_mb}
+    requirements: InferenceComponentComputeResourceRequirementsTypeDef = {
+        "MinMemoryRequiredInMb": hosting.min_memory_mb
+    }
     if hosting.accelerator_devices is not None:
         requirements["NumberOfAcceleratorDevicesRequired"] = hosting.accelerator_devices
     if hosting.cpu_cores is not None:
@@ -219,7 +228,7 @@ class ComponentsMode(InstanceMode[ComponentsT]):
         return self.place(request, clients=clients)
 
     @staticmethod
-    def _describe(sagemaker: Any, name: str) -> dict[str, Any] | None:
+    def _describe(sagemaker: SageMakerClient, name: str) -> dict[str, Any] | None:
         from botocore.exceptions import ClientError
 
         try:

@@ -14,7 +14,7 @@ import json
 from functools import partial
 from importlib.resources import files
 from string import Template
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows.contracts import DeployRequest, Finding
 from workflows.hosting.base import (
@@ -37,8 +37,12 @@ from workflows.hosting.staging import (
 from workflows.images import DJL_INFERENCE
 from workflows.preflight.artifact import LMI_CPU_REQUIREMENTS, check_lmi_requirements
 from workflows.preflight.context import PreflightContext
+from workflows.preflight.isolation import ISOLATION
 from workflows.preflight.registry import Check
 from workflows.settings import Settings
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 ENGINE = "lmi"
 MODELS_FILE = "deploybench-models.json"
@@ -74,7 +78,9 @@ def model_entries(request: DeployRequest, hosting: LmiHosting) -> list[tuple[dic
     return found
 
 
-def container_folder(request: DeployRequest, hosting: LmiHosting, image: str, *, s3: Any) -> list[StagedFile]:
+def container_folder(
+    request: DeployRequest, hosting: LmiHosting, image: str, *, s3: S3Client
+) -> list[StagedFile]:
     """Every file of the container's folder."""
     properties = Template((files("artifacts") / "lmi" / "serving.properties").read_text(encoding="utf-8"))
     code = (files("artifacts") / "lmi" / "model.py").read_text(encoding="utf-8")
@@ -128,6 +134,7 @@ class LmiMode(InstanceMode[LmiHosting]):
             "every model is an s3:// prefix or a Hub id the container can load", ("model-source",), _sources
         ),
         Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_check(_image)),
+        ISOLATION,
     )
 
     def plan(

@@ -14,12 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from workflows.aws import aws_errors, is_busy, is_not_found, paginate, translate
 from workflows.hosting.scale_to_zero import DIMENSION, NAMESPACE
+
+if TYPE_CHECKING:
+    from types_boto3_application_autoscaling import ApplicationAutoScalingClient
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_sagemaker import SageMakerClient
 
 GONE = {"Deleting"}
 IC_RESOURCE = "inference-component/"
@@ -270,7 +275,7 @@ def remaining_named(sagemaker: Any, row: ResourceKind, prefix: str, keep: Any) -
     ]
 
 
-def scaling_targets(autoscaling: Any, prefix: str) -> list[str]:
+def scaling_targets(autoscaling: ApplicationAutoScalingClient, prefix: str) -> list[str]:
     """Resource ids of the run's components registered with Application Auto Scaling."""
     with aws_errors("describe scalable targets"):
         targets = paginate(
@@ -284,7 +289,7 @@ def scaling_targets(autoscaling: Any, prefix: str) -> list[str]:
     return sorted(i for i in ids if i.startswith(IC_RESOURCE + prefix))
 
 
-def scaling_policies(autoscaling: Any, resource_id: str) -> list[str]:
+def scaling_policies(autoscaling: ApplicationAutoScalingClient, resource_id: str) -> list[str]:
     with aws_errors(f"describe scaling policies of {resource_id}"):
         policies = paginate(
             autoscaling,
@@ -297,13 +302,13 @@ def scaling_policies(autoscaling: Any, resource_id: str) -> list[str]:
     return sorted(p[SCALING_POLICY.name_key] for p in policies)
 
 
-def alarms(cloudwatch: Any, prefix: str) -> list[str]:
+def alarms(cloudwatch: CloudWatchClient, prefix: str) -> list[str]:
     with aws_errors("describe alarms"):
         found = paginate(cloudwatch, ALARM.list_operation, ALARM.list_key, AlarmNamePrefix=prefix)
     return sorted(a[ALARM.name_key] for a in found)
 
 
-def delete_scaling(sweep: Sweep, autoscaling: Any, prefix: str, keep: Any) -> None:
+def delete_scaling(sweep: Sweep, autoscaling: ApplicationAutoScalingClient, prefix: str, keep: Any) -> None:
     """Policies, then the targets they scale (deregistering alone would remove them too)."""
     for resource_id in scaling_targets(autoscaling, prefix):
         if keep(resource_id.removeprefix(IC_RESOURCE)):
@@ -328,7 +333,7 @@ def delete_scaling(sweep: Sweep, autoscaling: Any, prefix: str, keep: Any) -> No
         )
 
 
-def delete_alarms(sweep: Sweep, cloudwatch: Any, prefix: str, keep: Any) -> None:
+def delete_alarms(sweep: Sweep, cloudwatch: CloudWatchClient, prefix: str, keep: Any) -> None:
     names = [name for name in alarms(cloudwatch, prefix) if not keep(name)]
     for start in range(0, len(names), 100):  # DeleteAlarms takes at most 100 names
         batch = names[start : start + 100]
@@ -337,7 +342,7 @@ def delete_alarms(sweep: Sweep, cloudwatch: Any, prefix: str, keep: Any) -> None
         sweep.deleted += [ALARM.label(name) for name in batch]
 
 
-def delete_components(sweep: Sweep, sagemaker: Any, prefix: str, keep: Any) -> set[str]:
+def delete_components(sweep: Sweep, sagemaker: SageMakerClient, prefix: str, keep: Any) -> set[str]:
     """Delete the run's components; returns the endpoints that still carry one afterwards.
 
     AWS deletes a component asynchronously (it lists as Deleting for a while) and an endpoint

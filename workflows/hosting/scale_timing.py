@@ -15,13 +15,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows.aws import aws_errors
 from workflows.benchmark.policy import policy_for
 
 # The benchmark client's schedule for scale to zero, so the measurement retries as a benchmark does.
 SCALE_OUT_BACKOFF = policy_for("scale-to-zero").backoff
+
+if TYPE_CHECKING:
+    from types_boto3_sagemaker import SageMakerClient
 
 
 @dataclass(frozen=True)
@@ -57,10 +60,10 @@ class Timeline:
         return out
 
 
-def observe(sagemaker: Any, *, endpoint: str, component: str, at_s: float) -> Sample:
+def observe(sagemaker: SageMakerClient, *, endpoint: str, component: str, at_s: float) -> Sample:
     """One sample of the endpoint's instances and the component's copies."""
     with aws_errors(f"describe endpoint {endpoint}"):
-        variants = sagemaker.describe_endpoint(EndpointName=endpoint).get("ProductionVariants") or [{}]
+        variants = sagemaker.describe_endpoint(EndpointName=endpoint).get("ProductionVariants") or []
     with aws_errors(f"describe inference component {component}"):
         runtime = (
             sagemaker.describe_inference_component(InferenceComponentName=component).get("RuntimeConfig")
@@ -68,7 +71,7 @@ def observe(sagemaker: Any, *, endpoint: str, component: str, at_s: float) -> Sa
         )
     return Sample(
         at_s=round(at_s, 3),
-        instances=int(variants[0].get("CurrentInstanceCount") or 0),
+        instances=int((variants[0].get("CurrentInstanceCount") if variants else 0) or 0),
         copies=int(runtime.get("CurrentCopyCount") or 0),
         desired_copies=int(runtime.get("DesiredCopyCount") or 0),
     )
@@ -80,7 +83,7 @@ def _reached(timeline: Timeline, name: str, sample: Sample, condition: bool) -> 
 
 
 def scale_in(
-    sagemaker: Any,
+    sagemaker: SageMakerClient,
     *,
     endpoint: str,
     component: str,
@@ -106,7 +109,7 @@ def scale_in(
 
 
 def scale_out(
-    sagemaker: Any,
+    sagemaker: SageMakerClient,
     invoke: Callable[[], bool],
     *,
     endpoint: str,

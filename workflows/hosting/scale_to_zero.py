@@ -10,7 +10,7 @@ components serve, on the poll that finds them ready; every call is an idempotent
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows import naming
 from workflows.aws import aws_errors
@@ -22,6 +22,11 @@ from workflows.preflight.context import PreflightContext
 from workflows.preflight.gpu import GPU_RUNTIME, TENSORRT_AFTER_SCALE_OUT
 from workflows.preflight.registry import Check
 from workflows.preflight.scaling import NO_CAPACITY_ALARM, check_no_capacity_alarm, check_scale_to_zero
+
+if TYPE_CHECKING:
+    from types_boto3_application_autoscaling import ApplicationAutoScalingClient
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_sagemaker.type_defs import TagTypeDef
 
 NAMESPACE = "sagemaker"
 DIMENSION = "sagemaker:inference-component:DesiredCopyCount"
@@ -103,7 +108,11 @@ def plan_findings(hosting: ScaleToZeroHosting, plan: dict[str, dict[str, Any]]) 
 
 
 def register_scaling(
-    plan: dict[str, dict[str, Any]], *, autoscaling: Any, cloudwatch: Any, tags: list[dict[str, str]]
+    plan: dict[str, dict[str, Any]],
+    *,
+    autoscaling: ApplicationAutoScalingClient,
+    cloudwatch: CloudWatchClient,
+    tags: list[TagTypeDef],
 ) -> str:
     """Make the calls of one component's plan; returns the step policy's ARN (the alarm's action)."""
     component = plan["register_scalable_target"]["ResourceId"]

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from workflows.hosting.network import Secured
 from workflows.hosting.renames import accept_former_instance_types
 from workflows.models import Strict
 from workflows.spec_checks.enums import EndpointInstanceType, InferenceAmiVersion, Word
@@ -42,8 +43,8 @@ def _model_name(value: str) -> str:
     return value
 
 
-class _Instances(Strict):
-    """What every instance-backed mode has: instance types with fallbacks, count, image, AMI."""
+class _Instances(Secured):
+    """What every instance-backed mode has: instance types with fallbacks, count, image, AMI, VPC, keys."""
 
     instance_type_fallbacks: list[EndpointInstanceType] = Field(
         default_factory=lambda: ["ml.c6i.xlarge"],

@@ -9,13 +9,16 @@ SageMaker as ``ModelDataSource.S3DataSource`` (S3Prefix, CompressionType None): 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows.aws import aws_errors, split_s3_uri
 from workflows.contracts import ArtifactManifest
 from workflows.conversion.manifest import MANIFEST_FILE
 from workflows.naming import staging_prefix
 from workflows.storage import TRANSFER, get_text, list_keys
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 
 @dataclass(frozen=True)
@@ -36,12 +39,12 @@ def engine_uri(bucket: str, run_id: str, attempt: int, engine: str) -> str:
     return f"{staging_uri(bucket, run_id)}a{attempt}/{engine}/"
 
 
-def read_manifest(s3: Any, bucket: str, run_id: str) -> ArtifactManifest:
+def read_manifest(s3: S3Client, bucket: str, run_id: str) -> ArtifactManifest:
     """The converted artifact's manifest from the staging folder (the convert step wrote it)."""
     return ArtifactManifest.model_validate_json(get_text(s3, staging_uri(bucket, run_id) + MANIFEST_FILE))
 
 
-def write_prefix(s3: Any, uri: str, staged: list[StagedFile]) -> list[str]:
+def write_prefix(s3: S3Client, uri: str, staged: list[StagedFile]) -> list[str]:
     """Write every file under ``uri``; copies stay in S3 (multipart for large objects)."""
     bucket, prefix = split_s3_uri(uri)
     keys = []
@@ -58,7 +61,7 @@ def write_prefix(s3: Any, uri: str, staged: list[StagedFile]) -> list[str]:
     return keys
 
 
-def copies_of_prefix(s3: Any, source_uri: str, into: str) -> list[StagedFile]:
+def copies_of_prefix(s3: S3Client, source_uri: str, into: str) -> list[StagedFile]:
     """Copies of every object under an s3:// prefix, placed under the relative folder ``into``."""
     bucket, prefix = split_s3_uri(source_uri.rstrip("/") + "/")
     return [

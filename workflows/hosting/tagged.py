@@ -12,13 +12,18 @@ names only.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from workflows.aws import aws_errors, is_not_found, paginate
 from workflows.hosting import resources
 from workflows.naming import TAG_RUN_ID
+
+if TYPE_CHECKING:
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_resourcegroupstaggingapi import ResourceGroupsTaggingAPIClient
+    from types_boto3_sagemaker import SageMakerClient
 
 # Service-level filters: GetResources accepts any "service[:type]", but a type string AWS does not
 # know is an error, and a teardown must not fail on a filter. The kinds are picked out below.
@@ -36,7 +41,7 @@ def parse_arn(arn: str) -> tuple[str, str]:
     return kind, name
 
 
-def tagged_arns(tagging: Any, run_id: str) -> list[str]:
+def tagged_arns(tagging: ResourceGroupsTaggingAPIClient, run_id: str) -> list[str]:
     """ARNs of SageMaker and CloudWatch resources that carry the run's id tag."""
     with aws_errors(f"find resources tagged {TAG_RUN_ID}={run_id}"):
         mappings = paginate(
@@ -58,7 +63,9 @@ def _exists(sagemaker: Any, kind: resources.ResourceKind, name: str) -> bool:
     return not kind.is_going(found)
 
 
-def _still_there(kind: str, name: str, *, sagemaker: Any, cloudwatch: Any) -> bool:
+def _still_there(
+    kind: str, name: str, *, sagemaker: SageMakerClient, cloudwatch: CloudWatchClient | None
+) -> bool:
     if kind == resources.ALARM.name:
         if cloudwatch is None:
             return True  # cannot tell: report it rather than pass it over
@@ -73,7 +80,13 @@ def _still_there(kind: str, name: str, *, sagemaker: Any, cloudwatch: Any) -> bo
 
 
 def tagged_leftovers(
-    run_id: str, *, prefix: str, tagging: Any, sagemaker: Any, cloudwatch: Any, kept: Callable[[str], bool]
+    run_id: str,
+    *,
+    prefix: str,
+    tagging: ResourceGroupsTaggingAPIClient,
+    sagemaker: SageMakerClient,
+    cloudwatch: CloudWatchClient | None,
+    kept: Callable[[str], bool],
 ) -> list[str]:
     """Resources tagged for the run, named outside ``prefix``, that still exist and are not kept."""
     leftovers = []

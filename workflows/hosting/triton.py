@@ -35,6 +35,7 @@ from workflows.hosting.triton_repository import check_plan, default_model, plan_
 from workflows.images import TRITON
 from workflows.preflight.containers import check_cuda_driver, image_cuda, minimum_ami
 from workflows.preflight.context import PreflightContext
+from workflows.preflight.isolation import ISOLATION
 from workflows.preflight.registry import Check
 from workflows.settings import Settings
 
@@ -86,6 +87,7 @@ class TritonMode(InstanceMode[TritonHosting]):
             ("artifact",),
         ),
         Check("image CUDA vs the AMI's driver (minimum AMI chosen when unset)", ("F20",), _driver),
+        ISOLATION,
     )
 
     def plan(

@@ -35,6 +35,7 @@ from workflows.hosting.specs import VllmHosting
 from workflows.hosting.staging import read_manifest, uncompressed_model_data
 from workflows.images import VLLM
 from workflows.preflight.context import PreflightContext
+from workflows.preflight.isolation import ISOLATION
 from workflows.preflight.registry import Check
 from workflows.preflight.vllm import check_architecture, check_environment
 from workflows.settings import Settings
@@ -145,6 +146,7 @@ class VllmMode(InstanceMode[VllmHosting]):
         Check("SM_VLLM_* name the requested model, pooling runner", ("F26",), _environment),
         Check("pair separator known for the model family", ("F27",), _pairs, ("artifact",)),
         Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_check(_image)),
+        ISOLATION,
     )
 
     def plan(

@@ -17,13 +17,16 @@ import json
 import os
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 from pydantic import BaseModel, ConfigDict, Field
 
 from workflows.errors import ChildExecutionFailed
 from workflows.local.lambda_seam import RegisteredFunction
+
+if TYPE_CHECKING:
+    from types_boto3_stepfunctions import SFNClient
 
 FUNCTION_NAME = "deploybench-local-start-execution-sync"
 # Long enough for a real model's whole pipeline on this machine; the poll gives up after it.
@@ -48,7 +51,7 @@ def _client() -> Any:
     return boto3.client("stepfunctions", region_name=os.environ.get("AWS_REGION", "us-east-1"))
 
 
-def _start(sfn: Any, request: StartExecutionSync) -> str:
+def _start(sfn: SFNClient, request: StartExecutionSync) -> str:
     payload = request.input if isinstance(request.input, str) else json.dumps(request.input)
     try:
         return str(
@@ -61,10 +64,10 @@ def _start(sfn: Any, request: StartExecutionSync) -> str:
         return request.state_machine_arn.replace(":stateMachine:", ":execution:") + f":{request.name}"
 
 
-def _follow(sfn: Any, arn: str, deadline_s: float) -> dict[str, Any]:
+def _follow(sfn: SFNClient, arn: str, deadline_s: float) -> dict[str, Any]:
     deadline = time.monotonic() + deadline_s
     while True:
-        description: dict[str, Any] = sfn.describe_execution(executionArn=arn)
+        description: dict[str, Any] = dict(sfn.describe_execution(executionArn=arn))
         if description["status"] != "RUNNING":
             return description
         if time.monotonic() > deadline:

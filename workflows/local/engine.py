@@ -14,7 +14,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 
@@ -28,6 +28,10 @@ from workflows.local.sagemaker.backend import ACCOUNT, LocalSageMaker
 from workflows.local.sagemaker.server import LocalSageMakerServer
 from workflows.local.timing import TimeScale
 from workflows.naming import function_name, state_machine_name
+
+if TYPE_CHECKING:
+    from types_boto3_iam import IAMClient
+    from types_boto3_lambda import LambdaClient
 
 REGION = "us-east-1"
 BUCKET = "deploybench-local"
@@ -162,13 +166,13 @@ class LocalEngine:
         self._stack.callback(interpreter.removeHandler, handler)
 
     def _provision(self) -> None:
-        iam = self.client("iam")
+        iam: IAMClient = self.client("iam")
         role = iam.create_role(
             RoleName="deploybench-local",
             AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": []}),
         )["Role"]["Arn"]
         self.client("s3").create_bucket(Bucket=BUCKET)
-        lam = self.client("lambda")
+        lam: LambdaClient = self.client("lambda")
         arns = {}
         for function in FUNCTIONS:
             arns[function.placeholder] = lam.create_function(
@@ -209,7 +213,8 @@ class LocalEngine:
     # --- use -----------------------------------------------------------------------------------
 
     def client(self, service: str) -> Any:
-        return boto3.client(service, region_name=REGION)
+        # The service is named at run time, so no one client type fits; callers index the answers.
+        return boto3.client(service, region_name=REGION)  # type: ignore[call-overload]
 
     def start_execution(self, machine: str, payload: dict[str, Any], *, name: str | None = None) -> str:
         kwargs: dict[str, Any] = {

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from workflows.errors import SpecInvalid
 
-FaultId = Literal["F04", "F05", "F06", "F08", "F09", "F10", "F12", "F20"]
+FaultId = Literal["F04", "F05", "F06", "F08", "F09", "F10", "F12", "F20", "F38"]
 
 BEHAVIOUR: dict[str, str] = {
     "F04": "CreateEndpoint with a GPU instance type and InferenceExecutionConfig Direct is rejected with the field's text.",
@@ -35,6 +35,9 @@ BEHAVIOUR: dict[str, str] = {
     "F10": "CreateInferenceComponent with MinMemoryRequiredInMb above memory_limit_mb fails with the field's text.",
     "F12": "InvokeEndpoint at zero copies fails with 'Inference Component has no capacity to process this request'.",
     "F20": "A GPU endpoint without InferenceAmiVersion fails at container start with CUDA error 803.",
+    "F38": "The SageMaker operation named by `action` is refused with AccessDeniedException and AWS's text "
+    "for an explicit deny in a service control policy, unless its request carries the member named by "
+    "`unless` (an SCP that requires KmsKeyId on CreateEndpointConfig, VpcConfig on CreateModel).",
 }
 
 
@@ -50,6 +53,14 @@ class Fault(BaseModel):
     )
     stall_minutes: float = Field(50.0, gt=0, description="F06: simulated minutes in Creating before Failed.")
     memory_limit_mb: int = Field(1024, ge=1, description="F10: the largest MinMemoryRequiredInMb that fits.")
+    action: str = Field(
+        "CreateEndpointConfig",
+        pattern=r"^[A-Z][A-Za-z]+$",
+        description="F38: the SageMaker operation denied.",
+    )
+    unless: str | None = Field(
+        None, description="F38: a request member whose presence meets the policy's condition (KmsKeyId)."
+    )
 
     def applies_to(self, instance_type: str | None) -> bool:
         return not self.instance_types or instance_type in self.instance_types

@@ -198,7 +198,7 @@ def serving_code_filters_inputs(code: str) -> bool:
 
 def check_artifact_complete(root: Path) -> list[Finding]:
     """F22: every file the manifest names exists with its size and sha256, and the ONNX file loads."""
-    from workflows.steps.pack_artifact import verify_artifact
+    from workflows.conversion.manifest import verify_artifact
 
     try:
         verify_artifact(root)

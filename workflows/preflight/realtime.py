@@ -20,6 +20,7 @@ from workflows.preflight.artifact import (
 )
 from workflows.preflight.containers import check_cuda_driver
 from workflows.preflight.context import PreflightContext
+from workflows.preflight.isolation import ISOLATION
 from workflows.preflight.pins import check_library_pins
 from workflows.preflight.registry import Check
 from workflows.spec import is_gpu_instance
@@ -98,4 +99,5 @@ ONNX_ARTIFACT_CHECKS: tuple[Check[object], ...] = (
     Check("artifact files complete and ONNX loads", ("F22",), artifact_complete, ("artifact",)),
     Check("serving code imports vs requirements.txt", ("F01", "F28"), requirements, ("artifact",)),
     Check("tokenizer outputs vs graph inputs", ("F03",), input_names, ("artifact",)),
+    ISOLATION,
 )

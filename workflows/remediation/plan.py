@@ -20,7 +20,7 @@ from workflows import clock
 from workflows.contracts import Diagnosis, PipelineState, RemediationPlan, RemediationRecord
 from workflows.diagnosis.actions import Action
 from workflows.diagnosis.collect import failed_phase
-from workflows.remediation import changes
+from workflows.remediation import RETRY_FIRST_WAIT_S, RETRY_MAX_WAIT_S, changes
 from workflows.remediation.changes import Refused, Step
 from workflows.settings import Settings
 
@@ -37,9 +37,6 @@ REDEPLOY: dict[Action, Callable[..., Step]] = {
 # Phases whose failure a remediation can act on; a failed teardown or a failed conversion cannot be
 # fixed by another deploy.
 REMEDIABLE_PHASES = {"deploy", "wait", "warmup", "benchmark"}
-# F12/F15: scale from zero took 471 s and 95 retries in the field; 30 s doubling, capped at 5 min.
-RETRY_FIRST_WAIT_S = 30
-RETRY_MAX_WAIT_S = 300
 EVIDENCE_LINES = 3
 EVIDENCE_CHARS = 240
 

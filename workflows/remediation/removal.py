@@ -8,7 +8,7 @@ case in point: AWS refuses to delete an endpoint while it is Creating (the field
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -18,6 +18,9 @@ from workflows.contracts import AttemptRequest, DeployAttempt
 from workflows.errors import AwsServiceUnavailable, AwsThrottled
 from workflows.hosting import resources
 from workflows.hosting.resources import ENDPOINT, ENDPOINT_CONFIG, MODEL, ResourceKind
+
+if TYPE_CHECKING:
+    from types_boto3_sagemaker import SageMakerClient
 
 
 def _delete(sagemaker: Any, kind: ResourceKind, name: str, removed: list[str], left: list[str]) -> bool:
@@ -40,7 +43,7 @@ def _delete(sagemaker: Any, kind: ResourceKind, name: str, removed: list[str], l
     return True
 
 
-def remove_failed_attempt(request: AttemptRequest, *, sagemaker: Any) -> DeployAttempt:
+def remove_failed_attempt(request: AttemptRequest, *, sagemaker: SageMakerClient) -> DeployAttempt:
     """Delete the resources of the attempt the last history record describes.
 
     The endpoint goes first; when it cannot be deleted, its config and models stay with it (the

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from workflows.aws import error_code, error_message
 from workflows.benchmark.cloudwatch import endpoint_metrics
+from workflows.benchmark.figures import DETAIL_FILE
 from workflows.benchmark.job import OUTPUT_FILE
 from workflows.contracts import PipelineState, ReportResult
 from workflows.errors import DeploybenchError
@@ -19,11 +20,14 @@ from workflows.naming import results_prefix
 from workflows.reports.files import REPORT_FILE, RESULT_FILE, write_report
 from workflows.reports.result import pipeline_result
 from workflows.settings import Settings
-from workflows.steps.run_benchmark import DETAIL_FILE
 from workflows.storage import get_text, upload_file
 
+if TYPE_CHECKING:
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_s3 import S3Client
 
-def _detail(state: PipelineState, s3: Any, settings: Settings) -> dict[str, Any] | None:
+
+def _detail(state: PipelineState, s3: S3Client, settings: Settings) -> dict[str, Any] | None:
     """The engine's full output (windows, samples). A failed benchmark step returned nothing, but
     its figures may still be where the runners write them: they show what the requests met."""
     base = f"s3://{settings.bucket}/{results_prefix(state.run_id)}"
@@ -40,7 +44,9 @@ def _detail(state: PipelineState, s3: Any, settings: Settings) -> dict[str, Any]
     return None
 
 
-def _cloudwatch(state: PipelineState, detail: dict[str, Any] | None, cloudwatch: Any) -> dict[str, Any]:
+def _cloudwatch(
+    state: PipelineState, detail: dict[str, Any] | None, cloudwatch: CloudWatchClient
+) -> dict[str, Any]:
     benchmark, deploy = state.benchmark, state.deploy
     endpoint_url = (
         benchmark.endpoint_url if benchmark else ((detail or {}).get("environment") or {}).get("endpoint_url")
@@ -68,7 +74,7 @@ def _cloudwatch(state: PipelineState, detail: dict[str, Any] | None, cloudwatch:
 
 
 def report(
-    state: PipelineState, *, s3: Any, settings: Settings, status: str, cloudwatch: Any
+    state: PipelineState, *, s3: S3Client, settings: Settings, status: str, cloudwatch: CloudWatchClient
 ) -> ReportResult:
     """Build the result, render it, and upload everything under the run's results prefix."""
     detail = _detail(state, s3, settings)

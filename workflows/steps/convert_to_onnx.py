@@ -4,33 +4,43 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import shutil
 import time
+from collections.abc import Mapping
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from workflows.artifact_manifest import ServingPlan
+from workflows.artifact_manifest import HubRecord, ServingPlan
 from workflows.contracts import ArtifactManifest, ConvertResult, QuantizationReport, StepRequest
 from workflows.conversion import parity
 from workflows.conversion.export import export_onnx
 from workflows.conversion.families import family_of
+from workflows.conversion.hub import fetch as hub_fetch
 from workflows.conversion.int8 import build_int8
 from workflows.conversion.manifest import MANIFEST_FILE, file_entries, write_manifest
 from workflows.conversion.optimize import choose_fp32, start_fusion
 from workflows.conversion.output import staged_folder
+from workflows.conversion.pooling import choose_pooling
 from workflows.conversion.source import ModelFolder, inspect_folder, resolve_source
 from workflows.errors import ModelSourceInvalid, ParityCheckFailed
 from workflows.gpu.fp16 import build_fp16
 from workflows.gpu.plan import serving_plan
+from workflows.model_spec import ModelSpec, hub_source
 from workflows.naming import staging_prefix
 from workflows.settings import Settings
 from workflows.storage import upload_folder
 from workflows.texts import natural_texts
 
+if TYPE_CHECKING:
+    pass
+
 SERVING_CODE = Path(str(files("artifacts") / "code"))
+# inference.py loads the task handling from the file beside it.
+SERVING_FILES = ("inference.py", "deploybench_tasks.py")
 # Named by precision so that a log line or a listing shows which graph is served (F30).
 ONNX_FILES = {"fp32": "model.onnx", "int8": "model.int8.onnx", "fp16": "model.fp16.onnx"}
 # Dynamic INT8's MatMulInteger and DynamicQuantizeLinear have no CUDA kernels in onnxruntime's CUDA
@@ -49,7 +59,8 @@ def write_serving_code(root: Path, plan: ServingPlan) -> None:
     """
     code = root / "code"
     code.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(SERVING_CODE / "inference.py", code / "inference.py")
+    for name in SERVING_FILES:
+        shutil.copy2(SERVING_CODE / name, code / name)
     (code / "requirements.txt").write_text(f"{plan.requirement}\n", encoding="utf-8")
 
 
@@ -82,7 +93,9 @@ def timing_shapes(tokenizer: Any, max_length: int) -> dict[str, dict[str, np.nda
     }
 
 
-def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Path) -> ArtifactManifest:
+def build_artifact(
+    request: StepRequest, *, source: Path, out: Path, scratch: Path, hub: HubRecord | None = None
+) -> ArtifactManifest:
     """Export, optimise, verify (and quantize) into ``out``; returns the manifest written there.
 
     ``out`` appears complete or not at all: everything is built in a staging folder next to it.
@@ -90,13 +103,22 @@ def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Pa
     import onnxruntime
 
     spec = request.spec
-    convert, task, max_length = spec.convert, spec.model.task, spec.model.max_sequence_length
+    convert, max_length = spec.convert, spec.model.max_sequence_length
+    # A cross-encoder is a sequence classifier: it exports, checks and quantizes as one.
+    task = "embedding" if spec.model.task == "embedding" else "classification"
     folder = inspect_folder(source)
     family = family_of(folder)
+    pooling = (
+        choose_pooling(folder.path, pooling=spec.model.pooling, normalize=spec.model.normalize)
+        if task == "embedding"
+        else None
+    )
     tokenizer = load_tokenizer(folder)
     with staged_folder(out) as staging:
         scratch.mkdir(parents=True, exist_ok=True)
-        exported, graph = export_onnx(folder, task, tokenizer, scratch / "export.onnx", opset=convert.opset)
+        exported, graph = export_onnx(
+            folder, task, tokenizer, scratch / "export.onnx", opset=convert.opset, pooling=pooling
+        )
         mode = convert.optimize if convert.precision == "fp32" else "none"
         with contextlib.ExitStack() as passes:
             fusion = start_fusion(
@@ -175,7 +197,7 @@ def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Pa
         if plan.device == "gpu" and convert.precision == "int8":
             warnings.append(INT8_ON_GPU)
         manifest = ArtifactManifest(
-            task=task,
+            task=spec.model.task,
             architecture=folder.architecture,
             onnx_file=onnx_file,
             inputs=exported.inputs,
@@ -184,6 +206,10 @@ def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Pa
             precision=convert.precision,
             max_sequence_length=max_length,
             labels=exported.labels,
+            pooling=exported.pooling,
+            normalize=exported.normalize,
+            pooling_basis=pooling.basis if pooling else "",
+            hub=hub,
             onnxruntime_version=onnxruntime.__version__,
             optimization=optimization,
             parity=report,
@@ -196,15 +222,44 @@ def build_artifact(request: StepRequest, *, source: Path, out: Path, scratch: Pa
     return manifest
 
 
-def convert(request: StepRequest, *, s3: Any, settings: Settings, workdir: Path) -> ConvertResult:
+def fetch_source(
+    model: ModelSpec,
+    *,
+    s3: Any,
+    workdir: Path,
+    secretsmanager: Any | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> tuple[Path, HubRecord | None]:
+    """The model folder to convert, and for an ``hf://`` source what was downloaded (repo, revision, commit)."""
+    if not hub_source(model.source):
+        return resolve_source(model.source, s3=s3, workdir=workdir), None
+    folder, snapshot = hub_fetch(model, secretsmanager=secretsmanager, workdir=workdir, environ=environ)
+    return folder, HubRecord(
+        repo=snapshot.source.repo, revision=snapshot.source.revision, commit=snapshot.commit
+    )
+
+
+def convert(
+    request: StepRequest,
+    *,
+    s3: Any,
+    settings: Settings,
+    workdir: Path,
+    secretsmanager: Any | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> ConvertResult:
     """Build the artifact folder under ``workdir`` and upload it to the run's staging prefix.
 
+    An ``hf://`` source is downloaded at the commit its revision names (``HF_TOKEN`` from ``environ``,
+    else ``model.token_secret`` through ``secretsmanager``), and the commit goes into the manifest.
     The manifest goes up last: a staging prefix without it is refused by the pack step.
     """
     started = time.perf_counter()
-    source = resolve_source(request.spec.model.source, s3=s3, workdir=workdir)
+    source, hub = fetch_source(
+        request.spec.model, s3=s3, workdir=workdir, secretsmanager=secretsmanager, environ=environ
+    )
     out = workdir / "artifact"
-    manifest = build_artifact(request, source=source, out=out, scratch=workdir / "scratch")
+    manifest = build_artifact(request, source=source, out=out, scratch=workdir / "scratch", hub=hub)
     staging_uri = f"s3://{settings.bucket}/{staging_prefix(request.run_id)}"
     upload_folder(s3, out, staging_uri, last=MANIFEST_FILE)
     return ConvertResult(

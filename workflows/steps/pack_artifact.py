@@ -6,16 +6,23 @@ import os
 import tarfile
 import time
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from workflows.contracts import PackRequest, PackResult
-from workflows.conversion.manifest import MANIFEST_FILE, read_manifest, sha256_of, verify_files
-from workflows.conversion.parity import ort_session
+from workflows.conversion.manifest import (
+    MANIFEST_FILE,
+    sha256_of,
+    verify_artifact,
+)
 from workflows.errors import ArtifactIncomplete, OutputNotWritable
 from workflows.naming import artifact_key
 from workflows.remediation.requirements import apply_requirements
 from workflows.settings import Settings
-from workflows.storage import download_folder, upload_file
+from workflows.storage import download_folder, upload_file, upload_folder
+from workflows.vendoring import vendor_for_spec
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 # fp32 ONNX weights barely compress: gzip level 9 took 63 s for 200 MB to save 7% over level 1 (F24).
 # ISA-L level 1 writes the same gzip format about 10x faster than zlib level 1 (bench/pack.py).
@@ -31,18 +38,6 @@ def _open_output(path: Path, compression: str) -> BinaryIO:
     from isal import igzip
 
     return igzip.open(path, "wb", compresslevel=COMPRESSION_LEVEL)  # type: ignore[return-value]
-
-
-def verify_artifact(root: Path) -> None:
-    """The manifest's files are complete (F22) and its ONNX file loads in onnxruntime."""
-    manifest = read_manifest(root)
-    verify_files(root, manifest)
-    try:
-        ort_session(root / manifest.onnx_file)
-    except Exception as error:
-        raise ArtifactIncomplete(
-            f"{manifest.onnx_file} does not load in onnxruntime: {error}", fix="convert again"
-        ) from error
 
 
 def write_tarball(root: Path, target: Path, compression: str) -> None:
@@ -72,7 +67,7 @@ def write_tarball(root: Path, target: Path, compression: str) -> None:
         partial.unlink(missing_ok=True)
 
 
-def pack(request: PackRequest, *, s3: Any, settings: Settings, workdir: Path) -> PackResult:
+def pack(request: PackRequest, *, s3: S3Client, settings: Settings, workdir: Path) -> PackResult:
     started = time.perf_counter()
     root = workdir / "artifact"
     download_folder(s3, request.convert.staging_uri, root)
@@ -82,6 +77,9 @@ def pack(request: PackRequest, *, s3: Any, settings: Settings, workdir: Path) ->
         )
     verify_artifact(root)
     apply_requirements(root, request.attempt.overrides.extra_requirements)  # F01/F17 remediation
+    if vendor_for_spec(root, request.spec, settings):  # F37: an isolated container reaches no index
+        # The preflight reads the staged code/: it must see the wheels and the offline requirements.
+        upload_folder(s3, root / "code", request.convert.staging_uri.rstrip("/") + "/code/")
     compression = request.spec.pack.compression
     key = artifact_key(request.run_id, compression)
     tarball = workdir / Path(key).name

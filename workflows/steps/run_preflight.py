@@ -1,4 +1,4 @@
-"""Preflight step: the failure catalogue's static checks before any SageMaker resource exists.
+"""RunPreflight: the failure catalogue's static checks before any SageMaker resource exists.
 
 All findings are reported together; a blocking finding fails the run before deploy, warnings are
 carried in the result (and so into the report).
@@ -8,24 +8,23 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from workflows.contracts import Finding, PreflightRequest, PreflightResult
+from workflows.contracts import PreflightRequest, PreflightResult
 from workflows.errors import PreflightBlocked
 from workflows.preflight import ArtifactView, build_context, run_checks
+from workflows.preflight.findings import describe_findings
 from workflows.storage import download_folder
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 # Only what the checks read: the serving code and the tokenizer (kilobytes), not the weights,
 # which PackArtifact verified file by file before uploading.
 _ARTIFACT_PARTS = ("code/", "tokenizer/")
 
 
-def describe_findings(findings: list[Finding]) -> str:
-    """One line per finding: ``F02 (blocking): message Fix: fix``."""
-    return "\n".join(f"{f.id} ({f.severity}): {f.message} Fix: {f.fix}" for f in findings)
-
-
-def preflight(request: PreflightRequest, *, s3: Any) -> PreflightResult:
+def preflight(request: PreflightRequest, *, s3: S3Client) -> PreflightResult:
     """Run every check that applies to the spec's hosting mode on the staged artifact.
 
     The checks on the spec alone ran in CheckSpec when ``request.spec_check`` is set: they are not run

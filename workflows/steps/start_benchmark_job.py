@@ -9,9 +9,9 @@ from botocore.exceptions import ClientError
 
 from workflows.aws import error_code, translate
 from workflows.benchmark.job import CONFIG_FILE, job_prefix, job_status, processing_job_request, upload_code
+from workflows.benchmark.run_config import engine_config
 from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus
 from workflows.settings import Settings
-from workflows.steps.run_benchmark import engine_config
 from workflows.storage import put_text
 
 

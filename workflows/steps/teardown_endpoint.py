@@ -11,7 +11,7 @@ included). The hosting mode says which kinds it may have created.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows import clock
 from workflows.aws import aws_errors
@@ -24,6 +24,12 @@ from workflows.naming import TAG_KEEP, resource_prefix, results_prefix, staging_
 from workflows.settings import Settings
 from workflows.storage import get_text, list_keys, put_text
 
+if TYPE_CHECKING:
+    from types_boto3_application_autoscaling import ApplicationAutoScalingClient
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_resourcegroupstaggingapi import ResourceGroupsTaggingAPIClient
+    from types_boto3_s3 import S3Client
+    from types_boto3_sagemaker import SageMakerClient
 # Each pass's deletions, kept beside the run's results: the state machine retries ResourceBusy by
 # invoking the step again with the same input, so without it the result would list only the last
 # pass's deletions (often nothing but the endpoint config, after the endpoint went on pass 1).
@@ -62,7 +68,7 @@ class Kept:
         return any(uri.startswith(prefix) for prefix in self.prefixes)
 
 
-def mark_kept(state: PipelineState, *, sagemaker: Any) -> list[str]:
+def mark_kept(state: PipelineState, *, sagemaker: SageMakerClient) -> list[str]:
     """Tag what the user kept ``deploybench:keep=true`` so the leak janitor never deletes it.
 
     Every run's resources carry an expiry tag (``naming.tags``) for the janitor; only here, once
@@ -91,12 +97,12 @@ def kept_resources(state: PipelineState) -> set[str]:
     return set(Kept(state).names)
 
 
-def _staging_objects(s3: Any, bucket: str, run_id: str, kept: Kept) -> list[str]:
+def _staging_objects(s3: S3Client, bucket: str, run_id: str, kept: Kept) -> list[str]:
     uri = f"s3://{bucket}/{staging_prefix(run_id)}"
     return [key for key in list_keys(s3, uri) if not kept.keeps_object(f"s3://{bucket}/{key}")]
 
 
-def _delete_objects(s3: Any, bucket: str, keys: list[str]) -> None:
+def _delete_objects(s3: S3Client, bucket: str, keys: list[str]) -> None:
     for start in range(0, len(keys), 1000):
         batch = keys[start : start + 1000]
         with aws_errors(f"delete staging objects of s3://{bucket}"):
@@ -107,7 +113,7 @@ def ledger_uri(bucket: str, run_id: str) -> str:
     return f"s3://{bucket}/{results_prefix(run_id)}{LEDGER_FILE}"
 
 
-def earlier_passes(s3: Any, bucket: str, run_id: str) -> list[dict[str, Any]]:
+def earlier_passes(s3: S3Client, bucket: str, run_id: str) -> list[dict[str, Any]]:
     """What the earlier passes of this run's teardown deleted (an empty list on the first)."""
     uri = ledger_uri(bucket, run_id)
     # Listed first: a GET of a missing key answers 403, not 404, under prefix-scoped ListBucket.
@@ -120,7 +126,7 @@ def earlier_passes(s3: Any, bucket: str, run_id: str) -> list[dict[str, Any]]:
     return [p for p in passes if isinstance(p, dict)]
 
 
-def _record_pass(s3: Any, bucket: str, run_id: str, passes: list[dict[str, Any]], sweep: Any) -> None:
+def _record_pass(s3: S3Client, bucket: str, run_id: str, passes: list[dict[str, Any]], sweep: Any) -> None:
     record = {"at": clock.now().isoformat(), "deleted": list(sweep.deleted), "busy": list(sweep.busy)}
     put_text(s3, ledger_uri(bucket, run_id), json.dumps({"passes": [*passes, record]}), "application/json")
 
@@ -136,12 +142,12 @@ def _all_deleted(passes: list[dict[str, Any]], last: list[str]) -> list[str]:
 def teardown(
     state: PipelineState,
     *,
-    sagemaker: Any,
-    s3: Any,
+    sagemaker: SageMakerClient,
+    s3: S3Client,
     settings: Settings,
-    autoscaling: Any = None,
-    cloudwatch: Any = None,
-    tagging: Any = None,
+    autoscaling: ApplicationAutoScalingClient | None = None,
+    cloudwatch: CloudWatchClient | None = None,
+    tagging: ResourceGroupsTaggingAPIClient | None = None,
 ) -> TeardownResult:
     """Delete in dependency order, then verify that nothing of the run remains.
 
@@ -158,6 +164,10 @@ def teardown(
     mode = strategy_for(state.spec.hosting.mode)
     sweep = resources.Sweep()
     if mode.uses_scaling:
+        if autoscaling is None or cloudwatch is None:
+            raise ValueError(
+                f"tearing down {mode.mode} needs the autoscaling and cloudwatch clients; pass both"
+            )
         resources.delete_scaling(sweep, autoscaling, prefix, kept)
         resources.delete_alarms(sweep, cloudwatch, prefix, kept)
     holding = resources.delete_components(sweep, sagemaker, prefix, kept) if mode.uses_components else set()
@@ -206,12 +216,12 @@ def teardown(
 def remaining_resources(
     run_id: str,
     *,
-    sagemaker: Any,
+    sagemaker: SageMakerClient,
     kept: Kept,
-    s3: Any = None,
+    s3: S3Client | None = None,
     bucket: str | None = None,
-    autoscaling: Any = None,
-    cloudwatch: Any = None,
+    autoscaling: ApplicationAutoScalingClient | None = None,
+    cloudwatch: CloudWatchClient | None = None,
     components: bool = False,
 ) -> list[str]:
     """Resources of the run that exist and are not being deleted, except those kept on purpose.

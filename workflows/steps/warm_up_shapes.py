@@ -1,4 +1,4 @@
-"""Warmup step: every shape that will be measured is warmed until its latency is stable.
+"""WarmUpShapes: every shape that will be measured is warmed until its latency is stable.
 
 The warmup actually used (requests, time, first-call latency, timeouts, stability) is returned
 for the result; the first request of the first shape is the endpoint's cold start after deploy.
@@ -9,20 +9,24 @@ benchmark plan then moves the measurement to a processing job, which warms them 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
+from workflows.benchmark.figures import OUT_OF_TIME, WarmupOutcome, cold_start_of, warmup_record
 from workflows.benchmark.payloads import bodies_for
+from workflows.benchmark.run_config import engine_config, make_invoker
 from workflows.benchmark.warmup import warm_up
 from workflows.contracts import ColdStart, ShapeWarmup, WarmupRequest, WarmupResult
 from workflows.errors import WarmupFailed
 from workflows.gpu.served_by import served_by
-from workflows.steps.run_benchmark import cold_start_of, engine_config, make_invoker, warmup_record
 
-OUT_OF_TIME = "out_of_time"
+if TYPE_CHECKING:
+    from types_boto3_sagemaker_runtime import SageMakerRuntimeClient
 MIN_SHAPE_BUDGET_S = 5.0
 
 
-def warmup(request: WarmupRequest, *, runtime: Any, time_budget_s: float | None = None) -> WarmupResult:
+def warmup(
+    request: WarmupRequest, *, runtime: SageMakerRuntimeClient, time_budget_s: float | None = None
+) -> WarmupResult:
     """Warm every shape within ``time_budget_s`` (the caller's remaining time, if limited).
 
     Raises:
@@ -49,24 +53,24 @@ def warmup(request: WarmupRequest, *, runtime: Any, time_budget_s: float | None 
                 )
             )
             continue
-        outcome = warm_up(
-            invoker.call,
-            bodies_for(shape, config.seed),
-            concurrency=config.warmup_concurrency,
-            max_requests=config.warmup_max_requests,
-            max_seconds=config.warmup_max_s if left is None else min(config.warmup_max_s, left),
+        outcome = WarmupOutcome.of(
+            warm_up(
+                invoker.call,
+                bodies_for(shape, config.seed),
+                concurrency=config.warmup_concurrency,
+                max_requests=config.warmup_max_requests,
+                max_seconds=config.warmup_max_s if left is None else min(config.warmup_max_s, left),
+            )
         )
-        if outcome["successes"] == 0:
+        if outcome.successes == 0:
             raise WarmupFailed(
-                f"shape {shape.label} on {request.deploy.endpoint_name} failed all {outcome['requests']} warmup "
-                f"requests: {outcome['errors']}. Last error: {outcome['last_error']}"
+                f"shape {shape.label} on {request.deploy.endpoint_name} failed all {outcome.requests} warmup "
+                f"requests: {outcome.errors}. Last error: {outcome.last_error}"
             )
         if cold_start is None:
             cold_start = cold_start_of(shape.label, outcome)
         results.append(
-            warmup_record(
-                {"batch_size": shape.batch_size, "sequence_length": shape.sequence_length, **outcome}
-            )
+            warmup_record(outcome, batch_size=shape.batch_size, sequence_length=shape.sequence_length)
         )
     left = None if time_budget_s is None else time_budget_s - (time.perf_counter() - started)
     # One more call, to a warm endpoint, asks which execution provider answers (F36).

@@ -18,7 +18,7 @@ sweep's summary.json over baseline.json.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, ValidationError
 
@@ -42,6 +42,9 @@ from workflows.sweeps.recommend import Recommendation, recommend
 from workflows.sweeps.recommend import one_line as recommendation_line
 from workflows.sweeps.recommend import render as render_recommendation
 from workflows.sweeps.spec import SweepSpec
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 # The hosting settings a recommendation names and prices a run by.
 SUMMARY_HOSTING = ("mode", "instance_type", "instance_count", "memory_size_mb")
@@ -86,7 +89,7 @@ def sweep_uri(bucket: str, name: str, suffix: str) -> str:
     return f"s3://{bucket}/{SWEEPS_PREFIX}{name}/{suffix}"
 
 
-def read_json(s3: Any, uri: str) -> dict[str, Any] | None:
+def read_json(s3: S3Client, uri: str) -> dict[str, Any] | None:
     """The object's JSON, or None when it does not exist.
 
     Existence is asked with a listing: S3 answers a GET of a missing key with 403, not 404, when
@@ -101,7 +104,7 @@ def read_json(s3: Any, uri: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def read_result(s3: Any, uri: str) -> dict[str, Any] | None:
+def read_result(s3: S3Client, uri: str) -> dict[str, Any] | None:
     """A run's result.json for the comparison; None when it is gone or is not a JSON document."""
     try:
         return read_json(s3, uri)
@@ -109,7 +112,7 @@ def read_result(s3: Any, uri: str) -> dict[str, Any] | None:
         return None
 
 
-def gather_run(run: RunOutcome, *, s3: Any, bucket: str) -> RunSummary:
+def gather_run(run: RunOutcome, *, s3: S3Client, bucket: str) -> RunSummary:
     """A run's figures from its result.json (written by the deploy pipeline, failed or not)."""
     uri = f"s3://{bucket}/{results_prefix(run.run_id)}result.json"
     result = read_json(s3, uri)
@@ -230,7 +233,7 @@ def render_report(
     return "\n".join(lines) + "\n"
 
 
-def compare_sweep(request: CompareRequest, *, s3: Any, settings: Settings) -> SweepComparison:
+def compare_sweep(request: CompareRequest, *, s3: S3Client, settings: Settings) -> SweepComparison:
     """Gather, compare with the baseline, write summary.json and report.md, move the baseline if clean."""
     sweep = request.sweep
     runs = [

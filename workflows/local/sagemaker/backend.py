@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from workflows.local.dlc import Announce, announce_to_stderr
 from workflows.local.faults import FaultPlan
@@ -20,6 +20,10 @@ from workflows.local.sagemaker.api import ACCOUNT, ApiError
 from workflows.local.sagemaker.processing import ProcessingJobsApi
 from workflows.local.sagemaker.runtime import Invocation, RuntimeApi
 from workflows.local.sagemaker.tags import TagsApi
+
+if TYPE_CHECKING:
+    from types_boto3_logs import CloudWatchLogsClient
+    from types_boto3_s3 import S3Client
 
 __all__ = ["ACCOUNT", "ApiError", "Invocation", "LocalSageMaker"]
 
@@ -40,8 +44,8 @@ class LocalSageMaker(RuntimeApi, ProcessingJobsApi, TagsApi):
         self,
         *,
         region: str,
-        s3: Any,
-        logs: Any = None,
+        s3: S3Client,
+        logs: CloudWatchLogsClient | None = None,
         root: Path | None = None,
         fault_plan: FaultPlan | None = None,
         serving: str | None = None,

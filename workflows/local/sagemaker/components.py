@@ -168,8 +168,11 @@ class ComponentsApi(EndpointsApi):
     def _start_copy(self, component: InferenceComponent, index: int) -> Instance:
         specification = component.specification
         definition: dict[str, Any] = {}
+        isolated = False
         if specification.get("ModelName"):
-            definition = dict(model_containers(self.models[specification["ModelName"]])[0])
+            model = self.models[specification["ModelName"]]
+            definition = dict(model_containers(model)[0])
+            isolated = bool(model.get("EnableNetworkIsolation"))
         override = specification.get("Container") or {}
         if override.get("ArtifactUrl"):
             definition["ModelDataUrl"] = override["ArtifactUrl"]
@@ -183,6 +186,7 @@ class ComponentsApi(EndpointsApi):
             log_path=self.log_dir / f"{component.endpoint}-{component.name}-{copy.id}.log",
             log_group=IC_LOG_GROUP.format(name=component.name),
             log_stream=f"{component.name}/{copy.id}",
+            isolated=isolated,
         )
         container = self.new_container(spec, self.root / component.endpoint / component.name / copy.id)
         self.place_model_data(container, definition)

@@ -64,6 +64,8 @@ class ContainerSpec:
     log_group: str = ""
     log_stream: str = ""
     extra_log_lines: list[str] = field(default_factory=list)
+    isolated: bool = False
+    """EnableNetworkIsolation: no package index is reachable from the container (launch.py)."""
 
 
 def free_port() -> int:

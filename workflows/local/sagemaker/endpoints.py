@@ -220,6 +220,7 @@ class EndpointsApi(ModelsApi):
                     variant=variant["VariantName"],
                     hostname=hostname,
                     environment={str(k): str(v) for k, v in (container.get("Environment") or {}).items()},
+                    isolated=bool(model.get("EnableNetworkIsolation")),
                     log_path=self.log_dir / f"{stem}.log",
                     log_group=ENDPOINT_LOG_GROUP.format(name=endpoint.name),
                     log_stream=stream,

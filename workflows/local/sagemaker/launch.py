@@ -13,6 +13,9 @@ MMS (the DLC's stack), per container:
 - ``code/requirements.txt`` is installed by the toolkit's own ``pip install -r`` at start, offline
   from the wheelhouse into ``<workdir>/pydeps`` (on the workers' ``PYTHONPATH``): installing into the
   shared environment would leak one container's requirements into every later one and hide F01.
+- A network-isolated model (EnableNetworkIsolation) gets no wheelhouse, and every proxy variable
+  points at a port nothing listens on: like the real isolated container, it reaches no package index,
+  so only wheels vendored in the artifact (code/wheels/, F37) install.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ LIGHT_SERVER = Path(__file__).with_name("light_server.py")
 CONTAINER_DIR_ENV = "DEPLOYBENCH_CONTAINER_DIR"
 # Never inherited: they would point the container's Python or pip at the engine's environment.
 _HOST_ONLY = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")
+# Port 9 (discard) on the loopback: nothing listens there, so every index request fails at once.
+UNREACHABLE = "http://127.0.0.1:9"
+ISOLATED_PROXIES = ("PIP_PROXY", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY")
 
 
 def _host_environment() -> dict[str, str]:
@@ -83,6 +89,9 @@ def command_and_environment(
             "PYTHONPATH": str(pydeps),
         }
     )
+    if spec.isolated:
+        env.pop("PIP_FIND_LINKS")
+        env.update(dict.fromkeys(ISOLATED_PROXIES, UNREACHABLE))
     return [str(dlc.python), str(DLC_ENTRYPOINT)], env
 
 

@@ -12,7 +12,11 @@ import hashlib
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from types_boto3_logs import CloudWatchLogsClient
+    from types_boto3_logs.type_defs import InputLogEventTypeDef
 
 ENDPOINT_LOG_GROUP = "/aws/sagemaker/Endpoints/{name}"
 PROCESSING_LOG_GROUP = "/aws/sagemaker/ProcessingJobs"
@@ -38,7 +42,7 @@ class _Followed:
 class LogShipper:
     """Tails container log files into CloudWatch Logs from one background thread."""
 
-    def __init__(self, logs: Any) -> None:
+    def __init__(self, logs: CloudWatchLogsClient) -> None:
         self.logs = logs
         self._followed: dict[Path, _Followed] = {}
         self._lock = threading.Lock()
@@ -97,7 +101,7 @@ class LogShipper:
         followed.partial = b"" if final else lines.pop()
         # Real time, not the engine's simulated clock: CloudWatch rejects events far in the future.
         now = int(time.time() * 1000)
-        events = [
+        events: list[InputLogEventTypeDef] = [
             {"timestamp": now, "message": line.decode("utf-8", "replace")} for line in lines if line.strip()
         ]
         if not events:

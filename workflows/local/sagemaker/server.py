@@ -64,7 +64,9 @@ def make_handler(backend: LocalSageMaker) -> type[BaseHTTPRequestHandler]:
                 )
                 return
             try:
-                result = method(json.loads(body or b"{}"))
+                request = json.loads(body or b"{}")
+                backend.refuse_denied(target.split(".", 1)[-1], request)
+                result = method(request)
             except ApiError as error:
                 self._error(error, json_protocol=True)
                 return

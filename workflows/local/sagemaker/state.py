@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows.local.dlc import Announce, ServingStack, announce_to_stderr, resolve_serving_stack
 from workflows.local.faults import Fault, FaultPlan
-from workflows.local.sagemaker.api import ACCOUNT
+from workflows.local.sagemaker.api import ACCOUNT, ApiError
 from workflows.local.sagemaker.container import Container, ContainerFailed, ContainerSpec
 from workflows.local.sagemaker.logs import LogShipper
 from workflows.local.sagemaker.memory import MemoryCap, remove_tagged_caps
+
+if TYPE_CHECKING:
+    from types_boto3_logs import CloudWatchLogsClient
+    from types_boto3_s3 import S3Client
 
 
 @dataclass
@@ -59,8 +64,8 @@ class BackendState:
         self,
         *,
         region: str,
-        s3: Any,
-        logs: Any = None,
+        s3: S3Client,
+        logs: CloudWatchLogsClient | None = None,
         root: Path,
         fault_plan: FaultPlan | None = None,
         serving: str | None = None,
@@ -126,6 +131,28 @@ class BackendState:
         with self.lock:
             self._threads.append(thread)
         thread.start()
+
+    def refuse_denied(self, operation: str, request: dict[str, Any]) -> None:
+        """F38: refuse ``operation`` as an organization's service control policy does.
+
+        Raises:
+            ApiError: AccessDeniedException with AWS's text, naming the action and the resource.
+        """
+        fault = next((f for f in self.fault_plan.faults if f.id == "F38" and f.action == operation), None)
+        if fault is None or (fault.unless and request.get(fault.unless)):
+            return
+        if self.planned_fault("F38", None) is None:
+            return
+        name = next((str(v) for k, v in request.items() if k.endswith("Name")), "*")
+        kind = re.sub(
+            r"(?<!^)(?=[A-Z])", "-", operation.removeprefix("Create").removeprefix("Delete")
+        ).lower()
+        raise ApiError(
+            "AccessDeniedException",
+            f"User: arn:aws:sts::{ACCOUNT}:assumed-role/deploybench-local/run is not authorized to perform: "
+            f"sagemaker:{operation} on resource: {self.arn(kind, name)} with an explicit deny in a service "
+            "control policy",
+        )
 
     def planned_fault(self, fault_id: str, instance_type: str | None) -> Fault | None:
         """The planned fault that fires now (counting ``times``), if any."""

@@ -1,14 +1,14 @@
-"""``deploybench definition`` and ``deploybench schema``: the documents the console and editors take."""
+"""``deploybench definition``: a state machine's definition (ASL), resolved for the deployed stack or as built."""
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from workflows.cli_output import (
+from workflows.cli.output import (
     JsonOption,
     ProfileOption,
     RegionOption,
@@ -18,6 +18,9 @@ from workflows.cli_output import (
     stack_outputs,
 )
 from workflows.naming import STACK_NAME
+
+if TYPE_CHECKING:
+    from boto3.session import Session
 
 
 def module_name(name: str) -> str:
@@ -35,7 +38,7 @@ def module_name(name: str) -> str:
     fail(f"unknown state machine {name!r}.", fix=f"choose one of {', '.join(choices)}")
 
 
-def deployed_values(session: Any, stack_name: str) -> dict[str, str]:
+def deployed_values(session: Session, stack_name: str) -> dict[str, str]:
     """Every placeholder's value in the deployed stack: its functions' and state machines' ARNs.
 
     Functions are found by their fixed names among the stack's resources (``deploybench-convert-to-onnx``
@@ -121,11 +124,3 @@ def definition(
         values = deployed_values(session, stack_name)
         text = resolved(text, values, stack_name=stack_name, region=session.region_name)
     sys.stdout.write(json.dumps(json.loads(text), indent=2) + "\n" if as_json else text + "\n")
-
-
-@guarded
-def schema(as_json: JsonOption = False) -> None:
-    """Print the run spec's JSON Schema (it is JSON with or without --json)."""
-    from workflows.spec import json_schema
-
-    sys.stdout.write(json_schema() + "\n")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from workflows.cli_output import (
+from workflows.cli.output import (
     FAILED,
     OK,
     RESULTS_DIR,
@@ -119,7 +119,7 @@ def bench(
         if v
     }
     sagemaker = session.client("sagemaker", config=standard) if describe else None
-    if describe and mode:
+    if sagemaker is not None and mode:
         from workflows.bench import describe_hosting
 
         hosting = {**describe_hosting(sagemaker, endpoint), "mode": mode}

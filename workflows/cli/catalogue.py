@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from workflows.cli_output import JsonOption, emit, fail, guarded, out
+from workflows.cli.output import JsonOption, emit, fail, guarded, out
 
 if TYPE_CHECKING:
     from workflows.catalogue import Linked

@@ -10,25 +10,23 @@ Every call here is a read (Describe*, Get*, List*, SimulatePrincipalPolicy); not
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
-from typing import Annotated, Any
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from workflows.naming import OUTPUT_BUCKET, PREFIX, STACK_NAME
+from workflows.readiness import FAIL, OK, UNVERIFIED, DoctorCheck
 
-OK, FAIL, UNVERIFIED = "ok", "fail", "unverified"
+if TYPE_CHECKING:
+    from boto3.session import Session
+    from types_boto3_cloudformation import CloudFormationClient
+    from types_boto3_iam import IAMClient
+    from types_boto3_iam.type_defs import ContextEntryTypeDef, RoleTypeDef
+    from types_boto3_service_quotas import ServiceQuotasClient
+
 DEFAULT_INSTANCE_TYPES = "ml.c6i.xlarge,ml.g5.xlarge"
-
-
-@dataclass(frozen=True)
-class DoctorCheck:
-    """One finding: what was checked, and ok, fail (with the fix) or unverified (with why)."""
-
-    area: str
-    subject: str
-    status: str
-    detail: str
 
 
 def _denied(error: Exception) -> str:
@@ -36,21 +34,21 @@ def _denied(error: Exception) -> str:
     return f"could not be checked: {code} ({str(error)[:160]})"
 
 
-def _trusts(role: dict[str, Any], service: str) -> bool:
+def _trusts(role: Mapping[str, Any], service: str) -> bool:
     document = role.get("AssumeRolePolicyDocument") or {}
     if isinstance(document, str):
         document = json.loads(document)
     return service in json.dumps(document)
 
 
-def stack_roles(cloudformation: Any, iam: Any, stack_name: str) -> list[dict[str, Any]]:
+def stack_roles(cloudformation: CloudFormationClient, iam: IAMClient, stack_name: str) -> list[RoleTypeDef]:
     """The IAM roles of the stack (``describe_stack_resources``), as ``get_role`` returns them."""
     resources = cloudformation.describe_stack_resources(StackName=stack_name)["StackResources"]
     names = [r["PhysicalResourceId"] for r in resources if r["ResourceType"] == "AWS::IAM::Role"]
     return [iam.get_role(RoleName=name)["Role"] for name in names]
 
 
-def check_roles(roles: list[dict[str, Any]]) -> tuple[list[DoctorCheck], dict[str, Any] | None]:
+def check_roles(roles: Sequence[Mapping[str, Any]]) -> tuple[list[DoctorCheck], Mapping[str, Any] | None]:
     """The SageMaker execution role exists and trusts sagemaker.amazonaws.com; the others trust their service."""
     sagemaker = next((r for r in roles if _trusts(r, "sagemaker.amazonaws.com")), None)
     found = [
@@ -104,14 +102,14 @@ def key_permissions(
 
 
 def check_permissions(
-    iam: Any, role: dict[str, Any], wanted: list[tuple[str, str, dict[str, str]]], *, region: str
+    iam: IAMClient, role: Mapping[str, Any], wanted: list[tuple[str, str, dict[str, str]]], *, region: str
 ) -> list[DoctorCheck]:
     """``iam simulate-principal-policy`` for each key call: what the account's IAM really decides."""
     account = role["Arn"].split(":")[4]
     found = []
     for action, template, context in wanted:
         resource = template.format(region=region, account=account)
-        entries = [
+        entries: list[ContextEntryTypeDef] = [
             {"ContextKeyName": k, "ContextKeyValues": [v], "ContextKeyType": "string"}
             for k, v in context.items()
         ]
@@ -169,7 +167,7 @@ def check_images(ecr_for: Any, uris: list[str]) -> list[DoctorCheck]:
     return found
 
 
-def check_quotas(quotas: Any, instance_types: list[str]) -> list[DoctorCheck]:
+def check_quotas(quotas: ServiceQuotasClient, instance_types: list[str]) -> list[DoctorCheck]:
     """The account's SageMaker "<type> for endpoint usage" quota of each instance type (0 blocks a deploy)."""
     try:
         pages = quotas.get_paginator("list_service_quotas").paginate(ServiceCode="sagemaker")
@@ -197,14 +195,20 @@ def check_quotas(quotas: Any, instance_types: list[str]) -> list[DoctorCheck]:
 
 
 def doctor(
-    session: Any, *, stack_name: str, instance_types: list[str], cloudformation: Any = None
+    session: Session,
+    *,
+    stack_name: str,
+    instance_types: list[str],
+    cloudformation: CloudFormationClient | None = None,
+    spec: Any = None,
 ) -> list[DoctorCheck]:
     """Every check against the account and region of ``session`` (a boto3 Session).
 
     Args:
         cloudformation: a CloudFormation client (default: the session's).
+        spec: a RunSpec whose VPC settings to check too (``workflows.network_check``).
     """
-    from workflows.images_command import deployed_images
+    from workflows.cli.images import deployed_images
 
     region = session.region_name
     cloudformation, iam = cloudformation or session.client("cloudformation"), session.client("iam")
@@ -221,6 +225,10 @@ def doctor(
         found += check_permissions(iam, role, wanted, region=region)
     found += check_images(lambda r: session.client("ecr", region_name=r), images)
     found += check_quotas(session.client("service-quotas"), instance_types)
+    if spec is not None:
+        from workflows.network_check import check_spec_network
+
+        found += check_spec_network(session.client("ec2"), spec, region=region)
     return found
 
 
@@ -237,6 +245,9 @@ def doctor_command(
         str, typer.Option("--instance-types", help="Comma-separated types whose quota to read.")
     ] = DEFAULT_INSTANCE_TYPES,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    spec_file: Annotated[
+        str | None, typer.Option("--spec", help="A run spec whose VPC (subnets, zones, routes) to check.")
+    ] = None,
 ) -> None:
     """Check, read-only, the deployed stack's roles, key permissions, images and quotas in your account."""
     if not aws:
@@ -244,8 +255,12 @@ def doctor_command(
         raise typer.Exit(2)
     import boto3
 
+    from workflows.spec import load_spec
+
+    spec = load_spec(spec_file) if spec_file else None
     session = boto3.Session(profile_name=profile, region_name=region)
-    found = doctor(session, stack_name=stack_name, instance_types=[t for t in instance_types.split(",") if t])
+    types = [t for t in instance_types.split(",") if t]
+    found = doctor(session, stack_name=stack_name, instance_types=types, spec=spec)
     if as_json:
         typer.echo(json.dumps([asdict(c) for c in found], indent=2))
     else:

@@ -1,15 +1,23 @@
-"""``deploybench sweep`` and ``deploybench janitor``: the deployed stack's scheduled jobs, run by hand."""
+"""``deploybench sweep``: the deployed stack's scheduled benchmark sweep (or the local one), run by hand."""
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from workflows.cli_output import (
+from workflows.cli.executions import (
+    console_url,
+    outcome_json,
+    print_event,
+    readable_cause,
+    sweep_id_from,
+    sweep_progress,
+)
+from workflows.cli.output import (
     FAILED,
     OK,
     RESULTS_DIR,
@@ -25,28 +33,18 @@ from workflows.cli_output import (
 )
 from workflows.naming import STACK_NAME
 
-STACK = STACK_NAME
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 
-def sweep_id_from(sfn: Any, execution_arn: str) -> str | None:
-    """The sweep id PlanSweep chose (from the execution's history; the output is empty when it failed)."""
-    from workflows.runner import _history
-
-    for event in _history(sfn, execution_arn):
-        details = event.get("stateExitedEventDetails") or {}
-        if details.get("name") == "PlanSweep":
-            return str(json.loads(details["output"])["plan"]["sweep_id"])
-    return None
-
-
-def _download(s3: Any, bucket: str, name: str, sweep_id: str, target: Path) -> list[Path]:
+def _download(s3: S3Client, bucket: str, name: str, sweep_id: str, target: Path) -> list[Path]:
     from workflows.naming import SWEEPS_PREFIX
     from workflows.storage import download_folder
 
     return download_folder(s3, f"s3://{bucket}/{SWEEPS_PREFIX}{name}/{sweep_id}/", target / sweep_id)
 
 
-def _local_baseline(s3: Any, bucket: str, name: str, folder: Path, *, restore: bool) -> None:
+def _local_baseline(s3: S3Client, bucket: str, name: str, folder: Path, *, restore: bool) -> None:
     """The local engine's S3 lives as long as one run: keep a sweep's baseline in the results folder."""
     from workflows.naming import SWEEPS_PREFIX
 
@@ -71,14 +69,12 @@ def sweep(
     time_scale: Annotated[float, typer.Option(help="Local engine only: how much faster Waits pass.")] = 30.0,
     stack_name: Annotated[
         str, typer.Option(metavar="STACK", help="CloudFormation stack that deployed deploybench.")
-    ] = STACK,
+    ] = STACK_NAME,
     region: RegionOption = None,
     profile: ProfileOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Run a benchmark sweep: each matrix combination as a deploy pipeline (followed live), then one report."""
-    from workflows.follow_command import sweep_progress
-    from workflows.run_command import console_url, outcome_json, print_event, readable_cause
     from workflows.runner import follow
     from workflows.sweeps.spec import load_sweep
 
@@ -131,74 +127,3 @@ def sweep(
         human=human,
     )
     raise typer.Exit(OK if outcome.status == "SUCCEEDED" else FAILED)
-
-
-@guarded
-def janitor(
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="List what would be removed; remove nothing.")
-    ] = False,
-    stack_name: Annotated[
-        str, typer.Option(metavar="STACK", help="CloudFormation stack that deployed deploybench.")
-    ] = STACK,
-    bucket: Annotated[
-        str | None, typer.Option(metavar="BUCKET", help="Artifact bucket (default: the stack's output).")
-    ] = None,
-    region: RegionOption = None,
-    profile: ProfileOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Delete SageMaker resources and staging folders of deploybench runs past their TTL (what the hourly schedule does)."""
-    from workflows.janitor import run_janitor
-
-    session = aws_session(region, profile)
-    outputs = stack_outputs(session, stack_name) if not bucket else {}
-    report = run_janitor(
-        sagemaker=session.client("sagemaker"),
-        s3=session.client("s3"),
-        sns=session.client("sns"),
-        autoscaling=session.client("application-autoscaling"),
-        cloudwatch=session.client("cloudwatch"),
-        bucket=bucket or outputs["ArtifactBucketName"],
-        topic_arn=outputs.get("AlertTopicArn"),
-        dry_run=dry_run,
-    )
-
-    def human() -> None:
-        for leak in report.leaks:
-            out.print(
-                f"{leak.action:>12}  {leak.kind:<20} {leak.name}  (expired {leak.expired_at:%Y-%m-%d %H:%M} UTC) "
-                f"{leak.detail}"
-            )
-        for error in report.errors:
-            out.print(f"[red]error[/]: {error}")
-        out.print(f"{report.removed} removed, {report.remaining} remaining; report: {report.report_uri}")
-
-    summary = {"removed": report.removed, "remaining": report.remaining}
-    emit({**report.model_dump(mode="json"), **summary}, as_json=as_json, human=human)
-    raise typer.Exit(FAILED if report.remaining or report.errors else OK)
-
-
-@guarded
-def pipeline_input(
-    path: Annotated[Path, typer.Argument(metavar="FILE", help="A run spec, or with --sweep a sweep file.")],
-    is_sweep: Annotated[
-        bool, typer.Option("--sweep", help="FILE is a sweep: print the sweep's input.")
-    ] = False,
-    as_json: JsonOption = False,
-) -> None:
-    """Print a state machine's input as JSON, for `aws stepfunctions start-execution --input file://...`."""
-    import sys
-
-    if is_sweep:
-        from workflows.sweeps.spec import load_sweep
-
-        payload: dict[str, Any] = {"sweep": load_sweep(path).model_dump(mode="json")}
-    else:
-        from workflows.contracts import PipelineState
-        from workflows.naming import new_run_id
-        from workflows.spec import load_spec
-
-        spec = load_spec(path)
-        payload = PipelineState(run_id=new_run_id(spec.name), spec=spec).model_dump(mode="json")
-    sys.stdout.write(json.dumps(payload, indent=2) + "\n")

@@ -27,7 +27,7 @@ import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -43,6 +43,9 @@ from workflows.errors import (
     SpecInvalid,
     UnsupportedArchitecture,
 )
+
+if TYPE_CHECKING:
+    from boto3.session import Session
 
 # --- exit codes: the same for every command (README, "Exit codes") ---------------------------------
 OK = 0
@@ -172,7 +175,7 @@ _INVALID = {
 _LOGIN = "run `aws configure`, or `aws sso login --profile NAME` and pass --profile NAME (or set AWS_PROFILE)"
 
 
-def aws_session(region: str | None = None, profile: str | None = None) -> Any:
+def aws_session(region: str | None = None, profile: str | None = None) -> Session:
     """The boto3 session of a command: ``--profile`` else AWS_PROFILE; ``--region`` else AWS_REGION,
     else AWS_DEFAULT_REGION, else the profile's region (the AWS CLI's order; boto3 itself reads
     every one of these but AWS_REGION)."""
@@ -182,7 +185,7 @@ def aws_session(region: str | None = None, profile: str | None = None) -> Any:
     return boto3.session.Session(region_name=region, profile_name=profile or None)
 
 
-def session_region(session: Any) -> str:
+def session_region(session: Session) -> str:
     """The session's region, or exit 2 saying how to choose one."""
     if not session.region_name:
         fail(
@@ -272,7 +275,7 @@ def guarded(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def stack_outputs(session: Any, stack_name: str) -> dict[str, str]:
+def stack_outputs(session: Session, stack_name: str) -> dict[str, str]:
     """The deployed stack's outputs, or exit 2 naming the stack, the region and the fix."""
     from botocore.exceptions import ClientError
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
-from workflows.cli_output import (
+from workflows.cli.executions import console_url, headline, outcome_json, print_event
+from workflows.cli.output import (
     FAILED,
     OK,
     RESULTS_DIR,
@@ -25,93 +24,13 @@ from workflows.cli_output import (
     stack_outputs,
 )
 from workflows.naming import STACK_NAME
-from workflows.runner import ExecutionOutcome, StateEvent
 
-_CONSOLES = {
-    "aws": "console.aws.amazon.com",
-    "aws-cn": "console.amazonaws.cn",
-    "aws-us-gov": "console.amazonaws-us-gov.com",
-}
-
-
-def console_url(execution_arn: str) -> str:
-    """The Step Functions console page of an execution, in the execution's own region and partition."""
-    parts = execution_arn.split(":")
-    partition, region = parts[1], parts[3]
-    host = _CONSOLES.get(partition, _CONSOLES["aws"])
-    return f"https://{region}.{host}/states/home?region={region}#/v2/executions/details/{execution_arn}"
-
-
-def readable_cause(cause: str) -> str:
-    """A Lambda error's Cause is its JSON payload; show the message."""
-    try:
-        payload = json.loads(cause)
-    except (TypeError, ValueError):
-        return cause
-    return str(payload.get("errorMessage", cause)) if isinstance(payload, dict) else cause
-
-
-def print_event(event: StateEvent, prefix: str = "") -> None:
-    """One line per state entered, left, caught or failed (stdout; stderr under ``--json``)."""
-    stamp = event.at.strftime("%H:%M:%S")
-    lead = f"{stamp}  {prefix}"
-    console = progress()
-    if event.kind == "entered":
-        console.print(f"{lead}[cyan]▶[/] {event.state}")
-    elif event.kind == "exited":
-        console.print(f"{lead}[green]✓[/] {event.state} [dim]{event.seconds:.1f} s[/]")
-    elif event.kind == "caught":
-        console.print(f"{lead}[yellow]↪[/] {event.state} failed after {event.seconds:.1f} s; caught")
-    elif event.kind == "failed":
-        error, _, cause = event.detail.partition(": ")
-        console.print(f"{lead}[red]✗[/] {event.state}: {error}: {readable_cause(cause)[:600]}", markup=True)
-
-
-def outcome_json(outcome: ExecutionOutcome, *, on_aws: bool = True) -> dict[str, Any]:
-    """What ``--json`` prints for a followed execution (a local one has no console page)."""
-    return {
-        "status": outcome.status,
-        "execution_arn": outcome.execution_arn,
-        "console_url": console_url(outcome.execution_arn) if on_aws else None,
-        "wall_s": outcome.wall_s,
-        "error": outcome.error,
-        "cause": readable_cause(outcome.cause) if outcome.cause else None,
-        "states": outcome.states,
-        "results": [str(path) for path in outcome.results],
-        "output": outcome.output,
-    }
-
-
-def headline(outcome: ExecutionOutcome) -> None:
-    """The execution's status, its error, the files written and the benchmark table (stdout)."""
-    status_style = "green" if outcome.status == "SUCCEEDED" else "red"
-    out.print(
-        f"\nExecution [bold {status_style}]{outcome.status}[/] in {outcome.wall_s:.1f} s: {outcome.execution_arn}"
-    )
-    if outcome.error:
-        out.print(f"[red]{outcome.error}[/]: {readable_cause(outcome.cause or '')[:1200]}")
-    for path in outcome.results:
-        out.print(f"  wrote {path}")
-    shapes = ((outcome.output or {}).get("benchmark") or {}).get("shapes") or []
-    if shapes:
-        table = Table(title="Benchmark (client-side latency)")
-        for column in ("batch", "seq", "conc", "p50 ms", "p99 ms", "samples/s", "stable"):
-            table.add_column(column, justify="right")
-        for s in shapes:
-            table.add_row(
-                str(s["batch_size"]),
-                str(s["sequence_length"]),
-                str(s["concurrency"]),
-                f"{s['p50_ms']:.2f}",
-                f"{s['p99_ms']:.2f}",
-                f"{s['samples_per_s']:.1f}",
-                "yes" if s["stable"] else "no",
-            )
-        out.print(table)
+if TYPE_CHECKING:
+    from boto3.session import Session
 
 
 def _aws_target(
-    session: Any, stack_name: str, state_machine_arn: str | None, bucket: str | None
+    session: Session, stack_name: str, state_machine_arn: str | None, bucket: str | None
 ) -> tuple[str, str]:
     from workflows.naming import OUTPUT_BUCKET, OUTPUT_DEPLOY_PIPELINE_ARN
 
@@ -161,7 +80,7 @@ def run(
     from workflows.naming import new_run_id
     from workflows.runner import run_aws, run_local
     from workflows.spec import load_spec
-    from workflows.steps.check_spec import check_before_start
+    from workflows.steps.check_spec import check_before_start, pin_source
 
     spec = load_spec(spec_path)
     plan = load_fault_plan(fault_plan) if fault_plan else None
@@ -169,6 +88,10 @@ def run(
         fail("--fault-plan applies to the local engine only.", fix="add --local, or drop --fault-plan")
     session = None if local else aws_session(region, profile)
     check_before_start(spec, local=local, session=session)  # the pipeline's CheckSpec, before anything starts
+    pinned = pin_source(spec, session=session)  # an hf:// branch or tag becomes the commit it names now
+    if pinned.model.source != spec.model.source:
+        progress().print(f"Model {spec.model.source} pinned to {pinned.model.source}")
+    spec = pinned
     state = PipelineState(run_id=new_run_id(spec.name), spec=spec)
     progress().print(f"Run [bold]{state.run_id}[/] ({'local engine' if local else 'AWS Step Functions'})")
     leaked: list[str] = []

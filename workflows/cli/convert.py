@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from workflows.cli_output import (
+from workflows.cli.output import (
     RESULTS_DIR,
     JsonOption,
     ProfileOption,
@@ -108,7 +108,7 @@ def convert(
             show_default=False,
         ),
     ] = None,
-    task: Annotated[str | None, typer.Option(help="embedding or classification.")] = None,
+    task: Annotated[str | None, typer.Option(help="embedding, classification or reranking.")] = None,
     precision: Annotated[str | None, typer.Option(help="fp32 or int8 (fp16 is refused on CPU).")] = None,
     optimize: Annotated[str | None, typer.Option(help="auto, fused or none.")] = None,
     max_length: Annotated[int | None, typer.Option(help="Tokens kept per text.")] = None,
@@ -121,9 +121,9 @@ def convert(
 ) -> None:
     """Convert a model to a verified ONNX artifact folder (and, with --pack, its tarball)."""
     from workflows.contracts import StepRequest
-    from workflows.conversion.source import resolve_source
-    from workflows.steps.convert_to_onnx import build_artifact
-    from workflows.steps.pack_artifact import verify_artifact, write_tarball
+    from workflows.conversion.manifest import verify_artifact
+    from workflows.steps.convert_to_onnx import build_artifact, fetch_source
+    from workflows.steps.pack_artifact import write_tarball
 
     spec = spec_for(
         source_or_spec,
@@ -137,9 +137,9 @@ def convert(
         s3 = None
         if spec.model.source.startswith("s3://"):
             s3 = aws_session(region, profile).client("s3")
-        source = resolve_source(spec.model.source, s3=s3, workdir=Path(scratch))
+        source, hub = fetch_source(spec.model, s3=s3, workdir=Path(scratch))  # hf://: HF_TOKEN, HF_ENDPOINT
         request = StepRequest(run_id="convert", spec=spec)
-        manifest = build_artifact(request, source=source, out=folder, scratch=Path(scratch) / "work")
+        manifest = build_artifact(request, source=source, out=folder, scratch=Path(scratch) / "work", hub=hub)
     tarball = None
     if pack:
         verify_artifact(folder)

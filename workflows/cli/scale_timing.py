@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from workflows.cli_output import (
+from workflows.cli.output import (
     RESULTS_DIR,
     JsonOption,
     ProfileOption,

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from workflows.cli_output import RESULTS_DIR, JsonOption, emit, guarded, out
+from workflows.cli.output import RESULTS_DIR, JsonOption, emit, guarded, out
 
 
 @guarded

@@ -1,0 +1,7 @@
+"""``python -m workflows.cli``."""
+
+from __future__ import annotations
+
+from workflows.cli import main
+
+main()

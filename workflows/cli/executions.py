@@ -1,0 +1,190 @@
+"""How the commands that follow an execution show it: its states, its outcome, a sweep's children.
+
+Shared by ``deploybench run``, ``follow`` and ``sweep``; no command module imports another.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+
+from workflows.cli.output import out, progress
+from workflows.naming import state_machine_name
+from workflows.runner import ExecutionOutcome, Follower, StateEvent, _history
+
+if TYPE_CHECKING:
+    from types_boto3_stepfunctions import SFNClient
+
+_CONSOLES = {
+    "aws": "console.aws.amazon.com",
+    "aws-cn": "console.amazonaws.cn",
+    "aws-us-gov": "console.amazonaws-us-gov.com",
+}
+
+
+def console_url(execution_arn: str) -> str:
+    """The Step Functions console page of an execution, in the execution's own region and partition."""
+    parts = execution_arn.split(":")
+    partition, region = parts[1], parts[3]
+    host = _CONSOLES.get(partition, _CONSOLES["aws"])
+    return f"https://{region}.{host}/states/home?region={region}#/v2/executions/details/{execution_arn}"
+
+
+def readable_cause(cause: str) -> str:
+    """A Lambda error's Cause is its JSON payload; show the message."""
+    try:
+        payload = json.loads(cause)
+    except (TypeError, ValueError):
+        return cause
+    return str(payload.get("errorMessage", cause)) if isinstance(payload, dict) else cause
+
+
+def print_event(event: StateEvent, prefix: str = "") -> None:
+    """One line per state entered, left, caught or failed (stdout; stderr under ``--json``)."""
+    stamp = event.at.strftime("%H:%M:%S")
+    lead = f"{stamp}  {prefix}"
+    console = progress()
+    if event.kind == "entered":
+        console.print(f"{lead}[cyan]▶[/] {event.state}")
+    elif event.kind == "exited":
+        console.print(f"{lead}[green]✓[/] {event.state} [dim]{event.seconds:.1f} s[/]")
+    elif event.kind == "caught":
+        console.print(f"{lead}[yellow]↪[/] {event.state} failed after {event.seconds:.1f} s; caught")
+    elif event.kind == "failed":
+        error, _, cause = event.detail.partition(": ")
+        console.print(f"{lead}[red]✗[/] {event.state}: {error}: {readable_cause(cause)[:600]}", markup=True)
+
+
+def outcome_json(outcome: ExecutionOutcome, *, on_aws: bool = True) -> dict[str, Any]:
+    """What ``--json`` prints for a followed execution (a local one has no console page)."""
+    return {
+        "status": outcome.status,
+        "execution_arn": outcome.execution_arn,
+        "console_url": console_url(outcome.execution_arn) if on_aws else None,
+        "wall_s": outcome.wall_s,
+        "error": outcome.error,
+        "cause": readable_cause(outcome.cause) if outcome.cause else None,
+        "states": outcome.states,
+        "results": [str(path) for path in outcome.results],
+        "output": outcome.output,
+    }
+
+
+def headline(outcome: ExecutionOutcome) -> None:
+    """The execution's status, its error, the files written and the benchmark table (stdout)."""
+    status_style = "green" if outcome.status == "SUCCEEDED" else "red"
+    out.print(
+        f"\nExecution [bold {status_style}]{outcome.status}[/] in {outcome.wall_s:.1f} s: {outcome.execution_arn}"
+    )
+    if outcome.error:
+        out.print(f"[red]{outcome.error}[/]: {readable_cause(outcome.cause or '')[:1200]}")
+    for path in outcome.results:
+        out.print(f"  wrote {path}")
+    shapes = ((outcome.output or {}).get("benchmark") or {}).get("shapes") or []
+    if shapes:
+        table = Table(title="Benchmark (client-side latency)")
+        for column in ("batch", "seq", "conc", "p50 ms", "p99 ms", "samples/s", "stable"):
+            table.add_column(column, justify="right")
+        for s in shapes:
+            table.add_row(
+                str(s["batch_size"]),
+                str(s["sequence_length"]),
+                str(s["concurrency"]),
+                f"{s['p50_ms']:.2f}",
+                f"{s['p99_ms']:.2f}",
+                f"{s['samples_per_s']:.1f}",
+                "yes" if s["stable"] else "no",
+            )
+        out.print(table)
+
+
+_TERMINAL = {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}
+
+
+class ChildProgress:
+    """Follows the child deploy pipelines of a sweep: one line per state of each, prefixed by its run.
+
+    Children are the executions of ``child_machine_arn`` named ``<sweep id>-<index>`` (PlanSweep's
+    run ids); the sweep id appears once PlanSweep has run. Finished children are read once more,
+    then left alone, so a long sweep costs one history read per running child per poll.
+    """
+
+    def __init__(
+        self,
+        sfn: SFNClient,
+        child_machine_arn: str,
+        *,
+        sweep_id: Callable[[], str | None],
+        on_event: Callable[[StateEvent, str], None],
+    ) -> None:
+        self.sfn = sfn
+        self.child_machine_arn = child_machine_arn
+        self.sweep_id = sweep_id
+        self.on_event = on_event
+        self.followers: dict[str, Follower] = {}
+        self.finished: dict[str, str] = {}
+
+    def poll(self) -> None:
+        """Print the new states of every running child (and each child's end, once)."""
+        identifier = self.sweep_id()
+        if not identifier:
+            return
+        prefix = f"{identifier}-"
+        for execution in _executions(self.sfn, self.child_machine_arn):
+            name, arn, status = execution["name"], execution["executionArn"], execution["status"]
+            if not name.startswith(prefix) or name in self.finished:
+                continue
+            follower = self.followers.setdefault(name, Follower())
+            label = f"[magenta]run {name.removeprefix(prefix)}[/] "
+            for event in follower.feed(_history(self.sfn, arn)):
+                self.on_event(event, label)
+            if status in _TERMINAL:
+                self.finished[name] = status
+                style = "green" if status == "SUCCEEDED" else "red"
+                progress().print(f"{label}[bold {style}]{status}[/] {arn}")
+
+
+def _executions(sfn: SFNClient, machine_arn: str) -> list[dict[str, Any]]:
+    executions: list[dict[str, Any]] = []
+    kwargs: dict[str, Any] = {"stateMachineArn": machine_arn, "maxResults": 100}
+    while True:
+        page = sfn.list_executions(**kwargs)
+        executions.extend(dict(execution) for execution in page["executions"])
+        # Newest first: a sweep's children are among the first pages.
+        if not page.get("nextToken") or len(executions) >= 300:
+            return executions
+        kwargs["nextToken"] = page["nextToken"]
+
+
+def sweep_id_from(sfn: SFNClient, execution_arn: str) -> str | None:
+    """The sweep id PlanSweep chose (from the execution's history; the output is empty when it failed)."""
+    for event in _history(sfn, execution_arn):
+        details = event.get("stateExitedEventDetails") or {}
+        if details.get("name") == "PlanSweep":
+            return str(json.loads(details["output"])["plan"]["sweep_id"])
+    return None
+
+
+def sweep_children(sfn: SFNClient, execution_arn: str) -> ChildProgress | None:
+    """Child progress for a benchmark sweep's execution (None for any other machine's)."""
+    machine = execution_arn.split(":")[6]
+    if machine != state_machine_name("benchmark_sweep"):
+        return None
+    parts = execution_arn.split(":")
+    child = ":".join([*parts[:5], "stateMachine", state_machine_name("deploy_pipeline")])
+    return sweep_progress(sfn, execution_arn, child)
+
+
+def sweep_progress(sfn: SFNClient, execution_arn: str, child_machine_arn: str) -> ChildProgress:
+    """A ``ChildProgress`` whose sweep id is read from the execution's PlanSweep once it has run."""
+    found: dict[str, str | None] = {}
+
+    def identifier() -> str | None:
+        if not found.get("id"):
+            found["id"] = sweep_id_from(sfn, execution_arn)
+        return found["id"]
+
+    return ChildProgress(sfn, child_machine_arn, sweep_id=identifier, on_event=print_event)

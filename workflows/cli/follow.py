@@ -1,0 +1,63 @@
+"""``deploybench follow``: re-attach to an execution's live progress; a sweep's children, followed too."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from workflows.cli.executions import console_url, headline, outcome_json, print_event, sweep_children
+from workflows.cli.output import (
+    FAILED,
+    OK,
+    JsonOption,
+    ProfileOption,
+    RegionOption,
+    aws_session,
+    emit,
+    fail,
+    guarded,
+    progress,
+)
+from workflows.runner import follow
+
+
+def region_of(arn: str) -> str | None:
+    """``arn:aws:states:eu-west-1:...`` -> ``eu-west-1``."""
+    parts = arn.split(":")
+    return parts[3] if len(parts) > 3 and parts[3] else None
+
+
+@guarded
+def follow_execution(
+    execution_arn: Annotated[
+        str, typer.Argument(metavar="EXECUTION_ARN", help="A Step Functions execution, running or finished.")
+    ],
+    poll_s: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds between history reads.")] = 5.0,
+    region: RegionOption = None,
+    profile: ProfileOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Print EXECUTION_ARN's states from its start, then live until it ends (a sweep: its runs' states too)."""
+    if not execution_arn.startswith("arn:") or ":execution:" not in execution_arn:
+        fail(
+            f"{execution_arn!r} is not an execution ARN.",
+            fix="pass arn:aws:states:REGION:ACCOUNT:execution:MACHINE:NAME (`deploybench run` prints it)",
+        )
+    session = aws_session(region or region_of(execution_arn), profile)
+    sfn = session.client("stepfunctions")
+    progress().print(f"Console: {console_url(execution_arn)}")
+    children = sweep_children(sfn, execution_arn)
+    outcome = follow(
+        sfn,
+        execution_arn,
+        on_event=print_event,
+        poll_s=poll_s,
+        on_poll=children.poll if children else _nothing,
+    )
+    emit(outcome_json(outcome), as_json=as_json, human=lambda: headline(outcome))
+    raise typer.Exit(OK if outcome.status == "SUCCEEDED" else FAILED)
+
+
+def _nothing() -> None:
+    return None

@@ -1,0 +1,111 @@
+"""Pack's part in network isolation (F37): the wheels the serving code needs travel in the artifact.
+
+An isolated container reaches no package index, so the DLC's start-up ``pip install -r
+code/requirements.txt`` must find everything in the artifact. Pack downloads the wheels of every
+requirement, and their dependencies, for the container's Python and platform (``pip download
+--only-binary=:all: --platform ... --python-version ...``) into ``code/wheels/``, and rewrites the
+requirements to install from there offline: ``--no-index`` and ``--find-links wheels``, which pip
+resolves next to the requirements file. Where the wheels come from is pip's own configuration (the
+index, ``PIP_FIND_LINKS``, its cache), or ``find_links`` when given.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from workflows.errors import ArtifactIncomplete
+from workflows.hosting.base import image_for
+from workflows.images import HF_INFERENCE
+from workflows.preflight.artifact import requirement_names
+from workflows.preflight.isolation import WHEELS_DIR
+from workflows.settings import Settings
+
+# The HF inference DLCs are Ubuntu 22.04 (glibc 2.35) on x86_64: manylinux wheels up to 2.35 run there.
+PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64", "manylinux_2_34_x86_64")
+DEFAULT_PYTHON = "3.12"
+_PYTHON_TAG = re.compile(r"-py(\d)(\d+)\b")
+OFFLINE_HEADER = f"--no-index\n--find-links {WHEELS_DIR}\n"
+PIP_TIMEOUT_S = 900
+
+
+def container_python(image: str) -> str:
+    """The container's Python from its image tag (``...-cpu-py312-ubuntu22.04`` -> ``3.12``)."""
+    found = _PYTHON_TAG.search(image)
+    return f"{found.group(1)}.{found.group(2)}" if found else DEFAULT_PYTHON
+
+
+def vendor_wheels(
+    root: Path,
+    *,
+    python_version: str,
+    platforms: tuple[str, ...] = PLATFORMS,
+    find_links: tuple[Path, ...] = (),
+) -> list[str]:
+    """Download the wheels of code/requirements.txt into code/wheels/ and make the file install offline.
+
+    Args:
+        root: the artifact folder.
+        python_version: the container's Python, e.g. ``3.12``.
+        find_links: folders of wheels to take them from instead of an index.
+
+    Returns:
+        The vendored wheel file names (none when there is nothing to install).
+
+    Raises:
+        ArtifactIncomplete: a requirement has no wheel for the container's Python and platform.
+    """
+    requirements = root / "code" / "requirements.txt"
+    text = requirements.read_text(encoding="utf-8") if requirements.is_file() else ""
+    if not requirement_names(text):
+        return []
+    wheels = root / "code" / WHEELS_DIR
+    wheels.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "pip", "download", "--only-binary=:all:", "--implementation", "cp"]
+    command += ["--python-version", python_version, "--dest", str(wheels), "--disable-pip-version-check"]
+    for platform in platforms:
+        command += ["--platform", platform]
+    if find_links:
+        command.append("--no-index")
+    for folder in find_links:
+        command += ["--find-links", str(folder)]
+    kept = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("-")]
+    listed = root / "code" / "requirements.vendored.txt"
+    listed.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    try:
+        done = subprocess.run(
+            [*command, "-r", str(listed)], capture_output=True, text=True, timeout=PIP_TIMEOUT_S, check=False
+        )
+    finally:
+        listed.unlink(missing_ok=True)
+    if done.returncode != 0:
+        raise ArtifactIncomplete(
+            f"the isolated container's wheels could not be vendored for Python {python_version} on "
+            f"{platforms[0]}: {done.stderr.strip()[-600:]}",
+            fix="make the wheels reachable to pack (a package index, PIP_FIND_LINKS), pin versions that publish "
+            "wheels for that Python and platform, or set hosting.network_isolation: false",
+        )
+    requirements.write_text(OFFLINE_HEADER + "\n".join(kept) + "\n", encoding="utf-8")
+    return sorted(p.name for p in wheels.glob("*.whl"))
+
+
+def vendor_for_spec(root: Path, spec: Any, settings: Settings) -> list[str]:
+    """Vendor the wheels when ``hosting.network_isolation`` is set (nothing otherwise).
+
+    The container's Python is its image's; a local SageMaker (``settings.sagemaker_endpoint_url``) runs
+    the serving stack on this machine's Python, so the wheels are for that one.
+    """
+    hosting = spec.hosting
+    if not getattr(hosting, "network_isolation", False):
+        return []
+    if settings.sagemaker_endpoint_url:
+        version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    else:
+        types = getattr(hosting, "instance_type_fallbacks", None) or []
+        version = container_python(
+            image_for(HF_INFERENCE, hosting, types[0] if types else None, settings.region)
+        )
+    return vendor_wheels(root, python_version=version)
