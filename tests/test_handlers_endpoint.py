@@ -8,6 +8,7 @@ from lambdas import (
     deploy_endpoint,
     describe_endpoint,
     diagnose_failure,
+    place_inference_components,
     plan_remediation,
     remove_failed_attempt,
     teardown_endpoint,
@@ -77,6 +78,20 @@ def test_describe_endpoint_polls_the_endpoint_deploy_created(aws: Aws) -> None:
         result["status"] == aws.sagemaker.describe_endpoint(EndpointName="db-h-describe-a1")["EndpointStatus"]
     )
     assert result["polls"] == 1
+
+
+def test_place_inference_components_has_nothing_to_place_on_a_realtime_endpoint(aws: Aws) -> None:
+    # Given a realtime endpoint InService (its model is in the endpoint config: no components)
+    state = deployed("h-place")
+    assert state.deploy is not None
+    event = DescribeRequest(run_id=state.run_id, spec=state.spec, deploy=state.deploy)
+    # When PlaceInferenceComponents polls it
+    result = invoke(place_inference_components, event)
+    # Then it is ready at once, with no component to follow, and the endpoint is as deploy left it
+    assert (result["status"], result["phase"], result["components"]) == ("InService", "ready", [])
+    assert result["polls"] == 1
+    described = aws.sagemaker.describe_endpoint(EndpointName="db-h-place-a1")
+    assert described["EndpointConfigName"] == state.deploy.endpoint_config_name
 
 
 def test_plan_remediation_moves_a_capacity_stall_to_the_next_instance_type(aws: Aws) -> None:
