@@ -67,6 +67,9 @@ def interleaved(functions: dict[str, Callable[[], object]], *, rounds: int) -> d
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
+KERNEL_FLAGS = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "amx_int8", "amx_tile")
+
+
 def machine() -> dict[str, Any]:
     flags = ""
     cpuinfo = Path("/proc/cpuinfo")
@@ -77,6 +80,8 @@ def machine() -> dict[str, Any]:
         "load_average_1m": round(os.getloadavg()[0], 2),
         "avx512": "avx512f" in flags,
         "vnni": "avx512_vnni" in flags or "avx_vnni" in flags,
+        # The flags onnxruntime's MLAS dispatches fp32 and int8 GEMM on.
+        "cpu_flags": ",".join(f for f in KERNEL_FLAGS if f in flags.split()),
         "threads": 1,
     }
 

@@ -24,6 +24,7 @@ from infra.constants import (
     STACK_NAME,
     TEST_SYNTH_ENV,
 )
+from infra.network import StackNetwork
 from infra.stack import DeploybenchStack, StackSettings
 
 # Feature flags this app relies on (set here so tests and `cdk synth` agree).
@@ -49,6 +50,7 @@ def settings_from(app: cdk.App) -> StackSettings:
         janitor_schedule=node.try_get_context(CONTEXT_JANITOR_SCHEDULE) or defaults.janitor_schedule,
         alert_email=node.try_get_context(CONTEXT_ALERT_EMAIL) or None,
         kms_key_arn=node.try_get_context(CONTEXT_KMS_KEY_ARN) or None,
+        network=StackNetwork.from_context(node.try_get_context),
     )
 
 

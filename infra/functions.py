@@ -4,14 +4,15 @@ container functions (``container=True``: convert and pack) share one image.
 Every function has its own role (its profile in ``infra/permissions.py``, write access to its
 own log group, X-Ray), Powertools settings in its environment, and the settings the handlers
 read (``DEPLOYBENCH_BUCKET``, ``DEPLOYBENCH_SAGEMAKER_ROLE_ARN``, ``DEPLOYBENCH_KMS_KEY_ARN``); a
-function that reads or writes objects may use the bucket's key for that.
+function that reads or writes objects may use the bucket's key for that. Given the stack's VPC,
+every function runs in its subnets and security groups (infra/network.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from aws_cdk import Duration, RemovalPolicy, Size
+from aws_cdk import Duration, RemovalPolicy, Size, Stack
 from aws_cdk import aws_ecr_assets as ecr_assets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
@@ -20,8 +21,10 @@ from constructs import Construct
 
 from infra.bundling import function_code
 from infra.constants import IMAGE_DOCKERFILE, LOG_LEVEL, METRICS_NAMESPACE, ROOT, SERVICE_NAME, function_name
+from infra.network import Placement, StackNetwork, lambda_interfaces, placement
 from infra.permissions import Scope, function_statements
 from state_machines import FUNCTIONS, LambdaFunction
+from workflows.naming import CONVERSIONS_PREFIX
 from workflows.settings import KMS_KEY_ENV
 
 # Lambda's ceiling for memory and /tmp: a 1 GB model, its ONNX export and the packed tarball fit.
@@ -34,9 +37,13 @@ KEYED_CREATES = frozenset({"sagemaker:CreateEndpointConfig", "sagemaker:CreatePr
 class Functions(Construct):
     """``self.by_placeholder[placeholder]`` is the function that serves it."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, access: Scope) -> None:
+    def __init__(
+        self, scope: Construct, construct_id: str, *, access: Scope, network: StackNetwork | None = None
+    ) -> None:
         super().__init__(scope, construct_id)
         self.access = access
+        self.network = network
+        self.placement: Placement | None = placement(self, network) if network else None
         self.code = function_code()
         self.image = ecr_assets.DockerImageAsset(
             self,
@@ -61,6 +68,8 @@ class Functions(Construct):
             "DEPLOYBENCH_BUCKET": self.access.bucket.bucket_name,
             "DEPLOYBENCH_SAGEMAKER_ROLE_ARN": self.access.sagemaker_role.role_arn,
             "DEPLOYBENCH_JOB_IMAGE_URI": self.image.image_uri,
+            # ConvertToOnnx serves an artifact converted before from the same inputs (any run, any sweep member).
+            "DEPLOYBENCH_CONVERSION_CACHE": f"s3://{self.access.bucket.bucket_name}/{CONVERSIONS_PREFIX}",
         }
         if self.access.artifact_key is not None:
             environment[KMS_KEY_ENV] = self.access.artifact_key.key.key_arn
@@ -82,6 +91,10 @@ class Functions(Construct):
             )
         )
         statements = function_statements(row.placeholder, self.access)
+        if self.network is not None:
+            # Given explicitly: the role is ours, so Lambda adds no AWS managed policy for the VPC.
+            for statement in lambda_interfaces(Stack.of(self), self.network):
+                role.add_to_policy(statement)
         for statement in statements:
             role.add_to_policy(statement)
         actions = {action for statement in statements for action in statement.actions}
@@ -111,6 +124,12 @@ class Functions(Construct):
             "architecture": lambda_.Architecture.X86_64,
             "environment": self._environment(row),
         }
+        if self.placement is not None:
+            common |= {
+                "vpc": self.placement.vpc,
+                "vpc_subnets": self.placement.subnets,
+                "security_groups": self.placement.security_groups,
+            }
         if row.container:
             return lambda_.DockerImageFunction(
                 self,

@@ -15,6 +15,7 @@ from aws_cdk import Acknowledgment, ArnFormat, Stack, Validations
 from constructs import IConstruct
 
 from infra.constants import PREFIX, state_machine_name
+from infra.network import StackNetwork, ec2_arn
 from infra.permissions import RUN_PREFIXES_READ, SAGEMAKER_KINDS, TARGET_TRACKING_ALARMS
 from infra.sagemaker_role import image_repositories, sagemaker_log_arns
 from state_machines import children, names
@@ -68,10 +69,18 @@ class Acknowledgements:
 
 
 def acknowledge(
-    stack: Stack, *, storage: Any, functions: Any, machines: Any, sagemaker: Any, triggers: Any
+    stack: Stack,
+    *,
+    storage: Any,
+    functions: Any,
+    machines: Any,
+    sagemaker: Any,
+    triggers: Any,
+    network: StackNetwork | None = None,
 ) -> list[Ack]:
     """Acknowledge the stack's expected findings; returns them."""
     a = Acknowledgements(stack)
+    _network(a, stack, functions=functions, sagemaker=sagemaker, network=network)
     bucket = storage.bucket
     for prefix in (*RUN_PREFIXES_READ, SWEEPS_PREFIX, REPORTS_PREFIX):
         a.add(
@@ -159,7 +168,9 @@ def acknowledge(
     unscopable = (
         "Resource * only for actions AWS does not authorize per resource (sagemaker:List*, X-Ray "
         "PutTraceSegments/PutTelemetryRecords/GetSampling*, cloudwatch:GetMetric*, ecr:GetAuthorizationToken, CloudWatch "
-        "Logs delivery for Step Functions, tag:GetResources); tests/test_infra_iam.py asserts no other action has it."
+        "Logs delivery for Step Functions, tag:GetResources, EC2's DescribeNetworkInterfaces/DescribeVpcs/"
+        "DescribeDhcpOptions/DescribeSubnets/DescribeSecurityGroups and DeleteNetworkInterfacePermission, which "
+        "names a permission id, not an interface); tests/test_infra_iam.py asserts no other action has it."
     )
     for scope in (functions, sagemaker, machines):
         a.add(scope, "AwsSolutions-IAM5[Resource::*]", unscopable)
@@ -190,3 +201,37 @@ def acknowledge(
         "function ARN is the scope.",
     )
     return a.acks
+
+
+def _network(
+    a: Acknowledgements, stack: Stack, *, functions: Any, sagemaker: Any, network: StackNetwork | None
+) -> None:
+    """The network interfaces SageMaker (and, in the stack's VPC, Lambda) creates as the roles."""
+    interfaces = ec2_arn(stack, "network-interface", "*")
+    if network is None:
+        for kind in ("subnet", "security-group"):
+            a.add(
+                sagemaker,
+                _wildcard(stack, ec2_arn(stack, kind, "*")),
+                f"CreateNetworkInterface in the {kind}s a spec names in hosting.vpc or benchmark.job_vpc: each "
+                "spec chooses its VPC, and the stack was given none (-c deploybench:vpcId/subnetIds/"
+                "securityGroupIds narrows this to those ids); the account and region are the scope.",
+            )
+        a.add(
+            sagemaker,
+            _wildcard(stack, interfaces),
+            "SageMaker creates, shares and deletes the containers' network interfaces as the execution role; "
+            "EC2 assigns their ids at creation, so the account and region are the scope without a stack VPC.",
+        )
+        return
+    for scope, who in (
+        (sagemaker, "SageMaker, for the containers,"),
+        (functions, "Lambda, for the functions,"),
+    ):
+        a.add(
+            scope,
+            _wildcard(stack, interfaces),
+            f"{who} creates and deletes network interfaces as this role; EC2 assigns their ids at creation, so "
+            f"every action on them but the create is conditioned on ec2:Vpc = {network.vpc_id}, and the create "
+            "is limited to the stack's subnets and security groups.",
+        )

@@ -33,11 +33,12 @@ from infra.constants import (
     state_machine_name,
 )
 from infra.encryption import ArtifactKey
+from infra.network import UNSCOPED_EC2
 from infra.sagemaker_role import sagemaker_log_arns
 from workflows.hosting.scale_to_zero import resource_id
 from workflows.janitor import REPORTS_PREFIX
 from workflows.model_spec import TOKEN_SECRET_PREFIX
-from workflows.naming import ARTIFACTS_PREFIX, RESULTS_PREFIX
+from workflows.naming import ARTIFACTS_PREFIX, CONVERSIONS_PREFIX, RESULTS_PREFIX
 
 # Actions AWS authorizes only with Resource "*" (no resource-level permissions).
 UNSCOPABLE = frozenset(
@@ -65,6 +66,7 @@ UNSCOPABLE = frozenset(
         "application-autoscaling:DescribeScalableTargets",
         "application-autoscaling:DescribeScalingPolicies",
         "tag:GetResources",
+        *UNSCOPED_EC2,
     }
 )
 SAGEMAKER_KINDS = ("endpoint", "endpoint-config", "model", "inference-component", "processing-job")
@@ -133,7 +135,8 @@ AUTOSCALING_SERVICE = "sagemaker.application-autoscaling.amazonaws.com"
 AUTOSCALING_ROLE = (
     f"aws-service-role/{AUTOSCALING_SERVICE}/AWSServiceRoleForApplicationAutoScaling_SageMakerEndpoint"
 )
-RUN_PREFIXES_WRITTEN = (STAGING_PREFIX, ARTIFACTS_PREFIX, RESULTS_PREFIX, SOURCES_PREFIX)
+# conversions/ is the conversion cache ConvertToOnnx reads and fills (shared by runs, keyed by content).
+RUN_PREFIXES_WRITTEN = (STAGING_PREFIX, ARTIFACTS_PREFIX, RESULTS_PREFIX, SOURCES_PREFIX, CONVERSIONS_PREFIX)
 # Application Auto Scaling names a target-tracking policy's alarms after the scalable resource
 # (TargetTracking-inference-component/<component>-AlarmHigh-<uuid>, ...-AlarmLow-<uuid>), and it
 # creates, describes and deletes them with the permissions of whoever puts or deletes the policy.

@@ -3,7 +3,7 @@
 Functions pass it with ``iam:PassRole`` (scoped to this role, and to ``sagemaker.amazonaws.com``
 by ``iam:PassedToService``). It reads model artifacts and job inputs, writes job outputs under
 ``results/``, pulls the serving images, writes its own logs, and lets a benchmark job invoke
-the run's endpoint.
+the run's endpoint. In a VPC, it creates the containers' network interfaces (infra/network.py).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from infra.constants import PREFIX
+from infra.network import StackNetwork, sagemaker_interfaces
 from workflows.images import registry_accounts
 from workflows.naming import SAGEMAKER_READ_PREFIXES, SAGEMAKER_WRITE_PREFIXES, sagemaker_log_groups
 
@@ -51,7 +52,9 @@ def image_repositories(stack: Stack) -> list[str]:
 class SageMakerExecution(Construct):
     """One role for every SageMaker model and processing job a run creates."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, bucket: s3.IBucket) -> None:
+    def __init__(
+        self, scope: Construct, construct_id: str, *, bucket: s3.IBucket, network: StackNetwork | None = None
+    ) -> None:
         super().__init__(scope, construct_id)
         stack = Stack.of(self)
         self.role = iam.Role(
@@ -63,6 +66,9 @@ class SageMakerExecution(Construct):
         self._build_storage(bucket)
         self._build_images(stack)
         self._build_logs(stack)
+        # A spec's hosting.vpc / benchmark.job_vpc: SageMaker attaches the containers' interfaces as this role.
+        for statement in sagemaker_interfaces(stack, network):
+            self.role.add_to_policy(statement)
         self.role.add_to_policy(
             iam.PolicyStatement(
                 actions=["sagemaker:InvokeEndpoint"],

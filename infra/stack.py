@@ -24,6 +24,7 @@ from infra.constants import (
 from infra.encryption import ArtifactKey
 from infra.functions import Functions
 from infra.monitoring import AlertTopic, Monitoring
+from infra.network import StackNetwork
 from infra.orchestration import StateMachines
 from infra.permissions import Scope
 from infra.sagemaker_role import SageMakerExecution
@@ -43,6 +44,8 @@ class StackSettings:
     alert_email: str | None = None
     kms_key_arn: str | None = None
     """An existing KMS key for the bucket and everything written (empty: the stack creates one)."""
+    network: StackNetwork | None = None
+    """The VPC the functions run in and the only one the SageMaker role may use (infra/network.py)."""
 
 
 class DeploybenchStack(Stack):
@@ -57,7 +60,7 @@ class DeploybenchStack(Stack):
         )
         encryption = ArtifactKey(self, "Encryption", key_arn=settings.kms_key_arn)
         storage = ArtifactBucket(self, "Artifacts", key=encryption.key)
-        sagemaker = SageMakerExecution(self, "SageMaker", bucket=storage.bucket)
+        sagemaker = SageMakerExecution(self, "SageMaker", bucket=storage.bucket, network=settings.network)
         encryption.grant_use(sagemaker.role)
         alerts = AlertTopic(self, "Alerts", email=settings.alert_email)
         access = Scope(
@@ -68,7 +71,7 @@ class DeploybenchStack(Stack):
             alert_key=alerts.key,
             artifact_key=encryption,
         )
-        functions = Functions(self, "Functions", access=access)
+        functions = Functions(self, "Functions", access=access, network=settings.network)
         janitor = functions.by_placeholder["JanitorFunctionArn"]
         janitor.add_environment(TOPIC_ENV, alerts.topic.topic_arn)
         machines = StateMachines(
@@ -117,4 +120,5 @@ class DeploybenchStack(Stack):
             machines=machines,
             sagemaker=sagemaker,
             triggers=triggers,
+            network=settings.network,
         )

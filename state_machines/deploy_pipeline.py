@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from state_machines import resource
+from state_machines.steps import resource
 from workflows.errors import ResourceBusy, retryable_names
 
 LAMBDA_TRANSIENT = [

@@ -135,15 +135,45 @@ def aws(
         clients.clear()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def conversion_cache(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One conversion cache for the session: a conversion with the same inputs (model files,
+    settings, converter version) is paid for once, by the first test, through the convert step,
+    the local engine and the CLI alike; the user's own cache is never touched."""
+    from workflows.settings import CONVERSION_CACHE_ENV
+
+    root = tmp_path_factory.mktemp("conversion-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CONVERSION_CACHE_ENV, str(root))
+        yield root
+
+
+def cached_conversion(request: Any, *, source: Path, out: Path, scratch: Path) -> Any:
+    """``build_artifact`` through the session's conversion cache; returns the manifest."""
+    from workflows.conversion.cache import CacheBounds, LocalStore, converted
+    from workflows.settings import CONVERSION_CACHE_ENV
+    from workflows.steps.convert_to_onnx import build_artifact
+
+    location = os.environ.get(CONVERSION_CACHE_ENV)
+    manifest, _ = converted(
+        request,
+        source=source,
+        out=out,
+        build=lambda: build_artifact(request, source=source, out=out, scratch=scratch),
+        store=LocalStore(Path(location)) if location else None,
+        bounds=CacheBounds(max_bytes=20 << 30, max_age_s=86400.0),
+    )
+    return manifest
+
+
 @pytest.fixture(scope="session")
 def tiny_artifact(tiny_bert: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The converted, verified artifact folder of the tiny BERT (what model.tar.gz holds)."""
     from workflows.contracts import StepRequest
-    from workflows.steps.convert_to_onnx import build_artifact
 
     root = tmp_path_factory.mktemp("artifact")
     request = StepRequest(run_id="fixture", spec=fast_spec(tiny_bert))
-    build_artifact(request, source=tiny_bert, out=root / "artifact", scratch=root / "scratch")
+    cached_conversion(request, source=tiny_bert, out=root / "artifact", scratch=root / "scratch")
     return root / "artifact"
 
 
@@ -166,8 +196,12 @@ def random_model(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return build
 
 
-def convert_folder(source: Path, root: Path, **convert: Any) -> Path:
-    """Convert ``source`` with ``fast_spec`` (task from its config) into ``root/artifact``."""
+def convert_folder(source: Path, root: Path, *, cached: bool = True, **convert: Any) -> Path:
+    """Convert ``source`` with ``fast_spec`` (task from its config) into ``root/artifact``.
+
+    ``cached`` goes through the session's conversion cache; a test that patches the converter
+    itself passes ``cached=False`` (a patch is not one of the cache's inputs).
+    """
     import json
 
     from workflows.contracts import StepRequest
@@ -176,7 +210,8 @@ def convert_folder(source: Path, root: Path, **convert: Any) -> Path:
     config = json.loads((source / "config.json").read_text())
     task = "classification" if "ForSequenceClassification" in config["architectures"][0] else "embedding"
     spec = fast_spec(source, model={"task": task}, convert=convert)
-    build_artifact(
+    build = cached_conversion if cached else build_artifact
+    build(
         StepRequest(run_id="fixture", spec=spec),
         source=source,
         out=root / "artifact",

@@ -394,4 +394,8 @@ def sagemaker_accesses(request: Request, where: Where) -> tuple[str | None, list
             granted.append(Access("s3:PutObject", s3_object(bucket, f"{key.rstrip('/')}/benchmark.json")))
         name = p["ProcessingJobName"]
         granted += log_writes(where, PROCESSING_JOB_LOG_GROUP, f"{name}/algo-1-1700000000")
+    # Imported here: that module builds on this one's Access and Where.
+    from tests.iam_network_support import interface_accesses
+
+    granted += interface_accesses(op, p, where)
     return (str(role) if role else None), [Access(a.action, a.resource, a.context, why=why) for a in granted]

@@ -87,7 +87,9 @@ def test_run_prints_the_region_correct_console_url(aws: Aws, tmp_path: Path) -> 
     deploy_stack(boto3.client("cloudformation", region_name=REGION), machines=False)
     machine("deploybench-deploy-pipeline")
     # When a run is started with --region (the environment says us-east-1)
-    result = runner.invoke(app, ["run", EXAMPLE, "--region", REGION, "--results-dir", str(tmp_path)])
+    result = runner.invoke(
+        app, ["run", EXAMPLE, "--region", REGION, "--results-dir", str(tmp_path), "--skip-canary"]
+    )
     # Then the stack's pipeline in eu-west-1 ran, and its console page is printed for eu-west-1
     assert result.exit_code == 0, result.output
     prefix = f"Console: https://{REGION}.console.aws.amazon.com/states/home?region={REGION}#/v2/executions/details/"
@@ -104,7 +106,7 @@ def test_run_json_honours_aws_region_and_keeps_progress_off_stdout(
     deploy_stack(boto3.client("cloudformation", region_name=REGION), machines=False)
     machine("deploybench-deploy-pipeline")
     monkeypatch.setenv("AWS_REGION", REGION)
-    result = runner.invoke(app, ["run", EXAMPLE, "--json", "--results-dir", str(tmp_path)])
+    result = runner.invoke(app, ["run", EXAMPLE, "--json", "--results-dir", str(tmp_path), "--skip-canary"])
     # Then stdout is one JSON document and the live progress went to stderr
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)

@@ -80,7 +80,7 @@ def test_int8_that_collapses_is_refused_and_leaves_nothing(
     monkeypatch.setattr(int8, "run_bounded", quantize_a_collapsed_graph)
     # When converted to INT8
     with pytest.raises(QuantizationCollapsed) as caught:
-        convert_folder(source, tmp_path / "out", precision="int8")
+        convert_folder(source, tmp_path / "out", cached=False, precision="int8")
     # Then the refusal names the figures and the fix, and no artifact is left
     message = str(caught.value)
     assert message.startswith("INT8 predictions collapsed: 100% predicted '")

@@ -11,10 +11,9 @@ from tests.conftest import ROOT
 from tests.hosting_support import request, spec_with
 from workflows.errors import SpecInvalid
 from workflows.gpu.device import ARTIFACT_MODES
-from workflows.hosting import base
+from workflows.hosting import base, modes
 from workflows.hosting.base import HostingMode
 from workflows.hosting.modes import strategies, strategy_for
-from workflows.preflight import registry
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.gpu import GPU_RUNTIME, TENSORRT_AFTER_SCALE_OUT
 from workflows.spec import load_spec
@@ -86,7 +85,7 @@ def test_the_preflight_runs_the_checks_the_mode_declares(path: Path) -> None:
     spec = load_spec(path)
     declared = strategy_for(spec.hosting.mode).checks
     # When all its checks run
-    result = registry.run_checks(PreflightContext(spec))
+    result = modes.run_checks(PreflightContext(spec))
     # Then those on the spec alone ran and those that need an artifact or a model size were skipped,
     # each in declared order
     assert declared, "every mode declares its checks"

@@ -88,6 +88,8 @@ def serving_code_needs_a_missing_module(monkeypatch: pytest.MonkeyPatch) -> None
         code.write_text(code.read_text(encoding="utf-8") + f"\nimport {MISSING_MODULE}\n", encoding="utf-8")
 
     monkeypatch.setattr(convert, "write_serving_code", with_import)
+    # A patched converter is not one of the conversion cache's inputs: convert for real.
+    monkeypatch.setenv("DEPLOYBENCH_CONVERSION_CACHE", "off")
 
 
 def test_a_missing_module_is_added_repacked_and_redeployed(

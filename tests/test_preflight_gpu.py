@@ -10,7 +10,8 @@ from tests.gpu_support import GPU_INSTANCE, HF_GPU_IMAGE, TRITON_CUDA13_IMAGE, g
 from workflows.artifact_manifest import ArtifactManifest
 from workflows.conversion.manifest import read_manifest
 from workflows.gpu.plan import serving_plan
-from workflows.preflight import ArtifactView, build_context, run_checks
+from workflows.hosting.modes import run_checks
+from workflows.preflight import ArtifactView, build_context
 from workflows.preflight.gpu import check_gpu_runtime
 from workflows.spec import parse_spec
 

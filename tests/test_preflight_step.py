@@ -14,6 +14,7 @@ from tests.hosting_support import spec_with
 from workflows.contracts import ConvertResult, FileEntry, PackResult, PreflightRequest
 from workflows.conversion.manifest import read_manifest
 from workflows.errors import PreflightBlocked
+from workflows.hosting import modes
 from workflows.hosting.modes import strategies, strategy_for
 from workflows.hosting.serverless import ServerlessMode
 from workflows.hosting.specs import ServerlessHosting
@@ -134,7 +135,7 @@ def test_spec_only_context_estimates_the_model_from_the_source_weights() -> None
     # Then the size comes from its safetensors (about 90 MB) and the artifact checks are skipped
     assert context.model_mb is not None and 50 < context.model_mb < 150
     assert "source weights" in context.model_mb_from
-    result = registry.run_checks(context)
+    result = modes.run_checks(context)
     assert any("needs the artifact" in line for line in result.skipped)
 
 
@@ -163,7 +164,7 @@ def test_a_hosting_mode_declares_its_checks_and_the_preflight_runs_those(
     monkeypatch.setitem(strategies(), "serverless", Extended())
     spec = spec_with("bundled", {"mode": "serverless", "memory_size_mb": 4096})
     # When the checks on the spec alone run
-    result = registry.run_checks(PreflightContext(spec), "spec")
+    result = modes.run_checks(PreflightContext(spec), "spec")
     # Then the declared check ran once, on the mode's own typed settings, and real-time does not list it
     assert seen == [4096]
     assert result.checked == [check.label]

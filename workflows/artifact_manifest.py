@@ -87,6 +87,22 @@ class ServingPlan(Contract):
     )
 
 
+class TokenizerFiles(Contract):
+    """How the serving code reads ``tokenizer/`` and what wrote it (F35: a newer transformers writes
+    classes an older container cannot import)."""
+
+    loader: Literal["tokenizers", "transformers"] = Field(
+        description="tokenizers: tokenizer.json read by the tokenizers library, portable across transformers."
+    )
+    tokenizer_class: str = Field("", description="tokenizer_config.json's tokenizer_class.")
+    saved_by: dict[str, str] = Field(
+        default_factory=dict, description="Library versions that wrote the files (transformers, tokenizers)."
+    )
+    checked_texts: int = Field(
+        0, description="Texts and pairs whose ids the loader reproduced at conversion."
+    )
+
+
 class ArtifactManifest(Contract):
     """What the server must load: written at the artifact root under ``MANIFEST_FILE``
     (workflows/conversion/manifest.py; the serving code reads the same name)."""
@@ -114,6 +130,7 @@ class ArtifactManifest(Contract):
         None, description="INT8 and fp16: the reduced-precision graph against fp32 (F29)."
     )
     serving: ServingPlan = Field(default_factory=ServingPlan, description="Device, providers, requirement.")
+    tokenizer: TokenizerFiles | None = Field(None, description="How the tokenizer is served (F35).")
     warnings: list[str] = Field(
         default_factory=list, description="Fallbacks taken (e.g. an optimizer past its bound)."
     )

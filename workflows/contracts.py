@@ -29,10 +29,17 @@ class StepRequest(Contract):
     spec: RunSpec
 
 
+class ConversionCacheOutcome(Contract):
+    status: Literal["hit", "miss", "off"] = "off"
+    key: str | None = Field(None, description="sha256 of the model files, settings and converter version.")
+    location: str | None = Field(None, description="The cache entry: a local folder or an s3:// prefix.")
+
+
 class ConvertResult(Contract):
     staging_uri: str = Field(description="s3:// prefix holding the converted folder.")
     manifest: ArtifactManifest
     seconds: float
+    cache: ConversionCacheOutcome = Field(default_factory=ConversionCacheOutcome)
 
 
 class PackRequest(StepRequest):
@@ -64,6 +71,11 @@ class PreflightResult(Contract):
     findings: list[Finding] = Field(default_factory=list)
     checked: list[str] = Field(default_factory=list, description="Checks that ran, with their F-IDs.")
     skipped: list[str] = Field(default_factory=list, description="Checks that could not run, and why.")
+    canary: dict[str, Any] | None = Field(
+        None,
+        description="Local runs: the packed artifact loaded and asked once per task in the image's DLC-like "
+        "environment (workflows/local/canary.py): outcome, seconds, versions.",
+    )
 
 
 class PreflightRequest(StepRequest):

@@ -155,6 +155,8 @@ MODELS_PREFIX = "models/"
 SOURCES_PREFIX = "sources/"
 # Benchmark sweep summaries, reports and each sweep name's baseline.
 SWEEPS_PREFIX = "sweeps/"
+# Converted artifacts by content (workflows/conversion/cache.py): shared by runs, never a run's.
+CONVERSIONS_PREFIX = "conversions/"
 # Extra tag a user may put on a kept endpoint (spec ``tags``) so the janitor leaves it alone.
 TAG_KEEP = "deploybench:keep"
 

@@ -73,6 +73,15 @@ def outcome_json(outcome: ExecutionOutcome, *, on_aws: bool = True) -> dict[str,
     }
 
 
+def cache_line(convert: dict[str, Any] | None) -> str | None:
+    """What the conversion cache did for ConvertToOnnx, for the run's summary (None: it was off)."""
+    cache = (convert or {}).get("cache") or {}
+    if not convert or cache.get("status") not in ("hit", "miss"):
+        return None
+    verb = "hit, artifact reused" if cache["status"] == "hit" else "miss, converted and stored"
+    return f"conversion cache {verb} in {convert['seconds']:.1f} s (key {cache['key'][:12]}, {cache['location']})"
+
+
 def headline(outcome: ExecutionOutcome) -> None:
     """The execution's status, its error, the files written and the benchmark table (stdout)."""
     status_style = "green" if outcome.status == "SUCCEEDED" else "red"
@@ -83,6 +92,9 @@ def headline(outcome: ExecutionOutcome) -> None:
         out.print(f"[red]{outcome.error}[/]: {readable_cause(outcome.cause or '')[:1200]}")
     for path in outcome.results:
         out.print(f"  wrote {path}")
+    line = cache_line((outcome.output or {}).get("convert"))
+    if line:
+        out.print(f"  {line}")
     shapes = ((outcome.output or {}).get("benchmark") or {}).get("shapes") or []
     if shapes:
         table = Table(title="Benchmark (client-side latency)")

@@ -73,7 +73,8 @@ def preflight(
     Images resolve for the region of --region, AWS_REGION, AWS_DEFAULT_REGION or the profile
     (us-east-1 when none is set); no AWS call is made.
     """
-    from workflows.preflight import build_context, open_artifact, run_checks
+    from workflows.hosting.modes import run_checks
+    from workflows.preflight import build_context, open_artifact
     from workflows.preflight.triton import check_repository_result, is_model_repository
     from workflows.spec import load_spec
 

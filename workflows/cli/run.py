@@ -73,6 +73,13 @@ def run(
     region: RegionOption = None,
     profile: ProfileOption = None,
     as_json: JsonOption = False,
+    skip_canary: Annotated[
+        bool,
+        typer.Option(
+            "--skip-canary",
+            help="AWS only: do not convert, pack and load the artifact locally before starting.",
+        ),
+    ] = False,
 ) -> None:
     """Run the deploy pipeline for SPEC: convert, pack, preflight, deploy, wait, warm up, benchmark, tear down."""
     from workflows.contracts import PipelineState
@@ -101,7 +108,10 @@ def run(
         )
     else:
         assert session is not None
+        from workflows.cli.canary import canary_before_start, record_canary
+
         arn, bucket_name = _aws_target(session, stack_name, state_machine_arn, bucket)
+        canary = canary_before_start(spec, run_id=state.run_id, skip=skip_canary, region=session.region_name)
         outcome = run_aws(
             state,
             sfn=session.client("stepfunctions"),
@@ -112,6 +122,7 @@ def run(
             on_event=print_event,
             on_start=lambda execution: progress().print(f"Console: {console_url(execution)}"),
         )
+        record_canary(results_dir / state.run_id, canary)
 
     def human() -> None:
         headline(outcome)

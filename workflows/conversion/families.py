@@ -40,6 +40,18 @@ FAMILIES: dict[str, Family] = {
     "mpnet": Family(
         "MPNet", None, "its relative position bias matches no onnxruntime fusion rule", position_offset=2
     ),
+    "electra": Family("ELECTRA", _BERT_RULES),
+    "camembert": Family("CamemBERT", _BERT_RULES, position_offset=2),
+    "albert": Family(
+        "ALBERT",
+        None,
+        "its one layer shared by every depth and factorised embeddings are not measured under fusion",
+    ),
+    "modernbert": Family(
+        "ModernBERT",
+        None,
+        "rotary positions, GeGLU and alternating local attention match no onnxruntime fusion rule",
+    ),
     "deberta-v2": Family(
         "DeBERTa-v2",
         None,

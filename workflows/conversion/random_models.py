@@ -22,7 +22,7 @@ from workflows.conversion.source import bundled_model_path
 from workflows.texts import natural_texts, validation_texts
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
-FAMILIES = ("bert", "xlm-roberta", "deberta-v2")
+BASE_FAMILIES = ("bert", "xlm-roberta", "deberta-v2")
 NLI_LABELS = {0: "entailment", 1: "neutral", 2: "contradiction"}
 
 # A few non-English lines so that accented letters are pieces, not <unk>.
@@ -212,15 +212,29 @@ def build_random_deberta_v2(
     return _save(model, tokenizer, target, head_std)
 
 
+def _all_families() -> tuple[str, ...]:
+    from workflows.conversion.random_families import RECIPES
+
+    return (*BASE_FAMILIES, *RECIPES)
+
+
 def build_random_model(
     family: str, target: Path, *, task: str = "embedding", hidden: int = 32, layers: int = 2, **kwargs: Any
 ) -> Path:
-    """Dispatch on ``family`` (one of ``FAMILIES``)."""
+    """Dispatch on ``family`` (one of ``FAMILIES``): ``deberta-v2`` is shaped like mDeBERTa-v3,
+    ``deberta-v2-conv`` like deberta-v2-xlarge."""
+    from workflows.conversion.random_families import build_from_recipe
+
     builders = {
         "bert": build_tiny_bert,
         "xlm-roberta": build_random_xlm_roberta,
         "deberta-v2": build_random_deberta_v2,
     }
-    if family not in builders:
+    if family in builders:
+        return builders[family](target, task=task, hidden=hidden, layers=layers, **kwargs)
+    if family not in FAMILIES:
         raise ValueError(f"unknown family {family!r}; choose one of {', '.join(FAMILIES)}")
-    return builders[family](target, task=task, hidden=hidden, layers=layers, **kwargs)
+    return build_from_recipe(family, target, task=task, hidden=hidden, layers=layers, **kwargs)
+
+
+FAMILIES = _all_families()

@@ -7,10 +7,15 @@ mode's ``checks``) and the catalogue all read it.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workflows.errors import NotServableLocally, SpecInvalid
 from workflows.hosting.base import HostingMode
+
+if TYPE_CHECKING:
+    from workflows.contracts import PreflightResult
+    from workflows.preflight.context import PreflightContext
+    from workflows.preflight.registry import Scope
 
 
 @lru_cache(maxsize=1)
@@ -67,3 +72,12 @@ def refuse_unservable_locally(mode: str) -> None:
             fix="run it on AWS (deploybench run SPEC without --local), or pick realtime, multi-container, "
             "serverless or inference-component for a local run",
         )
+
+
+def run_checks(context: PreflightContext, scope: Scope = "all") -> PreflightResult:
+    """Run every check the spec's hosting mode declares, in ``scope``.
+
+    Raises:
+        SpecInvalid: the spec names no known hosting mode.
+    """
+    return strategy_for(context.spec.hosting.mode).preflight(context, scope)

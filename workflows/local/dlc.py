@@ -2,9 +2,10 @@
 
 The Hugging Face inference DLC serves ``code/inference.py`` with sagemaker-huggingface-inference-toolkit
 on Multi Model Server (a Java frontend with Python workers). Local endpoints run that same stack in a
-separate virtual environment: the toolkit 2.6.0 needs ``transformers<5`` (the main environment has
-5.x) and ``setuptools<81`` (its model server module imports ``pkg_resources``, which later setuptools
-no longer ship). torch must be there too: the toolkit's handler calls ``get_device()`` on every load
+separate virtual environment per image: the image's transformers exactly (read from the image
+table, ``dlc_versions``; one environment per version, so a spec selecting an older image is served by
+that image's transformers and tokenizers) and ``setuptools<81`` (the model server module imports
+``pkg_resources``, which later setuptools no longer ship). torch must be there too: the toolkit's handler calls ``get_device()`` on every load
 and answers 400 "At least one of TensorFlow 2.0 or PyTorch should be installed" without it.
 onnxruntime is deliberately *not* in the base, as in the DLC, so a ``code/requirements.txt`` that
 forgets it fails for real (F01); an offline wheelhouse next to the environment holds what
@@ -32,10 +33,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Literal
 
+from workflows.local.dlc_versions import TOOLKIT, ImageLibraries, libraries_for_image
+
 BASE_REQUIREMENTS = (
-    "sagemaker-huggingface-inference-toolkit==2.6.0",
+    f"sagemaker-huggingface-inference-toolkit=={TOOLKIT}",
     "multi-model-server==1.1.11",
-    "transformers[sentencepiece,sklearn]<5",
     "setuptools<81",
 )
 CACHE_ENV = "DEPLOYBENCH_CACHE_DIR"
@@ -67,9 +69,12 @@ def _installed(package: str) -> str:
         raise DlcUnavailable(f"{package} is not installed in this environment; run `make setup`.") from None
 
 
-def base_requirements() -> list[str]:
-    # The main environment's exact torch build: the same wheel (a pip cache hit, CPU where it is CPU).
-    return [f"torch=={_installed('torch')}", *BASE_REQUIREMENTS]
+def base_requirements(libraries: ImageLibraries | None = None) -> list[str]:
+    """torch as the main environment's exact build (the same CPU wheel; the image's torch cannot be had
+    here), the image's transformers exactly (its tokenizers follows), the toolkit and its server."""
+    image = libraries or libraries_for_image(None)
+    transformers = f"transformers[sentencepiece,sklearn]=={image.transformers}"
+    return [f"torch=={_installed('torch')}", transformers, *BASE_REQUIREMENTS]
 
 
 def wheelhouse_requirements() -> list[str]:
@@ -101,10 +106,10 @@ class DlcEnvironment:
         return dict(data.get("versions", {}))
 
 
-def environment_key() -> str:
+def environment_key(libraries: ImageLibraries | None = None) -> str:
     recipe = {
         "python": list(sys.version_info[:2]),
-        "base": base_requirements(),
+        "base": base_requirements(libraries),
         "wheelhouse": wheelhouse_requirements(),
     }
     return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:12]
@@ -139,20 +144,20 @@ def _run(command: list[str], log: Path, env: dict[str, str]) -> None:
 _PROBE = """
 import importlib.metadata as m, json, importlib.util as u
 names = ["sagemaker-huggingface-inference-toolkit", "sagemaker-inference", "multi-model-server",
-         "transformers", "torch", "numpy", "setuptools"]
+         "transformers", "tokenizers", "torch", "numpy", "setuptools"]
 print(json.dumps({"versions": {n: m.version(n) for n in names},
                   "onnxruntime_in_base": u.find_spec("onnxruntime") is not None}))
 """
 
 
-def _build(root: Path, log: Path) -> None:
+def _build(root: Path, log: Path, libraries: ImageLibraries) -> None:
     """Build in place (a venv is not relocatable: console-script shebangs hold absolute paths); the
     READY marker, written last with an atomic rename, is what makes the folder usable."""
     env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME"}}
     _run([sys.executable, "-m", "venv", str(root)], log, env)
     python = str(root / "bin" / "python")
     pip = [python, "-m", "pip", "--disable-pip-version-check"]
-    _run([*pip, "install", "--quiet", *base_requirements()], log, env)
+    _run([*pip, "install", "--quiet", *base_requirements(libraries)], log, env)
     freeze = root / "base-freeze.txt"
     with freeze.open("w", encoding="utf-8") as out:
         subprocess.run([*pip, "freeze"], stdout=out, check=True, env=env, timeout=120)
@@ -174,13 +179,17 @@ def _build(root: Path, log: Path) -> None:
         raise DlcUnavailable("onnxruntime ended up in the base environment; F01 could not be reproduced.")
     partial = root / (READY + ".partial")
     partial.write_text(
-        json.dumps({"versions": facts["versions"], "key": root.name}, indent=1), encoding="utf-8"
+        json.dumps({"versions": facts["versions"], "key": root.name, "image": libraries.as_dict()}, indent=1),
+        encoding="utf-8",
     )
     os.replace(partial, root / READY)
 
 
-def ensure_dlc_environment(*, announce: Announce = announce_to_stderr) -> DlcEnvironment:
-    """The cached environment, built first if needed (about 2 minutes, 1.7 GB; once per machine).
+def ensure_dlc_environment(
+    libraries: ImageLibraries | None = None, *, announce: Announce = announce_to_stderr
+) -> DlcEnvironment:
+    """The cached environment of an image's libraries (default: the table's default build), built first
+    if needed (about 2 minutes, 1.7 GB; once per machine and transformers version).
 
     Concurrent callers wait on one lock; a build that died half-way (no READY marker) is wiped and
     redone.
@@ -188,7 +197,8 @@ def ensure_dlc_environment(*, announce: Announce = announce_to_stderr) -> DlcEnv
     Raises:
         DlcUnavailable: the build failed (its log is named in the message).
     """
-    root = cache_root() / f"dlc-{environment_key()}"
+    libraries = libraries or libraries_for_image(None)
+    root = cache_root() / f"dlc-{environment_key(libraries)}"
     environment = DlcEnvironment(root)
     if (root / READY).is_file():
         return environment
@@ -198,13 +208,14 @@ def ensure_dlc_environment(*, announce: Announce = announce_to_stderr) -> DlcEnv
         if (root / READY).is_file():
             return environment
         announce(
-            f"Building the DLC-like serving environment for local endpoints in {root} "
+            f"Building the DLC-like serving environment of {libraries.source} (transformers "
+            f"{libraries.transformers}) for local endpoints in {root} "
             "(first use only: about 2 minutes and 1.7 GB; later runs reuse it) ..."
         )
         shutil.rmtree(root, ignore_errors=True)
         log.write_text("", encoding="utf-8")
         try:
-            _build(root, log)
+            _build(root, log, libraries)
         except (OSError, subprocess.SubprocessError, DlcUnavailable) as error:
             shutil.rmtree(root, ignore_errors=True)
             raise DlcUnavailable(f"building {root} failed: {error}") from error
@@ -233,6 +244,7 @@ class ServingStack:
     environment: DlcEnvironment | None = None
     java: str | None = None
     reason: str = ""
+    libraries: ImageLibraries | None = None
 
     def describe(self) -> str:
         if self.kind == "mms" and self.environment is not None:
@@ -240,19 +252,23 @@ class ServingStack:
             return (
                 f"Multi Model Server {v.get('multi-model-server', '?')} with sagemaker-huggingface-inference-toolkit "
                 f"{v.get('sagemaker-huggingface-inference-toolkit', '?')} (transformers {v.get('transformers', '?')}, "
-                f"torch {v.get('torch', '?')}) on {self.java}, the HF inference DLC's stack"
+                f"tokenizers {v.get('tokenizers', '?')}, torch {v.get('torch', '?')}) on {self.java}, the HF "
+                f"inference DLC's stack" + (f" as in {self.libraries.source}" if self.libraries else "")
             )
         return f"light server (stand-in for the DLC's Multi Model Server): {self.reason}"
 
 
-_resolved: dict[str, ServingStack] = {}
+_resolved: dict[tuple[str, str], ServingStack] = {}
 _resolve_lock = threading.Lock()
 
 
 def resolve_serving_stack(
-    preference: str | None = None, *, announce: Announce = announce_to_stderr
+    preference: str | None = None, *, image: str | None = None, announce: Announce = announce_to_stderr
 ) -> ServingStack:
-    """Pick the model server for local endpoints (once per process and preference).
+    """Pick the model server for local endpoints (once per process, preference and image libraries).
+
+    ``image``: the container's image URI; its libraries (``dlc_versions.libraries_for_image``) choose
+    the environment, so a spec selecting an older image is served by that image's transformers.
 
     ``preference`` (or ``$DEPLOYBENCH_LOCAL_SERVER``): ``auto`` (default: MMS where Java and the DLC-like
     environment are available, else the light server, saying why), ``mms`` (required) or ``light``.
@@ -263,25 +279,29 @@ def resolve_serving_stack(
     choice = (preference or os.environ.get(SERVER_ENV) or "auto").lower()
     if choice not in {"auto", "mms", "light"}:
         raise DlcUnavailable(f"{SERVER_ENV}={choice!r} is not a server choice; use auto, mms or light.")
+    libraries = libraries_for_image(image)
+    key = (choice, libraries.transformers)
     with _resolve_lock:
-        if choice in _resolved:
-            return _resolved[choice]
-        stack = _resolve(choice, announce)
-        _resolved[choice] = stack
+        if key in _resolved:
+            return _resolved[key]
+        stack = _resolve(choice, announce, libraries)
+        _resolved[key] = stack
         return stack
 
 
-def _resolve(choice: str, announce: Announce) -> ServingStack:
+def _resolve(choice: str, announce: Announce, libraries: ImageLibraries) -> ServingStack:
     if choice == "light":
         return ServingStack("light", reason=f"chosen with {SERVER_ENV}=light")
     java = java_version()
     try:
         if java is None:
             raise DlcUnavailable("Java was not found (Multi Model Server's frontend needs a JRE 8+ on PATH)")
-        return ServingStack("mms", ensure_dlc_environment(announce=announce), java=java)
+        return ServingStack(
+            "mms", ensure_dlc_environment(libraries, announce=announce), java=java, libraries=libraries
+        )
     except DlcUnavailable as error:
         if choice == "mms":
             raise
-        stack = ServingStack("light", java=java, reason=str(error).splitlines()[0])
+        stack = ServingStack("light", java=java, reason=str(error).splitlines()[0], libraries=libraries)
         announce(f"Local endpoints fall back to the {stack.describe()}")
         return stack

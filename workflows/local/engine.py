@@ -21,13 +21,15 @@ import boto3
 from state_machines import FUNCTIONS, START_EXECUTION_SYNC, creation_order, render, state_machine_placeholder
 from workflows import clock
 from workflows.local import children
-from workflows.local.dlc import Announce, announce_to_stderr
+from workflows.local.canary import CANARY_ENV
+from workflows.local.dlc import Announce, announce_to_stderr, cache_root
 from workflows.local.faults import FaultPlan
 from workflows.local.lambda_seam import LambdaSeam, RegisteredFunction
 from workflows.local.sagemaker.backend import ACCOUNT, LocalSageMaker
 from workflows.local.sagemaker.server import LocalSageMakerServer
 from workflows.local.timing import TimeScale
 from workflows.naming import function_name, state_machine_name
+from workflows.settings import CONVERSION_CACHE_ENV
 
 if TYPE_CHECKING:
     from types_boto3_iam import IAMClient
@@ -105,7 +107,11 @@ class LocalEngine:
             announce=self.announce,
         )
         # Chosen (and on first use built) now, not by the first endpoint: the run says what serves it.
-        self.announce(f"Local SageMaker endpoints serve with the {self.sagemaker.serving_stack().describe()}")
+        stack = self.sagemaker.serving_stack()
+        self.announce(f"Local SageMaker endpoints serve with the {stack.describe()}")
+        if os.environ.get(CANARY_ENV) != "0":
+            # The pre-spend canary needs the real stack's environment; the light server has none.
+            os.environ[CANARY_ENV] = "1" if stack.kind == "mms" else ""
         self._server = self._stack.enter_context(LocalSageMakerServer(self.sagemaker))
         self._stack.callback(self._shutdown_sagemaker)
         self._stack.callback(self._stop_executions)
@@ -125,6 +131,8 @@ class LocalEngine:
             "AWS_REGION": REGION,
             "DEPLOYBENCH_BUCKET": BUCKET,
             "DEPLOYBENCH_SAGEMAKER_ROLE_ARN": f"arn:aws:iam::{ACCOUNT}:role/deploybench-sagemaker",
+            # moto's S3 lives as long as one engine: converted artifacts are kept on disk instead.
+            CONVERSION_CACHE_ENV: os.environ.get(CONVERSION_CACHE_ENV) or str(cache_root() / "conversions"),
             "POWERTOOLS_SERVICE_NAME": "deploybench",
             "POWERTOOLS_METRICS_NAMESPACE": "deploybench",
             "POWERTOOLS_TRACE_DISABLED": "true",

@@ -5,14 +5,14 @@ environment...) in a module by concern: ``memory`` (F02, F07, F14), ``accelerato
 F09), ``containers`` (F05, F20), ``scaling`` (F11, F12), ``triton`` (F19, F22, F23), ``vllm``
 (F25, F26), ``artifact`` (F01, F03, F17, F22, F28), ``instances`` (the instance table).
 A hosting mode declares the ones that apply to it on itself (``HostingMode.checks`` in
-``workflows/hosting/``); ``run_checks`` runs the spec's mode's checks and reports every finding
+``workflows/hosting/``); ``workflows.hosting.modes.run_checks`` runs the spec's mode's checks and reports every finding
 together.
 """
 
 from __future__ import annotations
 
 from workflows.preflight.context import ArtifactView, PreflightContext, build_context, open_artifact
-from workflows.preflight.registry import Check, run_checks
+from workflows.preflight.registry import Check
 
 __all__ = [
     "ArtifactView",
@@ -20,5 +20,4 @@ __all__ = [
     "PreflightContext",
     "build_context",
     "open_artifact",
-    "run_checks",
 ]

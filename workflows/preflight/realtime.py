@@ -21,6 +21,7 @@ from workflows.preflight.artifact import (
 from workflows.preflight.containers import check_cuda_driver
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.isolation import ISOLATION
+from workflows.preflight.library_versions import check_tokenizer_portability
 from workflows.preflight.pins import check_library_pins
 from workflows.preflight.registry import Check
 from workflows.spec import is_gpu_instance
@@ -95,9 +96,21 @@ def artifact_complete(context: PreflightContext, hosting: object) -> list[Findin
     return check_artifact_complete(artifact.root)
 
 
+def tokenizer_portability(context: PreflightContext, hosting: object) -> list[Finding]:
+    artifact = context.artifact
+    assert artifact is not None
+    return check_tokenizer_portability(
+        code=artifact.code or "",
+        tokenizer_dir=artifact.tokenizer_dir,
+        tokenizer=artifact.manifest.tokenizer,
+        image=_serving_image(context),
+    )
+
+
 ONNX_ARTIFACT_CHECKS: tuple[Check[object], ...] = (
     Check("artifact files complete and ONNX loads", ("F22",), artifact_complete, ("artifact",)),
     Check("serving code imports vs requirements.txt", ("F01", "F28"), requirements, ("artifact",)),
     Check("tokenizer outputs vs graph inputs", ("F03",), input_names, ("artifact",)),
+    Check("tokenizer files vs the image's transformers", ("F35",), tokenizer_portability, ("artifact",)),
     ISOLATION,
 )

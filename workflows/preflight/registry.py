@@ -87,18 +87,6 @@ def run_declared(
     return PreflightResult(findings=findings, checked=checked, skipped=skipped)
 
 
-def run_checks(context: PreflightContext, scope: Scope = "all") -> PreflightResult:
-    """Run every check the spec's hosting mode declares, in ``scope``.
-
-    Raises:
-        SpecInvalid: the spec names no known hosting mode.
-    """
-    # Imported here: the modes import this module for ``Check``.
-    from workflows.hosting.modes import strategy_for
-
-    return strategy_for(context.spec.hosting.mode).preflight(context, scope)
-
-
 _NEED_TEXT = {
     "artifact": "the artifact (pass --artifact DIR_OR_TARBALL)",
     "model_size": "the model size (an artifact, or a local model source)",

@@ -40,6 +40,9 @@ def _summary(result: dict[str, Any]) -> list[str]:
     if served:
         note = f" — {served['note']}" if served.get("note") else ""
         lines.append(f"- execution provider: **{served['provider']}**{note}")
+    canary = (result.get("preflight") or {}).get("canary") or result.get("canary")
+    if canary:
+        lines.append(canary_line(canary))
     plan = result.get("benchmark_plan")
     if plan:
         lines.append(f"- benchmark runner: {plan['runner']} ({plan['reason']})")
@@ -55,6 +58,18 @@ def _summary(result: dict[str, Any]) -> list[str]:
         d = result["diagnosis"]
         lines.append(f"- diagnosis: {d['id']} {d['title']} (action: {d['action']})")
     return lines
+
+
+def canary_line(canary: dict[str, Any]) -> str:
+    """The pre-spend canary's outcome, time and the versions it ran with (workflows/local/canary.py)."""
+    if canary.get("outcome") == "skipped":
+        return f"- pre-spend canary: skipped ({canary.get('reason', '')})"
+    versions = canary.get("versions") or {}
+    named = ", ".join(f"{k} {versions[k]}" for k in ("transformers", "tokenizers", "torch") if k in versions)
+    return (
+        f"- pre-spend canary: **{canary['outcome']}** in {canary['seconds']:.1f} s ({named}; "
+        f"image {canary.get('image') or 'default'})"
+    )
 
 
 def _warmup(result: dict[str, Any]) -> list[str]:

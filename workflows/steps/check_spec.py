@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 from workflows.contracts import PreflightResult, StepRequest
 from workflows.conversion import hub
 from workflows.errors import PreflightBlocked, SpecInvalid
+from workflows.hosting.modes import run_checks
 from workflows.model_spec import HUB_SCHEME
-from workflows.preflight import PreflightContext, run_checks
+from workflows.preflight import PreflightContext
 from workflows.preflight.findings import describe_findings
 from workflows.spec import BUNDLED_MODEL, RunSpec, parse_spec
 from workflows.spec_checks.model_source import check_model

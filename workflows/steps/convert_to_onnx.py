@@ -17,6 +17,7 @@ import numpy as np
 from workflows.artifact_manifest import HubRecord, ServingPlan
 from workflows.contracts import ArtifactManifest, ConvertResult, QuantizationReport, StepRequest
 from workflows.conversion import parity
+from workflows.conversion.cache import CacheBounds, converted, open_store
 from workflows.conversion.export import export_onnx
 from workflows.conversion.families import family_of
 from workflows.conversion.hub import fetch as hub_fetch
@@ -25,6 +26,7 @@ from workflows.conversion.manifest import MANIFEST_FILE, file_entries, write_man
 from workflows.conversion.optimize import choose_fp32, start_fusion
 from workflows.conversion.output import staged_folder
 from workflows.conversion.pooling import choose_pooling
+from workflows.conversion.portable_tokenizer import verify_portable
 from workflows.conversion.source import ModelFolder, inspect_folder, resolve_source
 from workflows.errors import ModelSourceInvalid, ParityCheckFailed
 from workflows.gpu.fp16 import build_fp16
@@ -192,6 +194,7 @@ def build_artifact(
         onnx_file = ONNX_FILES[convert.precision]
         shutil.copy2(served, staging / onnx_file)
         tokenizer.save_pretrained(str(staging / "tokenizer"))
+        tokenizer_files = verify_portable(staging / "tokenizer", tokenizer, max_length=max_length)
         plan = serving_plan(spec, onnxruntime.__version__)
         write_serving_code(staging, plan)
         if plan.device == "gpu" and convert.precision == "int8":
@@ -216,6 +219,7 @@ def build_artifact(
             quantization=quantization,
             warnings=warnings,
             serving=plan,
+            tokenizer=tokenizer_files,
             files=file_entries(staging),
         )
         write_manifest(staging, manifest)
@@ -248,7 +252,8 @@ def convert(
     secretsmanager: Any | None = None,
     environ: Mapping[str, str] = os.environ,
 ) -> ConvertResult:
-    """Build the artifact folder under ``workdir`` and upload it to the run's staging prefix.
+    """Build the artifact folder under ``workdir`` (or take it from the conversion cache, when
+    ``settings.conversion_cache`` names one) and upload it to the run's staging prefix.
 
     An ``hf://`` source is downloaded at the commit its revision names (``HF_TOKEN`` from ``environ``,
     else ``model.token_secret`` through ``secretsmanager``), and the commit goes into the manifest.
@@ -259,9 +264,21 @@ def convert(
         request.spec.model, s3=s3, workdir=workdir, secretsmanager=secretsmanager, environ=environ
     )
     out = workdir / "artifact"
-    manifest = build_artifact(request, source=source, out=out, scratch=workdir / "scratch", hub=hub)
+    scratch = workdir / "scratch"
+    manifest, cache = converted(
+        request,
+        source=source,
+        build=lambda: build_artifact(request, source=source, out=out, scratch=scratch, hub=hub),
+        out=out,
+        store=open_store(settings, s3=s3),
+        bounds=CacheBounds.from_settings(settings),
+        hub=hub.model_dump(mode="json") if hub else None,
+    )
     staging_uri = f"s3://{settings.bucket}/{staging_prefix(request.run_id)}"
     upload_folder(s3, out, staging_uri, last=MANIFEST_FILE)
     return ConvertResult(
-        staging_uri=staging_uri, manifest=manifest, seconds=round(time.perf_counter() - started, 3)
+        staging_uri=staging_uri,
+        manifest=manifest,
+        seconds=round(time.perf_counter() - started, 3),
+        cache=cache,
     )

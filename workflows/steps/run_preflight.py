@@ -6,13 +6,15 @@ carried in the result (and so into the report).
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from workflows.contracts import PreflightRequest, PreflightResult
+from workflows.contracts import Finding, PreflightRequest, PreflightResult
 from workflows.errors import PreflightBlocked
-from workflows.preflight import ArtifactView, build_context, run_checks
+from workflows.hosting.modes import run_checks
+from workflows.preflight import ArtifactView, build_context
 from workflows.preflight.findings import describe_findings
 from workflows.storage import download_folder
 
@@ -22,6 +24,32 @@ if TYPE_CHECKING:
 # Only what the checks read: the serving code and the tokenizer (kilobytes), not the weights,
 # which PackArtifact verified file by file before uploading.
 _ARTIFACT_PARTS = ("code/", "tokenizer/")
+
+
+def _canary(request: PreflightRequest, *, s3: S3Client, result: PreflightResult) -> dict[str, Any] | None:
+    """Local runs on the real stack: the packed artifact must answer in the image's environment (a failure
+    blocks as the catalogue entry its error names, F35 for a tokenizer the container cannot read)."""
+    from workflows.diagnosis import diagnose, evidence_from_text
+    from workflows.local.canary import pipeline_canary
+
+    canary = pipeline_canary(
+        request.spec, request.pack.model_data_uri, s3=s3, region=os.environ.get("AWS_REGION", "us-east-1")
+    )
+    if canary is None:
+        return None
+    if canary.outcome != "passed":
+        named = diagnose(evidence_from_text(canary.error, origin="canary")).id
+        result.findings.insert(
+            0,
+            Finding(
+                id=named if named != "unknown" else "canary",
+                severity="blocking",
+                message=f"the packed artifact failed in the container-equivalent environment: {canary.error[-600:]}",
+                fix="fix the artifact (see the catalogue entry), or pick the image whose libraries it was built with",
+                evidence=f"image {canary.image}; versions {canary.versions}",
+            ),
+        )
+    return canary.as_dict()
 
 
 def preflight(request: PreflightRequest, *, s3: S3Client) -> PreflightResult:
@@ -54,6 +82,7 @@ def preflight(request: PreflightRequest, *, s3: S3Client) -> PreflightResult:
             skipped=[*carried.skipped, *result.skipped],
         )
     result.checked.append(f"F22 artifact files complete: {artifact.verified_by}")
+    result.canary = _canary(request, s3=s3, result=result)
     blocking = [f for f in result.findings if f.severity == "blocking"]
     if blocking:
         warnings = [f for f in result.findings if f.severity == "warning"]

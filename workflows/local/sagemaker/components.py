@@ -187,6 +187,7 @@ class ComponentsApi(EndpointsApi):
             log_group=IC_LOG_GROUP.format(name=component.name),
             log_stream=f"{component.name}/{copy.id}",
             isolated=isolated,
+            image=str(definition.get("Image", "")),
         )
         container = self.new_container(spec, self.root / component.endpoint / component.name / copy.id)
         self.place_model_data(container, definition)

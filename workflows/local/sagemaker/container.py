@@ -66,6 +66,8 @@ class ContainerSpec:
     extra_log_lines: list[str] = field(default_factory=list)
     isolated: bool = False
     """EnableNetworkIsolation: no package index is reachable from the container (launch.py)."""
+    image: str = ""
+    """The container's image URI: its libraries choose the DLC-like environment (dlc_versions)."""
 
 
 def free_port() -> int:

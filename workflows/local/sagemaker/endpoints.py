@@ -224,6 +224,7 @@ class EndpointsApi(ModelsApi):
                     log_path=self.log_dir / f"{stem}.log",
                     log_group=ENDPOINT_LOG_GROUP.format(name=endpoint.name),
                     log_stream=stream,
+                    image=str(container.get("Image", "")),
                 )
             )
         return specs

@@ -145,6 +145,7 @@ class RuntimeApi(ComponentsApi):
                 memory_mb=int(variant["ServerlessConfig"]["MemorySizeInMB"]),
                 log_group=ENDPOINT_LOG_GROUP.format(name=endpoint.name),
                 log_stream=f"{variant['VariantName']}/{node}",
+                image=str(definition.get("Image", "")),
             )
             container = self.new_container(spec, self.root / endpoint.name / "0-primary")
             with self.lock:

@@ -97,9 +97,10 @@ class BackendState:
     def arn(self, kind: str, name: str) -> str:
         return f"arn:aws:sagemaker:{self.region}:{ACCOUNT}:{kind}/{name.lower()}"
 
-    def serving_stack(self) -> ServingStack:
-        """The model server containers run (resolved once; may build the DLC-like environment)."""
-        return resolve_serving_stack(self._serving, announce=self.announce)
+    def serving_stack(self, image: str | None = None) -> ServingStack:
+        """The model server a container of ``image`` runs (resolved once per image's libraries; may
+        build that DLC-like environment)."""
+        return resolve_serving_stack(self._serving, image=image, announce=self.announce)
 
     def new_container(self, spec: ContainerSpec, workdir: Path, memory: MemoryCap | None = None) -> Container:
         """A container for ``spec``, remembered so that shutdown stops it whatever state it reached."""
@@ -108,7 +109,7 @@ class BackendState:
         container = Container(
             spec,
             workdir=workdir,
-            stack=self.serving_stack(),
+            stack=self.serving_stack(spec.image or None),
             shipper=self.shipper,
             memory=memory,
             cgroup_tag=self.cgroup_tag,

@@ -1,0 +1,382 @@
+"""The conversion cache: converted artifact folders addressed by everything that made them.
+
+An entry's key is the sha256 of (1) every file of the model folder, (2) the spec's convert and
+pack sections, the task, the sequence length and the serving plan (device, provider, pinned
+onnxruntime), and (3) the converter's version: the source of the conversion code and the
+serving code it copies, and the versions of the libraries that export, fuse and quantize. A
+change to any input is a new key, so an entry is never served for inputs it was not built from;
+a hit is re-verified file by file (size and sha256) against its manifest before it is served.
+
+Entries live in a local folder (``<root>/<key>/artifact`` plus ``inputs.json``) or under an S3
+prefix (``conversions/<key>/...``, ``inputs.json`` written last, so a half-uploaded entry is no
+entry). They have their own bounds (size, and age since last use), applied after every store;
+the janitor's TTL covers run prefixes only and never reaches them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Protocol
+
+from botocore.exceptions import ClientError
+
+from workflows.aws import is_not_found, paginate, split_s3_uri, translate
+from workflows.contracts import ArtifactManifest, ConversionCacheOutcome, StepRequest
+from workflows.conversion.manifest import MANIFEST_FILE, read_manifest, verify_files
+from workflows.errors import ArtifactIncomplete, DeployRejected
+from workflows.settings import Settings
+from workflows.storage import delete_prefix, download_folder, get_text, put_text, upload_folder
+
+INPUTS_FILE = "inputs.json"
+CONVERTING_FILE = ".converting"
+# A convert Lambda runs at most 15 minutes: a marker older than that belongs to no live conversion.
+CLAIM_STALE_S = 900.0
+CLAIM_WAIT_S = 600.0
+CLAIM_POLL_S = 5.0
+ARTIFACT_FOLDER = "artifact"
+# Libraries whose version changes the graph, its weights or what the artifact pins.
+CONVERTER_LIBRARIES = ("onnxruntime", "onnx", "torch", "transformers", "tokenizers", "numpy")
+# The code that builds an artifact: the conversion package, the step, its reduced-precision
+# builders and serving plan, the validation texts, and the serving code copied into code/.
+CONVERTER_SOURCES = (
+    "workflows/conversion",
+    "workflows/gpu",
+    "workflows/steps/convert_to_onnx.py",
+    "workflows/texts.py",
+    "workflows/artifact_manifest.py",
+    "artifacts/code",
+)
+ROOT = Path(str(files("workflows"))).parent
+
+
+@dataclass(frozen=True)
+class CacheBounds:
+    max_bytes: int
+    max_age_s: float
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> CacheBounds:
+        return cls(
+            max_bytes=int(settings.conversion_cache_max_gib * (1 << 30)),
+            max_age_s=settings.conversion_cache_max_age_days * 86400,
+        )
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: str
+    size_bytes: int
+    last_used: float
+
+
+class Store(Protocol):
+    location: str
+
+    def where(self, key: str) -> str: ...
+    def claim(self, key: str) -> contextlib.AbstractContextManager[None]: ...
+    def fetch(self, key: str, target: Path) -> bool: ...
+    def put(self, key: str, artifact: Path, inputs: dict[str, Any]) -> None: ...
+    def entries(self) -> list[Entry]: ...
+    def remove(self, key: str) -> None: ...
+
+
+def _digest_file(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def folder_digest(root: Path) -> str:
+    """sha256 over every file's relative path and content (names and bytes, nothing else)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(_digest_file(path).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def _library_version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "absent"
+
+
+@lru_cache(maxsize=1)
+def converter_version() -> str:
+    """sha256 of the converter's source and its libraries' versions (one per process)."""
+    digest = hashlib.sha256()
+    for name in CONVERTER_LIBRARIES:
+        digest.update(f"{name}=={_library_version(name)}\n".encode())
+    for relative in CONVERTER_SOURCES:
+        path = ROOT / relative
+        sources = (
+            [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.suffix in (".py", ".txt"))
+        )
+        # This module decides where an artifact is kept, never what it holds.
+        for source in (s for s in sources if s.name != "cache.py"):
+            digest.update(source.relative_to(ROOT).as_posix().encode())
+            digest.update(_digest_file(source).encode())
+    return digest.hexdigest()
+
+
+def cache_inputs(request: StepRequest, source: Path) -> dict[str, Any]:
+    """Everything the artifact depends on, as one JSON-able document (its sha256 is the key)."""
+    import onnxruntime
+
+    from workflows.gpu.plan import serving_plan
+
+    spec = request.spec
+    return {
+        "model_files": folder_digest(source),
+        # Every model setting but where the files came from (their content is model_files).
+        "model": spec.model.model_dump(mode="json", exclude={"source", "token_secret"}),
+        "convert": spec.convert.model_dump(mode="json"),
+        "pack": spec.pack.model_dump(mode="json"),
+        "serving": serving_plan(spec, onnxruntime.__version__).model_dump(mode="json"),
+        "converter": converter_version(),
+    }
+
+
+def cache_key(inputs: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
+def _folder_bytes(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+
+
+class LocalStore:
+    """Entries as folders under ``root``; each appears by an atomic rename, complete or not at all."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.location = str(root)
+
+    def where(self, key: str) -> str:
+        return str(self.root / key)
+
+    @contextlib.contextmanager
+    def claim(self, key: str) -> Iterator[None]:
+        """One converter per key at a time: a sweep's parallel members wait for the first one's
+        entry instead of each converting (flock: also between threads of one process)."""
+        locks = self.root / ".locks"
+        locks.mkdir(parents=True, exist_ok=True)
+        with (locks / f"{key}.lock").open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def fetch(self, key: str, target: Path) -> bool:
+        entry = self.root / key
+        if not (entry / INPUTS_FILE).is_file():
+            return False
+        shutil.copytree(entry / ARTIFACT_FOLDER, target, dirs_exist_ok=True)
+        os.utime(entry / INPUTS_FILE)  # last use: the age bound counts from here
+        return True
+
+    def put(self, key: str, artifact: Path, inputs: dict[str, Any]) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        partial = self.root / f".{key}.partial-{os.getpid()}"
+        shutil.rmtree(partial, ignore_errors=True)
+        try:
+            shutil.copytree(artifact, partial / ARTIFACT_FOLDER)
+            (partial / INPUTS_FILE).write_text(json.dumps(inputs, indent=2, sort_keys=True), encoding="utf-8")
+            # Refused when another run stored the same key first: same inputs, same artifact.
+            with contextlib.suppress(OSError):
+                os.replace(partial, self.root / key)
+        finally:
+            shutil.rmtree(partial, ignore_errors=True)
+
+    def entries(self) -> list[Entry]:
+        if not self.root.is_dir():
+            return []
+        found = []
+        for folder in self.root.iterdir():
+            marker = folder / INPUTS_FILE
+            if folder.name.startswith(".") or not marker.is_file():
+                continue
+            found.append(Entry(folder.name, _folder_bytes(folder), marker.stat().st_mtime))
+        return found
+
+    def remove(self, key: str) -> None:
+        shutil.rmtree(self.root / key, ignore_errors=True)
+
+
+class S3Store:
+    """Entries under an S3 prefix; ``inputs.json`` goes up last and marks an entry complete."""
+
+    def __init__(self, s3: Any, uri: str) -> None:
+        self.s3 = s3
+        self.location = uri.rstrip("/") + "/"
+
+    def where(self, key: str) -> str:
+        return f"{self.location}{key}/"
+
+    def _modified(self, uri: str) -> float | None:
+        bucket, key = split_s3_uri(uri)
+        try:
+            return float(self.s3.head_object(Bucket=bucket, Key=key)["LastModified"].timestamp())
+        except ClientError as error:
+            if is_not_found(error):
+                return None
+            raise translate(error, f"read {uri}") from error
+
+    @contextlib.contextmanager
+    def claim(self, key: str) -> Iterator[None]:
+        """While one run converts a key it holds a ``.converting`` marker; another run with the same
+        key (a sweep's parallel member) waits for the entry, up to ``CLAIM_WAIT_S``, and converts
+        itself only when the marker is stale or the wait runs out (duplicate work, never a wrong
+        artifact)."""
+        done, marker = f"{self.where(key)}{INPUTS_FILE}", f"{self.where(key)}{CONVERTING_FILE}"
+        deadline = time.monotonic() + CLAIM_WAIT_S
+        while self._modified(done) is None and time.monotonic() < deadline:
+            started = self._modified(marker)
+            if started is None or time.time() - started > CLAIM_STALE_S:
+                break
+            time.sleep(CLAIM_POLL_S)
+        if self._modified(done) is not None:
+            yield
+            return
+        put_text(self.s3, marker, datetime.now(UTC).isoformat(), "text/plain")
+        try:
+            yield
+        finally:
+            delete_prefix(self.s3, marker)
+
+    def fetch(self, key: str, target: Path) -> bool:
+        marker = f"{self.where(key)}{INPUTS_FILE}"
+        try:
+            inputs = get_text(self.s3, marker)
+        except DeployRejected as error:  # NoSuchKey: no entry for this key
+            if isinstance(error.__cause__, ClientError) and is_not_found(error.__cause__):
+                return False
+            raise
+        download_folder(self.s3, f"{self.where(key)}{ARTIFACT_FOLDER}/", target)
+        # Re-written on use: its LastModified is the entry's last use for the age bound.
+        put_text(self.s3, marker, inputs, "application/json")
+        return True
+
+    def put(self, key: str, artifact: Path, inputs: dict[str, Any]) -> None:
+        upload_folder(self.s3, artifact, f"{self.where(key)}{ARTIFACT_FOLDER}/")
+        put_text(
+            self.s3,
+            f"{self.where(key)}{INPUTS_FILE}",
+            json.dumps(inputs, indent=2, sort_keys=True),
+            "application/json",
+        )
+
+    def entries(self) -> list[Entry]:
+        bucket, prefix = split_s3_uri(self.location)
+        sizes: dict[str, int] = {}
+        used: dict[str, float] = {}
+        for item in paginate(self.s3, "list_objects_v2", "Contents", Bucket=bucket, Prefix=prefix):
+            key, _, rest = item["Key"][len(prefix) :].partition("/")
+            sizes[key] = sizes.get(key, 0) + int(item["Size"])
+            if rest == INPUTS_FILE:
+                used[key] = item["LastModified"].timestamp()
+        return [Entry(key, sizes[key], used[key]) for key in sizes if key in used]
+
+    def remove(self, key: str) -> None:
+        delete_prefix(self.s3, self.where(key))
+
+
+def open_store(settings: Settings, *, s3: Any) -> Store | None:
+    """The store ``settings.conversion_cache`` names, or None when the cache is off."""
+    location = settings.conversion_cache
+    if not location:
+        return None
+    if location.startswith("s3://"):
+        return S3Store(s3, location)
+    return LocalStore(Path(location).expanduser())
+
+
+def prune(store: Store, bounds: CacheBounds, *, keep: str, now: float | None = None) -> list[str]:
+    """Remove entries unused for longer than the age bound, then the least recently used until
+    the rest fit the size bound; ``keep`` (the entry just stored or served) stays. Returns the
+    removed keys."""
+    moment = time.time() if now is None else now
+    entries = store.entries()
+    total = sum(entry.size_bytes for entry in entries if entry.key == keep)
+    removed = []
+    for entry in sorted(entries, key=lambda entry: entry.last_used, reverse=True):
+        if entry.key == keep:
+            continue
+        if moment - entry.last_used > bounds.max_age_s or total + entry.size_bytes > bounds.max_bytes:
+            store.remove(entry.key)
+            removed.append(entry.key)
+            continue
+        total += entry.size_bytes
+    return removed
+
+
+def _served(store: Store, key: str, out: Path) -> ArtifactManifest | None:
+    """The entry copied into ``out`` and verified file by file, or None (``out`` left empty)."""
+    from workflows.conversion.output import staged_folder
+
+    try:
+        with staged_folder(out) as staging:
+            if not store.fetch(key, staging):
+                raise LookupError(key)
+            manifest = read_manifest(staging)
+            verify_files(staging, manifest)
+    except LookupError:
+        return None
+    except ArtifactIncomplete:
+        store.remove(key)  # damaged: a cache must never serve it, and the next run rebuilds it
+        return None
+    return manifest
+
+
+def converted(
+    request: StepRequest,
+    *,
+    source: Path,
+    build: Callable[[], ArtifactManifest],
+    out: Path,
+    store: Store | None,
+    bounds: CacheBounds,
+    hub: dict[str, Any] | None = None,
+) -> tuple[ArtifactManifest, ConversionCacheOutcome]:
+    """The artifact for ``request`` in ``out``: served from ``store`` when an entry with the same
+    inputs exists, otherwise made by ``build`` (which writes it to ``out``) and stored.
+
+    Args:
+        hub: the Hub repo, revision and commit of an ``hf://`` source: part of the key, since the
+            manifest records them.
+    """
+    if store is None:
+        return build(), ConversionCacheOutcome()
+    inputs = cache_inputs(request, source)
+    if hub is not None:
+        inputs["hub"] = hub
+    key = cache_key(inputs)
+    with store.claim(key):
+        manifest = _served(store, key, out)
+        status = "hit"
+        if manifest is None:
+            status = "miss"
+            manifest = build()
+            inputs["stored_at"] = datetime.now(UTC).isoformat()
+            store.put(key, out, inputs)
+    prune(store, bounds, keep=key)
+    return manifest, ConversionCacheOutcome(status=status, key=key, location=store.where(key))
+
+
+__all__ = ["MANIFEST_FILE", "CacheBounds", "LocalStore", "S3Store", "converted", "open_store", "prune"]
