@@ -125,9 +125,9 @@ class Endpoints:
     def __init__(self, name: str, folders: dict[str, Path], workdir: Path, threads: int) -> None:
         import boto3
         from botocore.config import Config
-        from workflows.steps.pack import write_tarball
 
         from workflows.local.engine import BUCKET, REGION, LocalEngine
+        from workflows.steps.pack_artifact import write_tarball
 
         self.engine = LocalEngine(workdir=workdir / f"engine-{name}", serving="mms").__enter__()
         sagemaker = self.engine.client("sagemaker")

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from workflows.steps.pack import write_tarball
 
 from tests.architectures_support import CLASS_LOOKUP_CODE
 from tests.conftest import convert_folder
@@ -16,6 +15,7 @@ from workflows.conversion.manifest import file_entries, read_manifest, write_man
 from workflows.diagnosis import diagnose, evidence_from_text
 from workflows.local.canary import CANARY_ENV, pipeline_canary, run_canary
 from workflows.local.dlc import DlcUnavailable, java_version
+from workflows.steps.pack_artifact import write_tarball
 
 ModelFactory = Callable[..., Path]
 

@@ -15,9 +15,9 @@ from tests.conftest import convert_folder, fast_spec
 from workflows.conversion.manifest import file_entries, read_manifest, write_manifest
 from workflows.conversion.portable_tokenizer import serving_module
 from workflows.diagnosis import diagnose, evidence_from_text
+from workflows.hosting.modes import run_checks
 from workflows.preflight.context import build_context, open_artifact
 from workflows.preflight.library_versions import check_tokenizer_portability, image_transformers
-from workflows.preflight.registry import run_checks
 
 ModelFactory = Callable[..., Path]
 OLD_IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:2.6.0-transformers4.51.3-cpu-py312-ubuntu22.04"

@@ -4,7 +4,7 @@ Each family is built from a small config of its real layout and a tokenizer trai
 deterministically, then saved by the installed transformers (as a fine-tuned model's tokenizer is):
 WordPiece families (BERT, DistilBERT, ELECTRA, MPNet) take MiniLM's vocabulary, byte-level BPE
 families (RoBERTa, ModernBERT) a BPE trained on the project's texts, SentencePiece families (ALBERT,
-CamemBERT) the Unigram pieces of :func:`random_models.unigram_pieces`.
+CamemBERT) the Unigram pieces of :func:`random_parts.unigram_pieces`.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _wordpiece(cls_name: str, extra: tuple[str, ...] = ()) -> Any:
 def _unigram(cls_name: str, specials: tuple[str, ...], mask: str, **kwargs: Any) -> Any:
     import transformers
 
-    from workflows.conversion.random_models import unigram_pieces
+    from workflows.conversion.random_parts import unigram_pieces
 
     vocab = [*((s, 0.0) for s in specials), *unigram_pieces(), (mask, 0.0)]
     return getattr(transformers, cls_name)(vocab=vocab, **kwargs)
@@ -217,7 +217,7 @@ def build_from_recipe(
     import torch
     import transformers
 
-    from workflows.conversion.random_models import _encoder_dims, _save, _with_labels
+    from workflows.conversion.random_parts import _encoder_dims, _save, _with_labels
 
     recipe = RECIPES[family]
     torch.manual_seed(seed)
