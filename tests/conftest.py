@@ -8,6 +8,7 @@ from typing import Any
 import psutil
 import pytest
 
+from tests.support.aws import BUCKET, LOCAL_ENDPOINT_ENV, REGION, ROLE, Aws
 from workflows.spec import RunSpec, parse_spec
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -96,19 +97,42 @@ def no_orphan_servers() -> Any:
 
 
 @pytest.fixture
-def sagemaker_logs(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """moto's SageMaker and CloudWatch Logs clients (not the local SageMaker)."""
-    import boto3
+def aws_bucket() -> str | None:
+    """The bucket ``aws`` creates (a module overrides this fixture to use its own name, or None for none)."""
+    return BUCKET
+
+
+@pytest.fixture
+def aws_moto_config() -> dict[str, Any] | None:
+    """moto's configuration for ``aws`` (a module overrides this fixture to change it)."""
+    return None
+
+
+@pytest.fixture
+def aws(
+    monkeypatch: pytest.MonkeyPatch, aws_bucket: str | None, aws_moto_config: dict[str, Any] | None
+) -> Any:
+    """moto's account, as a deployed function sees it: one region, the stack's bucket and role settings,
+    no local SageMaker endpoint in the environment, and fresh handler clients (``tests.support.aws.Aws``)."""
     from moto import mock_aws
 
-    for key in ("AWS_ENDPOINT_URL_SAGEMAKER", "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"):
+    from lambdas import clients
+    from lambdas.observability import metrics
+
+    for key in (*LOCAL_ENDPOINT_ENV, "AWS_REGION", "AWS_PROFILE"):
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        yield (
-            boto3.client("sagemaker", region_name="us-east-1"),
-            boto3.client("logs", region_name="us-east-1"),
-        )
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    monkeypatch.setenv("DEPLOYBENCH_BUCKET", aws_bucket or BUCKET)
+    monkeypatch.setenv("DEPLOYBENCH_SAGEMAKER_ROLE_ARN", ROLE)
+    # Powertools read the namespace when lambdas.observability was first imported: set it as Lambda's env would.
+    monkeypatch.setattr(metrics, "namespace", "deploybench")
+    with mock_aws(**({"config": aws_moto_config} if aws_moto_config else {})):  # type: ignore[call-overload]
+        clients.clear()
+        account = Aws(bucket=aws_bucket or BUCKET)
+        if aws_bucket:
+            account.s3.create_bucket(Bucket=aws_bucket)
+        yield account
+        clients.clear()
 
 
 @pytest.fixture(scope="session", autouse=True)

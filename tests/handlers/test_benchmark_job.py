@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -14,9 +13,9 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import ANY, Stubber
-from moto import mock_aws
 
 from tests.conftest import fast_spec
+from tests.support.aws import Aws
 from workflows import clock
 from workflows.benchmark import JOB_MODULES
 from workflows.benchmark import job as benchmark_job
@@ -65,19 +64,8 @@ def job_request(job: BenchmarkJobStatus | None = None, **benchmark: Any) -> Benc
     return BenchmarkJobRequest(run_id="run-j", spec=spec, deploy=deploy_on(), plan=plan_, job=job)
 
 
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any]]:
-    for key in ("AWS_ENDPOINT_URL_SAGEMAKER", "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        s3 = boto3.client("s3", region_name="us-east-1")
-        s3.create_bucket(Bucket=SETTINGS.bucket)
-        yield boto3.client("sagemaker", region_name="us-east-1"), s3
-
-
-def test_the_job_request_has_the_api_shape_and_runs_the_shipped_script(aws: tuple[Any, Any]) -> None:
-    _, s3 = aws
+def test_the_job_request_has_the_api_shape_and_runs_the_shipped_script(aws: Aws) -> None:
+    s3 = aws.s3
     sagemaker = boto3.client("sagemaker", region_name="us-east-1")
     request = job_request()
     expected = benchmark_job.processing_job_request(request, settings=SETTINGS)
@@ -107,8 +95,8 @@ def test_the_job_request_has_the_api_shape_and_runs_the_shipped_script(aws: tupl
     assert status.status == "InProgress" and status.job_name == JOB
 
 
-def test_a_retried_start_follows_the_job_it_already_created(aws: tuple[Any, Any]) -> None:
-    _, s3 = aws
+def test_a_retried_start_follows_the_job_it_already_created(aws: Aws) -> None:
+    s3 = aws.s3
     sagemaker = boto3.client("sagemaker", region_name="us-east-1")
     with Stubber(sagemaker) as stub:
         stub.add_client_error(
@@ -139,9 +127,9 @@ def run_job_script(folder: Path, *, env: dict[str, str]) -> subprocess.Completed
 
 
 def test_the_uploaded_bundle_runs_the_same_engine_as_a_job_and_is_collected(
-    aws: tuple[Any, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    aws: Aws, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sagemaker, s3 = aws
+    sagemaker, s3 = aws.sagemaker, aws.s3
     request = job_request()
     # Given the job started: its code and config uploaded as the job's inputs
     start(request, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
@@ -195,8 +183,8 @@ def test_a_failing_job_script_says_why_in_its_exit_message(tmp_path: Path) -> No
     assert (tmp_path / "message").read_text().startswith("ValueError: unknown engine settings ['colour']")
 
 
-def test_collecting_a_job_whose_every_request_failed_fails_the_benchmark(aws: tuple[Any, Any]) -> None:
-    _, s3 = aws
+def test_collecting_a_job_whose_every_request_failed_fails_the_benchmark(aws: Aws) -> None:
+    s3 = aws.s3
     measurement = {
         "batch_size": 1,
         "sequence_length": "natural",
@@ -283,8 +271,8 @@ def test_the_failure_path_stops_a_running_job_only(status: str, stops: bool) -> 
     assert result.status == ("Stopping" if stops else status)
 
 
-def test_stopping_a_job_that_was_never_created_is_fine(aws: tuple[Any, Any]) -> None:
-    sagemaker, _ = aws
+def test_stopping_a_job_that_was_never_created_is_fine(aws: Aws) -> None:
+    sagemaker = aws.sagemaker
     result = stop(job_request(), sagemaker=sagemaker, settings=SETTINGS)
     assert result.status == "NotCreated"
 

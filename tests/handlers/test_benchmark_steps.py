@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import boto3
 import pytest
-from moto import mock_aws
 
 from tests.conftest import fast_spec
+from tests.support.aws import Aws
 from workflows import clock
 from workflows.benchmark.figures import OUT_OF_TIME
 from workflows.benchmark.noop_endpoint import NoopEndpoint, Script
@@ -29,15 +28,6 @@ DEPLOY = DeployResult(
     instance_type="ml.c6i.xlarge",
     created_at=clock.now(),
 )
-
-
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        s3 = boto3.client("s3", region_name="us-east-1")
-        s3.create_bucket(Bucket=SETTINGS.bucket)
-        yield s3
 
 
 @pytest.fixture(autouse=True)
@@ -95,21 +85,21 @@ def test_a_shape_that_never_answers_fails_the_warmup_with_its_errors() -> None:
         )
 
 
-def test_the_lambda_runner_writes_every_figure_and_returns_the_compact_ones(aws: Any) -> None:
+def test_the_lambda_runner_writes_every_figure_and_returns_the_compact_ones(aws: Aws) -> None:
     request = BenchmarkRequest(run_id="steps", spec=fast_spec("bundled"), deploy=DEPLOY)
     with NoopEndpoint(Script(delay_s=0.001)) as endpoint:
-        result = benchmark(request, runtime=runtime_for(endpoint.url), s3=aws, settings=SETTINGS)
+        result = benchmark(request, runtime=runtime_for(endpoint.url), s3=aws.s3, settings=SETTINGS)
     assert (result.runner, result.endpoint_url) == ("lambda", endpoint.url)
     assert result.detail_uri == "s3://bench-bucket/results/steps/benchmark.json"
     detail = json.loads(
-        aws.get_object(Bucket=SETTINGS.bucket, Key="results/steps/benchmark.json")["Body"].read()
+        aws.s3.get_object(Bucket=SETTINGS.bucket, Key="results/steps/benchmark.json")["Body"].read()
     )
     assert len(detail["measurements"]) == len(result.shapes) == 4
     assert all(m["windows"] and m["latencies_ms"] for m in detail["measurements"])
     assert all(w.stop_reason for w in result.warm_checks)
 
 
-def test_the_lambda_runner_fails_when_a_shape_gets_no_answer(aws: Any) -> None:
+def test_the_lambda_runner_fails_when_a_shape_gets_no_answer(aws: Aws) -> None:
     request = BenchmarkRequest(run_id="steps", spec=fast_spec("bundled"), deploy=DEPLOY)
     with (
         NoopEndpoint(
@@ -117,7 +107,7 @@ def test_the_lambda_runner_fails_when_a_shape_gets_no_answer(aws: Any) -> None:
         ) as endpoint,
         pytest.raises(BenchmarkFailed, match="ThrottlingException"),
     ):
-        benchmark(request, runtime=runtime_for(endpoint.url), s3=aws, settings=SETTINGS)
+        benchmark(request, runtime=runtime_for(endpoint.url), s3=aws.s3, settings=SETTINGS)
     # And the failure report still shows what the requests met
     state = PipelineState(
         run_id="steps",
@@ -125,14 +115,16 @@ def test_the_lambda_runner_fails_when_a_shape_gets_no_answer(aws: Any) -> None:
         deploy=DEPLOY,
         error=ErrorInfo(Error="BenchmarkFailed", Cause="every request failed"),
     )
-    report(state, s3=aws, settings=SETTINGS, status="FAILED", cloudwatch=None)
+    report(state, s3=aws.s3, settings=SETTINGS, status="FAILED", cloudwatch=None)
     result = json.loads(
-        aws.get_object(Bucket=SETTINGS.bucket, Key="results/steps/result.json")["Body"].read()
+        aws.s3.get_object(Bucket=SETTINGS.bucket, Key="results/steps/result.json")["Body"].read()
     )
     assert result["status"] == "FAILED" and result["client"]["runner"] == "lambda"
     assert result["measurements"][0]["errors_by_kind"] == {
         "ThrottlingException": result["measurements"][0]["requests"]
     }
     assert result["cloudwatch"]["available"] is False
-    markdown = aws.get_object(Bucket=SETTINGS.bucket, Key="results/steps/report.md")["Body"].read().decode()
+    markdown = (
+        aws.s3.get_object(Bucket=SETTINGS.bucket, Key="results/steps/report.md")["Body"].read().decode()
+    )
     assert "ThrottlingException" in markdown

@@ -8,17 +8,16 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
-from moto import mock_aws
 from typer.testing import CliRunner
 
 from tests.conftest import ROOT
+from tests.support.aws import Aws
 from tests.support.cli_aws import MOTO_CONFIG, PASS_DEFINITION, deploy_stack
 from workflows.cli.app import app
 
@@ -29,20 +28,14 @@ ROLE = "arn:aws:iam::123456789012:role/deploybench-test"
 
 
 @pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Credentials, a default region other than the one the resources live in, and moto."""
-    for key in (
-        "AWS_REGION",
-        "AWS_PROFILE",
-        "AWS_ENDPOINT_URL_SAGEMAKER",
-        "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME",
-    ):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws(config=MOTO_CONFIG):  # type: ignore[call-overload]
-        yield
+def aws_bucket() -> None:
+    """The resources live in the stack's region: the default region has nothing."""
+    return None
+
+
+@pytest.fixture
+def aws_moto_config() -> dict[str, Any]:
+    return MOTO_CONFIG
 
 
 def machine(name: str, definition: str = PASS_DEFINITION) -> str:
@@ -62,7 +55,7 @@ def finished(arn: str) -> None:
 # --- definition --resolve ---------------------------------------------------------------------------
 
 
-def test_definition_resolve_substitutes_the_deployed_arns(aws: None) -> None:
+def test_definition_resolve_substitutes_the_deployed_arns(aws: Aws) -> None:
     deploy_stack(boto3.client("cloudformation", region_name=REGION))
     # When the deploy pipeline's definition is resolved against the stack in eu-west-1
     result = runner.invoke(app, ["definition", "deploy_pipeline", "--resolve", "--region", REGION])
@@ -77,7 +70,7 @@ def test_definition_resolve_substitutes_the_deployed_arns(aws: None) -> None:
     assert "arn:aws:states:::states:startExecution.sync:2" in json.dumps(json.loads(sweep.stdout))
 
 
-def test_definition_resolve_names_a_missing_stack(aws: None) -> None:
+def test_definition_resolve_names_a_missing_stack(aws: Aws) -> None:
     deploy_stack(boto3.client("cloudformation", region_name=REGION))
     # When the stack is looked for in the wrong region (the default, us-east-1)
     result = runner.invoke(app, ["definition", "--resolve"])
@@ -90,7 +83,7 @@ def test_definition_resolve_names_a_missing_stack(aws: None) -> None:
 # --- run on AWS -------------------------------------------------------------------------------------
 
 
-def test_run_prints_the_region_correct_console_url(aws: None, tmp_path: Path) -> None:
+def test_run_prints_the_region_correct_console_url(aws: Aws, tmp_path: Path) -> None:
     deploy_stack(boto3.client("cloudformation", region_name=REGION), machines=False)
     machine("deploybench-deploy-pipeline")
     # When a run is started with --region (the environment says us-east-1)
@@ -108,7 +101,7 @@ def test_run_prints_the_region_correct_console_url(aws: None, tmp_path: Path) ->
 
 
 def test_run_json_honours_aws_region_and_keeps_progress_off_stdout(
-    aws: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    aws: Aws, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     deploy_stack(boto3.client("cloudformation", region_name=REGION), machines=False)
     machine("deploybench-deploy-pipeline")
@@ -125,7 +118,7 @@ def test_run_json_honours_aws_region_and_keeps_progress_off_stdout(
 # --- follow -----------------------------------------------------------------------------------------
 
 
-def test_follow_reattaches_to_an_execution_in_its_own_region(aws: None) -> None:
+def test_follow_reattaches_to_an_execution_in_its_own_region(aws: Aws) -> None:
     waiting = json.dumps(
         {
             "StartAt": "Wait",
@@ -151,7 +144,7 @@ def test_follow_reattaches_to_an_execution_in_its_own_region(aws: None) -> None:
     assert f"https://{REGION}.console.aws.amazon.com/states/home?region={REGION}" in lines
 
 
-def test_follow_a_failed_execution_exits_1_with_json(aws: None) -> None:
+def test_follow_a_failed_execution_exits_1_with_json(aws: Aws) -> None:
     failing = json.dumps({"StartAt": "Boom", "States": {"Boom": {"Type": "Fail", "Error": "CapacityStall"}}})
     arn = boto3.client("stepfunctions", region_name=REGION).start_execution(
         stateMachineArn=machine("deploybench-deploy-pipeline", failing)
@@ -163,13 +156,13 @@ def test_follow_a_failed_execution_exits_1_with_json(aws: None) -> None:
     assert (data["status"], data["error"]) == ("FAILED", "CapacityStall")
 
 
-def test_follow_refuses_what_is_not_an_execution_arn(aws: None) -> None:
+def test_follow_refuses_what_is_not_an_execution_arn(aws: Aws) -> None:
     result = runner.invoke(app, ["follow", "my-run"])
     assert (result.exit_code, result.stdout) == (2, "")
     assert "is not an execution ARN" in result.stderr
 
 
-def test_following_a_sweep_shows_its_child_runs(aws: None) -> None:
+def test_following_a_sweep_shows_its_child_runs(aws: Aws) -> None:
     # Given a sweep whose PlanSweep chose an id, and child pipelines named by it (and an unrelated run)
     sweep_id = "nightly-20261201-030000-ab12"
     plan = json.dumps(

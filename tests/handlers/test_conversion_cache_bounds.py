@@ -5,15 +5,14 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
-from moto import mock_aws
 
+from tests.support.aws import Aws
 from workflows.cli.executions import cache_line
 from workflows.conversion import cache
 from workflows.conversion.cache import CacheBounds, LocalStore, S3Store, prune
@@ -48,12 +47,13 @@ def test_the_cache_keeps_its_own_size_and_age_bounds(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    with mock_aws():
-        client = boto3.client("s3", region_name=REGION)
-        client.create_bucket(Bucket=BUCKET)
-        yield client
+def aws_bucket() -> str:
+    return BUCKET
+
+
+@pytest.fixture
+def s3(aws: Aws) -> Any:
+    return aws.s3
 
 
 def test_the_s3_store_serves_complete_entries_only(s3: Any, tmp_path: Path) -> None:

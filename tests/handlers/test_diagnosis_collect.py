@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import fast_spec
+from tests.support.aws import Aws
 from tests.support.diagnosis import create_endpoint, write_logs
 from workflows import clock
 from workflows.contracts import (
@@ -59,8 +60,8 @@ def state_after_warmup_failure(deploy: DeployResult, **spec: Any) -> PipelineSta
     )
 
 
-def test_worker_death_in_the_endpoint_logs_is_f02_with_the_log_lines(sagemaker_logs: tuple[Any, Any]) -> None:
-    sagemaker, logs = sagemaker_logs
+def test_worker_death_in_the_endpoint_logs_is_f02_with_the_log_lines(aws: Aws) -> None:
+    sagemaker, logs = aws.sagemaker, aws.logs
     # Given a real-time endpoint whose workers died, as its CloudWatch log group shows
     deploy = create_endpoint(sagemaker, "db-diag-1-a1")
     write_logs(logs, deploy.endpoint_name, WORKER_DIED)
@@ -74,8 +75,8 @@ def test_worker_death_in_the_endpoint_logs_is_f02_with_the_log_lines(sagemaker_l
     )
 
 
-def test_the_same_logs_on_serverless_are_f14(sagemaker_logs: tuple[Any, Any]) -> None:
-    sagemaker, logs = sagemaker_logs
+def test_the_same_logs_on_serverless_are_f14(aws: Aws) -> None:
+    sagemaker, logs = aws.sagemaker, aws.logs
     # Given the same worker deaths, but the execution says the endpoint is serverless
     deploy = create_endpoint(sagemaker, "db-diag-2-a1")
     write_logs(logs, deploy.endpoint_name, WORKER_DIED)
@@ -90,8 +91,8 @@ def test_the_same_logs_on_serverless_are_f14(sagemaker_logs: tuple[Any, Any]) ->
     assert (diagnosis.id, diagnosis.action) == ("F14", "next_memory_size")
 
 
-def test_missing_log_group_is_a_note_not_a_failure(sagemaker_logs: tuple[Any, Any]) -> None:
-    sagemaker, logs = sagemaker_logs
+def test_missing_log_group_is_a_note_not_a_failure(aws: Aws) -> None:
+    sagemaker, logs = aws.sagemaker, aws.logs
     # Given an endpoint that never wrote a log
     deploy = create_endpoint(sagemaker, "db-diag-3-a1")
     state = state_after_warmup_failure(deploy)
@@ -107,8 +108,8 @@ def test_missing_log_group_is_a_note_not_a_failure(sagemaker_logs: tuple[Any, An
     assert any(line.startswith("[note] no log group") for line in diagnosis.evidence)
 
 
-def test_a_deleted_endpoint_falls_back_to_the_last_poll(sagemaker_logs: tuple[Any, Any]) -> None:
-    sagemaker, logs = sagemaker_logs
+def test_a_deleted_endpoint_falls_back_to_the_last_poll(aws: Aws) -> None:
+    sagemaker, logs = aws.sagemaker, aws.logs
     # Given the wait loop's last poll: Creating, no variants, LastModifiedTime 1 s after creation, 12 min ago
     created = clock.now() - timedelta(minutes=12)
     deploy = DeployResult(
@@ -136,8 +137,8 @@ def test_a_deleted_endpoint_falls_back_to_the_last_poll(sagemaker_logs: tuple[An
     assert any("does not exist" in line for line in diagnosis.evidence)
 
 
-def test_log_reading_is_bounded(sagemaker_logs: tuple[Any, Any]) -> None:
-    sagemaker, logs = sagemaker_logs
+def test_log_reading_is_bounded(aws: Aws) -> None:
+    sagemaker, logs = aws.sagemaker, aws.logs
     # Given a chatty endpoint with more events than a diagnosis reads
     deploy = create_endpoint(sagemaker, "db-diag-4-a1")
     lines = [
@@ -199,13 +200,13 @@ def create_deploy_result() -> DeployResult:
 
 
 def test_the_handler_returns_the_diagnosis_the_state_machine_branches_on(
-    sagemaker_logs: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
+    aws: Aws, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import lambdas.clients
     from lambdas.diagnose_failure import handler
     from lambdas.observability import metrics
 
-    sagemaker, logs = sagemaker_logs
+    sagemaker, logs = aws.sagemaker, aws.logs
     lambdas.clients.clear()
     monkeypatch.setattr(lambdas.clients, "sagemaker", lambda: sagemaker)
     monkeypatch.setattr(lambdas.clients, "logs", lambda: logs)

@@ -12,8 +12,8 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import Stubber
-from moto import mock_aws
 
+from tests.support.aws import Aws
 from workflows.cli.doctor import (
     FAIL,
     OK,
@@ -71,9 +71,8 @@ def stack(session: Any, role_names: list[str]) -> tuple[Any, Stubber]:
 
 
 @pytest.fixture
-def session() -> Any:
-    with mock_aws():
-        yield boto3.Session(region_name=REGION, aws_access_key_id="x", aws_secret_access_key="x")
+def session(aws: Aws) -> Any:
+    return boto3.Session(region_name=REGION, aws_access_key_id="x", aws_secret_access_key="x")
 
 
 def test_doctor_on_moto_checks_roles_and_images_and_says_what_it_could_not_check(session: Any) -> None:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import boto3
 import pytest
 from botocore.stub import ANY
-from moto import mock_aws
 
+from tests.support.aws import Aws
 from tests.support.hosting import ARTIFACT, CPU_IMAGE, GPU_IMAGE, ROLE, SETTINGS, request, stubbed, tags_match
 from workflows.contracts import DeployOverrides
 from workflows.errors import PreflightBlocked
@@ -131,23 +130,20 @@ def test_serverless_sends_memory_and_concurrency_and_steps_memory_by_override() 
     assert result.effective_hosting["memory_size_mb"] == 4096
 
 
-def test_serverless_and_realtime_calls_are_accepted_by_moto(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in ("AWS_ENDPOINT_URL_SAGEMAKER", "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"):
-        monkeypatch.delenv(key, raising=False)
-    with mock_aws():
-        sagemaker = boto3.client("sagemaker", region_name="us-east-1")
-        # Given a serverless spec, deployed against moto's SageMaker validation
-        result = deploy(
-            request({"mode": "serverless", "memory_size_mb": 6144}), sagemaker=sagemaker, settings=SETTINGS
-        )
-        # Then moto stored the serverless variant and the run's tags
-        config = sagemaker.describe_endpoint_config(EndpointConfigName=result.endpoint_config_name)
-        assert config["ProductionVariants"][0]["ServerlessConfig"] == {
-            "MemorySizeInMB": 6144,
-            "MaxConcurrency": 5,
-        }
-        arn = sagemaker.describe_endpoint(EndpointName=result.endpoint_name)["EndpointArn"]
-        assert tags_match(sagemaker.list_tags(ResourceArn=arn)["Tags"])
+def test_serverless_and_realtime_calls_are_accepted_by_moto(aws: Aws) -> None:
+    sagemaker = aws.sagemaker
+    # Given a serverless spec, deployed against moto's SageMaker validation
+    result = deploy(
+        request({"mode": "serverless", "memory_size_mb": 6144}), sagemaker=sagemaker, settings=SETTINGS
+    )
+    # Then moto stored the serverless variant and the run's tags
+    config = sagemaker.describe_endpoint_config(EndpointConfigName=result.endpoint_config_name)
+    assert config["ProductionVariants"][0]["ServerlessConfig"] == {
+        "MemorySizeInMB": 6144,
+        "MaxConcurrency": 5,
+    }
+    arn = sagemaker.describe_endpoint(EndpointName=result.endpoint_name)["EndpointArn"]
+    assert tags_match(sagemaker.list_tags(ResourceArn=arn)["Tags"])
 
 
 def test_multi_container_direct_co_hosts_every_model_with_its_hostname() -> None:

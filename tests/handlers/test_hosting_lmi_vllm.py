@@ -5,17 +5,15 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import boto3
 import numpy as np
 import pytest
 from botocore.response import StreamingBody
 from botocore.stub import ANY
-from moto import mock_aws
 
+from tests.support.aws import Aws
 from tests.support.hosting import BUCKET, ROLE, SETTINGS, describe_request, request, stubbed
 from workflows.contracts import DeployOverrides, DeployResult
 from workflows.conversion.manifest import MANIFEST_FILE, read_manifest
@@ -32,19 +30,17 @@ ARN = "arn:aws:sagemaker:us-east-1:123456789012:model/db-run-1-a1-m0"
 
 
 @pytest.fixture
-def s3(tiny_artifact: Path, tiny_bert: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        client = boto3.client("s3", region_name="us-east-1")
-        client.create_bucket(Bucket=BUCKET)
-        client.put_object(
-            Bucket=BUCKET,
-            Key=f"staging/run-1/{MANIFEST_FILE}",
-            Body=(tiny_artifact / MANIFEST_FILE).read_bytes(),
-        )
-        for path in sorted(p for p in tiny_bert.iterdir() if p.is_file()):
-            client.upload_file(str(path), BUCKET, f"sources/run-1/{path.name}")
-        yield client
+def s3(aws: Aws, tiny_artifact: Path, tiny_bert: Path) -> Any:
+    """The run's manifest in staging/ and its model folder in sources/."""
+    client = aws.s3
+    client.put_object(
+        Bucket=BUCKET,
+        Key=f"staging/run-1/{MANIFEST_FILE}",
+        Body=(tiny_artifact / MANIFEST_FILE).read_bytes(),
+    )
+    for path in sorted(p for p in tiny_bert.iterdir() if p.is_file()):
+        client.upload_file(str(path), BUCKET, f"sources/run-1/{path.name}")
+    return client
 
 
 def expect_endpoint(stub: Any, container: dict[str, Any], instance_type: str) -> None:

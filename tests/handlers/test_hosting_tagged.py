@@ -6,14 +6,10 @@ its lag behind deletes (AWS lists "tagged or previously tagged" resources), whic
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
-import boto3
 import pytest
-from moto import mock_aws
 
-from tests.support.hosting import BUCKET, SETTINGS, request, stubbed
+from tests.support.aws import Aws
+from tests.support.hosting import SETTINGS, request, stubbed
 from workflows.contracts import PipelineState
 from workflows.errors import TeardownIncomplete
 from workflows.hosting.tagged import RESOURCE_TYPES, parse_arn, tagged_leftovers
@@ -24,38 +20,20 @@ from workflows.steps.teardown_endpoint import teardown
 RUN_TAG = [{"Key": TAG_RUN_ID, "Values": ["run-1"]}]
 
 
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
-    for key in ("AWS_ENDPOINT_URL_SAGEMAKER", "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"):
-        monkeypatch.delenv(key, raising=False)
-    with mock_aws():
-        clients = {
-            name: boto3.client(service, region_name="us-east-1")
-            for name, service in (
-                ("sagemaker", "sagemaker"),
-                ("s3", "s3"),
-                ("cloudwatch", "cloudwatch"),
-                ("tagging", "resourcegroupstaggingapi"),
-            )
-        }
-        clients["s3"].create_bucket(Bucket=BUCKET)
-        yield clients
-
-
-def deployed(aws: dict[str, Any], run_id: str = "run-1") -> PipelineState:
+def deployed(aws: Aws, run_id: str = "run-1") -> PipelineState:
     deploy_request = request({"mode": "realtime", "instance_type_fallbacks": ["ml.m5.xlarge"]}).model_copy(
         update={"run_id": run_id}
     )
-    result = deploy(deploy_request, sagemaker=aws["sagemaker"], settings=SETTINGS)
+    result = deploy(deploy_request, sagemaker=aws.sagemaker, settings=SETTINGS)
     return PipelineState(run_id=run_id, spec=deploy_request.spec, deploy=result)
 
 
-def tagged_for(aws: dict[str, Any], run_id: str) -> list[str]:
-    pages = aws["tagging"].get_resources(TagFilters=[{"Key": TAG_RUN_ID, "Values": [run_id]}])
+def tagged_for(aws: Aws, run_id: str) -> list[str]:
+    pages = aws.tagging.get_resources(TagFilters=[{"Key": TAG_RUN_ID, "Values": [run_id]}])
     return sorted(m["ResourceARN"] for m in pages["ResourceTagMappingList"])
 
 
-def test_after_teardown_nothing_tagged_for_the_run_remains(aws: dict[str, Any]) -> None:
+def test_after_teardown_nothing_tagged_for_the_run_remains(aws: Aws) -> None:
     # Given a real-time run deployed on moto: model, endpoint config and endpoint, all tagged
     state = deployed(aws)
     assert sorted(parse_arn(a)[0] for a in tagged_for(aws, "run-1")) == [
@@ -64,8 +42,8 @@ def test_after_teardown_nothing_tagged_for_the_run_remains(aws: dict[str, Any]) 
         "model",
     ]
     # When teardown runs with the tagging client
-    result = teardown(state, sagemaker=aws["sagemaker"], s3=aws["s3"], settings=SETTINGS,
-                      cloudwatch=aws["cloudwatch"], tagging=aws["tagging"])  # fmt: skip
+    result = teardown(state, sagemaker=aws.sagemaker, s3=aws.s3, settings=SETTINGS,
+                      cloudwatch=aws.cloudwatch, tagging=aws.tagging)  # fmt: skip
     # Then it deleted the three, and the tagging API finds nothing of the run any more
     assert sorted(result.deleted) == [
         "endpoint-config/db-run-1-a1",
@@ -75,20 +53,20 @@ def test_after_teardown_nothing_tagged_for_the_run_remains(aws: dict[str, Any]) 
     assert tagged_for(aws, "run-1") == []
 
 
-def test_a_resource_tagged_for_the_run_under_another_name_fails_the_teardown(aws: dict[str, Any]) -> None:
+def test_a_resource_tagged_for_the_run_under_another_name_fails_the_teardown(aws: Aws) -> None:
     # Given a run, and a model and an alarm tagged with its id but named outside db-run-1-*
     state = deployed(aws)
     run_tags = tags("run-1", state.spec)
-    aws["sagemaker"].create_model(ModelName="hand-made", ExecutionRoleArn=SETTINGS.sagemaker_role_arn,
+    aws.sagemaker.create_model(ModelName="hand-made", ExecutionRoleArn=SETTINGS.sagemaker_role_arn,
                                   PrimaryContainer={"Image": "x"}, Tags=run_tags)  # fmt: skip
-    aws["cloudwatch"].put_metric_alarm(
+    aws.cloudwatch.put_metric_alarm(
         AlarmName="hand-made-alarm", MetricName="M", Namespace="N", Statistic="Maximum", Period=60,
         EvaluationPeriods=1, Threshold=1, ComparisonOperator="GreaterThanThreshold", Tags=run_tags,
     )  # fmt: skip
     # When teardown runs
     with pytest.raises(TeardownIncomplete) as raised:
-        teardown(state, sagemaker=aws["sagemaker"], s3=aws["s3"], settings=SETTINGS,
-                 cloudwatch=aws["cloudwatch"], tagging=aws["tagging"])  # fmt: skip
+        teardown(state, sagemaker=aws.sagemaker, s3=aws.s3, settings=SETTINGS,
+                 cloudwatch=aws.cloudwatch, tagging=aws.tagging)  # fmt: skip
     # Then it names both (its IAM may delete db-* names only), having deleted what is the run's by name
     message = str(raised.value)
     assert "model/hand-made (tagged deploybench:run-id=run-1" in message
@@ -97,18 +75,16 @@ def test_a_resource_tagged_for_the_run_under_another_name_fails_the_teardown(aws
     assert [parse_arn(a)[1] for a in tagged_for(aws, "run-1")] == ["hand-made-alarm", "hand-made"]
 
 
-def test_teardown_of_run_1_leaves_run_10_alone(aws: dict[str, Any]) -> None:
+def test_teardown_of_run_1_leaves_run_10_alone(aws: Aws) -> None:
     # Given two runs whose ids share a beginning: run-1 and run-10
     state = deployed(aws, "run-1")
     deployed(aws, "run-10")
     # When run-1 is torn down
-    result = teardown(
-        state, sagemaker=aws["sagemaker"], s3=aws["s3"], settings=SETTINGS, tagging=aws["tagging"]
-    )
+    result = teardown(state, sagemaker=aws.sagemaker, s3=aws.s3, settings=SETTINGS, tagging=aws.tagging)
     # Then only run-1's resources went; run-10's model, config and endpoint are all still there
     assert all("db-run-1-a1" in d for d in result.deleted) and len(result.deleted) == 3
     assert len(tagged_for(aws, "run-10")) == 3
-    assert aws["sagemaker"].describe_endpoint(EndpointName="db-run-10-a1")["EndpointStatus"]
+    assert aws.sagemaker.describe_endpoint(EndpointName="db-run-10-a1")["EndpointStatus"]
 
 
 def test_the_tagging_api_lag_behind_deletes_is_not_a_leftover() -> None:

@@ -6,13 +6,11 @@ CloudWatch alarms and S3 are moto's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
 
+from tests.support.aws import Aws
 from tests.support.hosting import BUCKET, NOW, SETTINGS, spec_with, stubbed
 from workflows.contracts import DeployResult, ErrorInfo, PipelineState
 from workflows.errors import ResourceBusy
@@ -27,20 +25,17 @@ ARN = "arn:aws:sagemaker:us-east-1:123456789012:endpoint/db-run-1-a1"
 
 
 @pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any]]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        s3 = boto3.client("s3", region_name="us-east-1")
-        s3.create_bucket(Bucket=BUCKET)
-        cloudwatch = boto3.client("cloudwatch", region_name="us-east-1")
-        for name in (f"{IC}-no-capacity", "db-other-a1-ic0-no-capacity"):
-            cloudwatch.put_metric_alarm(
-                AlarmName=name, MetricName="NoCapacityInvocationFailures", Namespace="AWS/SageMaker",
-                Statistic="Maximum", Period=30, EvaluationPeriods=1, Threshold=1,
-                ComparisonOperator="GreaterThanOrEqualToThreshold",
-            )  # fmt: skip
-        s3.put_object(Bucket=BUCKET, Key=staging_prefix("run-1") + "a1/triton/model/config.pbtxt", Body=b"x")
-        yield s3, cloudwatch
+def seeded(aws: Aws) -> tuple[Any, Any]:
+    """Two runs' no-capacity alarms and the run's Triton folder in staging/."""
+    s3, cloudwatch = aws.s3, aws.cloudwatch
+    for name in (f"{IC}-no-capacity", "db-other-a1-ic0-no-capacity"):
+        cloudwatch.put_metric_alarm(
+            AlarmName=name, MetricName="NoCapacityInvocationFailures", Namespace="AWS/SageMaker",
+            Statistic="Maximum", Period=30, EvaluationPeriods=1, Threshold=1,
+            ComparisonOperator="GreaterThanOrEqualToThreshold",
+        )  # fmt: skip
+    s3.put_object(Bucket=BUCKET, Key=staging_prefix("run-1") + "a1/triton/model/config.pbtxt", Body=b"x")
+    return s3, cloudwatch
 
 
 def state(*, keep: bool = False, failed: bool = False) -> PipelineState:
@@ -109,8 +104,8 @@ def endpoints_configs_models(sm: Any, *, present: bool) -> None:
     )  # fmt: skip
 
 
-def test_scale_to_zero_teardown_deletes_in_dependency_order_and_verifies(aws: tuple[Any, Any]) -> None:
-    s3, cloudwatch = aws
+def test_scale_to_zero_teardown_deletes_in_dependency_order_and_verifies(seeded: tuple[Any, Any]) -> None:
+    s3, cloudwatch = seeded
     resource = f"inference-component/{IC}"
     other = "inference-component/db-other-a1-ic0"
     with stubbed("sagemaker") as (sagemaker, sm), stubbed("application-autoscaling") as (autoscaling, aas):
@@ -167,8 +162,8 @@ def test_scale_to_zero_teardown_deletes_in_dependency_order_and_verifies(aws: tu
     assert s3.list_objects_v2(Bucket=BUCKET, Prefix="staging/run-1/")["KeyCount"] == 0
 
 
-def test_an_endpoint_waits_for_its_components_to_go(aws: tuple[Any, Any]) -> None:
-    s3, cloudwatch = aws
+def test_an_endpoint_waits_for_its_components_to_go(seeded: tuple[Any, Any]) -> None:
+    s3, cloudwatch = seeded
     with stubbed("sagemaker") as (sagemaker, sm), stubbed("application-autoscaling") as (autoscaling, aas):
         aas.add_response("describe_scalable_targets", {"ScalableTargets": []}, TARGET)
         # Given a component still Creating: its delete is refused as in progress
@@ -188,8 +183,8 @@ def test_an_endpoint_waits_for_its_components_to_go(aws: tuple[Any, Any]) -> Non
                      cloudwatch=cloudwatch)  # fmt: skip
 
 
-def test_a_kept_endpoint_keeps_its_components_scaling_and_alarm(aws: tuple[Any, Any]) -> None:
-    s3, cloudwatch = aws
+def test_a_kept_endpoint_keeps_its_components_scaling_and_alarm(seeded: tuple[Any, Any]) -> None:
+    s3, cloudwatch = seeded
     resource = f"inference-component/{IC}"
     with stubbed("sagemaker") as (sagemaker, sm), stubbed("application-autoscaling") as (autoscaling, aas):
         target = {**TARGET, "ResourceId": resource, "MinCapacity": 0, "MaxCapacity": 1, "RoleARN": "arn:aws:iam::1:role/x",

@@ -5,16 +5,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import boto3
 import numpy as np
 import pytest
 from botocore.stub import ANY
-from moto import mock_aws
 
+from tests.support.aws import Aws
 from tests.support.hosting import BUCKET, ROLE, SETTINGS, request, stubbed
 from workflows.contracts import ArtifactManifest
 from workflows.conversion.manifest import read_manifest
@@ -120,13 +118,11 @@ def test_the_tokenizer_model_feeds_what_the_transformers_tokenizer_feeds(tiny_ar
 
 
 @pytest.fixture
-def staged(tiny_artifact: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, ArtifactManifest]]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        s3 = boto3.client("s3", region_name="us-east-1")
-        s3.create_bucket(Bucket=BUCKET)
-        upload_folder(s3, tiny_artifact, f"s3://{BUCKET}/staging/run-1/")
-        yield s3, read_manifest(tiny_artifact)
+def staged(aws: Aws, tiny_artifact: Path) -> tuple[Any, ArtifactManifest]:
+    """The converted folder in the run's staging prefix."""
+    s3 = aws.s3
+    upload_folder(s3, tiny_artifact, f"s3://{BUCKET}/staging/run-1/")
+    return s3, read_manifest(tiny_artifact)
 
 
 def test_triton_deploy_writes_the_repository_then_creates_model_and_endpoint(staged: tuple[Any, Any]) -> None:

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import boto3
 import pytest
 from botocore.stub import Stubber
-from moto import mock_aws
 
+from tests.support.aws import Aws
 from workflows.janitor import find_and_remove, run_janitor
 from workflows.naming import TAG_EXPIRES_AT, TAG_KEEP, TAG_MANAGED
 
@@ -21,6 +20,11 @@ ROLE = "arn:aws:iam::123456789012:role/sm"
 NOW = datetime.now(UTC)
 
 
+@pytest.fixture
+def aws_bucket() -> str:
+    return BUCKET
+
+
 def tags(expires: datetime | None, *, managed: bool = True, keep: bool = False) -> list[dict[str, str]]:
     out = [{"Key": TAG_MANAGED, "Value": "true" if managed else "false"}]
     if expires is not None:
@@ -28,17 +32,6 @@ def tags(expires: datetime | None, *, managed: bool = True, keep: bool = False) 
     if keep:
         out.append({"Key": TAG_KEEP, "Value": "true"})
     return out
-
-
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
-    for key in ("AWS_ENDPOINT_URL_SAGEMAKER", "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    with mock_aws():
-        clients = {name: boto3.client(name, region_name=REGION) for name in ("sagemaker", "s3", "sns", "sqs")}
-        clients["s3"].create_bucket(Bucket=BUCKET)
-        yield clients
 
 
 def deploy(sagemaker: Any, name: str, resource_tags: list[dict[str, str]]) -> None:
@@ -69,8 +62,8 @@ def names(sagemaker: Any) -> set[str]:
     )
 
 
-def test_expired_run_resources_are_deleted_and_everything_else_is_left(aws: dict[str, Any]) -> None:
-    sagemaker = aws["sagemaker"]
+def test_expired_run_resources_are_deleted_and_everything_else_is_left(aws: Aws) -> None:
+    sagemaker = aws.sagemaker
     # Given a leaked run (expired), a running one, a kept one, and resources that are not deploybench's
     deploy(sagemaker, "db-leaked-a1", tags(NOW - timedelta(hours=1)))
     deploy(sagemaker, "db-running-a1", tags(NOW + timedelta(hours=5)))
@@ -78,7 +71,7 @@ def test_expired_run_resources_are_deleted_and_everything_else_is_left(aws: dict
     deploy(sagemaker, "db-unmanaged-a1", tags(NOW - timedelta(days=3), managed=False))
     deploy(sagemaker, "team-prod-a1", tags(NOW - timedelta(days=3)))
     # When the janitor runs
-    report = find_and_remove(sagemaker=sagemaker, s3=aws["s3"], bucket=BUCKET, now=NOW)
+    report = find_and_remove(sagemaker=sagemaker, s3=aws.s3, bucket=BUCKET, now=NOW)
     # Then exactly the leaked run's endpoint, config and model are deleted, endpoint first
     assert [(leak.kind, leak.name, leak.action) for leak in report.leaks] == [
         ("endpoint", "db-leaked-a1", "deleted"),
@@ -92,55 +85,49 @@ def test_expired_run_resources_are_deleted_and_everything_else_is_left(aws: dict
     assert [e.split(":")[0] for e in report.errors] == ["inference-component"]
 
 
-def test_a_dry_run_only_lists(aws: dict[str, Any]) -> None:
-    deploy(aws["sagemaker"], "db-leaked-a1", tags(NOW - timedelta(hours=1)))
-    report = find_and_remove(sagemaker=aws["sagemaker"], s3=aws["s3"], bucket=BUCKET, now=NOW, dry_run=True)
+def test_a_dry_run_only_lists(aws: Aws) -> None:
+    deploy(aws.sagemaker, "db-leaked-a1", tags(NOW - timedelta(hours=1)))
+    report = find_and_remove(sagemaker=aws.sagemaker, s3=aws.s3, bucket=BUCKET, now=NOW, dry_run=True)
     assert {leak.action for leak in report.leaks} == {"would_delete"}
-    assert "db-leaked-a1" in names(aws["sagemaker"])
+    assert "db-leaked-a1" in names(aws.sagemaker)
     assert report.remaining == 3
 
 
-def test_a_resource_without_expiry_expires_a_ttl_after_creation(aws: dict[str, Any]) -> None:
-    deploy(aws["sagemaker"], "db-untimed-a1", tags(None))
-    soon = find_and_remove(
-        sagemaker=aws["sagemaker"], s3=aws["s3"], bucket=BUCKET, now=NOW + timedelta(hours=1)
-    )
-    later = find_and_remove(
-        sagemaker=aws["sagemaker"], s3=aws["s3"], bucket=BUCKET, now=NOW + timedelta(hours=7)
-    )
+def test_a_resource_without_expiry_expires_a_ttl_after_creation(aws: Aws) -> None:
+    deploy(aws.sagemaker, "db-untimed-a1", tags(None))
+    soon = find_and_remove(sagemaker=aws.sagemaker, s3=aws.s3, bucket=BUCKET, now=NOW + timedelta(hours=1))
+    later = find_and_remove(sagemaker=aws.sagemaker, s3=aws.s3, bucket=BUCKET, now=NOW + timedelta(hours=7))
     assert soon.leaks == []
     assert {leak.name for leak in later.leaks} == {"db-untimed-a1", "db-untimed-a1-m0"}
 
 
-def test_stale_staging_folders_are_removed_fresh_ones_kept(aws: dict[str, Any]) -> None:
-    s3 = aws["s3"]
+def test_stale_staging_folders_are_removed_fresh_ones_kept(aws: Aws) -> None:
+    s3 = aws.s3
     s3.put_object(Bucket=BUCKET, Key="staging/run-1/model.onnx", Body=b"x")
     s3.put_object(Bucket=BUCKET, Key="results/run-1/result.json", Body=b"{}")
-    fresh = find_and_remove(sagemaker=aws["sagemaker"], s3=s3, bucket=BUCKET, now=NOW)
-    stale = find_and_remove(sagemaker=aws["sagemaker"], s3=s3, bucket=BUCKET, now=NOW + timedelta(hours=7))
+    fresh = find_and_remove(sagemaker=aws.sagemaker, s3=s3, bucket=BUCKET, now=NOW)
+    stale = find_and_remove(sagemaker=aws.sagemaker, s3=s3, bucket=BUCKET, now=NOW + timedelta(hours=7))
     assert [leak for leak in fresh.leaks if leak.kind == "staging"] == []
     assert [(leak.kind, leak.name) for leak in stale.leaks] == [("staging", f"s3://{BUCKET}/staging/run-1/")]
     keys = [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET)["Contents"]]
     assert keys == ["results/run-1/result.json"]
 
 
-def test_the_report_goes_to_s3_and_the_topic(aws: dict[str, Any]) -> None:
-    sns, sqs = aws["sns"], aws["sqs"]
+def test_the_report_goes_to_s3_and_the_topic(aws: Aws) -> None:
+    sns, sqs = aws.sns, aws.sqs
     topic = sns.create_topic(Name="alerts")["TopicArn"]
     queue = sqs.create_queue(QueueName="inbox")["QueueUrl"]
     queue_arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"][
         "QueueArn"
     ]
     sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=queue_arn)
-    deploy(aws["sagemaker"], "db-leaked-a1", tags(NOW - timedelta(hours=1)))
+    deploy(aws.sagemaker, "db-leaked-a1", tags(NOW - timedelta(hours=1)))
     # When the janitor runs with the topic
-    report = run_janitor(
-        sagemaker=aws["sagemaker"], s3=aws["s3"], sns=sns, bucket=BUCKET, topic_arn=topic, now=NOW
-    )
+    report = run_janitor(sagemaker=aws.sagemaker, s3=aws.s3, sns=sns, bucket=BUCKET, topic_arn=topic, now=NOW)
     # Then the report is in S3
     assert report.report_uri and report.report_uri.startswith(f"s3://{BUCKET}/janitor/")
     key = report.report_uri.removeprefix(f"s3://{BUCKET}/")
-    stored = json.loads(aws["s3"].get_object(Bucket=BUCKET, Key=key)["Body"].read())
+    stored = json.loads(aws.s3.get_object(Bucket=BUCKET, Key=key)["Body"].read())
     assert len(stored["leaks"]) == 3
     # And the topic got one message naming each deleted resource
     [message] = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10)["Messages"]
@@ -149,7 +136,7 @@ def test_the_report_goes_to_s3_and_the_topic(aws: dict[str, Any]) -> None:
     assert "deleted: endpoint db-leaked-a1" in body["Message"]
 
 
-def test_a_quiet_pass_notifies_nobody(aws: dict[str, Any]) -> None:
+def test_a_quiet_pass_notifies_nobody(aws: Aws) -> None:
     # Given an account with nothing of deploybench's (every listing empty, inference components included)
     sagemaker = boto3.client("sagemaker", region_name=REGION)
     listings = Stubber(sagemaker)
@@ -161,12 +148,12 @@ def test_a_quiet_pass_notifies_nobody(aws: dict[str, Any]) -> None:
         ("list_processing_jobs", "ProcessingJobSummaries"),
     ):
         listings.add_response(operation, {key: []})
-    topic = aws["sns"].create_topic(Name="alerts")["TopicArn"]
-    silence = Stubber(aws["sns"])  # any publish would fail: no call is expected
+    topic = aws.sns.create_topic(Name="alerts")["TopicArn"]
+    silence = Stubber(aws.sns)  # any publish would fail: no call is expected
     # When the janitor runs
     with listings, silence:
         report = run_janitor(
-            sagemaker=sagemaker, s3=aws["s3"], sns=aws["sns"], bucket=BUCKET, topic_arn=topic, now=NOW
+            sagemaker=sagemaker, s3=aws.s3, sns=aws.sns, bucket=BUCKET, topic_arn=topic, now=NOW
         )
     # Then it found nothing, published nothing, and still wrote its report
     assert (report.leaks, report.errors) == ([], [])
@@ -174,7 +161,7 @@ def test_a_quiet_pass_notifies_nobody(aws: dict[str, Any]) -> None:
     listings.assert_no_pending_responses()
 
 
-def test_inference_components_are_deleted_jobs_stopped_busy_endpoints_retried_later() -> None:
+def test_inference_components_are_deleted_jobs_stopped_busy_endpoints_retried_later(aws: Aws) -> None:
     # Inference components and running processing jobs are not in moto: the exact calls, stubbed.
     sagemaker = boto3.client(
         "sagemaker", region_name=REGION, aws_access_key_id="x", aws_secret_access_key="x"
@@ -225,10 +212,7 @@ def test_inference_components_are_deleted_jobs_stopped_busy_endpoints_retried_la
         )
         stub.add_response("list_tags", {"Tags": expired}, {"ResourceArn": job["ProcessingJobArn"]})
         stub.add_response("stop_processing_job", {}, {"ProcessingJobName": "db-r1-bench"})
-        with mock_aws():
-            s3 = boto3.client("s3", region_name=REGION)
-            s3.create_bucket(Bucket=BUCKET)
-            report = find_and_remove(sagemaker=sagemaker, s3=s3, bucket=BUCKET, now=NOW)
+        report = find_and_remove(sagemaker=sagemaker, s3=aws.s3, bucket=BUCKET, now=NOW)
         stub.assert_no_pending_responses()
     assert [(leak.kind, leak.action) for leak in report.leaks] == [
         ("inference-component", "deleted"),
@@ -238,21 +222,21 @@ def test_inference_components_are_deleted_jobs_stopped_busy_endpoints_retried_la
     assert report.remaining == 1 and report.errors == []
 
 
-def test_the_janitor_command_lists_leaks_in_a_dry_run_and_exits_non_zero(aws: dict[str, Any]) -> None:
+def test_the_janitor_command_lists_leaks_in_a_dry_run_and_exits_non_zero(aws: Aws) -> None:
     from typer.testing import CliRunner
 
     from workflows.cli.app import app
 
-    deploy(aws["sagemaker"], "db-leaked-a1", tags(NOW - timedelta(hours=1)))
+    deploy(aws.sagemaker, "db-leaked-a1", tags(NOW - timedelta(hours=1)))
     result = CliRunner().invoke(app, ["janitor", "--dry-run", "--bucket", BUCKET])
     assert result.exit_code == 1, result.output
     assert "would_delete  endpoint" in result.output and "db-leaked-a1" in result.output
     assert "0 removed, 3 remaining" in result.output
-    assert "db-leaked-a1" in names(aws["sagemaker"])
+    assert "db-leaked-a1" in names(aws.sagemaker)
 
 
 def test_the_janitor_handler_removes_leaks_and_emits_the_leak_metric(
-    aws: dict[str, Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    aws: Aws, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import lambdas.clients
     from lambdas.janitor import handler
@@ -264,7 +248,7 @@ def test_the_janitor_handler_removes_leaks_and_emits_the_leak_metric(
     from lambdas.observability import metrics
 
     monkeypatch.setattr(metrics, "namespace", "deploybench")
-    deploy(aws["sagemaker"], "db-leaked-a1", tags(NOW - timedelta(hours=1)))
+    deploy(aws.sagemaker, "db-leaked-a1", tags(NOW - timedelta(hours=1)))
     context = LocalLambdaContext(
         "deploybench-janitor", "arn:aws:lambda:us-east-1:1:function:deploybench-janitor", 512, 300
     )
@@ -273,7 +257,7 @@ def test_the_janitor_handler_removes_leaks_and_emits_the_leak_metric(
         result = handler({"dry_run": False}, context)
     finally:
         lambdas.clients.clear()
-    assert len(result["leaks"]) == 3 and "db-leaked-a1" not in names(aws["sagemaker"])
+    assert len(result["leaks"]) == 3 and "db-leaked-a1" not in names(aws.sagemaker)
     # The alarm watches this metric (embedded metric format on stdout, as Lambda ships it to CloudWatch)
     metrics = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"_aws"' in line]
     assert any(m.get("LeakedResources") == [3.0] or m.get("LeakedResources") == 3.0 for m in metrics), metrics

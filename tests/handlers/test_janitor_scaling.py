@@ -8,16 +8,15 @@ moto refuses the ``sagemaker:inference-component:DesiredCopyCount`` dimension an
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import boto3
 import pytest
 from botocore.stub import Stubber
-from moto import mock_aws
 
 from tests.conftest import fast_spec
+from tests.support.aws import Aws
 from workflows import naming
 from workflows.hosting.scale_to_zero import DIMENSION
 from workflows.janitor import find_and_remove
@@ -31,23 +30,17 @@ TARGET = {"ServiceNamespace": "sagemaker", "ScalableDimension": DIMENSION}
 EXPIRED, LIVE, KEPT, GONE = "db-old-a1-ic0", "db-live-a1-ic0", "db-kept-a1-ic0", "db-gone-a2-ic1"
 
 
+@pytest.fixture
+def aws_bucket() -> str:
+    return BUCKET
+
+
 def run_tags(expires: datetime, *, keep: bool = False) -> list[dict[str, str]]:
     tags = [
         {"Key": naming.TAG_MANAGED, "Value": "true"},
         {"Key": naming.TAG_EXPIRES_AT, "Value": expires.strftime("%Y-%m-%dT%H:%M:%SZ")},
     ]
     return tags + ([{"Key": naming.TAG_KEEP, "Value": "true"}] if keep else [])
-
-
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
-    for key in ("AWS_ENDPOINT_URL_SAGEMAKER", "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    with mock_aws():
-        clients = {name: boto3.client(name, region_name=REGION) for name in ("sagemaker", "s3", "cloudwatch")}
-        clients["s3"].create_bucket(Bucket=BUCKET)
-        yield clients
 
 
 def put_alarm(cloudwatch: Any, name: str, tags: list[dict[str, str]] | None = None) -> None:
@@ -134,8 +127,8 @@ def expect_removal(autoscaling: Stubber, component: str) -> None:
     autoscaling.add_response("deregister_scalable_target", {}, {"ResourceId": resource, **TARGET})
 
 
-def test_expired_and_orphaned_scaling_and_alarms_go_live_and_kept_ones_stay(aws: dict[str, Any]) -> None:
-    cloudwatch = aws["cloudwatch"]
+def test_expired_and_orphaned_scaling_and_alarms_go_live_and_kept_ones_stay(aws: Aws) -> None:
+    cloudwatch = aws.cloudwatch
     sagemaker, autoscaling = stubbed_clients()
     # Given four scale-to-zero components: expired, live, kept, and one already deleted
     for component, expires, keep in ((EXPIRED, NOW - timedelta(hours=1), False), (LIVE, NOW + timedelta(hours=20), False),
@@ -159,7 +152,7 @@ def test_expired_and_orphaned_scaling_and_alarms_go_live_and_kept_ones_stay(aws:
         # When the janitor runs
         report = find_and_remove(
             sagemaker=sagemaker,
-            s3=aws["s3"],
+            s3=aws.s3,
             bucket=BUCKET,
             autoscaling=autoscaling,
             cloudwatch=cloudwatch,
@@ -190,8 +183,8 @@ def test_expired_and_orphaned_scaling_and_alarms_go_live_and_kept_ones_stay(aws:
     assert f"{GONE}-no-capacity" not in left
 
 
-def test_a_dry_run_lists_the_scaling_leaks_and_removes_nothing(aws: dict[str, Any]) -> None:
-    cloudwatch = aws["cloudwatch"]
+def test_a_dry_run_lists_the_scaling_leaks_and_removes_nothing(aws: Aws) -> None:
+    cloudwatch = aws.cloudwatch
     sagemaker, autoscaling = stubbed_clients()
     put_alarm(cloudwatch, f"{EXPIRED}-no-capacity", run_tags(NOW - timedelta(hours=1)))
     with Stubber(sagemaker) as sm, Stubber(autoscaling) as aas:
@@ -204,7 +197,7 @@ def test_a_dry_run_lists_the_scaling_leaks_and_removes_nothing(aws: dict[str, An
         )
         expect_empty_sagemaker_listings(sm)
         report = find_and_remove(
-            sagemaker=sagemaker, s3=aws["s3"], bucket=BUCKET, autoscaling=autoscaling, cloudwatch=cloudwatch,
+            sagemaker=sagemaker, s3=aws.s3, bucket=BUCKET, autoscaling=autoscaling, cloudwatch=cloudwatch,
             now=NOW, dry_run=True,
         )  # fmt: skip
         aas.assert_no_pending_responses()
@@ -228,9 +221,9 @@ def deploy_endpoint(sagemaker: Any, name: str, tags: list[dict[str, str]]) -> No
 
 
 def test_a_live_run_longer_than_six_hours_is_not_reaped_and_is_once_its_budget_is_spent(
-    aws: dict[str, Any],
+    aws: Aws,
 ) -> None:
-    sagemaker = aws["sagemaker"]
+    sagemaker = aws.sagemaker
     # Given a run whose spec may legally wait 12 hours for its endpoint, created at NOW
     spec = fast_spec("bundled", wait={"timeout_min": 720})
     deploy_endpoint(sagemaker, "db-long-a1", naming.tags("long", spec, now=NOW))
@@ -241,13 +234,13 @@ def test_a_live_run_longer_than_six_hours_is_not_reaped_and_is_once_its_budget_i
         return {e["EndpointName"] for e in sagemaker.list_endpoints()["Endpoints"]}
 
     # When the janitor runs 10 hours in (a fixed 6-hour TTL would have reaped it)
-    early = find_and_remove(sagemaker=sagemaker, s3=aws["s3"], bucket=BUCKET, now=NOW + timedelta(hours=10))
+    early = find_and_remove(sagemaker=sagemaker, s3=aws.s3, bucket=BUCKET, now=NOW + timedelta(hours=10))
     # Then the live run is left alone
     assert [leak for leak in early.leaks if leak.kind != "inference-component"] == []
     assert "db-long-a1" in endpoints()
     # When it runs a minute after the run's whole budget, Then the run's resources are reaped
     late = find_and_remove(
-        sagemaker=sagemaker, s3=aws["s3"], bucket=BUCKET, now=NOW + lifetime + timedelta(minutes=1)
+        sagemaker=sagemaker, s3=aws.s3, bucket=BUCKET, now=NOW + lifetime + timedelta(minutes=1)
     )
     assert {(leak.kind, leak.name) for leak in late.leaks} == {
         ("endpoint", "db-long-a1"), ("endpoint-config", "db-long-a1"), ("model", "db-long-a1-m0"),

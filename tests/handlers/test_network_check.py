@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
 
+from tests.support.aws import Aws
 from workflows.hosting.network import VpcSpec
 from workflows.network_check import check_spec_network, check_vpc
 from workflows.readiness import FAIL, OK
@@ -18,10 +16,8 @@ REGION = "us-east-1"
 
 
 @pytest.fixture
-def ec2(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    with mock_aws():
-        yield boto3.client("ec2", region_name=REGION)
+def ec2(aws: Aws) -> Any:
+    return aws.client("ec2")
 
 
 def network(ec2: Any, zones: tuple[str, ...] = ("us-east-1a", "us-east-1b")) -> dict[str, Any]:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
 
 from tests.conftest import fast_spec
+from tests.support.aws import Aws
 from tests.support.hosting import spec_with
 from workflows.contracts import ConvertResult, FileEntry, PackResult, PreflightRequest
 from workflows.conversion.manifest import read_manifest
@@ -30,12 +28,13 @@ STAGING = f"s3://{BUCKET}/staging/pf-1/"
 
 
 @pytest.fixture
-def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        client = boto3.client("s3", region_name="us-east-1")
-        client.create_bucket(Bucket=BUCKET)
-        yield client
+def aws_bucket() -> str:
+    return BUCKET
+
+
+@pytest.fixture
+def s3(aws: Aws) -> Any:
+    return aws.s3
 
 
 def staged(s3: Any, artifact: Path, tmp_path: Path, *, requirements: str | None = None) -> ConvertResult:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -13,9 +12,9 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import Stubber
-from moto import mock_aws
 
 from tests.conftest import fast_spec
+from tests.support.aws import Aws
 from workflows.contracts import (
     AttemptRequest,
     DeployAttempt,
@@ -99,12 +98,8 @@ def test_requirements_for_a_module_name_its_distribution() -> None:
 
 
 @pytest.fixture
-def sagemaker(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    for key in ("AWS_ENDPOINT_URL_SAGEMAKER", "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        yield boto3.client("sagemaker", region_name="us-east-1")
+def sagemaker(aws: Aws) -> Any:
+    return aws.sagemaker
 
 
 def create_attempt(sagemaker: Any, run_id: str, attempt: int) -> None:

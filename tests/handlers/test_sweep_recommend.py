@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
 
+from tests.support.aws import Aws
 from tests.support.result_docs import measurement, result
 from workflows.contracts import ShapeStats
 from workflows.errors import SpecInvalid
@@ -122,12 +120,13 @@ def test_the_recommend_block_must_name_a_measured_batch_size() -> None:
 
 
 @pytest.fixture
-def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        client = boto3.client("s3", region_name="us-east-1")
-        client.create_bucket(Bucket=SETTINGS.bucket)
-        yield client
+def aws_bucket() -> str:
+    return SETTINGS.bucket
+
+
+@pytest.fixture
+def s3(aws: Aws) -> Any:
+    return aws.s3
 
 
 def test_a_sweep_over_two_instance_types_reports_a_ranked_recommendation(s3: Any) -> None:

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
-from moto import mock_aws
 
 from tests.conftest import fast_spec
+from tests.support.aws import Aws
 from workflows import clock
 from workflows.contracts import DeployResult, ErrorInfo, PipelineState
 from workflows.errors import ResourceBusy
@@ -23,17 +21,6 @@ from workflows.steps.teardown_endpoint import teardown
 
 ROLE = "arn:aws:iam::123456789012:role/sm"
 SETTINGS = Settings(bucket="bench-bucket", sagemaker_role_arn=ROLE)
-
-
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any]]:
-    for key in ("AWS_ENDPOINT_URL_SAGEMAKER", "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        s3 = boto3.client("s3", region_name="us-east-1")
-        s3.create_bucket(Bucket="bench-bucket")
-        yield boto3.client("sagemaker", region_name="us-east-1"), s3
 
 
 def create_run_resources(sagemaker: Any, run_id: str, attempt: int) -> DeployResult:
@@ -72,8 +59,8 @@ def names(sagemaker: Any) -> set[str]:
     )
 
 
-def test_teardown_deletes_every_attempt_and_the_staging_folder(aws: tuple[Any, Any]) -> None:
-    sagemaker, s3 = aws
+def test_teardown_deletes_every_attempt_and_the_staging_folder(aws: Aws) -> None:
+    sagemaker, s3 = aws.sagemaker, aws.s3
     # Given two deploy attempts of the run, another run's resources, and a staging folder
     deploy = create_run_resources(sagemaker, "run-a", 1)
     create_run_resources(sagemaker, "run-a", 2)
@@ -89,8 +76,8 @@ def test_teardown_deletes_every_attempt_and_the_staging_folder(aws: tuple[Any, A
     assert result.remaining == []
 
 
-def test_keep_endpoint_keeps_it_only_when_the_run_succeeded(aws: tuple[Any, Any]) -> None:
-    sagemaker, s3 = aws
+def test_keep_endpoint_keeps_it_only_when_the_run_succeeded(aws: Aws) -> None:
+    sagemaker, s3 = aws.sagemaker, aws.s3
     deploy = create_run_resources(sagemaker, "run-k", 1)
     state = PipelineState(run_id="run-k", spec=fast_spec("bundled", keep_endpoint=True), deploy=deploy)
     result = teardown(state, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
@@ -109,8 +96,8 @@ def test_keep_endpoint_keeps_it_only_when_the_run_succeeded(aws: tuple[Any, Any]
     assert names(sagemaker) == set()
 
 
-def test_teardown_is_idempotent(aws: tuple[Any, Any]) -> None:
-    sagemaker, s3 = aws
+def test_teardown_is_idempotent(aws: Aws) -> None:
+    sagemaker, s3 = aws.sagemaker, aws.s3
     state = PipelineState(run_id="run-i", spec=fast_spec("bundled"))
     create_run_resources(sagemaker, "run-i", 1)
     teardown(state, sagemaker=sagemaker, s3=s3, settings=SETTINGS)
@@ -139,8 +126,8 @@ class BusyOnce:
         return self._sagemaker.delete_endpoint_config(**kwargs)
 
 
-def test_teardown_lists_what_every_pass_deleted_not_only_the_last(aws: tuple[Any, Any]) -> None:
-    sagemaker, s3 = aws
+def test_teardown_lists_what_every_pass_deleted_not_only_the_last(aws: Aws) -> None:
+    sagemaker, s3 = aws.sagemaker, aws.s3
     # Given a run whose endpoint config is busy on the first pass (the state machine retries ResourceBusy)
     deploy = create_run_resources(sagemaker, "run-r", 1)
     s3.put_object(Bucket="bench-bucket", Key=staging_prefix("run-r") + "model.onnx", Body=b"x")

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from tests.conftest import ROOT
 from tests.support import field_texts as ft
+from tests.support.aws import Aws
 from tests.support.diagnosis import create_endpoint, write_logs
 from workflows.cli.app import app
 from workflows.steps.pack_artifact import write_tarball
@@ -158,8 +159,8 @@ def test_diagnose_pasted_evidence_names_its_forms_and_the_runner_up(tmp_path: Pa
 # --- diagnose --endpoint ---------------------------------------------------------------------------
 
 
-def test_diagnose_a_live_endpoint_reads_describe_and_its_logs(sagemaker_logs: tuple[Any, Any]) -> None:
-    sagemaker, logs = sagemaker_logs
+def test_diagnose_a_live_endpoint_reads_describe_and_its_logs(aws: Aws) -> None:
+    sagemaker, logs = aws.sagemaker, aws.logs
     # Given an InService endpoint whose log group shows onnxruntime missing
     create_endpoint(sagemaker, "nli-prod")
     write_logs(logs, "nli-prod", ["W-9000-model-stdout - ModuleNotFoundError: No module named 'onnxruntime'"])
@@ -172,7 +173,7 @@ def test_diagnose_a_live_endpoint_reads_describe_and_its_logs(sagemaker_logs: tu
     assert any(line.startswith("[logs primary/i-0a1b2c3d]") for line in diagnosis["evidence"])
 
 
-def test_diagnose_an_endpoint_that_does_not_exist_exits_2(sagemaker_logs: tuple[Any, Any]) -> None:
+def test_diagnose_an_endpoint_that_does_not_exist_exits_2(aws: Aws) -> None:
     # When the endpoint is unknown and has no logs
     result = runner.invoke(app, ["diagnose", "--endpoint", "no-such-endpoint", "--region", "us-east-1"])
     # Then it says so

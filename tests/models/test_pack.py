@@ -3,16 +3,15 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tarfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 from boto3.s3.transfer import TransferConfig
-from moto import mock_aws
 
 from tests.conftest import convert_folder, fast_spec
+from tests.support.aws import Aws
 from workflows import storage
 from workflows.contracts import ConvertResult, PackRequest
 from workflows.conversion.manifest import MANIFEST_FILE, read_manifest, verify_artifact
@@ -108,12 +107,13 @@ def test_missing_manifest_is_refused(tiny_artifact: Path, tmp_path: Path) -> Non
 
 
 @pytest.fixture
-def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        client = boto3.client("s3", region_name="us-east-1")
-        client.create_bucket(Bucket=SETTINGS.bucket)
-        yield client
+def aws_bucket() -> str:
+    return SETTINGS.bucket
+
+
+@pytest.fixture
+def s3(aws: Aws) -> Any:
+    return aws.s3
 
 
 def staged(s3: Any, artifact: Path, run_id: str) -> PackRequest:

@@ -19,6 +19,7 @@ import psutil
 import pytest
 
 from tests.support import bad_inputs as bad
+from tests.support.aws import Aws
 from workflows.cli import main
 
 REFUSED = 2  # bad input
@@ -273,33 +274,25 @@ def test_a_bad_spec_or_model_is_refused_before_anything_starts(
 
 
 def test_an_empty_s3_prefix_is_refused_before_an_execution_starts(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], aws: Aws
 ) -> None:
-    import boto3
-    from moto import mock_aws
-
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        # Given a deployed pipeline and a model prefix with no objects
-        s3 = boto3.client("s3")
-        sfn = boto3.client("stepfunctions")
-        for bucket in ("artifacts", "models"):
-            s3.create_bucket(Bucket=bucket)
-        arn = sfn.create_state_machine(
-            name="deploy",
-            definition='{"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}',
-            roleArn="arn:aws:iam::123456789012:role/sfn",
-        )["stateMachineArn"]
-        spec = bad.write_spec(tmp_path / "spec.yaml", "name: x\nmodel: {source: 's3://models/minilm/v2/'}\n")
-        # When it is run on AWS
-        argv = ["run", str(spec), "--state-machine-arn", arn, "--bucket", "artifacts"]
-        code, text, seconds = refuse([*argv, "--results-dir", str(tmp_path / "results")], capsys)
-        # Then it is refused before any execution starts or anything is uploaded
-        assert_refused_well(
-            code, text, seconds, REFUSED, ("s3://models/minilm/v2/ holds no objects", "upload")
-        )
-        assert sfn.list_executions(stateMachineArn=arn)["executions"] == []
-        assert "Contents" not in s3.list_objects_v2(Bucket="artifacts")
+    # Given a deployed pipeline and a model prefix with no objects
+    s3, sfn = aws.s3, aws.sfn
+    for bucket in ("artifacts", "models"):
+        s3.create_bucket(Bucket=bucket)
+    arn = sfn.create_state_machine(
+        name="deploy",
+        definition='{"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}',
+        roleArn="arn:aws:iam::123456789012:role/sfn",
+    )["stateMachineArn"]
+    spec = bad.write_spec(tmp_path / "spec.yaml", "name: x\nmodel: {source: 's3://models/minilm/v2/'}\n")
+    # When it is run on AWS
+    argv = ["run", str(spec), "--state-machine-arn", arn, "--bucket", "artifacts"]
+    code, text, seconds = refuse([*argv, "--results-dir", str(tmp_path / "results")], capsys)
+    # Then it is refused before any execution starts or anything is uploaded
+    assert_refused_well(code, text, seconds, REFUSED, ("s3://models/minilm/v2/ holds no objects", "upload"))
+    assert sfn.list_executions(stateMachineArn=arn)["executions"] == []
+    assert "Contents" not in s3.list_objects_v2(Bucket="artifacts")
     assert not (tmp_path / "results").exists()
 
 

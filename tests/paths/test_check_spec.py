@@ -10,6 +10,7 @@ import pytest
 import state_machines
 from tests.conftest import fast_spec
 from tests.support import bad_inputs as bad
+from tests.support.aws import Aws
 from workflows.contracts import ConvertResult, Finding, PackResult, PreflightRequest, PreflightResult
 from workflows.conversion.manifest import MANIFEST_FILE
 from workflows.errors import ModelSourceInvalid, PreflightBlocked, SpecInvalid
@@ -59,24 +60,17 @@ def lambda_context() -> Any:
 
 
 @pytest.fixture
-def s3(monkeypatch: pytest.MonkeyPatch) -> Any:
-    import boto3
-    from moto import mock_aws
+def aws_bucket() -> str:
+    return "artifacts"
 
+
+@pytest.fixture
+def s3(aws: Aws, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """moto's S3 as the handler's client (the one the spec check reads the model through)."""
     import lambdas.clients
-    from lambdas.observability import metrics
 
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    monkeypatch.setenv("DEPLOYBENCH_BUCKET", "artifacts")
-    monkeypatch.setenv("DEPLOYBENCH_SAGEMAKER_ROLE_ARN", "arn:aws:iam::123456789012:role/sm")
-    monkeypatch.setattr(metrics, "namespace", metrics.namespace or "deploybench")
-    with mock_aws():
-        client = boto3.client("s3", region_name="us-east-1")
-        client.create_bucket(Bucket="artifacts")
-        lambdas.clients.clear()
-        monkeypatch.setattr(lambdas.clients, "s3", lambda: client)
-        yield client
-    lambdas.clients.settings.cache_clear()  # the settings were read from this test's environment
+    monkeypatch.setattr(lambdas.clients, "s3", lambda: aws.s3)
+    return aws.s3
 
 
 def upload(s3: Any, folder: Path, prefix: str) -> str:

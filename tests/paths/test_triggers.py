@@ -11,11 +11,12 @@ from typing import Any
 import boto3
 import pytest
 
+from tests.support.aws import Aws
 from tests.support.infra import Synthesized, synthesize
-from tests.support.triggers import BUCKET, REGION, TRIGGER, aws, waiting_machine
+from tests.support.triggers import BUCKET, REGION, TRIGGER, aws_bucket, waiting_machine
 from workflows.triggers import RedeployTrigger, execution_group, execution_name, start_redeploy
 
-__all__ = ["aws"]  # a fixture, used by name
+__all__ = ["aws_bucket"]  # a fixture, used by name
 
 # An S3 "Object Created" event as EventBridge delivers it (bucket with EventBridge notifications on).
 OBJECT_CREATED: dict[str, Any] = {
@@ -191,7 +192,7 @@ def test_execution_names_are_valid_for_step_functions(key: str) -> None:
     assert re.fullmatch(r"[a-z0-9-]+", name), name
 
 
-def test_a_redelivered_event_does_not_start_a_second_run(aws: None) -> None:
+def test_a_redelivered_event_does_not_start_a_second_run(aws: Aws) -> None:
     sfn = boto3.client("stepfunctions", region_name=REGION)
     machine = waiting_machine(sfn)
     # When the same upload is delivered twice while its redeploy runs
@@ -210,7 +211,7 @@ def test_a_redelivered_event_does_not_start_a_second_run(aws: None) -> None:
 
 
 def test_the_start_redeploy_handler_starts_the_pipeline_named_for_the_upload(
-    aws: None, monkeypatch: pytest.MonkeyPatch, synth: Synthesized
+    aws: Aws, monkeypatch: pytest.MonkeyPatch, synth: Synthesized
 ) -> None:
     import lambdas.clients
     from lambdas.start_redeploy import handler

@@ -10,13 +10,14 @@ import boto3
 import pytest
 import yaml
 
-from tests.support.triggers import BUCKET, REGION, TRIGGER, aws, waiting_machine
+from tests.support.aws import Aws
+from tests.support.triggers import BUCKET, REGION, TRIGGER, aws_bucket, waiting_machine
 from workflows.errors import ModelSourceInvalid, SpecInvalid
 from workflows.redeploy import PrepareRequest, QueueRequest, check_queue, prepare_redeploy
 from workflows.settings import Settings
 from workflows.triggers import RedeployTrigger, execution_group, execution_name, start_redeploy
 
-__all__ = ["aws"]
+__all__ = ["aws_bucket"]
 
 
 def queue(sfn: Any, machine: str, trigger: RedeployTrigger) -> Any:
@@ -43,7 +44,7 @@ def version(n: int, key: str = TRIGGER.key, sequencer: str | None = None) -> Red
     )
 
 
-def test_a_lone_upload_proceeds_and_another_models_upload_does_not_block_it(aws: None) -> None:
+def test_a_lone_upload_proceeds_and_another_models_upload_does_not_block_it(aws: Aws) -> None:
     sfn = boto3.client("stepfunctions", region_name=REGION)
     machine = waiting_machine(sfn)
     start_redeploy(version(1, key="models/bert/deploybench.yaml"), sfn=sfn, state_machine_arn=machine)
@@ -51,7 +52,7 @@ def test_a_lone_upload_proceeds_and_another_models_upload_does_not_block_it(aws:
     assert (decision.decision, decision.older, decision.newer) == ("proceed", [], [])
 
 
-def test_a_later_upload_waits_and_an_earlier_waiting_one_is_superseded(aws: None) -> None:
+def test_a_later_upload_waits_and_an_earlier_waiting_one_is_superseded(aws: Aws) -> None:
     sfn = boto3.client("stepfunctions", region_name=REGION)
     machine = waiting_machine(sfn)
     # Given v1 running
@@ -73,7 +74,7 @@ def test_a_later_upload_waits_and_an_earlier_waiting_one_is_superseded(aws: None
     assert (again.decision, again.newer) == ("superseded", [execution_name(version(3))])
 
 
-def test_sequencers_order_uploads_not_arrival(aws: None) -> None:
+def test_sequencers_order_uploads_not_arrival(aws: Aws) -> None:
     sfn = boto3.client("stepfunctions", region_name=REGION)
     machine = waiting_machine(sfn)
     # Given the later upload's event delivered first (S3 does not promise order across events)
@@ -85,7 +86,7 @@ def test_sequencers_order_uploads_not_arrival(aws: None) -> None:
 
 
 @pytest.fixture
-def bucket(aws: None) -> Any:
+def bucket(aws: Aws) -> Any:
     s3 = boto3.client("s3", region_name=REGION)
     s3.create_bucket(Bucket=BUCKET)
     s3.put_bucket_versioning(Bucket=BUCKET, VersioningConfiguration={"Status": "Enabled"})

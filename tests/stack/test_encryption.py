@@ -4,14 +4,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
 
+from tests.support.aws import Aws
 from tests.support.iam import Binding, allowed, function_role, principal, sagemaker_role_id
 from tests.support.iam_actions import Access
 from tests.support.infra import synthesize
@@ -24,18 +22,14 @@ BUCKET = "bench-bucket"
 
 
 @pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, str]]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    with mock_aws():
-        key = boto3.client("kms", region_name=REGION).create_key()["KeyMetadata"]["Arn"]
-        s3 = boto3.client("s3", region_name=REGION)
-        s3.create_bucket(Bucket=BUCKET)
-        yield s3, key
+def keyed(aws: Aws) -> tuple[Any, str]:
+    """The account's S3 client and a KMS key standing for the stack's."""
+    return aws.s3, aws.client("kms").create_key()["KeyMetadata"]["Arn"]
 
 
-def test_every_write_path_names_the_key(aws: tuple[Any, str], tmp_path: Path) -> None:
+def test_every_write_path_names_the_key(keyed: tuple[Any, str], tmp_path: Path) -> None:
     # Given the handlers' S3 client with the stack's key
-    s3, key = aws
+    s3, key = keyed
     encrypt_writes(s3, key)
     sent: dict[str, dict[str, Any]] = {}
     s3.meta.events.register(
@@ -61,9 +55,9 @@ def test_every_write_path_names_the_key(aws: tuple[Any, str], tmp_path: Path) ->
     assert sent["multipart"]["BucketKeyEnabled"] is True
 
 
-def test_without_a_key_writes_are_left_to_the_bucket_default(aws: tuple[Any, str]) -> None:
+def test_without_a_key_writes_are_left_to_the_bucket_default(keyed: tuple[Any, str]) -> None:
     # Given a client without a key (a stack deployed before encryption, or the CLI)
-    s3, _ = aws
+    s3, _ = keyed
     encrypt_writes(s3, None)
     # When an object is written, Then it names no key
     put_text(s3, f"s3://{BUCKET}/results/r/plain.json", "{}", "application/json")

@@ -8,11 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
 
 from tests.conftest import fast_spec
+from tests.support.aws import Aws
 from tests.support.hub import LocalHub, allow_local_hub, local_hub
 from tests.support.iam import Binding, allowed, denials, function_role, principal
 from tests.support.iam_actions import Access
@@ -104,10 +103,8 @@ def test_a_wrong_token_and_an_unknown_revision_are_named(served: tuple[LocalHub,
 
 
 @pytest.fixture
-def secrets(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        yield boto3.client("secretsmanager", region_name="us-east-1")
+def secrets(aws: Aws) -> Any:
+    return aws.client("secretsmanager")
 
 
 def test_on_aws_the_token_comes_from_the_spec_secret_and_the_check_spec_function_may_read_it(

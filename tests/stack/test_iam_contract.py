@@ -8,18 +8,17 @@ component logs themselves and assert on the evaluation, so each defect it guards
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
-from moto import mock_aws
 
 from lambdas import clients
 from state_machines import FUNCTIONS
 from tests.conftest import fast_spec
+from tests.support.aws import Aws
 from tests.support.hosting import BUCKET, ROLE, request, stubbed
 from tests.support.iam import SAGEMAKER_ROLE, Binding, Denial, allowed, denials, principal, sagemaker_role_id
 from tests.support.iam_actions import Access, Where, image_pull, log_writes, sagemaker_accesses
@@ -48,30 +47,6 @@ SETTINGS_ENV = (("DEPLOYBENCH_BUCKET", BUCKET), ("DEPLOYBENCH_SAGEMAKER_ROLE_ARN
 def sagemaker_role(region: str = REGION) -> Any:
     """The stack's SageMaker role as deployed with the test settings in ``region``."""
     return principal(sagemaker_role_id(synthesize()), Binding("123456789012", region, SETTINGS_ENV))
-
-
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """moto, and the settings CDK gives every function."""
-    for key in ("AWS_ENDPOINT_URL_SAGEMAKER", "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"):
-        monkeypatch.delenv(key, raising=False)
-    for key, value in {
-        "AWS_DEFAULT_REGION": REGION,
-        "AWS_REGION": REGION,
-        "DEPLOYBENCH_BUCKET": BUCKET,
-        "DEPLOYBENCH_SAGEMAKER_ROLE_ARN": ROLE,
-    }.items():
-        monkeypatch.setenv(key, value)
-    # Powertools read the namespace when lambdas.observability was first imported: set it as Lambda's env would.
-    from lambdas.observability import metrics
-
-    monkeypatch.setattr(metrics, "namespace", "deploybench")
-    with mock_aws():
-        clients.clear()
-        s3 = boto3.client("s3", region_name=REGION)
-        s3.create_bucket(Bucket=BUCKET)
-        yield s3
-        clients.clear()
 
 
 def context(placeholder: str) -> LocalLambdaContext:
@@ -105,7 +80,7 @@ def test_a_denial_names_the_action_the_resource_and_the_role() -> None:
     assert "s3:ListBucket" in text and f"arn:aws:s3:::{BUCKET}" in text and SAGEMAKER_ROLE in text
 
 
-def test_the_gpu_benchmark_job_inputs_are_listed_and_read_by_the_sagemaker_role(aws: Any) -> None:
+def test_the_gpu_benchmark_job_inputs_are_listed_and_read_by_the_sagemaker_role(aws: Aws) -> None:
     # Given the StartBenchmarkJob handler on a GPU run (its code and config inputs are S3Prefix
     # folders under staging/<run>/, defect 1)
     from lambdas.start_benchmark_job import handler
@@ -126,12 +101,12 @@ def test_the_gpu_benchmark_job_inputs_are_listed_and_read_by_the_sagemaker_role(
 
 @pytest.mark.parametrize("mode", ["triton", "lmi"])
 def test_triton_and_lmi_model_folders_are_listed_and_read_by_the_sagemaker_role(
-    mode: str, aws: Any, tiny_artifact: Path, tiny_bert: Path
+    mode: str, aws: Aws, tiny_artifact: Path, tiny_bert: Path
 ) -> None:
     # Given the run's converted folder in staging/ and its model folder in sources/
-    upload_folder(aws, tiny_artifact, f"s3://{BUCKET}/{naming.staging_prefix('run-1')}")
-    upload_folder(aws, tiny_bert, f"s3://{BUCKET}/{naming.source_prefix('run-1')}")
-    aws.put_object(
+    upload_folder(aws.s3, tiny_artifact, f"s3://{BUCKET}/{naming.staging_prefix('run-1')}")
+    upload_folder(aws.s3, tiny_bert, f"s3://{BUCKET}/{naming.source_prefix('run-1')}")
+    aws.s3.put_object(
         Bucket=BUCKET, Key=f"staging/run-1/{MANIFEST_FILE}", Body=(tiny_artifact / MANIFEST_FILE).read_bytes()
     )
     hosting = {"mode": mode, "instance_type_fallbacks": [GPU]}
@@ -190,7 +165,7 @@ def test_scale_to_zero_may_create_and_remove_the_target_tracking_alarms() -> Non
     assert [str(d) for d in denials(RECORDER.peek())] == []
 
 
-def test_component_logs_are_written_by_sagemaker_and_read_by_diagnosis(aws: Any) -> None:
+def test_component_logs_are_written_by_sagemaker_and_read_by_diagnosis(aws: Aws) -> None:
     # Given a component whose container logged to its own group (defect 5)
     logs = boto3.client("logs", region_name=REGION)
     group = naming.component_log_group(COMPONENT)

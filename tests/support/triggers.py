@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from moto import mock_aws
 
 from workflows.naming import state_machine_name
 from workflows.triggers import RedeployTrigger
@@ -24,12 +22,9 @@ TRIGGER = RedeployTrigger(
 
 
 @pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for key in ("AWS_ENDPOINT_URL_SAGEMAKER", "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    with mock_aws():
-        yield
+def aws_bucket() -> None:
+    """The trigger tests create the stack's bucket themselves (versioned, or not at all)."""
+    return None
 
 
 def waiting_machine(sfn: Any, name: str = state_machine_name("redeploy_pipeline")) -> str:
