@@ -34,7 +34,7 @@ lint: setup
 
 # The fast tiers: no model conversion, no server, no synthesis.
 check: lint
-	$(BIN)/pytest tests/unit tests/handlers -q -m "not slow"
+	$(BIN)/pytest tests/unit tests/handlers -q -m "not slow" -n 2
 
 # Everything but the architecture matrix, slowest tests listed at the end.
 test: lint
