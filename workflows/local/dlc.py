@@ -73,7 +73,7 @@ def base_requirements(libraries: ImageLibraries | None = None) -> list[str]:
     """torch as the main environment's exact build (the same CPU wheel; the image's torch cannot be had
     here), the image's transformers exactly (its tokenizers follows), the toolkit and its server."""
     image = libraries or libraries_for_image(None)
-    transformers = f"transformers[sentencepiece,sklearn]=={image.transformers}"
+    transformers = f"transformers[sentencepiece,sklearn]=={image.local_transformers()}"
     return [f"torch=={_installed('torch')}", transformers, *BASE_REQUIREMENTS]
 
 
@@ -209,7 +209,7 @@ def ensure_dlc_environment(
             return environment
         announce(
             f"Building the DLC-like serving environment of {libraries.source} (transformers "
-            f"{libraries.transformers}) for local endpoints in {root} "
+            f"{libraries.local_transformers()}) for local endpoints in {root} "
             "(first use only: about 2 minutes and 1.7 GB; later runs reuse it) ..."
         )
         shutil.rmtree(root, ignore_errors=True)
@@ -280,7 +280,7 @@ def resolve_serving_stack(
     if choice not in {"auto", "mms", "light"}:
         raise DlcUnavailable(f"{SERVER_ENV}={choice!r} is not a server choice; use auto, mms or light.")
     libraries = libraries_for_image(image)
-    key = (choice, libraries.transformers)
+    key = (choice, libraries.local_transformers())
     with _resolve_lock:
         if key in _resolved:
             return _resolved[key]

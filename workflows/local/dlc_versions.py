@@ -22,6 +22,10 @@ from workflows.images import HF_INFERENCE, family_entry, image_table
 
 TOOLKIT = "2.6.0"
 TOOLKIT_SOURCE = "not in the SDK's image table; 2.6.0 is the release run with Multi Model Server 1.1.11"
+TOOLKIT_TRANSFORMERS_CEILING = "4.57.6"
+"""The newest transformers the published toolkit imports under: 2.6.0 reads
+``transformers.file_utils.is_tf_available``, which transformers 5 removed (the image's own toolkit
+build is newer than any release on the package index)."""
 _SDK = re.compile(r"huggingface (?P<transformers>[\d.]+) \(pytorch(?P<torch>[\d.]+)\)")
 _TAG = re.compile(
     r"^(?P<torch>[\d.]+)-transformers(?P<transformers>[\d.]+)-(?:cpu|gpu)-py(?P<py>\d)(?P<pyminor>\d+)"
@@ -40,6 +44,12 @@ class ImageLibraries:
     toolkit: str = TOOLKIT
     source: str = ""
 
+    def local_transformers(self) -> str:
+        """The transformers the environment gets: the image's, below the toolkit's ceiling."""
+        if int(self.transformers.split(".")[0]) >= 5:
+            return TOOLKIT_TRANSFORMERS_CEILING
+        return self.transformers
+
     def local_torch(self) -> str:
         """The torch the environment gets: this machine's CPU build (never another)."""
         try:
@@ -50,6 +60,11 @@ class ImageLibraries:
     def mismatches(self) -> list[str]:
         """What differs from the image, each with the reason (empty when everything matches)."""
         out = []
+        if self.local_transformers() != self.transformers:
+            out.append(
+                f"transformers {self.local_transformers()} here, {self.transformers} in the image (the published "
+                f"inference toolkit {self.toolkit} does not import under transformers 5)"
+            )
         local = self.local_torch()
         if local.split("+")[0] != self.torch:
             out.append(
