@@ -3,7 +3,7 @@
 Every action is named (no ``*`` actions). Resources are scoped to ``db-*`` SageMaker resources
 (every run resource is named ``db-<run id>-...``; SageMaker ARNs carry the lowercase name), to
 the artifact bucket's prefixes, and to the stack's own state machines and topic. ``*`` appears
-as a resource only for the actions listed in ``UNSCOPABLE``, which AWS does not authorize per
+as a resource only for the actions listed in ``infra.unscopable.UNSCOPABLE``, which AWS does not authorize per
 resource (List*, X-Ray writes, CloudWatch metric reads).
 
 Pipeline steps share one profile: they act on one run's resources in turn, and a step that
@@ -33,42 +33,12 @@ from infra.constants import (
     state_machine_name,
 )
 from infra.encryption import ArtifactKey
-from infra.network import UNSCOPED_EC2
 from infra.sagemaker_role import sagemaker_log_arns
 from workflows.hosting.scale_to_zero import resource_id
 from workflows.janitor import REPORTS_PREFIX
 from workflows.model_spec import TOKEN_SECRET_PREFIX
 from workflows.naming import ARTIFACTS_PREFIX, CONVERSIONS_PREFIX, RESULTS_PREFIX
 
-# Actions AWS authorizes only with Resource "*" (no resource-level permissions).
-UNSCOPABLE = frozenset(
-    {
-        "sagemaker:ListEndpoints",
-        "sagemaker:ListEndpointConfigs",
-        "sagemaker:ListModels",
-        "sagemaker:ListInferenceComponents",
-        "sagemaker:ListProcessingJobs",
-        "cloudwatch:GetMetricData",
-        "cloudwatch:GetMetricStatistics",
-        "xray:PutTraceSegments",
-        "xray:PutTelemetryRecords",
-        "xray:GetSamplingRules",
-        "xray:GetSamplingTargets",
-        "ecr:GetAuthorizationToken",
-        "logs:CreateLogDelivery",
-        "logs:GetLogDelivery",
-        "logs:UpdateLogDelivery",
-        "logs:DeleteLogDelivery",
-        "logs:ListLogDeliveries",
-        "logs:PutResourcePolicy",
-        "logs:DescribeResourcePolicies",
-        "logs:DescribeLogGroups",
-        "application-autoscaling:DescribeScalableTargets",
-        "application-autoscaling:DescribeScalingPolicies",
-        "tag:GetResources",
-        *UNSCOPED_EC2,
-    }
-)
 SAGEMAKER_KINDS = ("endpoint", "endpoint-config", "model", "inference-component", "processing-job")
 SAGEMAKER_LIST = [
     "sagemaker:ListEndpoints",

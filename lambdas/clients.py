@@ -6,8 +6,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import boto3
-from botocore.config import Config
 
+from workflows.aws import RUNTIME_CONFIG as _RUNTIME
+from workflows.aws import STANDARD_CONFIG as _STANDARD
 from workflows.encryption import encrypt_writes
 from workflows.settings import Settings, kms_key_from_env
 
@@ -22,19 +23,6 @@ if TYPE_CHECKING:
     from types_boto3_secretsmanager import SecretsManagerClient
     from types_boto3_sns import SNSClient
     from types_boto3_stepfunctions import SFNClient
-
-
-_STANDARD = Config(retries={"mode": "standard", "max_attempts": 5})
-# Cold starts can exceed botocore's 60 s default read timeout (serverless measured 12.8 s and more, F15).
-# DescribeEndpoint's Lambda timeout (state_machines.FUNCTIONS) is sized to one such call.
-RUNTIME_READ_TIMEOUT_S = 300
-RUNTIME_CONNECT_TIMEOUT_S = 10
-_RUNTIME = Config(
-    retries={"mode": "standard", "max_attempts": 1},
-    read_timeout=RUNTIME_READ_TIMEOUT_S,
-    connect_timeout=RUNTIME_CONNECT_TIMEOUT_S,
-    max_pool_connections=64,
-)
 
 
 @lru_cache(maxsize=1)

@@ -6,6 +6,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from workflows.denials import denial
@@ -15,6 +16,19 @@ from workflows.errors import (
     DeploybenchError,
     DeployRejected,
     ResourceBusy,
+)
+
+STANDARD_CONFIG = Config(retries={"mode": "standard", "max_attempts": 5})
+# Cold starts can exceed botocore's 60 s default read timeout (serverless measured 12.8 s and more, F15).
+# DescribeEndpoint's Lambda timeout (state_machines.FUNCTIONS) is sized to one such call. The handlers'
+# clients (lambdas/clients.py) use these two configurations.
+RUNTIME_READ_TIMEOUT_S = 300
+RUNTIME_CONNECT_TIMEOUT_S = 10
+RUNTIME_CONFIG = Config(
+    retries={"mode": "standard", "max_attempts": 1},
+    read_timeout=RUNTIME_READ_TIMEOUT_S,
+    connect_timeout=RUNTIME_CONNECT_TIMEOUT_S,
+    max_pool_connections=64,
 )
 
 _THROTTLED = {

@@ -15,16 +15,16 @@ from typing import Any
 import boto3
 import pytest
 
-from lambdas import clients
 from state_machines import FUNCTIONS
 from tests.conftest import fast_spec
 from tests.support.aws import Aws
 from tests.support.hosting import BUCKET, ROLE, request, stubbed
 from tests.support.iam import SAGEMAKER_ROLE, Binding, Denial, allowed, denials, principal, sagemaker_role_id
-from tests.support.iam_actions import Access, Where, image_pull, log_writes, sagemaker_accesses
+from tests.support.iam_actions import Access, Where
 from tests.support.iam_recording import RECORDER, acting_as
+from tests.support.iam_sagemaker import image_pull, log_writes, sagemaker_accesses
 from tests.support.infra import synthesize
-from workflows import clock, naming
+from workflows import aws, clock, naming
 from workflows.cli import images as images_command
 from workflows.contracts import BenchmarkJobRequest, BenchmarkPlan, DeployOverrides, DeployResult
 from workflows.conversion.manifest import MANIFEST_FILE
@@ -228,7 +228,7 @@ def test_every_image_is_pullable_by_the_sagemaker_role_in_every_registry_region(
 def test_the_polling_and_deploy_functions_outlast_their_longest_call() -> None:
     # DescribeEndpoint's vLLM probe: one runtime call of read + connect timeout, no retry (defect 7)
     by_placeholder = {f.placeholder: f for f in FUNCTIONS}
-    probe_s = clients.RUNTIME_READ_TIMEOUT_S + clients.RUNTIME_CONNECT_TIMEOUT_S
+    probe_s = aws.RUNTIME_READ_TIMEOUT_S + aws.RUNTIME_CONNECT_TIMEOUT_S
     assert by_placeholder["DescribeEndpointFunctionArn"].timeout_s >= probe_s + 30
     # Deploy copies whole model folders for LMI and Triton: Lambda's maximum, like PrepareRedeploy's copies
     assert (

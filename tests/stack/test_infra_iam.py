@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import state_machines
-from infra.permissions import UNSCOPABLE
+from infra.unscopable import UNSCOPABLE
 from tests.support.infra import Synthesized, as_list, flat, policy_statements, synthesize
 from workflows.naming import function_name, state_machine_name
 

@@ -16,8 +16,9 @@ from botocore.stub import ANY
 from infra.network import CONTEXT_SECURITY_GROUP_IDS, CONTEXT_SUBNET_IDS, CONTEXT_VPC_ID, StackNetwork
 from tests.support.hosting import BUCKET, ROLE, SETTINGS, request, stubbed
 from tests.support.iam import Binding, allowed, denials, principal, sagemaker_role_id
-from tests.support.iam_actions import Access, Where, sagemaker_accesses
+from tests.support.iam_actions import Access, Where
 from tests.support.iam_recording import RECORDER, acting_as
+from tests.support.iam_sagemaker import sagemaker_accesses
 from tests.support.infra import Synthesized, as_list, flat, policy_statements, synthesize
 from workflows import clock
 from workflows.benchmark.job import processing_job_request

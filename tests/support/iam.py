@@ -23,8 +23,9 @@ from typing import Any
 
 import pytest
 
-from tests.support.iam_actions import Access, Where, accesses, sagemaker_accesses
+from tests.support.iam_actions import Access, Where, accesses
 from tests.support.iam_recording import RECORDER, SAGEMAKER_ROLE_ENV, Request, install
+from tests.support.iam_sagemaker import sagemaker_accesses
 from tests.support.infra import Synthesized, policy_statements, synthesize
 from workflows.naming import function_name
 

@@ -30,10 +30,9 @@ from workflows.contracts import (
     DeployRequest,
     DeployResult,
     DescribeRequest,
-    Finding,
     PreflightResult,
 )
-from workflows.errors import PreflightBlocked, SpecInvalid
+from workflows.errors import SpecInvalid
 from workflows.hosting.network import endpoint_config_security, model_security
 from workflows.hosting.specs import _Instances, _ModelServer
 from workflows.images import HF_INFERENCE, image_uri
@@ -386,18 +385,3 @@ class InstanceMode(HostingMode[InstancesT]):
 
     def variant(self, hosting: InstancesT, *, instance_type: str, models: list[str]) -> dict[str, Any]:
         return instance_variant(hosting, instance_type=instance_type, model=models[0])
-
-
-def refuse_blocking(findings: list[Finding], *, mode: str) -> None:
-    """Stop before the first AWS call when a static check blocks (the preflight ran the same checks;
-    this guards a deploy reached another way, such as a remediation's new instance type).
-
-    Raises:
-        PreflightBlocked: listing every blocking finding with its fix.
-    """
-    blocking = [f for f in findings if f.severity == "blocking"]
-    if blocking:
-        raise PreflightBlocked(
-            f"{mode} deploy refused before any AWS call:\n"
-            + "\n".join(f"{f.id} (blocking): {f.message} Fix: {f.fix}" for f in blocking)
-        )

@@ -24,7 +24,6 @@ from workflows.hosting.base import (
     Planned,
     Progress,
     instance_variant,
-    refuse_blocking,
 )
 from workflows.hosting.checks import (
     INSTANCE_TYPES,
@@ -38,6 +37,7 @@ from workflows.hosting.realtime import hf_container, hf_image
 from workflows.hosting.specs import MAIN_MODEL, InferenceComponentHosting
 from workflows.preflight.accelerators import ComponentPlacement, check_accelerator_devices, check_copies
 from workflows.preflight.context import PreflightContext
+from workflows.preflight.findings import refuse_blocking
 from workflows.preflight.gpu import GPU_RUNTIME
 from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
 from workflows.preflight.registry import Check

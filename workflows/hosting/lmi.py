@@ -22,7 +22,6 @@ from workflows.hosting.base import (
     InstanceMode,
     Planned,
     image_for,
-    refuse_blocking,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
 from workflows.hosting.sources import locate
@@ -37,6 +36,7 @@ from workflows.hosting.staging import (
 from workflows.images import DJL_INFERENCE
 from workflows.preflight.artifact import LMI_CPU_REQUIREMENTS, check_lmi_requirements
 from workflows.preflight.context import PreflightContext
+from workflows.preflight.findings import refuse_blocking
 from workflows.preflight.isolation import ISOLATION
 from workflows.preflight.registry import Check
 from workflows.settings import Settings

@@ -16,7 +16,6 @@ from workflows.hosting.base import (
     InstanceMode,
     Planned,
     model_server_environment,
-    refuse_blocking,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, STARTUP_TIMEOUT, each_instance_type, memory_check
 from workflows.hosting.realtime import hf_image
@@ -24,6 +23,7 @@ from workflows.hosting.specs import MAIN_MODEL, MultiContainerHosting
 from workflows.preflight.accelerators import check_direct_mode
 from workflows.preflight.containers import check_image_labels
 from workflows.preflight.context import PreflightContext
+from workflows.preflight.findings import refuse_blocking
 from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
 from workflows.preflight.registry import Check
 from workflows.settings import Settings

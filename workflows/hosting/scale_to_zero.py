@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 from workflows import naming
 from workflows.aws import aws_errors
 from workflows.contracts import DescribeRequest, Finding
-from workflows.hosting.base import AwsClients, Progress, refuse_blocking
+from workflows.hosting.base import AwsClients, Progress
 from workflows.hosting.components import COMPONENT_CHECKS, ComponentsMode
 from workflows.hosting.specs import ScaleToZeroHosting
 from workflows.preflight.context import PreflightContext
+from workflows.preflight.findings import refuse_blocking
 from workflows.preflight.gpu import GPU_RUNTIME, TENSORRT_AFTER_SCALE_OUT
 from workflows.preflight.registry import Check
 from workflows.preflight.scaling import NO_CAPACITY_ALARM, check_no_capacity_alarm, check_scale_to_zero

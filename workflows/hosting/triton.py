@@ -19,7 +19,6 @@ from workflows.hosting.base import (
     InstanceMode,
     Planned,
     image_for,
-    refuse_blocking,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, each_instance_type
 from workflows.hosting.specs import TritonHosting
@@ -35,6 +34,7 @@ from workflows.hosting.triton_repository import check_plan, default_model, plan_
 from workflows.images import TRITON
 from workflows.preflight.containers import check_cuda_driver, image_cuda, minimum_ami
 from workflows.preflight.context import PreflightContext
+from workflows.preflight.findings import refuse_blocking
 from workflows.preflight.isolation import ISOLATION
 from workflows.preflight.registry import Check
 from workflows.settings import Settings

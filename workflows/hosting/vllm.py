@@ -27,7 +27,6 @@ from workflows.hosting.base import (
     Planned,
     Progress,
     image_for,
-    refuse_blocking,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
 from workflows.hosting.sources import locate
@@ -35,6 +34,7 @@ from workflows.hosting.specs import VllmHosting
 from workflows.hosting.staging import read_manifest, uncompressed_model_data
 from workflows.images import VLLM
 from workflows.preflight.context import PreflightContext
+from workflows.preflight.findings import refuse_blocking
 from workflows.preflight.isolation import ISOLATION
 from workflows.preflight.registry import Check
 from workflows.preflight.vllm import check_architecture, check_environment
