@@ -99,9 +99,13 @@ def test_a_missing_module_is_added_repacked_and_redeployed(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from workflows.local.canary import CANARY_ENV
     from workflows.local.dlc import SERVER_ENV
 
     monkeypatch.setenv(SERVER_ENV, "mms")
+    # The pre-spend canary would stop this artifact at RunPreflight (F01, before any endpoint): this
+    # test is of the deploy-time remediation loop, which an artifact reaches when no canary ran.
+    monkeypatch.setenv(CANARY_ENV, "0")
     # Given serving code importing a module the container lacks (the preflight can only warn: it is
     # not one of the field's known modules)
     spec = fast_spec(tiny_bert, benchmark={"batch_sizes": [1], "sequence_lengths": [16]})
