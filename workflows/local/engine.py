@@ -148,6 +148,7 @@ class LocalEngine:
         """Powertools read their settings when ``lambdas.observability`` was first imported, which may
         have been before this engine set its environment: apply the namespace, and point the logger
         (which captured sys.stdout then) at the routed stream."""
+        import logging
         import sys
 
         from lambdas.observability import logger, metrics
@@ -157,9 +158,15 @@ class LocalEngine:
             self._stack.callback(setattr, metrics, "namespace", None)
 
         handler = logger.registered_handler
-        if hasattr(handler, "setStream"):
-            previous = handler.setStream(sys.stdout)
-            self._stack.callback(handler.setStream, previous)
+        if not isinstance(handler, logging.StreamHandler):
+            return
+        if getattr(getattr(handler, "stream", None), "closed", False):
+            # Captured from a stream that is gone since (an earlier in-process CLI run's): setStream
+            # would flush it and fail, and there is nothing to restore.
+            handler.stream = sys.stdout
+            return
+        previous = handler.setStream(sys.stdout)
+        self._stack.callback(handler.setStream, previous)
 
     def _route_interpreter_logs(self) -> None:
         """moto's interpreter logs every caught failure at ERROR; they belong in the engine log, not the terminal."""
