@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import fast_spec
+from tests.support.handlers import MANIFEST
 from workflows.contracts import (
-    ArtifactManifest,
     ConvertResult,
     DeployOverrides,
     DeployResult,
@@ -17,7 +17,6 @@ from workflows.contracts import (
     EndpointStatus,
     ErrorInfo,
     PackResult,
-    ParityReport,
     PipelineState,
     PreflightResult,
     WarmupResult,
@@ -26,20 +25,6 @@ from workflows.remediation.changes import SERVERLESS_MEMORY_MB
 from workflows.remediation.plan import plan_remediation
 from workflows.settings import Settings
 
-MANIFEST = ArtifactManifest(
-    task="embedding",
-    architecture="BertModel",
-    onnx_file="model.onnx",
-    inputs=["input_ids"],
-    outputs=["embedding"],
-    opset=17,
-    precision="fp32",
-    max_sequence_length=64,
-    onnxruntime_version="1.31.1",
-    optimization="none",
-    parity=ParityReport(texts=1, max_abs_diff=0.0, min_cosine=1.0, tolerance=1e-3, passed=True),
-    files=[],
-)
 SETTINGS = Settings(bucket="b", sagemaker_role_arn="arn:aws:iam::123456789012:role/r", region="us-east-1")
 CREATED = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 
