@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +29,14 @@ def light_server(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_happy_path_runs_every_step_and_leaves_nothing(tiny_bert: Path, tmp_path: Path) -> None:
     # Given the tiny model and a short benchmark
     state = PipelineState(run_id="happy-1", spec=fast_spec(tiny_bert))
+    environment = dict(os.environ)
     with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE) as engine:
         # When the deploy pipeline runs
         outcome = run(engine, state)
         result = results(engine, state.run_id, tmp_path)
         running = engine.sagemaker.running_containers() if engine.sagemaker else []
+    # Then the process environment is as it was: nothing the engine set reaches later code in-process
+    assert dict(os.environ) == environment
     # Then every step ran in order and the execution succeeded
     assert outcome.status == "SUCCEEDED", outcome.cause
     assert collapse(outcome.states) == [

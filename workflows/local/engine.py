@@ -111,7 +111,8 @@ class LocalEngine:
         self.announce(f"Local SageMaker endpoints serve with the {stack.describe()}")
         if os.environ.get(CANARY_ENV) != "0":
             # The pre-spend canary needs the real stack's environment; the light server has none.
-            os.environ[CANARY_ENV] = "1" if stack.kind == "mms" else ""
+            # Restored on exit: the engine's choice must not reach code that runs after it in-process.
+            self._stack.enter_context(_environment({CANARY_ENV: "1" if stack.kind == "mms" else ""}))
         self._server = self._stack.enter_context(LocalSageMakerServer(self.sagemaker))
         self._stack.callback(self._shutdown_sagemaker)
         self._stack.callback(self._stop_executions)
