@@ -1,7 +1,9 @@
 """What each function may do: IAM statements scoped to the project's bucket prefixes, names and tags.
 
 Every action is named (no ``*`` actions). Resources are scoped to ``db-*`` SageMaker resources
-(every run resource is named ``db-<run id>-...``; SageMaker ARNs carry the lowercase name), to
+(every run resource is named ``db-<run id>-...``; SageMaker ARNs carry the lowercase name), and
+SageMaker deletes, updates and stops further to resources tagged as deploybench's
+(``infra/ownership.py``), to
 the artifact bucket's prefixes, and to the stack's own state machines and topic. ``*`` appears
 as a resource only for the actions listed in ``infra.unscopable.UNSCOPABLE``, which AWS does not authorize per
 resource (List*, X-Ray writes, CloudWatch metric reads).
@@ -29,10 +31,10 @@ from infra.constants import (
     SOURCES_PREFIX,
     STAGING_PREFIX,
     SWEEPS_PREFIX,
-    TAG_MANAGED,
     state_machine_name,
 )
 from infra.encryption import ArtifactKey
+from infra.ownership import SAGEMAKER_CLEANUP, changes, manage
 from infra.sagemaker_role import sagemaker_log_arns
 from workflows.hosting.scale_to_zero import resource_id
 from workflows.janitor import REPORTS_PREFIX
@@ -46,41 +48,6 @@ SAGEMAKER_LIST = [
     "sagemaker:ListModels",
     "sagemaker:ListInferenceComponents",
     "sagemaker:ListProcessingJobs",
-]
-# Create calls must tag what they create as deploybench's: the janitor finds leaks by that tag.
-SAGEMAKER_CREATE = [
-    "sagemaker:CreateModel",
-    "sagemaker:CreateEndpointConfig",
-    "sagemaker:CreateEndpoint",
-    "sagemaker:CreateInferenceComponent",
-    "sagemaker:CreateProcessingJob",
-]
-SAGEMAKER_MANAGE = [
-    "sagemaker:AddTags",
-    "sagemaker:ListTags",
-    "sagemaker:DescribeModel",
-    "sagemaker:DeleteModel",
-    "sagemaker:DescribeEndpointConfig",
-    "sagemaker:DeleteEndpointConfig",
-    "sagemaker:DescribeEndpoint",
-    "sagemaker:UpdateEndpoint",
-    "sagemaker:UpdateEndpointWeightsAndCapacities",
-    "sagemaker:DeleteEndpoint",
-    "sagemaker:DescribeInferenceComponent",
-    "sagemaker:UpdateInferenceComponent",
-    "sagemaker:UpdateInferenceComponentRuntimeConfig",
-    "sagemaker:DeleteInferenceComponent",
-    "sagemaker:DescribeProcessingJob",
-    "sagemaker:StopProcessingJob",
-    "sagemaker:InvokeEndpoint",
-]
-SAGEMAKER_CLEANUP = [
-    "sagemaker:ListTags",
-    "sagemaker:DeleteModel",
-    "sagemaker:DeleteEndpointConfig",
-    "sagemaker:DeleteEndpoint",
-    "sagemaker:DeleteInferenceComponent",
-    "sagemaker:StopProcessingJob",
 ]
 # Scale to zero (F11, F12): each inference component's DesiredCopyCount as a scalable target with
 # its policies, and the NoCapacityInvocationFailures alarm that fires the step-scaling policy.
@@ -233,12 +200,8 @@ def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
     return [
         *bucket_access(scope, read=RUN_PREFIXES_READ, write=RUN_PREFIXES_WRITTEN),
         _statement(SAGEMAKER_LIST, ["*"]),
-        _statement(
-            SAGEMAKER_CREATE,
-            scope.sagemaker_arns(),
-            StringEquals={f"aws:RequestTag/{TAG_MANAGED}": "true"},
-        ),
-        _statement(SAGEMAKER_MANAGE, scope.sagemaker_arns()),
+        # Creates carry the managed tag; deletes, updates and stops need it on the resource (infra/ownership.py).
+        *manage(scope.sagemaker_arns()),
         pass_sagemaker_role(scope),
         # Diagnosis reads the container logs of the endpoint, its inference components and the benchmark job.
         _statement(["logs:FilterLogEvents", "logs:GetLogEvents", "logs:DescribeLogStreams"], logs),
@@ -332,7 +295,9 @@ def janitor_scaling(scope: Scope) -> list[iam.PolicyStatement]:
 def janitor(scope: Scope) -> list[iam.PolicyStatement]:
     return [
         _statement(SAGEMAKER_LIST, ["*"]),
-        _statement(SAGEMAKER_CLEANUP, scope.sagemaker_arns()),
+        # The janitor reads any db-* resource's tags, and removes only what is tagged as deploybench's.
+        _statement(["sagemaker:ListTags"], scope.sagemaker_arns()),
+        changes(scope.sagemaker_arns(), SAGEMAKER_CLEANUP),
         *janitor_scaling(scope),
         *bucket_access(scope, read=(STAGING_PREFIX,), write=(STAGING_PREFIX,)),
         _statement(["s3:PutObject"], scope.objects((REPORTS_PREFIX,))),
