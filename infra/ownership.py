@@ -83,26 +83,24 @@ def changes(resources: list[str], actions: list[str] = SAGEMAKER_CHANGE) -> iam.
     )
 
 
-def tagging(resources: list[str]) -> list[iam.PolicyStatement]:
-    """AddTags for a create's tags, and for the keep mark on a resource already deploybench's."""
-    return [
-        creates(resources, ["sagemaker:AddTags"]),
-        iam.PolicyStatement(
-            actions=["sagemaker:AddTags"],
-            resources=resources,
-            conditions={
-                "StringEquals": MANAGED_RESOURCE,
-                "ForAllValues:StringEquals": {"aws:TagKeys": [TAG_KEEP]},
-            },
-        ),
-    ]
+def keep_mark(resources: list[str]) -> iam.PolicyStatement:
+    """AddTags of ``deploybench:keep`` alone, on a resource already deploybench's."""
+    return iam.PolicyStatement(
+        actions=["sagemaker:AddTags"],
+        resources=resources,
+        conditions={
+            "StringEquals": MANAGED_RESOURCE,
+            "ForAllValues:StringEquals": {"aws:TagKeys": [TAG_KEEP]},
+        },
+    )
 
 
 def manage(resources: list[str]) -> list[iam.PolicyStatement]:
     """What a pipeline step may do to SageMaker resources named ``resources``."""
     return [
-        creates(resources),
-        *tagging(resources),
+        # A create's tags are authorized as AddTags on the new resource, under the create's condition.
+        creates(resources, [*SAGEMAKER_CREATE, "sagemaker:AddTags"]),
+        keep_mark(resources),
         iam.PolicyStatement(actions=SAGEMAKER_READ, resources=resources),
         changes(resources),
     ]

@@ -31,6 +31,7 @@ from infra.constants import (
     SOURCES_PREFIX,
     STAGING_PREFIX,
     SWEEPS_PREFIX,
+    TAG_MANAGED,
     state_machine_name,
 )
 from infra.encryption import ArtifactKey
@@ -62,11 +63,6 @@ AUTOSCALING_MANAGE = [
     "application-autoscaling:DeleteScalingPolicy",
 ]
 IC_SCALABLE_DIMENSION = "sagemaker:inference-component:DesiredCopyCount"
-ALARMS_MANAGE = [
-    "cloudwatch:DescribeAlarms",
-    "cloudwatch:DeleteAlarms",
-    "cloudwatch:TagResource",
-]
 # Registering a SageMaker scalable target creates this service-linked role the first time.
 AUTOSCALING_SERVICE = "sagemaker.application-autoscaling.amazonaws.com"
 AUTOSCALING_ROLE = (
@@ -78,6 +74,7 @@ RUN_PREFIXES_WRITTEN = (STAGING_PREFIX, ARTIFACTS_PREFIX, RESULTS_PREFIX, SOURCE
 # (TargetTracking-inference-component/<component>-AlarmHigh-<uuid>, ...-AlarmLow-<uuid>), and it
 # creates, describes and deletes them with the permissions of whoever puts or deletes the policy.
 TARGET_TRACKING_ALARMS = f"TargetTracking-{resource_id(f'{PREFIX}-*')}"
+RUN_ALARMS = f"{PREFIX}-*"
 RUN_PREFIXES_READ = (*RUN_PREFIXES_WRITTEN, MODELS_PREFIX)
 
 
@@ -109,7 +106,7 @@ class Scope:
             service="application-autoscaling", resource="scalable-target", resource_name="*"
         )
 
-    def alarms(self) -> list[str]:
+    def alarms(self, names: tuple[str, ...] = (RUN_ALARMS, TARGET_TRACKING_ALARMS)) -> list[str]:
         """The run's own alarms (``db-<run id>-...``) and the target-tracking alarms of its components."""
         return [
             self.stack.format_arn(
@@ -118,7 +115,7 @@ class Scope:
                 resource_name=name,
                 arn_format=ArnFormat.COLON_RESOURCE_NAME,
             )
-            for name in (f"{PREFIX}-*", TARGET_TRACKING_ALARMS)
+            for name in names
         ]
 
     def scaling_policies(self) -> str:
@@ -233,7 +230,14 @@ def scale_to_zero(scope: Scope) -> list[iam.PolicyStatement]:
         ),
         # The alarms are the run's (db-<run id>-...) and those Application Auto Scaling makes for the
         # components' target tracking; the only action of either is a scaling policy.
-        _statement(ALARMS_MANAGE, scope.alarms()),
+        _statement(["cloudwatch:DescribeAlarms"], scope.alarms()),
+        *alarm_deletes(scope),
+        # Tagging is the run's alarm's create-time tagging (PutMetricAlarm with Tags), always managed.
+        _statement(
+            ["cloudwatch:TagResource"],
+            scope.alarms((RUN_ALARMS,)),
+            StringEquals={f"aws:RequestTag/{TAG_MANAGED}": "true"},
+        ),
         _statement(
             ["cloudwatch:PutMetricAlarm"],
             scope.alarms(),
@@ -273,7 +277,20 @@ JANITOR_SCALING_DELETE = [
     "application-autoscaling:DeleteScalingPolicy",
     "application-autoscaling:DeregisterScalableTarget",
 ]
-JANITOR_ALARMS = ["cloudwatch:DescribeAlarms", "cloudwatch:DeleteAlarms", "cloudwatch:ListTagsForResource"]
+JANITOR_ALARMS = ["cloudwatch:DescribeAlarms", "cloudwatch:ListTagsForResource"]
+
+
+def alarm_deletes(scope: Scope) -> list[iam.PolicyStatement]:
+    """Application Auto Scaling's alarms carry no tags (their names tie them to a db-* component); the
+    run's own db-* alarms are put with the run's tags, so only those tagged deploybench's may go."""
+    return [
+        _statement(["cloudwatch:DeleteAlarms"], scope.alarms((TARGET_TRACKING_ALARMS,))),
+        _statement(
+            ["cloudwatch:DeleteAlarms"],
+            scope.alarms((RUN_ALARMS,)),
+            StringEquals={f"aws:ResourceTag/{TAG_MANAGED}": "true"},
+        ),
+    ]
 
 
 def janitor_scaling(scope: Scope) -> list[iam.PolicyStatement]:
@@ -288,6 +305,7 @@ def janitor_scaling(scope: Scope) -> list[iam.PolicyStatement]:
             },
         ),
         _statement(JANITOR_ALARMS, scope.alarms()),
+        *alarm_deletes(scope),
         _statement(["sagemaker:DescribeInferenceComponent"], scope.sagemaker_arns(("inference-component",))),
     ]
 
