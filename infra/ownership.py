@@ -6,22 +6,29 @@ Every statement is scoped to ``db-*`` names (``Scope.sagemaker_arns``). On top o
 - a delete, update or stop acts only on a resource that already carries that tag
   (``aws:ResourceTag``). SageMaker's Service Authorization Reference lists ``aws:ResourceTag/${TagKey}``
   for the endpoint, endpoint-config, model, inference-component and processing-job resource types,
-  so every Delete*, Update* and Stop* action on them honours it. A ``db-*`` resource someone else
+  so every Delete*, Update* and Stop* action on them honours it (cfn-lint's copy of the reference,
+  ``cfnlint/data/AdditionalSpecs/Policies.json``, is checked by ``tests/stack/test_iam_tags.py``). A ``db-*`` resource someone else
   made, or made before it was tagged, cannot be removed by a function;
 - reads (Describe*, ListTags, InvokeEndpoint) need the name only: teardown verifies and the janitor
   reads the tags of anything named ``db-*`` to decide whether it is deploybench's.
 
 Tagging is where a tag condition could be undone: a function allowed to tag any ``db-*`` resource
 ``deploybench:managed=true`` could then delete it. SageMaker authorizes the Tags of a create call as
-``sagemaker:AddTags`` on the new resource too (with ``aws:RequestTag``/``aws:TagKeys``), so AddTags
-cannot be dropped. It is granted twice, narrowly:
+``sagemaker:AddTags`` on the new resource too (with ``aws:RequestTag``/``aws:TagKeys``; the resource
+has no tags yet, so ``aws:ResourceTag`` cannot be asked for), so AddTags cannot be dropped. It is
+granted twice, narrowly:
 
-- with ``deploybench:managed=true`` in the request: the create-time tagging. SageMaker offers no key
-  that tells a create's AddTags from a later one, so a role that creates can also mark an existing
-  untagged ``db-*`` resource managed. Only the pipeline-step profile holds it (the janitor and the
-  other profiles cannot tag at all); the name prefix still bounds it;
+- in the create statement, under its condition (``deploybench:managed=true`` in the request): the
+  create-time tagging. SageMaker offers no key that tells a create's AddTags from a later one, so a
+  role that creates can also mark an existing untagged ``db-*`` resource managed. Only the
+  pipeline-step profile creates (and a state machine with a processing-job task, ``infra/grants.py``);
+  the janitor and the other profiles cannot tag at all, and the name prefix still bounds it;
 - on a resource already tagged managed, with ``deploybench:keep`` as the only key: teardown's keep
-  mark (``workflows/steps/teardown_endpoint.py``), which cannot make a foreign resource managed.
+  mark (``workflows/steps/teardown_endpoint.py``), which cannot make a foreign resource managed nor
+  re-label one (no run id or expiry).
+
+UpdateEndpoint is authorized on the endpoint and on the endpoint config it moves to; both are
+deploybench's and tagged, so the one condition covers both.
 """
 
 from __future__ import annotations

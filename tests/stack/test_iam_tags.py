@@ -6,6 +6,9 @@ The synthesized policies are evaluated offline (``tests/support/iam.py``) with e
 
 from __future__ import annotations
 
+import functools
+import json
+from importlib import resources
 from typing import Any
 
 import pytest
@@ -60,6 +63,28 @@ def sagemaker(function: str | None, operation: str, **params: Any) -> Request:
 
 def run_tags(**spec: Any) -> list[dict[str, str]]:
     return [dict(t) for t in naming.tags("run-1", fast_spec("bundled", **spec))]
+
+
+@functools.cache
+def authorization_facts() -> dict[str, Any]:
+    """The Service Authorization Reference as cfn-lint bundles it: each service's actions, the
+    resource types each is authorized on, and each resource type's condition keys."""
+    text = resources.files("cfnlint").joinpath("data/AdditionalSpecs/Policies.json").read_text()
+    return dict(json.loads(text))
+
+
+@pytest.mark.parametrize("action", [*SAGEMAKER_CHANGE, "cloudwatch:DeleteAlarms"])
+def test_every_tag_scoped_action_is_authorized_on_resources_with_resource_tags(action: str) -> None:
+    # Given the reference's resource types of the action (a condition on a key the resource type
+    # lacks would deny every call)
+    service, name = action.split(":")
+    facts = authorization_facts()[service]
+    actions = {k.lower(): v for k, v in facts["Actions"].items()}
+    kinds = {k.lower(): v for k, v in facts["Resources"].items()}
+    authorized_on = [kind.lower() for kind in actions[name.lower()]["Resources"]]
+    # Then each of them offers aws:ResourceTag
+    assert authorized_on
+    assert all("aws:ResourceTag/${TagKey}" in kinds[kind]["ConditionKeys"] for kind in authorized_on)
 
 
 @pytest.mark.parametrize(
@@ -190,3 +215,22 @@ def test_the_pipeline_may_not_delete_a_deployed_resource_whose_managed_tag_is_go
     assert [(d.access.action, d.access.resource) for d in found] == [
         ("sagemaker:DeleteEndpoint", WHERE.sagemaker("endpoint", state.deploy.endpoint_name))
     ]
+
+
+def test_only_the_runs_tagged_alarms_and_application_auto_scalings_own_may_be_deleted() -> None:
+    def cloudwatch(function: str | None, operation: str, **params: Any) -> Request:
+        return Request(function, "cloudwatch", operation, REGION, params, SETTINGS_ENV)
+
+    alarm = {"MetricName": "NoCapacityInvocationFailures", "Namespace": "AWS/SageMaker"}
+    tracking = "TargetTracking-inference-component/db-run-1-a1-ic0-AlarmHigh-0000"
+    recorded = [
+        # Given the run's tagged no-capacity alarm, an untagged db-* alarm and a target-tracking alarm
+        cloudwatch(None, "PutMetricAlarm", AlarmName="db-run-1-a1-ic0-no-capacity", Tags=run_tags(), **alarm),
+        cloudwatch(None, "PutMetricAlarm", AlarmName="db-run-1-a1-ic1-no-capacity", **alarm),
+        # When teardown deletes all three
+        cloudwatch(TEARDOWN, "DeleteAlarms", AlarmNames=["db-run-1-a1-ic0-no-capacity"]),
+        cloudwatch(TEARDOWN, "DeleteAlarms", AlarmNames=["db-run-1-a1-ic1-no-capacity"]),
+        cloudwatch(TEARDOWN, "DeleteAlarms", AlarmNames=[tracking]),
+    ]
+    # Then only the untagged db-* alarm is refused
+    assert [d.access.resource for d in denials(recorded)] == [WHERE.alarm("db-run-1-a1-ic1-no-capacity")]
