@@ -18,6 +18,7 @@ from aws_cdk import ArnFormat, Stack
 from aws_cdk import aws_iam as iam
 
 from infra.constants import PREFIX, state_machine_name
+from infra.ownership import changes, creates
 from state_machines import START_EXECUTION_SYNC, names, state_machine_placeholder
 
 # Step Functions creates these rules in the account to be told that a .sync child has ended.
@@ -89,17 +90,13 @@ def _processing_job_statements(
     stack: Stack, sagemaker_role: iam.IRole, sync: bool
 ) -> list[iam.PolicyStatement]:
     jobs = stack.format_arn(service="sagemaker", resource="processing-job", resource_name=f"{PREFIX}-*")
+    # The task's job must be tagged deploybench's, and only such a job may be stopped (infra/ownership.py).
     statements = [
+        creates([jobs], ["sagemaker:CreateProcessingJob", "sagemaker:AddTags"]),
         iam.PolicyStatement(
-            actions=[
-                "sagemaker:CreateProcessingJob",
-                "sagemaker:DescribeProcessingJob",
-                "sagemaker:StopProcessingJob",
-                "sagemaker:AddTags",
-                "sagemaker:ListTags",
-            ],
-            resources=[jobs],
+            actions=["sagemaker:DescribeProcessingJob", "sagemaker:ListTags"], resources=[jobs]
         ),
+        changes([jobs], ["sagemaker:StopProcessingJob"]),
         iam.PolicyStatement(
             actions=["iam:PassRole"],
             resources=[sagemaker_role.role_arn],

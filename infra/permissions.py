@@ -1,7 +1,9 @@
 """What each function may do: IAM statements scoped to the project's bucket prefixes, names and tags.
 
 Every action is named (no ``*`` actions). Resources are scoped to ``db-*`` SageMaker resources
-(every run resource is named ``db-<run id>-...``; SageMaker ARNs carry the lowercase name), to
+(every run resource is named ``db-<run id>-...``; SageMaker ARNs carry the lowercase name), and
+SageMaker deletes, updates and stops further to resources tagged as deploybench's
+(``infra/ownership.py``), to
 the artifact bucket's prefixes, and to the stack's own state machines and topic. ``*`` appears
 as a resource only for the actions listed in ``infra.unscopable.UNSCOPABLE``, which AWS does not authorize per
 resource (List*, X-Ray writes, CloudWatch metric reads).
@@ -33,6 +35,7 @@ from infra.constants import (
     state_machine_name,
 )
 from infra.encryption import ArtifactKey
+from infra.ownership import SAGEMAKER_CLEANUP, changes, manage
 from infra.sagemaker_role import sagemaker_log_arns
 from workflows.hosting.scale_to_zero import resource_id
 from workflows.janitor import REPORTS_PREFIX
@@ -47,41 +50,6 @@ SAGEMAKER_LIST = [
     "sagemaker:ListInferenceComponents",
     "sagemaker:ListProcessingJobs",
 ]
-# Create calls must tag what they create as deploybench's: the janitor finds leaks by that tag.
-SAGEMAKER_CREATE = [
-    "sagemaker:CreateModel",
-    "sagemaker:CreateEndpointConfig",
-    "sagemaker:CreateEndpoint",
-    "sagemaker:CreateInferenceComponent",
-    "sagemaker:CreateProcessingJob",
-]
-SAGEMAKER_MANAGE = [
-    "sagemaker:AddTags",
-    "sagemaker:ListTags",
-    "sagemaker:DescribeModel",
-    "sagemaker:DeleteModel",
-    "sagemaker:DescribeEndpointConfig",
-    "sagemaker:DeleteEndpointConfig",
-    "sagemaker:DescribeEndpoint",
-    "sagemaker:UpdateEndpoint",
-    "sagemaker:UpdateEndpointWeightsAndCapacities",
-    "sagemaker:DeleteEndpoint",
-    "sagemaker:DescribeInferenceComponent",
-    "sagemaker:UpdateInferenceComponent",
-    "sagemaker:UpdateInferenceComponentRuntimeConfig",
-    "sagemaker:DeleteInferenceComponent",
-    "sagemaker:DescribeProcessingJob",
-    "sagemaker:StopProcessingJob",
-    "sagemaker:InvokeEndpoint",
-]
-SAGEMAKER_CLEANUP = [
-    "sagemaker:ListTags",
-    "sagemaker:DeleteModel",
-    "sagemaker:DeleteEndpointConfig",
-    "sagemaker:DeleteEndpoint",
-    "sagemaker:DeleteInferenceComponent",
-    "sagemaker:StopProcessingJob",
-]
 # Scale to zero (F11, F12): each inference component's DesiredCopyCount as a scalable target with
 # its policies, and the NoCapacityInvocationFailures alarm that fires the step-scaling policy.
 AUTOSCALING_DESCRIBE = [
@@ -95,11 +63,6 @@ AUTOSCALING_MANAGE = [
     "application-autoscaling:DeleteScalingPolicy",
 ]
 IC_SCALABLE_DIMENSION = "sagemaker:inference-component:DesiredCopyCount"
-ALARMS_MANAGE = [
-    "cloudwatch:DescribeAlarms",
-    "cloudwatch:DeleteAlarms",
-    "cloudwatch:TagResource",
-]
 # Registering a SageMaker scalable target creates this service-linked role the first time.
 AUTOSCALING_SERVICE = "sagemaker.application-autoscaling.amazonaws.com"
 AUTOSCALING_ROLE = (
@@ -111,6 +74,7 @@ RUN_PREFIXES_WRITTEN = (STAGING_PREFIX, ARTIFACTS_PREFIX, RESULTS_PREFIX, SOURCE
 # (TargetTracking-inference-component/<component>-AlarmHigh-<uuid>, ...-AlarmLow-<uuid>), and it
 # creates, describes and deletes them with the permissions of whoever puts or deletes the policy.
 TARGET_TRACKING_ALARMS = f"TargetTracking-{resource_id(f'{PREFIX}-*')}"
+RUN_ALARMS = f"{PREFIX}-*"
 RUN_PREFIXES_READ = (*RUN_PREFIXES_WRITTEN, MODELS_PREFIX)
 
 
@@ -142,7 +106,7 @@ class Scope:
             service="application-autoscaling", resource="scalable-target", resource_name="*"
         )
 
-    def alarms(self) -> list[str]:
+    def alarms(self, names: tuple[str, ...] = (RUN_ALARMS, TARGET_TRACKING_ALARMS)) -> list[str]:
         """The run's own alarms (``db-<run id>-...``) and the target-tracking alarms of its components."""
         return [
             self.stack.format_arn(
@@ -151,7 +115,7 @@ class Scope:
                 resource_name=name,
                 arn_format=ArnFormat.COLON_RESOURCE_NAME,
             )
-            for name in (f"{PREFIX}-*", TARGET_TRACKING_ALARMS)
+            for name in names
         ]
 
     def scaling_policies(self) -> str:
@@ -233,12 +197,8 @@ def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
     return [
         *bucket_access(scope, read=RUN_PREFIXES_READ, write=RUN_PREFIXES_WRITTEN),
         _statement(SAGEMAKER_LIST, ["*"]),
-        _statement(
-            SAGEMAKER_CREATE,
-            scope.sagemaker_arns(),
-            StringEquals={f"aws:RequestTag/{TAG_MANAGED}": "true"},
-        ),
-        _statement(SAGEMAKER_MANAGE, scope.sagemaker_arns()),
+        # Creates carry the managed tag; deletes, updates and stops need it on the resource (infra/ownership.py).
+        *manage(scope.sagemaker_arns()),
         pass_sagemaker_role(scope),
         # Diagnosis reads the container logs of the endpoint, its inference components and the benchmark job.
         _statement(["logs:FilterLogEvents", "logs:GetLogEvents", "logs:DescribeLogStreams"], logs),
@@ -270,7 +230,14 @@ def scale_to_zero(scope: Scope) -> list[iam.PolicyStatement]:
         ),
         # The alarms are the run's (db-<run id>-...) and those Application Auto Scaling makes for the
         # components' target tracking; the only action of either is a scaling policy.
-        _statement(ALARMS_MANAGE, scope.alarms()),
+        _statement(["cloudwatch:DescribeAlarms"], scope.alarms()),
+        *alarm_deletes(scope),
+        # Tagging is the run's alarm's create-time tagging (PutMetricAlarm with Tags), always managed.
+        _statement(
+            ["cloudwatch:TagResource"],
+            scope.alarms((RUN_ALARMS,)),
+            StringEquals={f"aws:RequestTag/{TAG_MANAGED}": "true"},
+        ),
         _statement(
             ["cloudwatch:PutMetricAlarm"],
             scope.alarms(),
@@ -310,7 +277,20 @@ JANITOR_SCALING_DELETE = [
     "application-autoscaling:DeleteScalingPolicy",
     "application-autoscaling:DeregisterScalableTarget",
 ]
-JANITOR_ALARMS = ["cloudwatch:DescribeAlarms", "cloudwatch:DeleteAlarms", "cloudwatch:ListTagsForResource"]
+JANITOR_ALARMS = ["cloudwatch:DescribeAlarms", "cloudwatch:ListTagsForResource"]
+
+
+def alarm_deletes(scope: Scope) -> list[iam.PolicyStatement]:
+    """Application Auto Scaling's alarms carry no tags (their names tie them to a db-* component); the
+    run's own db-* alarms are put with the run's tags, so only those tagged deploybench's may go."""
+    return [
+        _statement(["cloudwatch:DeleteAlarms"], scope.alarms((TARGET_TRACKING_ALARMS,))),
+        _statement(
+            ["cloudwatch:DeleteAlarms"],
+            scope.alarms((RUN_ALARMS,)),
+            StringEquals={f"aws:ResourceTag/{TAG_MANAGED}": "true"},
+        ),
+    ]
 
 
 def janitor_scaling(scope: Scope) -> list[iam.PolicyStatement]:
@@ -325,6 +305,7 @@ def janitor_scaling(scope: Scope) -> list[iam.PolicyStatement]:
             },
         ),
         _statement(JANITOR_ALARMS, scope.alarms()),
+        *alarm_deletes(scope),
         _statement(["sagemaker:DescribeInferenceComponent"], scope.sagemaker_arns(("inference-component",))),
     ]
 
@@ -332,7 +313,9 @@ def janitor_scaling(scope: Scope) -> list[iam.PolicyStatement]:
 def janitor(scope: Scope) -> list[iam.PolicyStatement]:
     return [
         _statement(SAGEMAKER_LIST, ["*"]),
-        _statement(SAGEMAKER_CLEANUP, scope.sagemaker_arns()),
+        # The janitor reads any db-* resource's tags, and removes only what is tagged as deploybench's.
+        _statement(["sagemaker:ListTags"], scope.sagemaker_arns()),
+        changes(scope.sagemaker_arns(), SAGEMAKER_CLEANUP),
         *janitor_scaling(scope),
         *bucket_access(scope, read=(STAGING_PREFIX,), write=(STAGING_PREFIX,)),
         _statement(["s3:PutObject"], scope.objects((REPORTS_PREFIX,))),

@@ -122,6 +122,34 @@ def test_sagemaker_creates_require_the_managed_tag(synth: Synthesized) -> None:
         assert conditions == {"StringEquals": {"aws:RequestTag/deploybench:managed": "true"}}
 
 
+def test_sagemaker_deletes_updates_and_stops_require_the_managed_tag_on_the_resource(
+    synth: Synthesized,
+) -> None:
+    changes = [
+        (owner, conditions)
+        for owner, actions, _, conditions in allowed(synth)
+        if any(a.startswith(("sagemaker:Delete", "sagemaker:Update", "sagemaker:Stop")) for a in actions)
+    ]
+    assert changes
+    for owner, conditions in changes:
+        assert conditions == {"StringEquals": {"aws:ResourceTag/deploybench:managed": "true"}}, owner
+
+
+def test_sagemaker_tagging_needs_the_managed_tag_in_the_request_or_on_the_resource(
+    synth: Synthesized,
+) -> None:
+    tagging = [conditions for _, actions, _, conditions in allowed(synth) if "sagemaker:AddTags" in actions]
+    assert tagging
+    for conditions in tagging:
+        assert conditions in (
+            {"StringEquals": {"aws:RequestTag/deploybench:managed": "true"}},
+            {
+                "StringEquals": {"aws:ResourceTag/deploybench:managed": "true"},
+                "ForAllValues:StringEquals": {"aws:TagKeys": ["deploybench:keep"]},
+            },
+        )
+
+
 def test_pass_role_only_hands_the_sagemaker_role_to_sagemaker(synth: Synthesized) -> None:
     [sagemaker_role] = [
         k

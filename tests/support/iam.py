@@ -26,6 +26,7 @@ import pytest
 from tests.support.iam_actions import Access, Where, accesses
 from tests.support.iam_recording import RECORDER, SAGEMAKER_ROLE_ENV, Request, install
 from tests.support.iam_sagemaker import sagemaker_accesses
+from tests.support.iam_tags import ResourceTags
 from tests.support.infra import Synthesized, policy_statements, synthesize
 from workflows.naming import function_name
 
@@ -218,18 +219,27 @@ class Denial:
 
 
 def denials(requests: list[Request]) -> list[Denial]:
-    """Every authorization the requests need that the stack's policies do not give."""
+    """Every authorization the requests need that the stack's policies do not give.
+
+    ``requests`` are all a test recorded, in order: those made by no function are not charged to a
+    role, but what they create and tag is what later requests act on (``aws:ResourceTag``).
+    """
     synth = synthesize()
     found: list[Denial] = []
+    # Every request, charged or not (a test's setup creates and tags too), tells what is tagged.
+    tags = ResourceTags()
     for request in requests:
-        if request.function is None:
-            continue
         binding = Binding.of(request)
+        if request.function is None:
+            tags.record(request, binding.where)
+            continue
         role = function_role(synth, request.function)
         node = principal(role, binding)
         for access in accesses(request, binding.where):
+            access = tags.given(access, request, binding.where)
             if not allowed(node, access):
                 found.append(Denial(f"{function_name(request.function)} ({role})", access))
+        tags.record(request, binding.where)
         executor, done = sagemaker_accesses(request, binding.where)
         if not done:
             continue
@@ -260,9 +270,8 @@ def iam_contract(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     recorded = RECORDER.take()
     write_record(recorded, request.node.nodeid)
-    charged = [r for r in recorded if r.function is not None]
-    if not charged:
+    if not any(r.function is not None for r in recorded):
         return
-    found = denials(charged)
+    found = denials(recorded)
     if found:
         pytest.fail("IAM would refuse:\n" + "\n".join(f"  {d}" for d in found), pytrace=False)

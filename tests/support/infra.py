@@ -94,7 +94,9 @@ def policy_statements(synth: Synthesized) -> Iterator[tuple[str, dict[str, Any]]
     """Every statement of every IAM policy (inline and attached), with its owner's logical id."""
     for logical_id, resource in synth.resources.items():
         props = resource.get("Properties", {})
-        if resource["Type"] == "AWS::IAM::Policy":
+        # A role's policy that outgrows IAM's inline size limit continues in AWS::IAM::ManagedPolicy
+        # resources (CDK's "OverflowPolicy"), attached to the role the same way.
+        if resource["Type"] in ("AWS::IAM::Policy", "AWS::IAM::ManagedPolicy"):
             for statement in props["PolicyDocument"]["Statement"]:
                 yield logical_id, statement
         if resource["Type"] == "AWS::IAM::Role":
