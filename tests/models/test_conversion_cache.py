@@ -277,33 +277,25 @@ def test_a_second_identical_local_run_takes_its_artifact_from_the_cache(
 ) -> None:
     from workflows.contracts import PipelineState
     from workflows.local.dlc import SERVER_ENV
-    from workflows.runner import StateEvent, run_local
+    from workflows.runner import run_local
 
     # Given an empty cache, and the light server (the path, not the serving stack, is under test)
     monkeypatch.setenv(SERVER_ENV, "light")
     monkeypatch.setenv("DEPLOYBENCH_CONVERSION_CACHE", str(tmp_path / "cache"))
-    convert_seconds: list[float] = []
-
-    def on_event(event: StateEvent) -> None:
-        if event.kind == "exited" and event.state == "ConvertToOnnx" and event.seconds is not None:
-            convert_seconds.append(event.seconds)
-
     # When the same spec runs twice on the local engine, as `run --local` runs it
     outputs = []
     for run_id in ("twice-1", "twice-2"):
         state = PipelineState(run_id=run_id, spec=fast_spec(tiny_bert))
-        outcome, leaked = run_local(
-            state, results_dir=tmp_path / "results", time_scale=200.0, on_event=on_event
-        )
+        outcome, leaked = run_local(state, results_dir=tmp_path / "results", time_scale=200.0)
         assert outcome.status == "SUCCEEDED", outcome.cause
         assert leaked == []
         outputs.append(outcome.output or {})
-    # Then the first converted and stored, the second was a hit that spent at most 2 s in ConvertToOnnx
+    # Then the first converted and stored, the second was a hit on the same key
+    # (how long a hit takes is measured by bench/conversion_cache.py, not asserted here)
     first, second = (output["convert"] for output in outputs)
     assert (first["cache"]["status"], second["cache"]["status"]) == ("miss", "hit")
     assert first["cache"]["key"] == second["cache"]["key"]
     assert second["manifest"]["files"] == first["manifest"]["files"]
-    assert len(convert_seconds) == 2 and convert_seconds[1] <= 2.0
     # And the run's summary says so
     line = cache_line(second)
     assert line is not None and line.startswith("conversion cache hit")
