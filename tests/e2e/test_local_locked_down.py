@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import fast_spec, serving_processes
-from tests.support.local_pipeline import results, run
-from tests.support.remediation import BEFORE_DEPLOY, EMPTY, collapse, nothing_left
+from tests.support.local_pipeline import BEFORE_DEPLOY, results, run
+from tests.support.remediation import EMPTY, collapse, nothing_left
 from workflows.contracts import PipelineState
 from workflows.local.engine import LocalEngine
 from workflows.local.faults import Fault, FaultPlan

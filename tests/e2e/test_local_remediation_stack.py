@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import fast_spec, serving_processes
-from tests.support.local_pipeline import results, run
+from tests.support.local_pipeline import AFTER_IN_SERVICE, BEFORE_DEPLOY, results, run
 from tests.support.remediation import EMPTY, WAIT_LOOP, collapse, nothing_left
 from workflows.contracts import PipelineState
 from workflows.local.engine import LocalEngine
@@ -121,10 +121,7 @@ def test_a_missing_module_is_added_repacked_and_redeployed(
     # fix was to add the requirement, pack again and redeploy
     assert outcome.status == "SUCCEEDED", outcome.cause
     assert collapse(outcome.states) == [
-        "CheckSpec",
-        "ConvertToOnnx",
-        "PackArtifact",
-        "RunPreflight",
+        *BEFORE_DEPLOY,
         "DeployEndpoint",
         *WAIT_LOOP,
         "WarmUpShapes",
@@ -136,13 +133,7 @@ def test_a_missing_module_is_added_repacked_and_redeployed(
         "RunPreflight",
         "DeployEndpoint",
         *WAIT_LOOP,
-        "WarmUpShapes",
-        "PlanBenchmark",
-        "ChooseBenchmarkRunner",
-        "RunBenchmark",
-        "TeardownEndpoint",
-        "WriteReport",
-        "PipelineSucceeded",
+        *AFTER_IN_SERVICE,
     ]
     [record] = result["attempt"]["history"]
     assert (record["diagnosis_id"], record["action"], record["error"]) == (

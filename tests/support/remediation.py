@@ -4,24 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support.local_pipeline import POLLING_LOOP
+from tests.support.local_pipeline import AFTER_IN_SERVICE, BEFORE_DEPLOY, POLLING_LOOP
 from workflows.local.engine import LocalEngine
-
-BEFORE_DEPLOY = ["CheckSpec", "ConvertToOnnx", "PackArtifact", "RunPreflight"]
-
 
 WAIT_LOOP = ["(wait loop)"]
 
-
-AFTER_IN_SERVICE = [
-    "WarmUpShapes",
-    "PlanBenchmark",
-    "ChooseBenchmarkRunner",
-    "RunBenchmark",
-    "TeardownEndpoint",
-    "WriteReport",
-    "PipelineSucceeded",
+REDEPLOYED_ONCE = [
+    *BEFORE_DEPLOY,
+    "DeployEndpoint",
+    *WAIT_LOOP,
+    "DiagnoseFailure",
+    "PlanRemediation",
+    "ChooseRemediation",
+    "RemoveFailedAttempt",
+    "DeployEndpoint",
+    *WAIT_LOOP,
+    *AFTER_IN_SERVICE,
 ]
+"""A run whose first endpoint failed: diagnosed, removed, deployed again and measured (as
+:func:`collapse` folds its polling)."""
 
 
 def collapse(states: list[str]) -> list[str]:
