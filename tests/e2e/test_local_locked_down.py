@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import fast_spec, serving_processes
-from tests.support.local_pipeline import results, run
-from tests.support.remediation import BEFORE_DEPLOY, EMPTY, collapse, nothing_left
+from tests.support.local_pipeline import BEFORE_DEPLOY, run
+from tests.support.remediation import EMPTY, collapse, nothing_left, run_to_the_end
 from workflows.contracts import PipelineState
 from workflows.local.engine import LocalEngine
 from workflows.local.faults import Fault, FaultPlan
@@ -36,11 +36,9 @@ def test_a_denied_create_is_named_and_what_was_created_is_torn_down(tiny_bert: P
     # Given an SCP that denies CreateEndpointConfig without a KmsKeyId, and a spec without a key
     spec = fast_spec(tiny_bert)
     state = PipelineState(run_id="deny-1", spec=spec)
-    with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE, fault_plan=SCP) as engine:
-        # When the pipeline runs
-        outcome = run(engine, state)
-        result = results(engine, state.run_id, tmp_path)
-        left = nothing_left(engine)
+    # When the pipeline runs
+    finished = run_to_the_end(state, tmp_path, time_scale=TIME_SCALE, fault_plan=SCP)
+    outcome, result = finished.outcome, finished.result
     # Then the deploy fails with the denial, diagnosed as F38, and the failure path tears down
     assert outcome.status == "FAILED"
     assert outcome.error == "AwsAccessDenied"
@@ -53,7 +51,7 @@ def test_a_denied_create_is_named_and_what_was_created_is_torn_down(tiny_bert: P
     assert "sagemaker:CreateEndpointConfig" in outcome.cause and "hosting.kms_key_id" in outcome.cause
     # And the model created before the denial is gone
     assert "model/db-deny-1-a1-m0" in result["teardown"]["deleted"]
-    assert left == EMPTY
+    assert finished.left == EMPTY
     assert serving_processes() == []
 
 

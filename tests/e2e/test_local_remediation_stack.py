@@ -17,10 +17,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import fast_spec, serving_processes
-from tests.support.local_pipeline import results, run
-from tests.support.remediation import EMPTY, WAIT_LOOP, collapse, nothing_left
+from tests.support.local_pipeline import AFTER_IN_SERVICE, BEFORE_DEPLOY
+from tests.support.remediation import EMPTY, WAIT_LOOP, collapse, run_to_the_end
 from workflows.contracts import PipelineState
-from workflows.local.engine import LocalEngine
 
 TIME_SCALE = 20.0
 # A module the serving code imports that neither the DLC nor onnxruntime's dependencies install, and
@@ -110,21 +109,14 @@ def test_a_missing_module_is_added_repacked_and_redeployed(
     # not one of the field's known modules)
     spec = fast_spec(tiny_bert, benchmark={"batch_sizes": [1], "sequence_lengths": [16]})
     state = PipelineState(run_id="rem-f01-1", spec=spec)
-    with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE) as engine:
-        # When the pipeline runs
-        outcome = run(engine, state)
-        result = results(engine, state.run_id, tmp_path)
-        left = nothing_left(engine)
-        logs = sorted((tmp_path / "engine" / "endpoint-logs").glob("db-rem-f01-1-a2*.log"))
-        second_log = "".join(p.read_text() for p in logs)
+    # When the pipeline runs
+    finished = run_to_the_end(state, tmp_path, time_scale=TIME_SCALE, log_of="db-rem-f01-1-a2")
+    outcome, result = finished.outcome, finished.result
     # Then the endpoint passed its health check, every call failed with the missing module, and the
     # fix was to add the requirement, pack again and redeploy
     assert outcome.status == "SUCCEEDED", outcome.cause
     assert collapse(outcome.states) == [
-        "CheckSpec",
-        "ConvertToOnnx",
-        "PackArtifact",
-        "RunPreflight",
+        *BEFORE_DEPLOY,
         "DeployEndpoint",
         *WAIT_LOOP,
         "WarmUpShapes",
@@ -136,13 +128,7 @@ def test_a_missing_module_is_added_repacked_and_redeployed(
         "RunPreflight",
         "DeployEndpoint",
         *WAIT_LOOP,
-        "WarmUpShapes",
-        "PlanBenchmark",
-        "ChooseBenchmarkRunner",
-        "RunBenchmark",
-        "TeardownEndpoint",
-        "WriteReport",
-        "PipelineSucceeded",
+        *AFTER_IN_SERVICE,
     ]
     [record] = result["attempt"]["history"]
     assert (record["diagnosis_id"], record["action"], record["error"]) == (
@@ -155,9 +141,9 @@ def test_a_missing_module_is_added_repacked_and_redeployed(
     # And the configuration that served is the repacked artifact's, installed by the container
     assert result["hosting"]["extra_requirements"] == [MISSING_MODULE]
     assert any(f["id"] == "F01" and MISSING_MODULE in f["message"] for f in result["preflight"]["findings"])
-    assert f"Successfully installed {MISSING_MODULE}" in second_log
+    assert f"Successfully installed {MISSING_MODULE}" in finished.log
     assert all(s["errors"] == 0 for s in result["benchmark"]["shapes"])
     # And nothing is left
-    assert left == EMPTY
-    assert engine.leaked_endpoints == []
+    assert finished.left == EMPTY
+    assert finished.leaked == []
     assert serving_processes() == []

@@ -38,6 +38,7 @@ def test_each_kind_s_calls_and_keys_are_botocore_s(row: ResourceKind) -> None:
     assert row.status_key is None or row.status_key in item
     # And the list call takes the fixed filters the row passes
     assert {key for key, _ in row.list_filters} <= set(listing.input_shape.members)
+    assert row.prefix_parameter is None or row.prefix_parameter in listing.input_shape.members
     # And its delete (or stop) call exists
     delete = _operation(row, row.delete_operation)
     if row.service == "sagemaker":

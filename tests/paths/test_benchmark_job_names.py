@@ -8,13 +8,11 @@ checked against botocore's own constraint for its request member.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import botocore.session
 import pytest
 
-from tests.conftest import fast_spec, serving_processes
+from tests.conftest import fast_spec
 from workflows import clock, naming
 from workflows.contracts import (
     ArtifactManifest,
@@ -49,13 +47,6 @@ MANIFEST = ArtifactManifest(
     onnxruntime_version="1.31.1", optimization="none", files=[],
     parity=ParityReport(texts=1, max_abs_diff=0.0, min_cosine=1.0, tolerance=1e-3, passed=True),
 )  # fmt: skip
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[LocalEngine]:
-    with LocalEngine(workdir=tmp_path / "engine", serving="light") as running:
-        yield running
-    assert serving_processes() == []
 
 
 def benchmarked(attempt: DeployAttempt) -> PipelineState:

@@ -4,12 +4,8 @@ the warmup result and the report header (light server)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.conftest import serving_processes
 from tests.support.gpu import GPU_INSTANCE, convert_for, gpu_spec
 from tests.support.local_sagemaker import (
     ONE_TEXT,
@@ -25,13 +21,6 @@ from workflows.gpu.served_by import served_by
 from workflows.local.engine import LocalEngine
 from workflows.local.sagemaker.cpu_stand_in import NOTE
 from workflows.reports.markdown import render_report
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[LocalEngine]:
-    with LocalEngine(workdir=tmp_path / "engine", serving="light") as running:
-        yield running
-    assert serving_processes() == []
 
 
 def test_a_gpu_artifact_is_served_on_cpu_locally_and_says_so(

@@ -15,29 +15,11 @@ import pytest
 
 from tests.conftest import serving_processes
 from tests.support.hosting import spec_with
-from tests.support.local_pipeline import TIME_SCALE, collapse, results, run
+from tests.support.local_pipeline import HAPPY_PATH, TIME_SCALE, collapse, results, run
 from workflows.contracts import PipelineState
 from workflows.errors import NotServableLocally
 from workflows.local.engine import LocalEngine
 from workflows.runner import run_local
-
-STRAIGHT_PATH = [
-    "CheckSpec",
-    "ConvertToOnnx",
-    "PackArtifact",
-    "RunPreflight",
-    "DeployEndpoint",
-    "DescribeEndpoint",
-    "IsEndpointInService",
-    "WaitForEndpoint",
-    "WarmUpShapes",
-    "PlanBenchmark",
-    "ChooseBenchmarkRunner",
-    "RunBenchmark",
-    "TeardownEndpoint",
-    "WriteReport",
-    "PipelineSucceeded",
-]
 
 
 @pytest.fixture(autouse=True)
@@ -73,7 +55,7 @@ def test_multi_container_co_hosts_two_containers_and_benchmarks_its_own(
     )  # fmt: skip
     # Then the same states ran, the benchmark reached the 'main' container by hostname
     assert outcome.status == "SUCCEEDED", outcome.cause
-    assert collapse(outcome.states) == STRAIGHT_PATH
+    assert collapse(outcome.states) == HAPPY_PATH
     assert result["deploy"]["target"] == {"TargetContainerHostname": "main"}
     assert result["deploy"]["targets"]["second"] == {"TargetContainerHostname": "second"}
     assert all(s["errors"] == 0 and s["requests"] > 0 for s in result["benchmark"]["shapes"])
@@ -90,7 +72,7 @@ def test_serverless_runs_cold_start_and_all(tiny_bert: Path, tmp_path: Path) -> 
     assert outcome.status == "SUCCEEDED", outcome.cause
     # A serverless endpoint is InService before any container starts: the loop may not wait at all
     assert [s for s in collapse(outcome.states) if s != "WaitForEndpoint"] == [
-        s for s in STRAIGHT_PATH if s != "WaitForEndpoint"
+        s for s in HAPPY_PATH if s != "WaitForEndpoint"
     ]
     assert result["deploy"]["instance_type"] == "serverless"
     assert result["deploy"]["effective_hosting"]["memory_size_mb"] == 2048
@@ -112,8 +94,8 @@ def test_inference_components_are_placed_by_their_own_state_and_torn_down(
     # Then the endpoint (no model of its own) serves at once; PlaceInferenceComponents then creates the
     # component and follows it until its copy serves
     placing = ["PlaceInferenceComponents", "AreInferenceComponentsPlaced", "WaitForInferenceComponents"]
-    at = STRAIGHT_PATH.index("WaitForEndpoint")
-    assert collapse(outcome.states) == [*STRAIGHT_PATH[:at], *placing, *STRAIGHT_PATH[at + 1 :]]
+    at = HAPPY_PATH.index("WaitForEndpoint")
+    assert collapse(outcome.states) == [*HAPPY_PATH[:at], *placing, *HAPPY_PATH[at + 1 :]]
     # And the endpoint was InService before its component served, and the benchmark named the component
     assert result["deploy"]["target"] == {"InferenceComponentName": "db-ic-1-a1-ic0"}
     assert "inference-component/db-ic-1-a1-ic0" in result["teardown"]["deleted"]

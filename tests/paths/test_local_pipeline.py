@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import fast_spec, serving_processes
-from tests.support.local_pipeline import TIME_SCALE, collapse, results, run
+from tests.support.local_pipeline import HAPPY_PATH, TIME_SCALE, collapse, results, run
 from workflows import naming
 from workflows.contracts import DeployRequest, PipelineState
 from workflows.errors import DeployRejected
@@ -39,23 +39,7 @@ def test_happy_path_runs_every_step_and_leaves_nothing(tiny_bert: Path, tmp_path
     assert dict(os.environ) == environment
     # Then every step ran in order and the execution succeeded
     assert outcome.status == "SUCCEEDED", outcome.cause
-    assert collapse(outcome.states) == [
-        "CheckSpec",
-        "ConvertToOnnx",
-        "PackArtifact",
-        "RunPreflight",
-        "DeployEndpoint",
-        "DescribeEndpoint",
-        "IsEndpointInService",
-        "WaitForEndpoint",
-        "WarmUpShapes",
-        "PlanBenchmark",
-        "ChooseBenchmarkRunner",
-        "RunBenchmark",
-        "TeardownEndpoint",
-        "WriteReport",
-        "PipelineSucceeded",
-    ]
+    assert collapse(outcome.states) == HAPPY_PATH
     # And a short CPU benchmark ran in the Lambda
     assert outcome.output["benchmark_plan"]["runner"] == "lambda"
     # And the output carries figures for every shape

@@ -14,17 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import fast_spec, serving_processes
-from tests.support.local_pipeline import results, run
-from tests.support.remediation import (
-    AFTER_IN_SERVICE,
-    BEFORE_DEPLOY,
-    EMPTY,
-    WAIT_LOOP,
-    collapse,
-    nothing_left,
-)
+from tests.support.local_pipeline import BEFORE_DEPLOY
+from tests.support.remediation import EMPTY, REDEPLOYED_ONCE, WAIT_LOOP, collapse, run_to_the_end
 from workflows.contracts import PipelineState
-from workflows.local.engine import LocalEngine
 from workflows.local.faults import Fault, FaultPlan
 
 TIME_SCALE = 200.0
@@ -45,25 +37,12 @@ def test_a_capacity_stall_redeploys_on_the_next_instance_type_and_teardown_delet
     plan = FaultPlan(faults=[Fault(id="F06", instance_types=["ml.c6i.xlarge"])])
     spec = fast_spec(tiny_bert, hosting={"instance_type_fallbacks": ["ml.c6i.xlarge", "ml.c6i.2xlarge"]})
     state = PipelineState(run_id="rem-stall-1", spec=spec)
-    with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE, fault_plan=plan) as engine:
-        # When the pipeline runs
-        outcome = run(engine, state)
-        result = results(engine, state.run_id, tmp_path)
-        left = nothing_left(engine)
+    # When the pipeline runs
+    finished = run_to_the_end(state, tmp_path, time_scale=TIME_SCALE, fault_plan=plan)
+    outcome, result = finished.outcome, finished.result
     # Then the stall was diagnosed, the next type deployed under a new name, and the run succeeded
     assert outcome.status == "SUCCEEDED", outcome.cause
-    assert collapse(outcome.states) == [
-        *BEFORE_DEPLOY,
-        "DeployEndpoint",
-        *WAIT_LOOP,
-        "DiagnoseFailure",
-        "PlanRemediation",
-        "ChooseRemediation",
-        "RemoveFailedAttempt",
-        "DeployEndpoint",
-        *WAIT_LOOP,
-        *AFTER_IN_SERVICE,
-    ]
+    assert collapse(outcome.states) == REDEPLOYED_ONCE
     assert result["deploy"]["endpoint_name"] == "db-rem-stall-1-a2"
     assert result["hosting"]["instance_type"] == "ml.c6i.2xlarge"
     assert result["hosting"]["attempts"] == 2
@@ -85,8 +64,8 @@ def test_a_capacity_stall_redeploys_on_the_next_instance_type_and_teardown_delet
         line["item"].startswith("attempt 1 endpoint ml.c6i.xlarge") for line in result["cost"]["lines"]
     )
     # And nothing is left: no endpoint, config, model or server process
-    assert left == EMPTY
-    assert engine.leaked_endpoints == []
+    assert finished.left == EMPTY
+    assert finished.leaked == []
     assert serving_processes() == []
 
 
@@ -95,11 +74,9 @@ def test_a_stall_on_every_listed_type_fails_once_the_list_is_empty(tiny_bert: Pa
     plan = FaultPlan(faults=[Fault(id="F06", stall_minutes=12)])
     spec = fast_spec(tiny_bert, wait={"stall_threshold_min": 5})
     state = PipelineState(run_id="rem-stall-2", spec=spec)
-    with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE, fault_plan=plan) as engine:
-        # When the pipeline runs
-        outcome = run(engine, state)
-        result = results(engine, state.run_id, tmp_path)
-        left = nothing_left(engine)
+    # When the pipeline runs
+    finished = run_to_the_end(state, tmp_path, time_scale=TIME_SCALE, fault_plan=plan)
+    outcome, result = finished.outcome, finished.result
     # Then both types were tried, then the run failed with the stall's diagnosis
     assert outcome.status == "FAILED"
     assert outcome.error == "CapacityStall"
@@ -121,7 +98,7 @@ def test_a_stall_on_every_listed_type_fails_once_the_list_is_empty(tiny_bert: Pa
     assert result["diagnosis"]["id"] == "F06"
     # And teardown deleted the stalled endpoints once they failed
     assert "endpoint/db-rem-stall-2-a2" in result["teardown"]["deleted"]
-    assert left == EMPTY
+    assert finished.left == EMPTY
     assert serving_processes() == []
 
 
@@ -136,27 +113,14 @@ def test_cuda_803_redeploys_with_the_inference_ami_for_the_image_cuda(
         tiny_bert, hosting={"instance_type_fallbacks": ["ml.g5.xlarge"]}, benchmark={"runner": "lambda"}
     )
     state = PipelineState(run_id="rem-803-1", spec=spec)
-    with LocalEngine(workdir=tmp_path / "engine", time_scale=TIME_SCALE, fault_plan=plan) as engine:
-        # When the pipeline runs
-        outcome = run(engine, state)
-        result = results(engine, state.run_id, tmp_path)
-        left = nothing_left(engine)
-        logs = sorted((tmp_path / "engine" / "endpoint-logs").glob("db-rem-803-1-a2*.log"))
-        second_log = "".join(p.read_text() for p in logs)
+    # When the pipeline runs
+    finished = run_to_the_end(
+        state, tmp_path, time_scale=TIME_SCALE, fault_plan=plan, log_of="db-rem-803-1-a2"
+    )
+    outcome, result = finished.outcome, finished.result
     # Then the container's error 803 was diagnosed and the endpoint redeployed with the AMI for CUDA 12.4
     assert outcome.status == "SUCCEEDED", outcome.cause
-    assert collapse(outcome.states) == [
-        *BEFORE_DEPLOY,
-        "DeployEndpoint",
-        *WAIT_LOOP,
-        "DiagnoseFailure",
-        "PlanRemediation",
-        "ChooseRemediation",
-        "RemoveFailedAttempt",
-        "DeployEndpoint",
-        *WAIT_LOOP,
-        *AFTER_IN_SERVICE,
-    ]
+    assert collapse(outcome.states) == REDEPLOYED_ONCE
     expected = minimum_ami((12, 4))
     assert expected is not None
     assert result["hosting"]["inference_ami_version"] == expected.name
@@ -165,6 +129,6 @@ def test_cuda_803_redeploys_with_the_inference_ami_for_the_image_cuda(
     assert record["changes"] == [{"setting": "inference_ami_version", "before": None, "after": expected.name}]
     # And the failed endpoint was deleted before the next deploy (it had left Creating)
     assert record["removed"][0] == "endpoint/db-rem-803-1-a1"
-    assert "CUDA Forward Compatibility mode ENABLED" in second_log
-    assert left == EMPTY
+    assert "CUDA Forward Compatibility mode ENABLED" in finished.log
+    assert finished.left == EMPTY
     assert serving_processes() == []

@@ -12,8 +12,8 @@ import pytest
 
 from tests.conftest import serving_processes
 from tests.support.hosting import spec_with
-from tests.support.local_pipeline import results, run
-from tests.support.remediation import AFTER_IN_SERVICE, BEFORE_DEPLOY, EMPTY, collapse, nothing_left
+from tests.support.local_pipeline import AFTER_IN_SERVICE, BEFORE_DEPLOY, results, run
+from tests.support.remediation import EMPTY, collapse, nothing_left
 from workflows.contracts import PipelineState
 from workflows.local.engine import LocalEngine
 from workflows.spec import RunSpec

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 
-from tests.conftest import serving_processes
 from tests.support.local_sagemaker import (
     ONE_TEXT,
     ROLE,
@@ -24,13 +22,6 @@ from tests.support.local_sagemaker import (
     wait_for,
 )
 from workflows.local.engine import LocalEngine
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[LocalEngine]:
-    with LocalEngine(workdir=tmp_path / "engine", serving="light") as running:
-        yield running
-    assert serving_processes() == []
 
 
 @pytest.fixture

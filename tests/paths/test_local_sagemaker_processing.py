@@ -4,23 +4,10 @@ from __future__ import annotations
 
 import json
 import textwrap
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.conftest import serving_processes
 from tests.support.local_sagemaker import ROLE, wait_for
 from workflows.local.engine import BUCKET, LocalEngine
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[LocalEngine]:
-    with LocalEngine(workdir=tmp_path / "engine", serving="light") as running:
-        yield running
-    assert serving_processes() == []
-
 
 JOB_SCRIPT = textwrap.dedent(
     """

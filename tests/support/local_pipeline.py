@@ -12,6 +12,28 @@ from workflows.runner import ExecutionOutcome, follow
 
 TIME_SCALE = 200.0
 
+BEFORE_DEPLOY = ["CheckSpec", "ConvertToOnnx", "PackArtifact", "RunPreflight"]
+"""Every run's states up to its first deploy."""
+AFTER_IN_SERVICE = [
+    "WarmUpShapes",
+    "PlanBenchmark",
+    "ChooseBenchmarkRunner",
+    "RunBenchmark",
+    "TeardownEndpoint",
+    "WriteReport",
+    "PipelineSucceeded",
+]
+"""A measured run's states once its endpoint serves."""
+HAPPY_PATH = [
+    *BEFORE_DEPLOY,
+    "DeployEndpoint",
+    "DescribeEndpoint",
+    "IsEndpointInService",
+    "WaitForEndpoint",
+    *AFTER_IN_SERVICE,
+]
+"""A run that deploys once and succeeds, as :func:`collapse` folds its polling loop."""
+
 
 POLLING_LOOP = {
     "DescribeEndpoint",

@@ -74,6 +74,7 @@ def test_command_modules_never_import_the_app_nor_each_other() -> None:
     package = {name: targets for name, targets in graph.items() if name.startswith("workflows.cli.")}
     shared = {
         "workflows.cli.output",
+        "workflows.cli.options",
         "workflows.cli.help",
         "workflows.cli.executions",
         "workflows.cli.canary",

@@ -7,19 +7,8 @@ from typing import Annotated
 
 import typer
 
-from workflows.cli.output import (
-    FAILED,
-    OK,
-    RESULTS_DIR,
-    JsonOption,
-    ProfileOption,
-    RegionOption,
-    aws_session,
-    emit,
-    guarded,
-    out,
-    progress,
-)
+from workflows.cli.options import JsonOption, ProfileOption, RegionOption
+from workflows.cli.output import FAILED, OK, RESULTS_DIR, aws_session, emit, guarded, out, progress
 
 
 @guarded

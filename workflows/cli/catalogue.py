@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from workflows.cli.output import JsonOption, emit, fail, guarded, out
+from workflows.cli.options import JsonOption
+from workflows.cli.output import emit, fail, guarded, out
 
 if TYPE_CHECKING:
     from workflows.catalogue import Linked

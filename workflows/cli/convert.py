@@ -8,16 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
-from workflows.cli.output import (
-    RESULTS_DIR,
-    JsonOption,
-    ProfileOption,
-    RegionOption,
-    aws_session,
-    emit,
-    guarded,
-    out,
-)
+from workflows.cli.options import JsonOption, ProfileOption, RegionOption
+from workflows.cli.output import RESULTS_DIR, aws_session, emit, guarded, out
 from workflows.contracts import ArtifactManifest
 from workflows.spec import RunSpec
 

@@ -8,15 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from workflows.cli.output import (
-    JsonOption,
-    ProfileOption,
-    RegionOption,
-    aws_session,
-    fail,
-    guarded,
-    stack_outputs,
-)
+from workflows.cli.options import JsonOption, ProfileOption, RegionOption
+from workflows.cli.output import aws_session, fail, guarded, stack_outputs
 from workflows.naming import STACK_NAME
 
 if TYPE_CHECKING:

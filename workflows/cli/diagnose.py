@@ -9,17 +9,8 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from workflows.cli.output import (
-    OK,
-    UNDIAGNOSED,
-    JsonOption,
-    ProfileOption,
-    RegionOption,
-    aws_session,
-    emit,
-    fail,
-    guarded,
-)
+from workflows.cli.options import JsonOption, ProfileOption, RegionOption
+from workflows.cli.output import OK, UNDIAGNOSED, aws_session, emit, fail, guarded
 from workflows.cli.output import out as console
 from workflows.contracts import Diagnosis
 

@@ -7,18 +7,8 @@ from typing import Annotated
 import typer
 
 from workflows.cli.executions import console_url, headline, outcome_json, print_event, sweep_children
-from workflows.cli.output import (
-    FAILED,
-    OK,
-    JsonOption,
-    ProfileOption,
-    RegionOption,
-    aws_session,
-    emit,
-    fail,
-    guarded,
-    progress,
-)
+from workflows.cli.options import JsonOption, ProfileOption, RegionOption
+from workflows.cli.output import FAILED, OK, aws_session, emit, fail, guarded, progress
 from workflows.runner import follow
 
 

@@ -6,18 +6,8 @@ from typing import Annotated
 
 import typer
 
-from workflows.cli.output import (
-    FAILED,
-    OK,
-    JsonOption,
-    ProfileOption,
-    RegionOption,
-    aws_session,
-    emit,
-    guarded,
-    out,
-    stack_outputs,
-)
+from workflows.cli.options import BucketOption, JsonOption, ProfileOption, RegionOption, StackOption
+from workflows.cli.output import FAILED, OK, aws_session, emit, guarded, out, stack_outputs
 from workflows.naming import STACK_NAME
 
 
@@ -26,12 +16,8 @@ def janitor(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="List what would be removed; remove nothing.")
     ] = False,
-    stack_name: Annotated[
-        str, typer.Option(metavar="STACK", help="CloudFormation stack that deployed deploybench.")
-    ] = STACK_NAME,
-    bucket: Annotated[
-        str | None, typer.Option(metavar="BUCKET", help="Artifact bucket (default: the stack's output).")
-    ] = None,
+    stack_name: StackOption = STACK_NAME,
+    bucket: BucketOption = None,
     region: RegionOption = None,
     profile: ProfileOption = None,
     as_json: JsonOption = False,

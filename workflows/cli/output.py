@@ -4,7 +4,7 @@ A command prints its result on stdout (a table, or JSON with ``--json``) and eve
 stderr: errors, warnings and, in JSON mode, live progress. So ``deploybench definition x > asl.json``
 never writes an error into the file, and ``deploybench preflight --json | jq`` always reads JSON.
 
-A command adopts the conventions in three lines::
+A command adopts the conventions in three lines (its options from :mod:`workflows.cli.options`)::
 
     @guarded
     def mycommand(..., region: RegionOption = None, profile: ProfileOption = None, as_json: JsonOption = False):
@@ -27,7 +27,7 @@ import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -80,30 +80,6 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 """Errors, warnings, and progress when stdout carries JSON: stderr."""
 
 _json_mode: contextvars.ContextVar[bool] = contextvars.ContextVar("deploybench_json_mode", default=False)
-
-# --- options every command spells the same way -------------------------------------------------------
-JsonOption = Annotated[
-    bool,
-    typer.Option("--json", help="Print the result as JSON on stdout; an error is a JSON object on stderr."),
-]
-RegionOption = Annotated[
-    str | None,
-    typer.Option(
-        "--region",
-        metavar="REGION",
-        help="AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION, then the profile's region).",
-        show_default=False,
-    ),
-]
-ProfileOption = Annotated[
-    str | None,
-    typer.Option(
-        "--profile",
-        metavar="NAME",
-        help="AWS profile from ~/.aws/config (default: AWS_PROFILE, then the default profile).",
-        show_default=False,
-    ),
-]
 
 
 def json_mode() -> bool:

@@ -8,10 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
-from workflows.cli.output import (
-    JsonOption,
-    guarded,
-)
+from workflows.cli.options import JsonOption
+from workflows.cli.output import guarded
 
 
 @guarded

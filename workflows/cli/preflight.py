@@ -9,16 +9,8 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from workflows.cli.output import (
-    FAILED,
-    OK,
-    JsonOption,
-    ProfileOption,
-    RegionOption,
-    aws_session,
-    emit,
-    guarded,
-)
+from workflows.cli.options import JsonOption, ProfileOption, RegionOption
+from workflows.cli.output import FAILED, OK, aws_session, emit, guarded
 from workflows.cli.output import out as console
 from workflows.contracts import PreflightResult
 

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from workflows.cli.output import RESULTS_DIR, JsonOption, emit, guarded, out
+from workflows.cli.options import JsonOption
+from workflows.cli.output import RESULTS_DIR, emit, guarded, out
 
 
 @guarded

@@ -8,13 +8,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from workflows.cli.executions import console_url, headline, outcome_json, print_event
+from workflows.cli.options import BucketOption, JsonOption, ProfileOption, RegionOption, StackOption
 from workflows.cli.output import (
     FAILED,
     OK,
     RESULTS_DIR,
-    JsonOption,
-    ProfileOption,
-    RegionOption,
     aws_session,
     emit,
     fail,
@@ -61,15 +59,11 @@ def run(
             help="Local engine only: YAML fault plan making the local SageMaker reproduce field failures.",
         ),
     ] = None,
-    stack_name: Annotated[
-        str, typer.Option(metavar="STACK", help="CloudFormation stack that deployed deploybench.")
-    ] = STACK_NAME,
+    stack_name: StackOption = STACK_NAME,
     state_machine_arn: Annotated[
         str | None, typer.Option(metavar="ARN", help="Deploy pipeline ARN (default: the stack's output).")
     ] = None,
-    bucket: Annotated[
-        str | None, typer.Option(metavar="BUCKET", help="Artifact bucket (default: the stack's output).")
-    ] = None,
+    bucket: BucketOption = None,
     region: RegionOption = None,
     profile: ProfileOption = None,
     as_json: JsonOption = False,

@@ -12,16 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
-from workflows.cli.output import (
-    RESULTS_DIR,
-    JsonOption,
-    ProfileOption,
-    RegionOption,
-    aws_session,
-    fail,
-    guarded,
-    print_json,
-)
+from workflows.cli.options import JsonOption, ProfileOption, RegionOption
+from workflows.cli.output import RESULTS_DIR, aws_session, fail, guarded, print_json
 from workflows.hosting.scale_timing import scale_in, scale_out
 
 

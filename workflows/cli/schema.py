@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from workflows.cli.output import (
-    JsonOption,
-    guarded,
-)
+from workflows.cli.options import JsonOption
+from workflows.cli.output import guarded
 
 
 @guarded

@@ -17,13 +17,11 @@ from workflows.cli.executions import (
     sweep_id_from,
     sweep_progress,
 )
+from workflows.cli.options import JsonOption, ProfileOption, RegionOption, StackOption
 from workflows.cli.output import (
     FAILED,
     OK,
     RESULTS_DIR,
-    JsonOption,
-    ProfileOption,
-    RegionOption,
     aws_session,
     emit,
     guarded,
@@ -67,9 +65,7 @@ def sweep(
         typer.Option(metavar="DIR", help="summary.json and report.md go to DIR/sweeps/<name>/<sweep id>/."),
     ] = RESULTS_DIR,
     time_scale: Annotated[float, typer.Option(help="Local engine only: how much faster Waits pass.")] = 30.0,
-    stack_name: Annotated[
-        str, typer.Option(metavar="STACK", help="CloudFormation stack that deployed deploybench.")
-    ] = STACK_NAME,
+    stack_name: StackOption = STACK_NAME,
     region: RegionOption = None,
     profile: ProfileOption = None,
     as_json: JsonOption = False,

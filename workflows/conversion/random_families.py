@@ -2,9 +2,10 @@
 
 Each family is built from a small config of its real layout and a tokenizer trained here, offline and
 deterministically, then saved by the installed transformers (as a fine-tuned model's tokenizer is):
-WordPiece families (BERT, DistilBERT, ELECTRA, MPNet) take MiniLM's vocabulary, byte-level BPE
-families (RoBERTa, ModernBERT) a BPE trained on the project's texts, SentencePiece families (ALBERT,
-CamemBERT) the Unigram pieces of :func:`random_parts.unigram_pieces`.
+WordPiece families (DistilBERT, ELECTRA, MPNet) take MiniLM's vocabulary, byte-level BPE
+families (RoBERTa, ModernBERT) a BPE trained on the project's texts, SentencePiece families (XLM-R,
+DeBERTa-v2, ALBERT, CamemBERT) the Unigram pieces of :func:`random_parts.unigram_pieces`. BERT
+alone is built elsewhere (:func:`random_models.build_tiny_bert`: MiniLM's tokenizer files, copied).
 """
 
 from __future__ import annotations
@@ -114,8 +115,9 @@ class Recipe:
 
 
 _DEBERTA_V3 = {
-    # mdeberta-v3-base's structure (random_models.build_random_deberta_v2 builds it: model_type
-    # deberta-v2 covers v2 and v3); v2-xlarge adds the convolution below.
+    # mdeberta-v3-base's structure (the deberta-v2 recipe below: model_type deberta-v2 covers v2
+    # and v3) at a smaller size; v2-xlarge adds the convolution below. type_vocab_size 0 means the
+    # tokenizer's token_type_ids have no embedding to feed (F03).
     "max_position_embeddings": 512,
     "type_vocab_size": 0,
     "relative_attention": True,
@@ -129,7 +131,33 @@ _DEBERTA_V3 = {
     "pad_token_id": 0,
 }
 
+
+def _deberta_tokenizer() -> Any:
+    return _unigram("DebertaV2Tokenizer", ("[PAD]", "[CLS]", "[SEP]", "[UNK]"), "[MASK]", unk_id=3)
+
+
 RECIPES: dict[str, Recipe] = {
+    "xlm-roberta": Recipe(
+        # XLM-R's real config: one token type (always 0), positions offset by the padding id.
+        "XLMRobertaConfig",
+        "XLMRobertaModel",
+        "XLMRobertaForSequenceClassification",
+        lambda: _unigram("XLMRobertaTokenizer", ("<s>", "<pad>", "</s>", "<unk>"), "<mask>"),
+        {
+            "max_position_embeddings": 514,
+            "type_vocab_size": 1,
+            "pad_token_id": 1,
+            "bos_token_id": 0,
+            "eos_token_id": 2,
+        },
+    ),
+    "deberta-v2": Recipe(
+        "DebertaV2Config",
+        "DebertaV2Model",
+        "DebertaV2ForSequenceClassification",
+        _deberta_tokenizer,
+        {**_DEBERTA_V3, "hidden_act": "gelu"},
+    ),
     "roberta": Recipe(
         "RobertaConfig",
         "RobertaModel",
@@ -196,7 +224,7 @@ RECIPES: dict[str, Recipe] = {
         "DebertaV2Config",
         "DebertaV2Model",
         "DebertaV2ForSequenceClassification",
-        lambda: _unigram("DebertaV2Tokenizer", ("[PAD]", "[CLS]", "[SEP]", "[UNK]"), "[MASK]", unk_id=3),
+        _deberta_tokenizer,
         {**_DEBERTA_V3, "conv_kernel_size": 3, "conv_act": "gelu"},
     ),
 }

@@ -11,7 +11,6 @@ from typing import Any
 from workflows.texts import natural_texts, validation_texts
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
-BASE_FAMILIES = ("bert", "xlm-roberta", "deberta-v2")
 NLI_LABELS = {0: "entailment", 1: "neutral", 2: "contradiction"}
 
 # A few non-English lines so that accented letters are pieces, not <unk>.

@@ -44,7 +44,9 @@ class ResourceKind:
         status_key: the item's status field, where it has one.
         describe_operation: the call that describes one by name (verification, ARN).
         delete_operation: the call that removes one (``stop_...`` for a job: it cannot be deleted).
-        list_filters: fixed arguments of the list call (only running jobs cost anything).
+        list_filters: fixed arguments of the list call (only running jobs cost anything; scaling
+            kinds are listed in the components' namespace and dimension).
+        prefix_parameter: the list call's argument that narrows it to a name prefix, where it has one.
         going: statuses that mean it is already on its way out (nothing to do, nothing left).
         teardown: teardown deletes it and verifies it is gone.
         janitor: the janitor removes it once expired (by its own tags, or its component's).
@@ -62,6 +64,7 @@ class ResourceKind:
     describe_operation: str | None = None
     status_key: str | None = None
     list_filters: tuple[tuple[str, str], ...] = ()
+    prefix_parameter: str | None = None
     going: frozenset[str] = frozenset()
     teardown: bool = True
     janitor: bool = True
@@ -93,6 +96,7 @@ def _sagemaker(name: str, resource: str, *, status: bool = False, **options: Any
         service="sagemaker",
         found_by=options.pop("found_by", "name prefix db-<run id>- (NameContains), tags for expiry"),
         list_operation=f"list_{snake}s",
+        prefix_parameter="NameContains",
         list_key=options.pop("list_key", f"{resource}s"),
         name_key=f"{resource}Name",
         arn_key=f"{resource}Arn",
@@ -104,26 +108,40 @@ def _sagemaker(name: str, resource: str, *, status: bool = False, **options: Any
     )
 
 
-SCALABLE_TARGET = ResourceKind(
-    name="scalable-target",
-    service="application-autoscaling",
+def _autoscaling(
+    name: str, list_key: str, name_key: str, arn_key: str, delete: str, found_by: str
+) -> ResourceKind:
+    """An Application Auto Scaling kind, ``Describe<list_key>`` in the components' namespace and dimension."""
+    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in list_key)
+    return ResourceKind(
+        name=name,
+        service="application-autoscaling",
+        found_by=found_by,
+        list_operation=f"describe{snake}",
+        list_key=list_key,
+        name_key=name_key,
+        arn_key=arn_key,
+        delete_operation=delete,
+        list_filters=(("ServiceNamespace", NAMESPACE), ("ScalableDimension", DIMENSION)),
+    )
+
+
+SCALABLE_TARGET = _autoscaling(
+    "scalable-target",
+    "ScalableTargets",
+    "ResourceId",
+    "ScalableTargetARN",
+    "deregister_scalable_target",
     found_by="resource id inference-component/db-<run id>-; expires with its component",
-    list_operation="describe_scalable_targets",
-    list_key="ScalableTargets",
-    name_key="ResourceId",
-    arn_key="ScalableTargetARN",
-    delete_operation="deregister_scalable_target",
 )
 # Deleted before its target (deregistering would remove it too); never listed on its own.
-SCALING_POLICY = ResourceKind(
-    name="scaling-policy",
-    service="application-autoscaling",
+SCALING_POLICY = _autoscaling(
+    "scaling-policy",
+    "ScalingPolicies",
+    "PolicyName",
+    "PolicyARN",
+    "delete_scaling_policy",
     found_by="the policies of each scalable target",
-    list_operation="describe_scaling_policies",
-    list_key="ScalingPolicies",
-    name_key="PolicyName",
-    arn_key="PolicyARN",
-    delete_operation="delete_scaling_policy",
 )
 ALARM = ResourceKind(
     name="alarm",
@@ -135,6 +153,7 @@ ALARM = ResourceKind(
     arn_key="AlarmArn",
     delete_operation="delete_alarms",
     describe_operation="describe_alarms",
+    prefix_parameter="AlarmNamePrefix",
     tagged=True,
 )
 INFERENCE_COMPONENT = _sagemaker("inference-component", "InferenceComponent", status=True, tagged=True)
@@ -223,12 +242,30 @@ class Sweep:
         return True
 
 
+def listed(
+    client: Any, row: ResourceKind, action: str, prefix: str | None = None, **arguments: Any
+) -> list[dict[str, Any]]:
+    """Every page of a kind's list call: the row's fixed filters, ``prefix`` where the call takes one.
+
+    Raises:
+        WorkflowError: the translated ``ClientError``, naming ``action``.
+    """
+    if prefix is not None and row.prefix_parameter is not None:
+        arguments[row.prefix_parameter] = prefix
+    with aws_errors(action):
+        return paginate(client, row.list_operation, row.list_key, **dict(row.list_filters), **arguments)
+
+
+def names(
+    client: Any, row: ResourceKind, action: str, prefix: str | None = None, **arguments: Any
+) -> list[str]:
+    """The sorted names (``row.name_key``) of a kind's listed items; see :func:`listed`."""
+    return sorted(item[row.name_key] for item in listed(client, row, action, prefix, **arguments))
+
+
 def find(sagemaker: Any, row: ResourceKind, prefix: str) -> dict[str, dict[str, Any]]:
     """Listed items of a SageMaker kind whose name starts with ``prefix``, by name."""
-    with aws_errors(row.list_operation):
-        items = paginate(
-            sagemaker, row.list_operation, row.list_key, NameContains=prefix, **dict(row.list_filters)
-        )
+    items = listed(sagemaker, row, row.list_operation, prefix)
     return {item[row.name_key]: item for item in items if item[row.name_key].startswith(prefix)}
 
 
@@ -277,35 +314,19 @@ def remaining_named(sagemaker: Any, row: ResourceKind, prefix: str, keep: Any) -
 
 def scaling_targets(autoscaling: ApplicationAutoScalingClient, prefix: str) -> list[str]:
     """Resource ids of the run's components registered with Application Auto Scaling."""
-    with aws_errors("describe scalable targets"):
-        targets = paginate(
-            autoscaling,
-            SCALABLE_TARGET.list_operation,
-            SCALABLE_TARGET.list_key,
-            ServiceNamespace=NAMESPACE,
-            ScalableDimension=DIMENSION,
-        )
-    ids = (t[SCALABLE_TARGET.name_key] for t in targets)
-    return sorted(i for i in ids if i.startswith(IC_RESOURCE + prefix))
+    ids = names(autoscaling, SCALABLE_TARGET, "describe scalable targets")
+    return [i for i in ids if i.startswith(IC_RESOURCE + prefix)]
 
 
 def scaling_policies(autoscaling: ApplicationAutoScalingClient, resource_id: str) -> list[str]:
-    with aws_errors(f"describe scaling policies of {resource_id}"):
-        policies = paginate(
-            autoscaling,
-            SCALING_POLICY.list_operation,
-            SCALING_POLICY.list_key,
-            ServiceNamespace=NAMESPACE,
-            ResourceId=resource_id,
-            ScalableDimension=DIMENSION,
-        )
-    return sorted(p[SCALING_POLICY.name_key] for p in policies)
+    """Names of the scaling policies of one scalable target."""
+    action = f"describe scaling policies of {resource_id}"
+    return names(autoscaling, SCALING_POLICY, action, ResourceId=resource_id)
 
 
 def alarms(cloudwatch: CloudWatchClient, prefix: str) -> list[str]:
-    with aws_errors("describe alarms"):
-        found = paginate(cloudwatch, ALARM.list_operation, ALARM.list_key, AlarmNamePrefix=prefix)
-    return sorted(a[ALARM.name_key] for a in found)
+    """Names of the alarms whose name starts with ``prefix``."""
+    return names(cloudwatch, ALARM, "describe alarms", prefix)
 
 
 def delete_scaling(sweep: Sweep, autoscaling: ApplicationAutoScalingClient, prefix: str, keep: Any) -> None:
@@ -313,24 +334,12 @@ def delete_scaling(sweep: Sweep, autoscaling: ApplicationAutoScalingClient, pref
     for resource_id in scaling_targets(autoscaling, prefix):
         if keep(resource_id.removeprefix(IC_RESOURCE)):
             continue
+        target = {"ServiceNamespace": NAMESPACE, "ResourceId": resource_id, "ScalableDimension": DIMENSION}
         for policy in scaling_policies(autoscaling, resource_id):
-            sweep.delete(
-                autoscaling.delete_scaling_policy,
-                SCALING_POLICY.label(policy),
-                f"delete scaling policy {policy}",
-                PolicyName=policy,
-                ServiceNamespace=NAMESPACE,
-                ResourceId=resource_id,
-                ScalableDimension=DIMENSION,
-            )
-        sweep.delete(
-            autoscaling.deregister_scalable_target,
-            SCALABLE_TARGET.label(resource_id),
-            f"deregister {resource_id}",
-            ServiceNamespace=NAMESPACE,
-            ResourceId=resource_id,
-            ScalableDimension=DIMENSION,
-        )
+            label, action = SCALING_POLICY.label(policy), f"delete scaling policy {policy}"
+            sweep.delete(autoscaling.delete_scaling_policy, label, action, PolicyName=policy, **target)
+        label, action = SCALABLE_TARGET.label(resource_id), f"deregister {resource_id}"
+        sweep.delete(autoscaling.deregister_scalable_target, label, action, **target)
 
 
 def delete_alarms(sweep: Sweep, cloudwatch: CloudWatchClient, prefix: str, keep: Any) -> None:
