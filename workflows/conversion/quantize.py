@@ -143,7 +143,16 @@ def strip_initializer_value_info(model: Any) -> None:
         model.graph.value_info.remove(entry)
 
 
-def quantize_graph(source: str, target: str, calibration: str, split: bool = True) -> dict[str, Any]:
+def quantize_graph(
+    source: str,
+    target: str,
+    calibration: str,
+    split: bool = True,
+    *,
+    factor: float = OUTLIER_FACTOR,
+    limit: int = MAX_OUTLIERS,
+    exclude: tuple[str, ...] = (),
+) -> dict[str, Any]:
     """Dynamic INT8 of ``source`` into ``target`` (runs in a bounded child process).
 
     Args:
@@ -151,6 +160,9 @@ def quantize_graph(source: str, target: str, calibration: str, split: bool = Tru
         target: where the INT8 graph is written.
         calibration: an .npz of padded batches (``{batch}/{input}`` keys) for the channel ranges.
         split: keep outlier channels in fp32 (see the module docstring).
+        factor: a channel is an outlier above this many times its tensor's median channel range.
+        limit: at most this many outlier channels per tensor.
+        exclude: further node names left in fp32.
     """
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -165,7 +177,8 @@ def quantize_graph(source: str, target: str, calibration: str, split: bool = Tru
                 batch, name = key.split("/", 1)
                 grouped.setdefault(batch, {})[name] = archive[key]
         ranges = channel_ranges(Path(source), [grouped[b] for b in sorted(grouped)])
-        keep_fp32, channels = split_outliers(model, ranges)
+        keep_fp32, channels = split_outliers(model, ranges, factor=factor, limit=limit)
+    keep_fp32 += [n.name for n in model.graph.node if n.name in exclude]
     strip_initializer_value_info(model)
     prepared = str(Path(target).with_suffix(".prepared.onnx"))
     onnx.save(model, prepared)
