@@ -69,30 +69,40 @@ def run_all(s: Any, batches: list[dict[str, np.ndarray]]) -> np.ndarray:
 
 
 class Reader:
-    """onnxruntime's CalibrationDataReader over the calibration batches."""
+    """onnxruntime's CalibrationDataReader: the calibration texts one at a time, zero-padded to one
+    length (the histogram calibrators stack every call's tensors, so every call has one shape)."""
 
     def __init__(self, batches: list[dict[str, np.ndarray]], names: set[str]) -> None:
-        self.items = iter([{k: v for k, v in b.items() if k in names} for b in batches])
+        length = max(b["input_ids"].shape[1] for b in batches)
+        rows = [
+            {k: np.pad(v[i : i + 1], ((0, 0), (0, length - v.shape[1]))) for k, v in b.items() if k in names}
+            for b in batches
+            for i in range(b["input_ids"].shape[0])
+        ]
+        self.items = iter(rows)
 
     def get_next(self) -> dict[str, np.ndarray] | None:
         return next(self.items, None)
 
 
-def layer_nodes(plain: Path, which: Callable[[int, int], bool]) -> tuple[str, ...]:
-    """Names of the weight MatMuls in the encoder layers picked by ``which(index, count)``."""
+def weight_matmul_names(plain: Path) -> tuple[str, ...]:
     import onnx
 
     from workflows.conversion.quantize import weight_matmuls
 
-    model = onnx.load(str(plain))
-    nodes = [n for group in weight_matmuls(model).values() for n in group]
+    return tuple(n.name for group in weight_matmuls(onnx.load(str(plain))).values() for n in group)
+
+
+def layer_nodes(plain: Path, which: Callable[[int, int], bool]) -> tuple[str, ...]:
+    """Names of the weight MatMuls in the encoder layers picked by ``which(index, count)``."""
+    nodes = weight_matmul_names(plain)
 
     def index(name: str) -> int | None:
         marker = name.find("layer.")
         return int(name[marker + 6 :].split("/")[0]) if marker >= 0 else None
 
-    layers = {i for i in (index(n.name) for n in nodes) if i is not None}
-    return tuple(n.name for n in nodes if (i := index(n.name)) is not None and which(i, len(layers)))
+    layers = {i for i in (index(n) for n in nodes) if i is not None}
+    return tuple(n for n in nodes if (i := index(n)) is not None and which(i, len(layers)))
 
 
 def static_qdq(
@@ -165,12 +175,17 @@ def variants(plain: Path, work: Path, batches: list[dict[str, np.ndarray]]) -> d
         return lambda: (work / "dynamic_shipped.onnx", config, level)
 
     edges = layer_nodes(plain, lambda i, count: i in (0, count - 1))
+    every = layer_nodes(plain, lambda i, count: True)
+    ffn = tuple(n for n in every if "intermediate/" in n or ("/output/" in n and "attention/" not in n))
+    head = tuple(n for n in weight_matmul_names(plain) if n not in every)
     return {
         "dynamic_shipped": dynamic("dynamic_shipped"),
         "dynamic_no_split": dynamic("dynamic_no_split", split=False),
         "dynamic_split_f3_l16": dynamic("dynamic_split_f3_l16", factor=3.0, limit=16),
         "dynamic_split_f8_l4": dynamic("dynamic_split_f8_l4", factor=8.0, limit=4),
         "dynamic_split_first_last_fp32": dynamic("dynamic_split_first_last_fp32", exclude=edges),
+        "dynamic_split_ffn_fp32": dynamic("dynamic_split_ffn_fp32", exclude=ffn),
+        "dynamic_split_head_fp32": dynamic("dynamic_split_head_fp32", exclude=head),
         "static_minmax_all_matmuls": static("static_minmax_all_matmuls", method="MinMax", weights_only=False),
         "static_minmax": static("static_minmax", method="MinMax", weights_only=True),
         "static_percentile": static("static_percentile", method="Percentile", weights_only=True),
@@ -248,8 +263,11 @@ def classifier_figures(work: Path) -> dict[str, Any]:
     source = build_random_model(
         "deberta-v2", work / "deberta-src", task="classification", hidden=384, layers=6, heads=6, head_std=0.3
     )
-    _, plain, _, check, calibration = prepare(source, "classification", work / "deberta")
+    fused, plain, _, check, calibration = prepare(source, "classification", work / "deberta")
     reference = run_all(session(plain), check)
+    # Labels this close to a tie move under any rounding: the fp32 artifact's own agreement is the floor.
+    fp32_labels = run_all(session(fused), check).argmax(axis=1)
+    out_fp32 = round(float((fp32_labels == reference.argmax(axis=1)).mean()), 4)
     spec = ConvertSpec()
     thresholds = guard.GuardThresholds(
         min_cosine=spec.int8_min_cosine,
@@ -257,7 +275,9 @@ def classifier_figures(work: Path) -> dict[str, Any]:
         max_distribution_shift=spec.int8_max_distribution_shift,
         min_variation_kept=spec.int8_min_variation_kept,
     )
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"classifier_fp32_artifact_argmax_agreement": out_fp32}
+    margins = np.sort(reference, axis=1)
+    out["classifier_median_top2_margin"] = round(float(np.median(margins[:, -1] - margins[:, -2])), 4)
     for name, build in variants(plain, work / "deberta-variants", calibration).items():
         try:
             path, config, level = build()
@@ -279,11 +299,13 @@ def main() -> None:
     args = parser.parse_args()
     import onnxruntime
 
+    from workflows.conversion.quantize import MAX_OUTLIERS, OUTLIER_FACTOR
     from workflows.conversion.source import bundled_model_path
 
     single_thread()
     figures: dict[str, Any] = {**machine(), "onnxruntime": onnxruntime.__version__, "rounds": args.rounds}
     figures["model"] = "all-MiniLM-L6-v2 (bundled)"
+    figures["shipped_outlier_factor"], figures["shipped_max_outliers"] = OUTLIER_FACTOR, MAX_OUTLIERS
     figures["load_average_1m_before"] = figures.pop("load_average_1m")
     work = Path(tempfile.mkdtemp(prefix="int8-variants-"))
     fp32, plain, tokenizer, check, calibration = prepare(bundled_model_path(), "embedding", work / "minilm")
