@@ -189,3 +189,27 @@ def test_fp16_is_refused_with_the_reason(value: str) -> None:
         SpecInvalid, match="fp16 is refused for CPU targets: onnxruntime's CPU execution provider"
     ):
         parse_spec({"name": "x", "convert": {"precision": value}})
+
+
+def test_quantize_graph_keeps_the_named_nodes_and_honours_the_outlier_bounds(
+    tiny_bert: Path, tmp_path: Path
+) -> None:
+    # Given the tiny BERT's plain export and calibration batches
+    from transformers import AutoTokenizer
+
+    artifact = convert_folder(tiny_bert, tmp_path / "fp32", optimize="none")
+    plain = artifact / "model.onnx"
+    tokenizer = AutoTokenizer.from_pretrained(str(artifact / "tokenizer"))
+    batches = parity.check_batches(tokenizer, parity.validation_items("embedding")[:16], max_length=64)
+    calibration = save_calibration(batches, tmp_path / "calibration.npz")
+    first = next(n for group in weight_matmuls(onnx.load(str(plain))).values() for n in group)
+    # When quantized with one weight MatMul named for fp32, and an outlier factor nothing reaches
+    figures = quantize_graph(
+        str(plain), str(tmp_path / "int8.onnx"), str(calibration), factor=1e9, exclude=(first.name,)
+    )
+    nodes = {n.name: n.op_type for n in onnx.load(str(tmp_path / "int8.onnx")).graph.node}
+    # Then that node is still an fp32 MatMul and counted as such, and no channel was split
+    assert nodes[first.name] == "MatMul"
+    assert figures["fp32_nodes"] == 1
+    assert figures["outlier_channels"] == 0
+    assert figures["int8_matmuls"] > 0
