@@ -139,6 +139,27 @@ def test_the_evaluator_follows_tags_removed_after_the_create() -> None:
     assert all(MANAGED not in tags.given(a, again, WHERE).context for a in accesses(again, WHERE))
 
 
+def test_a_delete_the_service_refused_leaves_the_resource_and_its_tags() -> None:
+    # Given a run's endpoint whose first delete was refused (still Creating: ResourceBusy)
+    busy = sagemaker(TEARDOWN, "DeleteEndpoint", EndpointName="db-run-1-a1")
+    busy.outcome["status"] = 400
+    recorded = [
+        sagemaker(
+            None, "CreateEndpoint", EndpointName="db-run-1-a1", EndpointConfigName="x", Tags=run_tags()
+        ),
+        busy,
+        sagemaker(TEARDOWN, "DeleteEndpoint", EndpointName="db-run-1-a1"),
+    ]
+    # Then teardown's retry still finds it deploybench's: nothing is denied
+    assert denials(recorded) == []
+    # And once a delete succeeded, the resource (and its tags) is gone for the evaluator
+    done = sagemaker(TEARDOWN, "DeleteEndpoint", EndpointName="db-run-1-a1")
+    done.outcome["status"] = 200
+    assert [d.access.action for d in denials([recorded[0], done, *recorded[2:]])] == [
+        "sagemaker:DeleteEndpoint"
+    ]
+
+
 def test_tagging_cannot_make_a_foreign_resource_managed_outside_a_create() -> None:
     endpoint = WHERE.sagemaker("endpoint", "db-run-1-a1")
     keep = [{"Key": naming.TAG_KEEP, "Value": "true"}]

@@ -30,6 +30,7 @@ _HANDLER_FILES = {
     str(ROOT / Path(*row.handler.split(".")[:-1])) + ".py": row.placeholder for row in FUNCTIONS
 }
 _THREAD_FUNCTION = "_deploybench_iam_function"
+_CONTEXT_KEY = "deploybench_iam_request"
 SETTINGS_PREFIX = "DEPLOYBENCH_"
 SAGEMAKER_ROLE_ENV = "DEPLOYBENCH_SAGEMAKER_ROLE_ARN"
 
@@ -46,6 +47,16 @@ class Request:
     # The deployment settings (DEPLOYBENCH_* variables) the caller ran with: what the stack's
     # references resolve to in this test.
     environment: tuple[tuple[str, str], ...] = ()
+    # Filled in once the call returns: the HTTP status (0 when it raised before any response).
+    outcome: dict[str, int] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def failed(self) -> bool:
+        """The service refused the call (or it never got an answer): it changed nothing.
+
+        IAM still authorizes a failed call, so it is checked; it just does not change what exists.
+        """
+        return "status" in self.outcome and not 200 <= self.outcome["status"] < 300
 
     @property
     def sagemaker_role_arn(self) -> str | None:
@@ -107,8 +118,21 @@ class Recorder:
             params=_json_safe(params),
             environment=tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(SETTINGS_PREFIX))),
         )
+        context[_CONTEXT_KEY] = request
         with self.lock:
             self.requests.append(request)
+
+    @staticmethod
+    def answered(http_response: Any, context: dict[str, Any], **_: Any) -> None:
+        request = context.get(_CONTEXT_KEY)
+        if isinstance(request, Request):
+            request.outcome["status"] = int(getattr(http_response, "status_code", 0) or 0)
+
+    @staticmethod
+    def raised(context: dict[str, Any], **_: Any) -> None:
+        request = context.get(_CONTEXT_KEY)
+        if isinstance(request, Request) and "status" not in request.outcome:
+            request.outcome["status"] = 0
 
     def peek(self) -> list[Request]:
         with self.lock:
@@ -143,11 +167,17 @@ def install() -> None:
     if _installed:
         return
     _installed = True
-    botocore.handlers.BUILTIN_HANDLERS.append(("provide-client-params", RECORDER.hook))
+    hooks = (
+        ("provide-client-params", RECORDER.hook),
+        ("after-call", RECORDER.answered),
+        ("after-call-error", RECORDER.raised),
+    )
+    botocore.handlers.BUILTIN_HANDLERS.extend(hooks)
     import boto3
 
     if boto3.DEFAULT_SESSION is not None:
-        boto3.DEFAULT_SESSION.events.register("provide-client-params", RECORDER.hook)
+        for event, hook in hooks:
+            boto3.DEFAULT_SESSION.events.register(event, hook)
     original_start = threading.Thread.start
 
     def start(thread: threading.Thread) -> None:

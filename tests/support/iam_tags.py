@@ -3,7 +3,7 @@
 IAM gives every action on an existing resource that resource's tags as condition keys. The
 evaluator learns them from the test's own recorded requests, in the order they were made: a
 SageMaker Create* and a CloudWatch PutMetricAlarm with Tags, AddTags and TagResource add tags,
-DeleteTags and UntagResource remove them, a Delete* forgets the resource. A resource the test never
+DeleteTags and UntagResource remove them, a Delete* that succeeded forgets the resource. A resource the test never
 tagged through a recorded request carries no tags, as an untagged resource does on AWS, so a
 statement that needs the managed tag denies it.
 """
@@ -83,7 +83,10 @@ class ResourceTags:
         return Access(access.action, access.resource, context, why=access.why)
 
     def record(self, request: Request, where: Where) -> None:
-        """Apply what ``request`` does to the tags of the resource it acts on."""
+        """Apply what ``request`` does to the tags of the resource it acts on (nothing, if it failed:
+        a delete refused while the endpoint is still Creating leaves it, and its tags, in place)."""
+        if request.failed:
+            return
         p, op = request.params, request.operation
         created = self.created(request, where)
         if created is not None:
