@@ -22,6 +22,8 @@ SHORT_BENCHMARK = {
     "batch_sizes": [1],
     "sequence_lengths": ["natural"],
     "concurrency": [1],
+    "min_duration_s": 0.5,
+    "min_requests": 5,
     "max_duration_s": 2,
 }
 
