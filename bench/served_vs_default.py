@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from conversion_support import machine  # noqa: E402
-from served_support import pooled, refused_size  # noqa: E402
+from served_support import pooled, print_table, refused_size  # noqa: E402
 
 from workflows.benchmark.payloads import Shape, payload  # noqa: E402
 from workflows.errors import QuantizationCollapsed  # noqa: E402
@@ -382,7 +382,7 @@ def main() -> None:
         results["min_label_agreement_vs_default"] = min(
             (v for k, v in results.items() if "_label_agreement_" in k), default=None
         )
-    print_table(results)
+    print_table(results, models=TASKS, shapes=SHAPES, concurrency=CONCURRENCY, variants=VARIANTS)
     write(results)
     print(f"wrote {RESULTS.relative_to(ROOT)}")
 
@@ -390,29 +390,6 @@ def main() -> None:
 def write(results: dict[str, Any]) -> None:  # after each model too: a later failure keeps the figures
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-
-
-def print_table(results: dict[str, Any]) -> None:
-    print(
-        f"{'model':<8} {'shape':<11} {'conc':>4} {'variant':<8} {'samples/s':>10} {'p50 ms':>9} {'p99 ms':>9} {'x default':>9}"
-    )
-    for name in TASKS:
-        for label in SHAPES:
-            for concurrency in CONCURRENCY:
-                for variant in VARIANTS:
-                    cell = f"{name}_{variant}_{label}_c{concurrency}"
-                    if f"{cell}_samples_per_s" not in results:
-                        continue
-                    ratio = results.get(f"{name}_{variant}_vs_default_{label}_c{concurrency}", 1.0) or float(
-                        "nan"
-                    )
-                    print(
-                        f"{name:<8} {label:<11} {concurrency:>4} {variant:<8} {results[f'{cell}_samples_per_s']:>10.2f} "
-                        f"{results[f'{cell}_p50_ms']:>9.1f} {results[f'{cell}_p99_ms']:>9.1f} {ratio:>9.2f}"
-                    )
-    print(
-        f"load average before {results.get('load_average_1m_before')}, after {results.get('load_average_1m_after')}"
-    )
 
 
 if __name__ == "__main__":
