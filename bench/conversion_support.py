@@ -67,6 +67,23 @@ def interleaved(functions: dict[str, Callable[[], object]], *, rounds: int) -> d
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
+def encode_shape(tokenizer: Any, shape: str) -> dict[str, Any]:
+    """The INT8 benches' inputs: ``b1_natural`` one natural text; ``b8_seq128`` 8 long texts padded to 128."""
+    from workflows.texts import long_texts, natural_texts
+
+    if shape == "b1_natural":
+        return dict(tokenizer(natural_texts(1, seed=11), return_tensors="np"))
+    return dict(
+        tokenizer(
+            long_texts(8, seed=12, words=128),
+            padding="max_length",
+            truncation=True,
+            max_length=128,
+            return_tensors="np",
+        )
+    )
+
+
 KERNEL_FLAGS = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "amx_int8", "amx_tile")
 
 

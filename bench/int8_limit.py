@@ -34,7 +34,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from conversion_support import machine, write_figures  # noqa: E402
+from conversion_support import encode_shape, machine, write_figures  # noqa: E402
 
 HIDDEN, FFN = 384, 1536
 WEIGHT_SHAPES = (
@@ -156,20 +156,8 @@ def _weight_gemm_time(event: dict[str, Any], qkv_fraction: float) -> float:
 
 
 def feeds_for(tokenizer: Any, shape: str, model: Any) -> dict[str, np.ndarray]:
-    from workflows.texts import long_texts, natural_texts
-
-    if shape == "b1_natural":
-        encoded = tokenizer(natural_texts(1, seed=11), return_tensors="np")
-    else:
-        encoded = tokenizer(
-            long_texts(8, seed=12, words=128),
-            padding="max_length",
-            truncation=True,
-            max_length=128,
-            return_tensors="np",
-        )
     names = {i.name for i in model.get_inputs()}
-    return {k: v.astype(np.int64) for k, v in encoded.items() if k in names}
+    return {k: v.astype(np.int64) for k, v in encode_shape(tokenizer, shape).items() if k in names}
 
 
 def main() -> None:

@@ -26,10 +26,8 @@ onnxruntime version. Usage: python bench/int8_variants.py [--rounds 9]
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -38,7 +36,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from conversion_support import convert, machine, single_thread, table, write_figures  # noqa: E402
+from conversion_support import (  # noqa: E402
+    convert,
+    encode_shape,
+    interleaved,
+    machine,
+    single_thread,
+    table,
+    write_figures,
+)
 
 B1_CALLS = 10
 """b1 calls per timed block: one b1 call is a few ms, too short to time alone on a shared host."""
@@ -215,17 +221,7 @@ def prepare(source: Path, task: str, work: Path) -> tuple[Path, Path, Any, list[
 
 
 def shape_feeds(tokenizer: Any) -> dict[str, dict[str, np.ndarray]]:
-    from workflows.texts import long_texts, natural_texts
-
-    b1 = tokenizer(natural_texts(1, seed=11), return_tensors="np")
-    b8 = tokenizer(
-        long_texts(8, seed=12, words=128),
-        padding="max_length",
-        truncation=True,
-        max_length=128,
-        return_tensors="np",
-    )
-    return {"b1_natural": dict(b1), "b8_seq128": dict(b8)}
+    return {shape: encode_shape(tokenizer, shape) for shape in ("b1_natural", "b8_seq128")}
 
 
 def timings(
@@ -237,15 +233,7 @@ def timings(
         names = {i.name for i in s.get_inputs()}
         feed = {k: v.astype(np.int64) for k, v in feeds.items() if k in names}
         runs[name] = lambda s=s, feed=feed: [s.run(None, feed) for _ in range(calls)]
-    for run in runs.values():
-        run()
-    samples: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(rounds):
-        for name, run in runs.items():
-            started = time.perf_counter()
-            run()
-            samples[name].append((time.perf_counter() - started) * 1000 / calls)
-    return {name: statistics.median(values) for name, values in samples.items()}
+    return {name: ms / calls for name, ms in interleaved(runs, rounds=rounds).items()}
 
 
 def min_cosine(reference: np.ndarray, candidate: np.ndarray) -> float:
