@@ -15,17 +15,14 @@ from lambdas import (
     write_report,
 )
 from tests.support.aws import Aws
-from tests.support.handlers import converted, invoke
-from tests.support.hosting import BUCKET, request
+from tests.support.handlers import deployed_state, invoke
 from workflows.contracts import (
     AttemptRequest,
-    DeployResult,
     DescribeRequest,
     Diagnosis,
     EndpointStatus,
     ErrorInfo,
     PipelineState,
-    PreflightResult,
     ReportRequest,
 )
 
@@ -34,20 +31,7 @@ TYPES = ["ml.m5.xlarge", "ml.m5.2xlarge"]
 
 
 def deployed(run_id: str) -> PipelineState:
-    """The run's state once the DeployEndpoint handler created its realtime endpoint in moto."""
-    deploy_request = request({"mode": "realtime", "instance_type_fallbacks": TYPES}).model_copy(
-        update={"run_id": run_id}
-    )
-    result = DeployResult.model_validate(invoke(deploy_endpoint, deploy_request))
-    return PipelineState(
-        run_id=run_id,
-        spec=deploy_request.spec,
-        convert=converted(run_id, BUCKET),
-        pack=deploy_request.pack,
-        preflight=PreflightResult(),
-        deploy=result,
-        attempt=deploy_request.attempt,
-    )
+    return deployed_state(deploy_endpoint, run_id, TYPES)
 
 
 def stalled(run_id: str) -> PipelineState:

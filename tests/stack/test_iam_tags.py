@@ -17,15 +17,15 @@ from infra.ownership import SAGEMAKER_CHANGE, SAGEMAKER_CLEANUP
 from lambdas import deploy_endpoint, teardown_endpoint
 from tests.conftest import fast_spec
 from tests.support.aws import Aws
-from tests.support.handlers import converted, invoke
-from tests.support.hosting import BUCKET, request
+from tests.support.handlers import deployed_state, invoke
+from tests.support.hosting import BUCKET
 from tests.support.iam import Binding, allowed, denials, function_role, principal
 from tests.support.iam_actions import Access, Where, accesses
 from tests.support.iam_recording import RECORDER, Request
 from tests.support.iam_tags import ResourceTags
 from tests.support.infra import synthesize
 from workflows import naming
-from workflows.contracts import DeployResult, PipelineState, PreflightResult
+from workflows.contracts import PipelineState
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
@@ -177,18 +177,7 @@ def test_tagging_cannot_make_a_foreign_resource_managed_outside_a_create() -> No
 
 
 def deployed(run_id: str, **spec: Any) -> PipelineState:
-    """The run's state once the DeployEndpoint handler created its realtime endpoint in moto."""
-    deploy_request = request({"mode": "realtime", "instance_type_fallbacks": TYPES}, **spec)
-    deploy_request = deploy_request.model_copy(update={"run_id": run_id})
-    return PipelineState(
-        run_id=run_id,
-        spec=deploy_request.spec,
-        convert=converted(run_id, BUCKET),
-        pack=deploy_request.pack,
-        preflight=PreflightResult(),
-        deploy=DeployResult.model_validate(invoke(deploy_endpoint, deploy_request)),
-        attempt=deploy_request.attempt,
-    )
+    return deployed_state(deploy_endpoint, run_id, TYPES, **spec)
 
 
 def charged_changes(recorded: list[Request]) -> list[str]:

@@ -14,7 +14,14 @@ from pydantic import BaseModel
 from state_machines import FUNCTIONS
 from tests.support.aws import ACCOUNT, REGION
 from workflows import clock
-from workflows.contracts import ArtifactManifest, ConvertResult, DeployResult, ParityReport
+from workflows.contracts import (
+    ArtifactManifest,
+    ConvertResult,
+    DeployResult,
+    ParityReport,
+    PipelineState,
+    PreflightResult,
+)
 
 
 @dataclass
@@ -82,3 +89,21 @@ MANIFEST = ArtifactManifest(
 def converted(run_id: str, bucket: str) -> ConvertResult:
     """What ConvertToOnnx returned for the run (its staging folder and manifest)."""
     return ConvertResult(staging_uri=f"s3://{bucket}/staging/{run_id}/", manifest=MANIFEST, seconds=1.0)
+
+
+def deployed_state(handler: ModuleType, run_id: str, instance_types: list[str], **spec: Any) -> PipelineState:
+    """The run's state once ``handler`` (the DeployEndpoint handler module, which the calling test
+    imports: the README's steps index names it so) created its realtime endpoint in moto."""
+    from tests.support.hosting import BUCKET, request
+
+    deploy_request = request({"mode": "realtime", "instance_type_fallbacks": instance_types}, **spec)
+    deploy_request = deploy_request.model_copy(update={"run_id": run_id})
+    return PipelineState(
+        run_id=run_id,
+        spec=deploy_request.spec,
+        convert=converted(run_id, BUCKET),
+        pack=deploy_request.pack,
+        preflight=PreflightResult(),
+        deploy=DeployResult.model_validate(invoke(handler, deploy_request)),
+        attempt=deploy_request.attempt,
+    )
