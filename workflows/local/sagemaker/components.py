@@ -16,7 +16,8 @@ from typing import Any
 
 from workflows import clock
 from workflows.local.sagemaker.api import already_exists, constraint, epoch, not_found, valid_name, validation
-from workflows.local.sagemaker.container import Container, ContainerFailed, ContainerSpec
+from workflows.local.sagemaker.container import Container, ContainerFailed
+from workflows.local.sagemaker.container_spec import ContainerSpec
 from workflows.local.sagemaker.endpoints import DEFAULT_HEALTH_CHECK_TIMEOUT_S, EndpointsApi
 from workflows.local.sagemaker.instances import gpus
 from workflows.local.sagemaker.logs import instance_id

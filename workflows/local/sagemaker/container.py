@@ -25,11 +25,11 @@ import tarfile
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from workflows.local.dlc import ServingStack
 from workflows.local.sagemaker import launch
+from workflows.local.sagemaker.container_spec import ContainerSpec
 from workflows.local.sagemaker.cpu_stand_in import NOTE, STAND_IN_ENV, serve_on_cpu
 from workflows.local.sagemaker.logs import LogShipper
 from workflows.local.sagemaker.memory import MemoryCap, memory_cap_support
@@ -49,25 +49,6 @@ class ContainerFailed(Exception):
 
 class InvocationTimeout(Exception):
     """The container did not answer within the invocation limit."""
-
-
-@dataclass
-class ContainerSpec:
-    """What SageMaker hands a container: its model data, environment, name and limits."""
-
-    endpoint: str
-    variant: str
-    hostname: str
-    environment: dict[str, str]
-    log_path: Path
-    memory_mb: int | None = None
-    log_group: str = ""
-    log_stream: str = ""
-    extra_log_lines: list[str] = field(default_factory=list)
-    isolated: bool = False
-    """EnableNetworkIsolation: no package index is reachable from the container (launch.py)."""
-    image: str = ""
-    """The container's image URI: its libraries choose the DLC-like environment (dlc_versions)."""
 
 
 def free_port() -> int:

@@ -21,7 +21,8 @@ from typing import Any
 
 from workflows import clock
 from workflows.local.sagemaker.api import already_exists, epoch, not_found, valid_name, validation
-from workflows.local.sagemaker.container import Container, ContainerFailed, ContainerSpec
+from workflows.local.sagemaker.container import Container, ContainerFailed
+from workflows.local.sagemaker.container_spec import ContainerSpec
 from workflows.local.sagemaker.instances import memory_mb
 from workflows.local.sagemaker.logs import ENDPOINT_LOG_GROUP, instance_id
 from workflows.local.sagemaker.memory import MemoryCap, memory_cap_support

@@ -23,12 +23,9 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from workflows.local.dlc import ServingStack
-
-if TYPE_CHECKING:
-    from workflows.local.sagemaker.container import ContainerSpec
+from workflows.local.sagemaker.container_spec import ContainerSpec
 
 DLC_ENTRYPOINT = Path(__file__).with_name("dlc_entrypoint.py")
 LIGHT_SERVER = Path(__file__).with_name("light_server.py")

@@ -15,7 +15,8 @@ from typing import Any
 
 from workflows.local.sagemaker.api import ACCOUNT, ApiError
 from workflows.local.sagemaker.components import NO_CAPACITY, ComponentsApi
-from workflows.local.sagemaker.container import Container, ContainerFailed, ContainerSpec, InvocationTimeout
+from workflows.local.sagemaker.container import Container, ContainerFailed, InvocationTimeout
+from workflows.local.sagemaker.container_spec import ContainerSpec
 from workflows.local.sagemaker.logs import ENDPOINT_LOG_GROUP, instance_id
 from workflows.local.sagemaker.models import model_containers
 from workflows.local.sagemaker.state import Endpoint, Instance

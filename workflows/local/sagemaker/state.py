@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from workflows.local.dlc import Announce, ServingStack, announce_to_stderr, resolve_serving_stack
 from workflows.local.faults import Fault, FaultPlan
 from workflows.local.sagemaker.api import ACCOUNT, ApiError
-from workflows.local.sagemaker.container import Container, ContainerFailed, ContainerSpec
+from workflows.local.sagemaker.container import Container, ContainerFailed
+from workflows.local.sagemaker.container_spec import ContainerSpec
 from workflows.local.sagemaker.logs import LogShipper
 from workflows.local.sagemaker.memory import MemoryCap, remove_tagged_caps
 
