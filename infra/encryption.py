@@ -2,7 +2,7 @@
 
 The key is created (rotation on) or, with the ``deploybench:kmsKeyArn`` context, an existing one is
 used. The bucket encrypts with it (SSE-KMS, bucket keys on, so S3 asks KMS once per bucket key rather
-than once per object); the functions write every object with it (``workflows.encryption``). Each
+than once per object); the functions write every object with it (``workflows.aws.encryption``). Each
 principal gets exactly the use it needs: the functions and the SageMaker role encrypt and decrypt
 objects, and may let SageMaker create grants on the key for the volumes of the endpoints and jobs it
 runs (``kms:GrantIsForAWSResource``), never grants of their own.

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 import boto3
 
-from workflows.aws import RUNTIME_CONFIG as _RUNTIME
-from workflows.aws import STANDARD_CONFIG as _STANDARD
-from workflows.encryption import encrypt_writes
+from workflows.aws.clients import RUNTIME_CONFIG as _RUNTIME
+from workflows.aws.clients import STANDARD_CONFIG as _STANDARD
+from workflows.aws.encryption import encrypt_writes
 from workflows.settings import Settings, kms_key_from_env
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def sagemaker_runtime() -> SageMakerRuntimeClient:
 
 @lru_cache(maxsize=1)
 def s3() -> S3Client:
-    """The S3 client; every object it writes names the stack's key (workflows/encryption.py)."""
+    """The S3 client; every object it writes names the stack's key (workflows/aws/encryption.py)."""
     return encrypt_writes(boto3.client("s3", config=_STANDARD), kms_key_from_env())
 
 

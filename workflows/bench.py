@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from workflows.aws import aws_errors, is_not_found
+from workflows.aws.clients import aws_errors, is_not_found
 from workflows.benchmark.client import Invoker
 from workflows.benchmark.cloudwatch import endpoint_metrics, served_by_sagemaker
 from workflows.benchmark.engine import run

@@ -18,13 +18,13 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from workflows import clock
-from workflows.aws import aws_errors, paginate
+from workflows.aws.clients import aws_errors, paginate
+from workflows.aws.storage import delete_prefix, put_text
 from workflows.hosting import resources
 from workflows.hosting.resources import ResourceKind, delete_call, sagemaker_kinds
 from workflows.janitor_scaling import ComponentExpiry, sweep_alarms, sweep_scaling
 from workflows.leaks import Action, JanitorReport, Leak, act, expiry
 from workflows.naming import DEFAULT_TTL, PREFIX
-from workflows.storage import delete_prefix, put_text
 
 if TYPE_CHECKING:
     from types_boto3_application_autoscaling import ApplicationAutoScalingClient

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from workflows.aws import aws_errors, is_not_found, paginate, translate
+from workflows.aws.clients import aws_errors, is_not_found, paginate, translate
 from workflows.hosting import resources
 from workflows.hosting.scale_to_zero import DIMENSION, NAMESPACE
 from workflows.leaks import Action, Leak, act, expiry

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from botocore.exceptions import ClientError
 from pydantic import Field
 
-from workflows.aws import error_code, error_message, is_busy, is_not_found
+from workflows.aws.clients import error_code, error_message, is_busy, is_not_found
 from workflows.contracts import Contract
 from workflows.naming import TAG_EXPIRES_AT, TAG_KEEP, TAG_MANAGED
 

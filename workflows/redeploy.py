@@ -15,13 +15,13 @@ import yaml
 from boto3.s3.transfer import TransferConfig
 from pydantic import Field
 
-from workflows.aws import aws_errors, paginate
+from workflows.aws.clients import aws_errors, paginate
+from workflows.aws.storage import list_keys
 from workflows.contracts import Contract, PipelineState
 from workflows.errors import ModelSourceInvalid, SpecInvalid
 from workflows.naming import MODELS_PREFIX, new_run_id, source_prefix
 from workflows.settings import Settings
 from workflows.spec import parse_spec
-from workflows.storage import list_keys
 from workflows.triggers import SPEC_FILE, RedeployTrigger, execution_group, model_folder, sequencer_order
 
 if TYPE_CHECKING:

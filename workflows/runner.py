@@ -14,10 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workflows.aws.storage import download_folder, upload_folder
 from workflows.contracts import PipelineState
 from workflows.errors import SpecInvalid
 from workflows.naming import results_prefix
-from workflows.storage import download_folder, upload_folder
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client

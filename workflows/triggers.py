@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from botocore.exceptions import ClientError
 from pydantic import Field
 
-from workflows.aws import error_code, translate
+from workflows.aws.clients import error_code, translate
 from workflows.contracts import Contract
 from workflows.naming import MODELS_PREFIX
 

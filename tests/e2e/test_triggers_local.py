@@ -11,9 +11,9 @@ from typing import Any
 import yaml
 
 from tests.conftest import fast_spec, serving_processes
+from workflows.aws.storage import upload_folder
 from workflows.local.engine import BUCKET, LocalEngine
 from workflows.runner import ExecutionOutcome, follow
-from workflows.storage import upload_folder
 from workflows.triggers import RedeployTrigger, StartOutcome, start_redeploy
 
 TIME_SCALE = 200.0

@@ -17,6 +17,7 @@ from botocore.stub import ANY, Stubber
 from tests.conftest import fast_spec
 from tests.support.aws import Aws
 from workflows import clock
+from workflows.aws.storage import download_folder, upload_folder
 from workflows.benchmark import JOB_MODULES
 from workflows.benchmark import job as benchmark_job
 from workflows.benchmark.noop_endpoint import NoopEndpoint
@@ -36,7 +37,6 @@ from workflows.steps.describe_benchmark_job import describe
 from workflows.steps.plan_benchmark import plan
 from workflows.steps.start_benchmark_job import start
 from workflows.steps.stop_benchmark_job import stop
-from workflows.storage import download_folder, upload_folder
 
 SETTINGS = Settings(bucket="bench-bucket", sagemaker_role_arn="arn:aws:iam::123456789012:role/sm")
 JOB = "db-run-j-a1-b1"

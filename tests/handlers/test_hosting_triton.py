@@ -14,6 +14,7 @@ from botocore.stub import ANY
 
 from tests.support.aws import Aws
 from tests.support.hosting import BUCKET, ROLE, SETTINGS, request, stubbed
+from workflows.aws.storage import upload_folder
 from workflows.contracts import ArtifactManifest
 from workflows.conversion.manifest import read_manifest
 from workflows.errors import PreflightBlocked
@@ -21,7 +22,6 @@ from workflows.hosting import triton_repository as repo
 from workflows.hosting.triton import ami_for
 from workflows.preflight.triton import parse_config
 from workflows.steps.deploy_endpoint import deploy
-from workflows.storage import upload_folder
 
 TRITON_GPU = "763104351884.dkr.ecr.us-east-1.amazonaws.com/sagemaker-tritonserver:26.05-py3"
 

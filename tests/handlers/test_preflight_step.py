@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import fast_spec
 from tests.support.aws import Aws
 from tests.support.hosting import spec_with
+from workflows.aws.storage import upload_folder
 from workflows.contracts import ConvertResult, FileEntry, PackResult, PreflightRequest
 from workflows.conversion.manifest import read_manifest
 from workflows.errors import PreflightBlocked
@@ -21,7 +22,6 @@ from workflows.hosting.specs import ServerlessHosting
 from workflows.preflight import registry
 from workflows.preflight.context import ArtifactView, PreflightContext, build_context
 from workflows.steps.run_preflight import preflight
-from workflows.storage import upload_folder
 
 BUCKET = "preflight-bucket"
 STAGING = f"s3://{BUCKET}/staging/pf-1/"

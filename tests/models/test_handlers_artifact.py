@@ -14,6 +14,7 @@ from lambdas import convert_to_onnx, pack_artifact, run_preflight
 from tests.conftest import fast_spec
 from tests.support.aws import Aws
 from tests.support.handlers import invoke
+from workflows.aws.storage import upload_folder
 from workflows.contracts import (
     ConvertResult,
     PackRequest,
@@ -24,7 +25,6 @@ from workflows.contracts import (
 )
 from workflows.conversion.manifest import MANIFEST_FILE, read_manifest
 from workflows.naming import source_prefix, staging_prefix
-from workflows.storage import upload_folder
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ from boto3.s3.transfer import TransferConfig
 
 from tests.conftest import convert_folder, fast_spec
 from tests.support.aws import Aws
-from workflows import storage
+from workflows.aws import storage
 from workflows.contracts import ConvertResult, PackRequest
 from workflows.conversion.manifest import MANIFEST_FILE, read_manifest, verify_artifact
 from workflows.errors import ArtifactIncomplete, OutputNotWritable

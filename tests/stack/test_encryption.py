@@ -13,9 +13,9 @@ from tests.support.aws import Aws
 from tests.support.iam import Binding, allowed, function_role, principal, sagemaker_role_id
 from tests.support.iam_actions import Access
 from tests.support.infra import synthesize
-from workflows.encryption import encrypt_writes
+from workflows.aws.encryption import encrypt_writes
+from workflows.aws.storage import TRANSFER, put_text, upload_file
 from workflows.settings import KMS_KEY_ENV
-from workflows.storage import TRANSFER, put_text, upload_file
 
 REGION = "us-east-1"
 BUCKET = "bench-bucket"

@@ -24,7 +24,9 @@ from tests.support.iam_actions import Access, Where
 from tests.support.iam_recording import RECORDER, acting_as
 from tests.support.iam_sagemaker import image_pull, log_writes, sagemaker_accesses
 from tests.support.infra import synthesize
-from workflows import aws, clock, naming
+from workflows import clock, naming
+from workflows.aws import clients as aws
+from workflows.aws.storage import upload_folder
 from workflows.cli import images as images_command
 from workflows.contracts import BenchmarkJobRequest, BenchmarkPlan, DeployOverrides, DeployResult
 from workflows.conversion.manifest import MANIFEST_FILE
@@ -34,7 +36,6 @@ from workflows.hosting import resources
 from workflows.hosting.scale_to_zero import register_scaling, scaling_plan
 from workflows.images import image_table
 from workflows.local.lambda_seam import LocalLambdaContext
-from workflows.storage import upload_folder
 
 REGION = "us-east-1"
 STEP_ARN = "arn:aws:autoscaling:us-east-1:123456789012:scalingPolicy:2:resource/x:policyName/step"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError
 
-from workflows.aws import aws_errors, translate
+from workflows.aws.clients import aws_errors, translate
 from workflows.contracts import ErrorInfo
 from workflows.diagnosis import Evidence, diagnose
 from workflows.errors import AwsAccessDenied, DeployRejected

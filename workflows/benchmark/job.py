@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import workflows
 from workflows import clock, naming
+from workflows.aws.storage import put_text, upload_file
 from workflows.benchmark import JOB_MODULES
 from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus
 from workflows.hosting.network import processing_security
@@ -25,7 +26,6 @@ from workflows.hosting.polling import next_wait_seconds
 from workflows.images import HF_INFERENCE, image_uri
 from workflows.lifetime import runtime_limit_s
 from workflows.settings import Settings
-from workflows.storage import put_text, upload_file
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client

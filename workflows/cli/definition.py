@@ -39,7 +39,7 @@ def deployed_values(session: Session, stack_name: str) -> dict[str, str]:
     from the stack's own ARN.
     """
     import state_machines
-    from workflows.aws import paginate
+    from workflows.aws.clients import paginate
     from workflows.naming import function_name, state_machine_name
 
     stack_outputs(session, stack_name)  # a missing stack exits 2 here, naming it

@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 
 
 def _download(s3: S3Client, bucket: str, name: str, sweep_id: str, target: Path) -> list[Path]:
+    from workflows.aws.storage import download_folder
     from workflows.naming import SWEEPS_PREFIX
-    from workflows.storage import download_folder
 
     return download_folder(s3, f"s3://{bucket}/{SWEEPS_PREFIX}{name}/{sweep_id}/", target / sweep_id)
 

@@ -33,12 +33,12 @@ from typing import Any, Protocol
 
 from botocore.exceptions import ClientError
 
-from workflows.aws import is_not_found, paginate, split_s3_uri, translate
+from workflows.aws.clients import is_not_found, paginate, split_s3_uri, translate
+from workflows.aws.storage import delete_prefix, download_folder, get_text, put_text, upload_folder
 from workflows.contracts import ArtifactManifest, ConversionCacheOutcome, StepRequest
 from workflows.conversion.manifest import MANIFEST_FILE, read_manifest, verify_files
 from workflows.errors import ArtifactIncomplete, DeployRejected
 from workflows.settings import Settings
-from workflows.storage import delete_prefix, download_folder, get_text, put_text, upload_folder
 
 INPUTS_FILE = "inputs.json"
 CONVERTING_FILE = ".converting"

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workflows.aws.storage import download_folder, list_keys
 from workflows.errors import ModelSourceInvalid
 from workflows.spec import BUNDLED_MODEL
-from workflows.storage import download_folder, list_keys
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client

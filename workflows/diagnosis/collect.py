@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from workflows import clock, naming
-from workflows.aws import error_code, error_message, is_not_found
+from workflows.aws.clients import error_code, error_message, is_not_found
 from workflows.contracts import Diagnosis, EndpointStatus, PipelineState
 from workflows.diagnosis.evidence import Evidence
 from workflows.diagnosis.matcher import diagnose

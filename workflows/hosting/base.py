@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from workflows import clock, naming
 from workflows.accelerators import device_of
-from workflows.aws import aws_errors
+from workflows.aws.clients import aws_errors
 from workflows.contracts import (
     ComponentStatus,
     DeployRequest,

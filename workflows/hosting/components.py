@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from workflows import naming
-from workflows.aws import aws_errors, is_not_found, translate
+from workflows.aws.clients import aws_errors, is_not_found, translate
 from workflows.contracts import ComponentStatus, DeployRequest, DescribeRequest, Finding
 from workflows.errors import InferenceComponentFailed
 from workflows.hosting.base import (

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from workflows.aws import aws_errors
+from workflows.aws.clients import aws_errors
 from workflows.benchmark.policy import policy_for
 
 # The benchmark client's schedule for scale to zero, so the measurement retries as a benchmark does.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from workflows import naming
-from workflows.aws import aws_errors
+from workflows.aws.clients import aws_errors
 from workflows.contracts import DescribeRequest, Finding
 from workflows.hosting.base import AwsClients, Progress
 from workflows.hosting.components import COMPONENT_CHECKS, ComponentsMode

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from workflows.aws import aws_errors, split_s3_uri
+from workflows.aws.clients import aws_errors, split_s3_uri
+from workflows.aws.storage import TRANSFER, get_text, list_keys
 from workflows.contracts import ArtifactManifest
 from workflows.conversion.manifest import MANIFEST_FILE
 from workflows.naming import staging_prefix
-from workflows.storage import TRANSFER, get_text, list_keys
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client

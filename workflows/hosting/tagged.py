@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from workflows.aws import aws_errors, is_not_found, paginate
+from workflows.aws.clients import aws_errors, is_not_found, paginate
 from workflows.hosting import resources
 from workflows.naming import TAG_RUN_ID
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from workflows.aws import aws_errors
+from workflows.aws.clients import aws_errors
 from workflows.contracts import DeployRequest, DescribeRequest, Finding
 from workflows.errors import InvocationFailed, ServedModelMismatch, SpecInvalid
 from workflows.hosting.base import (

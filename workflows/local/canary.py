@@ -159,7 +159,7 @@ CANARY_ENV = "DEPLOYBENCH_LOCAL_CANARY"
 def pipeline_canary(spec: Any, pack_uri: str, *, s3: Any, region: str) -> CanaryResult | None:
     """The canary of a local run's preflight step, on the packed model.tar.gz in S3; None when the
     engine did not ask for one (the light server, or ``DEPLOYBENCH_LOCAL_CANARY=0``)."""
-    from workflows.aws import split_s3_uri
+    from workflows.aws.clients import split_s3_uri
     from workflows.hosting.base import image_for
     from workflows.images import HF_INFERENCE
 

@@ -242,8 +242,8 @@ class LocalEngine:
         return str(self.client("stepfunctions").start_execution(**kwargs)["executionArn"])
 
     def download_results(self, run_id: str, target: Path) -> list[Path]:
+        from workflows.aws.storage import download_folder
         from workflows.naming import results_prefix
-        from workflows.storage import download_folder
 
         return download_folder(self.client("s3"), f"s3://{BUCKET}/{results_prefix(run_id)}", target)
 

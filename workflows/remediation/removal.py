@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from workflows import naming
-from workflows.aws import error_code, error_message, is_busy, is_not_found, translate
+from workflows.aws.clients import error_code, error_message, is_busy, is_not_found, translate
 from workflows.contracts import AttemptRequest, DeployAttempt
 from workflows.errors import AwsServiceUnavailable, AwsThrottled
 from workflows.hosting import resources

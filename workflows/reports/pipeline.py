@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from workflows.aws import error_code, error_message
+from workflows.aws.clients import error_code, error_message
+from workflows.aws.storage import get_text, upload_file
 from workflows.benchmark.cloudwatch import endpoint_metrics
 from workflows.benchmark.figures import DETAIL_FILE
 from workflows.benchmark.job import OUTPUT_FILE
@@ -20,7 +21,6 @@ from workflows.naming import results_prefix
 from workflows.reports.files import REPORT_FILE, RESULT_FILE, write_report
 from workflows.reports.result import pipeline_result
 from workflows.settings import Settings
-from workflows.storage import get_text, upload_file
 
 if TYPE_CHECKING:
     from types_boto3_cloudwatch import CloudWatchClient

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from workflows.aws import error_code, paginate, split_s3_uri
+from workflows.aws.clients import error_code, paginate, split_s3_uri
 from workflows.conversion import hub
 from workflows.conversion.families import FAMILIES, family_of
 from workflows.conversion.source import (

@@ -6,11 +6,11 @@ import json
 from typing import Any
 
 from workflows import clock
+from workflows.aws.storage import get_text
 from workflows.benchmark.figures import compact, require_answers
 from workflows.benchmark.job import OUTPUT_FILE
 from workflows.contracts import BenchmarkJobRequest, BenchmarkResult
 from workflows.errors import BenchmarkJobFailed
-from workflows.storage import get_text
 
 
 def collect(request: BenchmarkJobRequest, *, s3: Any) -> BenchmarkResult:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from workflows.artifact_manifest import HubRecord, ServingPlan
+from workflows.aws.storage import upload_folder
 from workflows.contracts import ArtifactManifest, ConvertResult, QuantizationReport, StepRequest
 from workflows.conversion import parity
 from workflows.conversion.cache import CacheBounds, converted, open_store
@@ -34,7 +35,6 @@ from workflows.gpu.plan import serving_plan
 from workflows.model_spec import ModelSpec, hub_source
 from workflows.naming import staging_prefix
 from workflows.settings import Settings
-from workflows.storage import upload_folder
 from workflows.texts import natural_texts
 
 if TYPE_CHECKING:

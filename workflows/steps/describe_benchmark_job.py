@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from workflows import clock
-from workflows.aws import aws_errors
+from workflows.aws.clients import aws_errors
 from workflows.benchmark.job import RUNNING, job_status, max_runtime_s
 from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus
 from workflows.errors import BenchmarkJobFailed

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from workflows import clock
-from workflows.aws import aws_errors
+from workflows.aws.clients import aws_errors
 from workflows.contracts import DescribeRequest, EndpointStatus
 from workflows.errors import CapacityStall, EndpointFailed
 from workflows.hosting.base import AwsClients, Progress

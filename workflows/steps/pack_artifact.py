@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from workflows.aws.storage import download_folder, upload_file, upload_folder
 from workflows.contracts import PackRequest, PackResult
 from workflows.conversion.manifest import (
     MANIFEST_FILE,
@@ -18,7 +19,6 @@ from workflows.errors import ArtifactIncomplete, OutputNotWritable
 from workflows.naming import artifact_key
 from workflows.remediation.requirements import apply_requirements
 from workflows.settings import Settings
-from workflows.storage import download_folder, upload_file, upload_folder
 from workflows.vendoring import vendor_for_spec
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def pack(request: PackRequest, *, s3: S3Client, settings: Settings, workdir: Pat
     key = artifact_key(request.run_id, compression)
     tarball = workdir / Path(key).name
     write_tarball(root, tarball, compression)
-    # upload_file goes multipart above 64 MB (workflows/storage.py TRANSFER).
+    # upload_file goes multipart above 64 MB (workflows/aws/storage.py TRANSFER).
     uri = upload_file(s3, tarball, f"s3://{settings.bucket}/{key}")
     return PackResult(
         model_data_uri=uri,

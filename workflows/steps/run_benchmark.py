@@ -11,6 +11,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from workflows.aws.storage import put_text
 from workflows.benchmark.engine import run
 from workflows.benchmark.figures import DETAIL_FILE, compact, require_answers
 from workflows.benchmark.run_config import engine_config, make_invoker
@@ -18,7 +19,6 @@ from workflows.contracts import BenchmarkRequest, BenchmarkResult
 from workflows.naming import results_prefix
 from workflows.settings import Settings
 from workflows.spec import WARM_CHECK_ALLOWANCE_S
-from workflows.storage import put_text
 
 
 def benchmark(request: BenchmarkRequest, *, runtime: Any, s3: Any, settings: Settings) -> BenchmarkResult:

@@ -11,12 +11,12 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workflows.aws.storage import download_folder
 from workflows.contracts import Finding, PreflightRequest, PreflightResult
 from workflows.errors import PreflightBlocked
 from workflows.hosting.modes import run_checks
 from workflows.preflight import ArtifactView, build_context
 from workflows.preflight.findings import describe_findings
-from workflows.storage import download_folder
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client

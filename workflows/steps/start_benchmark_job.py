@@ -7,12 +7,12 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from workflows.aws import error_code, translate
+from workflows.aws.clients import error_code, translate
+from workflows.aws.storage import put_text
 from workflows.benchmark.job import CONFIG_FILE, job_prefix, job_status, processing_job_request, upload_code
 from workflows.benchmark.run_config import engine_config
 from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus
 from workflows.settings import Settings
-from workflows.storage import put_text
 
 
 def start(request: BenchmarkJobRequest, *, sagemaker: Any, s3: Any, settings: Settings) -> BenchmarkJobStatus:

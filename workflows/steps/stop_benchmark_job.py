@@ -6,7 +6,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from workflows.aws import aws_errors, is_not_found, translate
+from workflows.aws.clients import aws_errors, is_not_found, translate
 from workflows.benchmark.job import job_status
 from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus
 from workflows.settings import Settings

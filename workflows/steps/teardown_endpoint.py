@@ -14,7 +14,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from workflows import clock
-from workflows.aws import aws_errors
+from workflows.aws.clients import aws_errors
+from workflows.aws.storage import get_text, list_keys, put_text
 from workflows.contracts import PipelineState, TeardownResult
 from workflows.errors import ResourceBusy, TeardownIncomplete
 from workflows.hosting import resources
@@ -22,7 +23,6 @@ from workflows.hosting.modes import strategy_for
 from workflows.hosting.tagged import tagged_leftovers
 from workflows.naming import TAG_KEEP, resource_prefix, results_prefix, staging_prefix
 from workflows.settings import Settings
-from workflows.storage import get_text, list_keys, put_text
 
 if TYPE_CHECKING:
     from types_boto3_application_autoscaling import ApplicationAutoScalingClient

@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field, ValidationError
 
 from workflows import clock
-from workflows.aws import aws_errors, split_s3_uri
+from workflows.aws.clients import aws_errors, split_s3_uri
+from workflows.aws.storage import get_text, put_text
 from workflows.contracts import BenchmarkResult, Contract
 from workflows.naming import SWEEPS_PREFIX, results_prefix
 from workflows.reports import venue
 from workflows.reports.compare import NO_VERDICT, REGRESSION
 from workflows.settings import Settings
-from workflows.storage import get_text, put_text
 from workflows.sweeps.compare import (
     RunsComparison,
     RunSummary,

@@ -9,7 +9,7 @@ from typing import Any
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from workflows.denials import denial
+from workflows.aws.denials import denial
 from workflows.errors import (
     AwsServiceUnavailable,
     AwsThrottled,
@@ -86,7 +86,7 @@ def translate(error: ClientError, action: str) -> DeploybenchError:
 
     Throttling and 5xx become retryable; "in use"/"in-progress" become ``ResourceBusy``
     (retryable); a denial becomes ``AwsAccessDenied`` naming the action and the fix
-    (``workflows.denials``); other 4xx become ``DeployRejected`` carrying AWS's message.
+    (``workflows.aws.denials``); other 4xx become ``DeployRejected`` carrying AWS's message.
     """
     code, message = error_code(error), error_message(error)
     text = f"{action}: {code}: {message}"

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from boto3.s3.transfer import TransferConfig
 
-from workflows.aws import aws_errors, paginate, split_s3_uri
+from workflows.aws.clients import aws_errors, paginate, split_s3_uri
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client
