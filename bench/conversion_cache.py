@@ -34,7 +34,7 @@ def main() -> None:
     from workflows.contracts import PipelineState
     from workflows.local.dlc import SERVER_ENV
     from workflows.runner import StateEvent, run_local
-    from workflows.spec import parse_spec
+    from workflows.spec.pipeline import parse_spec
 
     figures: dict[str, Any] = {**machine()}
     figures["load_average_1m_before"] = figures.pop("load_average_1m")

@@ -34,7 +34,7 @@ def single_thread() -> None:
 def convert(source: Path, out: Path, *, task: str, max_length: int = 128, **convert: Any) -> Path:
     """Run the convert step's ``build_artifact`` into ``out``; its scratch (plain/fused graphs) stays beside."""
     from workflows.contracts import StepRequest
-    from workflows.spec import parse_spec
+    from workflows.spec.pipeline import parse_spec
     from workflows.steps.convert_to_onnx import build_artifact
 
     spec = parse_spec(

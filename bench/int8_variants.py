@@ -246,7 +246,7 @@ def classifier_figures(work: Path) -> dict[str, Any]:
     """Argmax agreement of every variant on the random DeBERTa-v2 classifier, and the guard's verdict."""
     from workflows.conversion import guard
     from workflows.conversion.random_models import build_random_model
-    from workflows.spec import ConvertSpec
+    from workflows.spec.pipeline import ConvertSpec
 
     source = build_random_model(
         "deberta-v2", work / "deberta-src", task="classification", hidden=384, layers=6, heads=6, head_std=0.3

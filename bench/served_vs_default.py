@@ -83,7 +83,7 @@ def convert(name: str, source: Path, precision: str, workdir: Path) -> Path:
     from workflows.contracts import StepRequest
     from workflows.conversion.cache import CacheBounds, LocalStore, converted
     from workflows.local.dlc import cache_root
-    from workflows.spec import parse_spec
+    from workflows.spec.pipeline import parse_spec
     from workflows.steps.convert_to_onnx import build_artifact
 
     spec = parse_spec(

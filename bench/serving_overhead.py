@@ -43,7 +43,7 @@ ROLE = "arn:aws:iam::123456789012:role/deploybench-local"
 def build_artifact(workdir: Path) -> Path:
     """The bundled MiniLM, converted and verified exactly as the convert step does."""
     from workflows.contracts import StepRequest
-    from workflows.spec import parse_spec
+    from workflows.spec.pipeline import parse_spec
     from workflows.steps.convert_to_onnx import build_artifact as convert
 
     spec = parse_spec(

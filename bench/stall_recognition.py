@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from workflows.hosting.polling import next_wait_seconds  # noqa: E402
-from workflows.spec import WaitSpec, parse_spec  # noqa: E402
+from workflows.spec.pipeline import WaitSpec, parse_spec  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "stall_recognition.json"
 LOOP = {"DescribeEndpoint", "IsEndpointInService", "WaitForEndpoint"}

@@ -20,8 +20,8 @@ from infra.permissions import RUN_PREFIXES_READ, SAGEMAKER_KINDS, TARGET_TRACKIN
 from infra.sagemaker_role import image_repositories, sagemaker_log_arns
 from state_machines import children, names
 from workflows.janitor import REPORTS_PREFIX
-from workflows.model_spec import TOKEN_SECRET_PREFIX
 from workflows.naming import SWEEPS_PREFIX
+from workflows.spec.model import TOKEN_SECRET_PREFIX
 
 # Acknowledgement ids name the plugin that reports the finding.
 PACK = "AwsSolutions"

@@ -39,8 +39,8 @@ from infra.ownership import SAGEMAKER_CLEANUP, changes, manage
 from infra.sagemaker_role import sagemaker_log_arns
 from workflows.hosting.scale_to_zero import resource_id
 from workflows.janitor import REPORTS_PREFIX
-from workflows.model_spec import TOKEN_SECRET_PREFIX
 from workflows.naming import ARTIFACTS_PREFIX, CONVERSIONS_PREFIX, RESULTS_PREFIX
+from workflows.spec.model import TOKEN_SECRET_PREFIX
 
 SAGEMAKER_KINDS = ("endpoint", "endpoint-config", "model", "inference-component", "processing-job")
 SAGEMAKER_LIST = [

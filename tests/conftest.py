@@ -9,7 +9,7 @@ import psutil
 import pytest
 
 from tests.support.aws import BUCKET, LOCAL_ENDPOINT_ENV, REGION, ROLE, Aws
-from workflows.spec import RunSpec, parse_spec
+from workflows.spec.pipeline import RunSpec, parse_spec
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "deploybench")

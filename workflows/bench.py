@@ -27,7 +27,7 @@ from workflows.benchmark.run_config import warmup_concurrency as default_warmup_
 from workflows.errors import DeployRejected, SpecInvalid
 from workflows.reports.files import write_report
 from workflows.reports.result import bench_result
-from workflows.spec import BenchmarkSpec
+from workflows.spec.pipeline import BenchmarkSpec
 
 if TYPE_CHECKING:
     from types_boto3_cloudwatch import CloudWatchClient
@@ -214,7 +214,7 @@ def benchmark_spec(spec_path: Path | None, overrides: dict[str, Any]) -> Benchma
     """
     from pydantic import ValidationError
 
-    from workflows.spec import explain, load_spec
+    from workflows.spec.pipeline import explain, load_spec
 
     base = load_spec(spec_path).benchmark if spec_path else BenchmarkSpec()
     data = {**base.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}

@@ -19,7 +19,7 @@ from workflows.artifact_manifest import ParityReport as ParityReport
 from workflows.artifact_manifest import QuantizationReport as QuantizationReport
 from workflows.models import Contract as Contract
 from workflows.remediation.records import RemediationPlan, RemediationRecord
-from workflows.spec import RunSpec
+from workflows.spec.pipeline import RunSpec
 
 # --- steps ---------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from workflows.backoff import Backoff
 from workflows.remediation import RETRY_MAX_WAIT_S
-from workflows.spec import BenchmarkSpec, RunSpec
+from workflows.spec.pipeline import BenchmarkSpec, RunSpec
 
 MARGIN = timedelta(hours=1)
 """Covers what the bound does not count: retries of transient Lambda and service errors (seconds

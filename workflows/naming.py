@@ -23,12 +23,12 @@ import secrets
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from workflows.model_spec import hub_source
+from workflows.spec.model import hub_source
 
 if TYPE_CHECKING:
     from types_boto3_sagemaker.type_defs import TagTypeDef
 
-    from workflows.spec import RunSpec
+    from workflows.spec.pipeline import RunSpec
 
 PREFIX = "db"
 TAG_RUN_ID = "deploybench:run-id"

@@ -21,7 +21,7 @@ from workflows.contracts import Contract, PipelineState
 from workflows.errors import ModelSourceInvalid, SpecInvalid
 from workflows.naming import MODELS_PREFIX, new_run_id, source_prefix
 from workflows.settings import Settings
-from workflows.spec import parse_spec
+from workflows.spec.pipeline import parse_spec
 from workflows.triggers import SPEC_FILE, RedeployTrigger, execution_group, model_folder, sequencer_order
 
 if TYPE_CHECKING:

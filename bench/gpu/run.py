@@ -69,7 +69,7 @@ def serving_module() -> Any:
 
 
 def gpu_run_spec(source: str, precision: str, engine: str) -> Any:
-    from workflows.spec import parse_spec
+    from workflows.spec.pipeline import parse_spec
 
     return parse_spec(
         {

@@ -18,7 +18,7 @@ from workflows import clock
 from workflows.bench import bench_endpoint, describe_hosting
 from workflows.benchmark.noop_endpoint import NoopEndpoint, Script
 from workflows.errors import SpecInvalid
-from workflows.spec import BenchmarkSpec
+from workflows.spec.pipeline import BenchmarkSpec
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

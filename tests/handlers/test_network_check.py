@@ -10,7 +10,7 @@ from tests.support.aws import Aws
 from workflows.hosting.network import VpcSpec
 from workflows.network_check import check_spec_network, check_vpc
 from workflows.readiness import FAIL, OK
-from workflows.spec import parse_spec
+from workflows.spec.pipeline import parse_spec
 
 REGION = "us-east-1"
 

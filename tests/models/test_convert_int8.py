@@ -22,7 +22,7 @@ from workflows.conversion.quantize import (
     weight_matmuls,
 )
 from workflows.errors import QuantizationCollapsed, SpecInvalid
-from workflows.spec import parse_spec
+from workflows.spec.pipeline import parse_spec
 
 ModelFactory = Callable[..., Path]
 DEFAULTS = fast_spec("bundled").convert

@@ -17,7 +17,7 @@ from workflows.errors import QuantizationCollapsed, SpecInvalid
 from workflows.gpu.device import gpu_build, image_cudnn_major
 from workflows.gpu.fp16 import relative_attention_nodes
 from workflows.gpu.plan import serving_plan
-from workflows.spec import parse_spec
+from workflows.spec.pipeline import parse_spec
 
 ModelFactory = Callable[..., Path]
 VERSION = "1.31.1"

@@ -15,9 +15,9 @@ from workflows.contracts import ConvertResult, Finding, PackResult, PreflightReq
 from workflows.conversion.manifest import MANIFEST_FILE
 from workflows.errors import ModelSourceInvalid, PreflightBlocked, SpecInvalid
 from workflows.preflight.pins import check_library_pins, satisfies
-from workflows.spec import parse_spec
-from workflows.spec_checks import enums
-from workflows.spec_checks.model_source import check_model, sequence_limit
+from workflows.spec import enums
+from workflows.spec.model_source import check_model, sequence_limit
+from workflows.spec.pipeline import parse_spec
 from workflows.steps.check_spec import check_spec, spec_request
 
 # --- the state -------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from tests.conftest import ROOT
 from workflows.cli.app import app
 from workflows.errors import NotServableLocally
 from workflows.hosting.modes import refuse_unservable_locally, strategies
-from workflows.spec import load_spec
+from workflows.spec.pipeline import load_spec
 
 runner = CliRunner()
 EXAMPLES = sorted((ROOT / "examples").glob("minilm-*.yaml"))

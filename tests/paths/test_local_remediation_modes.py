@@ -16,7 +16,7 @@ from tests.support.local_pipeline import AFTER_IN_SERVICE, BEFORE_DEPLOY, result
 from tests.support.remediation import EMPTY, collapse, nothing_left
 from workflows.contracts import PipelineState
 from workflows.local.engine import LocalEngine
-from workflows.spec import RunSpec
+from workflows.spec.pipeline import RunSpec
 
 
 def mode_fields() -> dict[str, set[str]]:

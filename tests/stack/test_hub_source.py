@@ -20,8 +20,8 @@ from tests.support.infra import synthesize
 from workflows import naming
 from workflows.conversion import hub
 from workflows.errors import ModelSourceInvalid, SpecInvalid, UnsupportedArchitecture
-from workflows.model_spec import ModelSpec
-from workflows.spec_checks.model_source import check_model
+from workflows.spec.model import ModelSpec
+from workflows.spec.model_source import check_model
 from workflows.steps.check_spec import pin_source
 
 REPO = "acme/tiny-bert"

@@ -25,7 +25,7 @@ from workflows.benchmark.job import processing_job_request
 from workflows.contracts import BenchmarkJobRequest, BenchmarkPlan, DeployResult
 from workflows.hosting.base import AwsClients
 from workflows.hosting.modes import strategy_for
-from workflows.spec import parse_spec
+from workflows.spec.pipeline import parse_spec
 
 VPC_ID = "vpc-0123456789abcdef0"
 SUBNETS = ["subnet-0123456789abcdef0", "subnet-0fedcba9876543210"]

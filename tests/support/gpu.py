@@ -8,7 +8,7 @@ from typing import Any
 
 from tests.conftest import fast_spec
 from workflows.contracts import StepRequest
-from workflows.spec import RunSpec
+from workflows.spec.pipeline import RunSpec
 
 GPU_INSTANCE = "ml.g5.xlarge"
 HF_GPU_IMAGE = (

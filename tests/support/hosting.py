@@ -20,7 +20,7 @@ from workflows.contracts import (
     PackResult,
 )
 from workflows.settings import Settings
-from workflows.spec import RunSpec, parse_spec
+from workflows.spec.pipeline import RunSpec, parse_spec
 
 ROLE = "arn:aws:iam::123456789012:role/deploybench-sagemaker"
 BUCKET = "bench-bucket"

@@ -9,7 +9,7 @@ import pytest
 
 from workflows.accelerators import accelerator_kind, device_of, instance_table, is_gpu_instance
 from workflows.preflight.instances import check_instance_types
-from workflows.spec import parse_spec
+from workflows.spec.pipeline import parse_spec
 
 
 def hosting_families() -> set[str]:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from workflows.benchmark.run_config import engine_config, measured_concurrency
-from workflows.spec import parse_spec
+from workflows.spec.pipeline import parse_spec
 
 
 def spec(hosting: dict[str, Any], benchmark: dict[str, Any] | None = None) -> Any:

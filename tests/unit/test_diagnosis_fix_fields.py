@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from workflows.diagnosis.actions import MEANING, Action
-from workflows.spec import RunSpec
+from workflows.spec.pipeline import RunSpec
 
 SECTIONS = ("model", "convert", "pack", "hosting", "preflight", "wait", "benchmark", "remediation")
 # A spec field in a fix: `hosting.workers` or `hosting.workers: 1`, in backticks.

@@ -13,7 +13,7 @@ from workflows.diagnosis import diagnose, evidence_from_text, load_rules
 from workflows.diagnosis.actions import MEANING, Action, remediable
 from workflows.diagnosis.evidence import normalize
 from workflows.diagnosis.rules import default_rules, parse_rules
-from workflows.spec import RemediationSpec, parse_spec
+from workflows.spec.pipeline import RemediationSpec, parse_spec
 
 
 @pytest.mark.parametrize(

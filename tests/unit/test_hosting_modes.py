@@ -16,7 +16,7 @@ from workflows.hosting.base import HostingMode
 from workflows.hosting.modes import strategies, strategy_for
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.gpu import GPU_RUNTIME, TENSORRT_AFTER_SCALE_OUT
-from workflows.spec import load_spec
+from workflows.spec.pipeline import load_spec
 
 EXAMPLES = sorted((ROOT / "examples").glob("minilm-*.yaml"))
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from tests.conftest import fast_spec
 from workflows.lifetime import MARGIN, run_lifetime
-from workflows.spec import RunSpec
+from workflows.spec.pipeline import RunSpec
 
 
 def spec(**sections: Any) -> RunSpec:

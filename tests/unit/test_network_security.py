@@ -17,7 +17,7 @@ from workflows.contracts import BenchmarkJobRequest, BenchmarkPlan, DeployResult
 from workflows.errors import SpecInvalid
 from workflows.hosting.base import AwsClients
 from workflows.hosting.modes import strategy_for
-from workflows.spec import parse_spec
+from workflows.spec.pipeline import parse_spec
 
 SUBNETS = ["subnet-0123456789abcdef0", "subnet-0fedcba9876543210"]
 GROUPS = ["sg-0123456789abcdef0"]

@@ -13,7 +13,7 @@ from workflows.gpu.plan import serving_plan
 from workflows.hosting.modes import run_checks
 from workflows.preflight import ArtifactView, build_context
 from workflows.preflight.gpu import check_gpu_runtime
-from workflows.spec import parse_spec
+from workflows.spec.pipeline import parse_spec
 
 
 @pytest.fixture(scope="module")

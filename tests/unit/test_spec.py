@@ -7,7 +7,7 @@ import pytest
 
 from tests.conftest import ROOT
 from workflows.errors import SpecInvalid
-from workflows.spec import RunSpec, json_schema, load_spec, parse_spec
+from workflows.spec.pipeline import RunSpec, json_schema, load_spec, parse_spec
 
 
 def test_example_spec_loads() -> None:

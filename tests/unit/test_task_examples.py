@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from workflows.model_spec import TASKS, hub_source
-from workflows.spec import load_spec
+from workflows.spec.model import TASKS, hub_source
+from workflows.spec.pipeline import load_spec
 
 EXAMPLES = sorted((ROOT / "examples").glob("task-*.yaml"))
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from workflows.benchmark.client import Invoker
 from workflows.benchmark.engine import EngineConfig
 from workflows.benchmark.policy import policy_for
-from workflows.spec import BenchmarkSpec, RunSpec
+from workflows.spec.pipeline import BenchmarkSpec, RunSpec
 
 if TYPE_CHECKING:
     from types_boto3_sagemaker_runtime import SageMakerRuntimeClient

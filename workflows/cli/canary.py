@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from workflows.cli.output import FAILED, fail, progress
-from workflows.spec import BUNDLED_MODEL, RunSpec
+from workflows.spec.pipeline import BUNDLED_MODEL, RunSpec
 
 
 def canary_before_start(spec: RunSpec, *, run_id: str, skip: bool, region: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import typer
 from workflows.cli.options import JsonOption, ProfileOption, RegionOption
 from workflows.cli.output import RESULTS_DIR, aws_session, emit, guarded, out
 from workflows.contracts import ArtifactManifest
-from workflows.spec import RunSpec
+from workflows.spec.pipeline import RunSpec
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 
@@ -22,7 +22,7 @@ def spec_for(source_or_spec: str, overrides: dict[str, dict[str, Any]]) -> RunSp
     Raises:
         SpecInvalid: the file does not validate, or a flag's value is refused (e.g. fp16).
     """
-    from workflows.spec import load_spec, parse_spec
+    from workflows.spec.pipeline import load_spec, parse_spec
 
     if source_or_spec.endswith(SPEC_SUFFIXES) and Path(source_or_spec).is_file():
         data = load_spec(source_or_spec).model_dump(mode="json")

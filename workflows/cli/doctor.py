@@ -255,7 +255,7 @@ def doctor_command(
         raise typer.Exit(2)
     import boto3
 
-    from workflows.spec import load_spec
+    from workflows.spec.pipeline import load_spec
 
     spec = load_spec(spec_file) if spec_file else None
     session = boto3.Session(profile_name=profile, region_name=region)

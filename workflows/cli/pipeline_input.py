@@ -30,7 +30,7 @@ def pipeline_input(
     else:
         from workflows.contracts import PipelineState
         from workflows.naming import new_run_id
-        from workflows.spec import load_spec
+        from workflows.spec.pipeline import load_spec
 
         spec = load_spec(path)
         payload = PipelineState(run_id=new_run_id(spec.name), spec=spec).model_dump(mode="json")

@@ -68,7 +68,7 @@ def preflight(
     from workflows.hosting.modes import run_checks
     from workflows.preflight import build_context, open_artifact
     from workflows.preflight.triton import check_repository_result, is_model_repository
-    from workflows.spec import load_spec
+    from workflows.spec.pipeline import load_spec
 
     where = aws_session(region, profile).region_name or DEFAULT_REGION
     spec = load_spec(spec_path)

@@ -80,7 +80,7 @@ def run(
     from workflows.local.faults import load_fault_plan
     from workflows.naming import new_run_id
     from workflows.runner import run_aws, run_local
-    from workflows.spec import load_spec
+    from workflows.spec.pipeline import load_spec
     from workflows.steps.check_spec import check_before_start, pin_source
 
     spec = load_spec(spec_path)

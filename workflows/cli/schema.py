@@ -11,6 +11,6 @@ from workflows.cli.output import guarded
 @guarded
 def schema(as_json: JsonOption = False) -> None:
     """Print the run spec's JSON Schema (it is JSON with or without --json)."""
-    from workflows.spec import json_schema
+    from workflows.spec.pipeline import json_schema
 
     sys.stdout.write(json_schema() + "\n")

@@ -18,7 +18,7 @@ from typing import Any
 
 from workflows.conversion.source import SHARD_INDEX, TOKENIZER_FILES, WEIGHT_FILES
 from workflows.errors import ModelSourceInvalid
-from workflows.model_spec import HubSource, ModelSpec, hub_source
+from workflows.spec.model import HubSource, ModelSpec, hub_source
 
 TOKEN_ENV = "HF_TOKEN"
 ENDPOINT_ENV = "HF_ENDPOINT"

@@ -12,7 +12,7 @@ from workflows.conversion import guard, parity
 from workflows.conversion.bounded import run_bounded
 from workflows.conversion.quantize import save_calibration
 from workflows.errors import ConversionFailed, QuantizationCollapsed
-from workflows.spec import ConvertSpec
+from workflows.spec.pipeline import ConvertSpec
 
 INT8_METHOD = "onnxruntime quantize_dynamic: per-channel int8 weights, per-tensor uint8 activations"
 

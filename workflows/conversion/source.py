@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from workflows.aws.storage import download_folder, list_keys
 from workflows.errors import ModelSourceInvalid
-from workflows.spec import BUNDLED_MODEL
+from workflows.spec.pipeline import BUNDLED_MODEL
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client

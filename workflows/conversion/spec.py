@@ -1,4 +1,4 @@
-"""The spec's ``convert`` and ``pack`` sections (re-exported by ``workflows.spec``)."""
+"""The spec's ``convert`` and ``pack`` sections (re-exported by ``workflows.spec.pipeline``)."""
 
 from __future__ import annotations
 

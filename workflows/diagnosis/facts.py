@@ -14,7 +14,7 @@ from typing import Any
 from workflows.clock import as_datetime
 from workflows.diagnosis.evidence import Evidence
 from workflows.hosting.polling import stalled_for
-from workflows.spec import is_gpu_instance
+from workflows.spec.pipeline import is_gpu_instance
 
 FactValue = bool | str | None
 

@@ -40,7 +40,7 @@ from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, Scope, run_declared
 from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
-from workflows.spec import RunSpec
+from workflows.spec.pipeline import RunSpec
 
 if TYPE_CHECKING:
     from types_boto3_application_autoscaling import ApplicationAutoScalingClient

@@ -13,7 +13,7 @@ from workflows.backoff import Backoff
 from workflows.clock import as_datetime
 from workflows.contracts import DescribeRequest
 from workflows.errors import EndpointWaitTimeout
-from workflows.spec import WaitSpec
+from workflows.spec.pipeline import WaitSpec
 
 
 def next_wait_seconds(polls: int, *, initial: int, maximum: int, backoff: float) -> int:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from workflows.errors import SpecInvalid
-from workflows.spec import BUNDLED_MODEL
+from workflows.spec.pipeline import BUNDLED_MODEL
 
 BUNDLED_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")

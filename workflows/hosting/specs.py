@@ -1,6 +1,6 @@
 """The ``hosting`` section of a run spec: one member per hosting mode, discriminated by ``mode``.
 
-Kept apart from ``workflows.spec`` (which imports it) so that each mode's settings sit next to each
+Kept apart from ``workflows.spec.pipeline`` (which imports it) so that each mode's settings sit next to each
 other; every member is frozen and refuses unknown fields, and every field says what it accepts.
 """
 
@@ -14,7 +14,7 @@ from pydantic import Field, field_validator, model_validator
 from workflows.hosting.network import Secured
 from workflows.hosting.renames import accept_former_instance_types
 from workflows.models import Strict
-from workflows.spec_checks.enums import EndpointInstanceType, InferenceAmiVersion, Word
+from workflows.spec.enums import EndpointInstanceType, InferenceAmiVersion, Word
 
 # Families may carry a dash: ml.p6-b200.48xlarge, ml.p6e-gb200.36xlarge.
 INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9]+(-[a-z0-9]+)?\.[a-z0-9]+$")

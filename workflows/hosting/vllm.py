@@ -39,7 +39,7 @@ from workflows.preflight.isolation import ISOLATION
 from workflows.preflight.registry import Check
 from workflows.preflight.vllm import check_architecture, check_environment
 from workflows.settings import Settings
-from workflows.spec import RunSpec
+from workflows.spec.pipeline import RunSpec
 
 MOUNTED = "/opt/ml/model"
 PROBE_TEXT = "deploybench checks which model this endpoint serves"

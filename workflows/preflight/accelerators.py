@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from workflows.contracts import Finding
 from workflows.preflight.instances import instance
-from workflows.spec import is_gpu_instance
+from workflows.spec.pipeline import is_gpu_instance
 
 
 def check_direct_mode(*, instance_type: str, execution_mode: str, containers: int) -> list[Finding]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from workflows.contracts import ArtifactManifest
 from workflows.conversion.manifest import MANIFEST_FILE, read_manifest
 from workflows.errors import ArtifactIncomplete
-from workflows.spec import BUNDLED_MODEL, RunSpec
+from workflows.spec.pipeline import BUNDLED_MODEL, RunSpec
 
 MB = 1024 * 1024
 

@@ -17,7 +17,7 @@ from workflows.preflight.containers import image_cuda
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check
 from workflows.requirements_file import requirement_names, requirements_of
-from workflows.spec import is_gpu_instance
+from workflows.spec.pipeline import is_gpu_instance
 
 F36 = "F36"
 

@@ -24,7 +24,7 @@ from workflows.preflight.isolation import ISOLATION
 from workflows.preflight.library_versions import check_tokenizer_portability
 from workflows.preflight.pins import check_library_pins
 from workflows.preflight.registry import Check
-from workflows.spec import is_gpu_instance
+from workflows.spec.pipeline import is_gpu_instance
 
 
 def cuda_driver(context: PreflightContext, hosting: InstanceSettings) -> list[Finding]:

@@ -1,5 +1,5 @@
 """The spec's ``remediation`` section: how often each automatic fix may run (re-exported by
-``workflows.spec``)."""
+``workflows.spec.pipeline``)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ The pipeline's first state, so that a run started from the console, by EventBrid
 upload is refused as early as one started from the CLI, which runs the same function before it
 starts an execution. It validates the spec (a malformed one is ``SpecInvalid`` naming each field,
 not a parser traceback), checks the model source without converting it
-(``workflows.spec_checks.model_source``) and runs every preflight check that needs neither the
+(``workflows.spec.model_source``) and runs every preflight check that needs neither the
 artifact nor the model size (F04 Direct mode on GPU, F05, F08, F09, F11, F12, F20, F26...): a
 blocking finding is ``PreflightBlocked`` before the convert step spends a minute or a container
 Lambda's ten.
@@ -21,11 +21,11 @@ from workflows.contracts import PreflightResult, StepRequest
 from workflows.conversion import hub
 from workflows.errors import PreflightBlocked, SpecInvalid
 from workflows.hosting.modes import run_checks
-from workflows.model_spec import HUB_SCHEME
 from workflows.preflight import PreflightContext
 from workflows.preflight.findings import describe_findings
-from workflows.spec import BUNDLED_MODEL, RunSpec, parse_spec
-from workflows.spec_checks.model_source import check_model
+from workflows.spec.model import HUB_SCHEME
+from workflows.spec.model_source import check_model
+from workflows.spec.pipeline import BUNDLED_MODEL, RunSpec, parse_spec
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client

@@ -32,9 +32,9 @@ from workflows.conversion.source import ModelFolder, inspect_folder, resolve_sou
 from workflows.errors import ModelSourceInvalid, ParityCheckFailed
 from workflows.gpu.fp16 import build_fp16
 from workflows.gpu.plan import serving_plan
-from workflows.model_spec import ModelSpec, hub_source
 from workflows.naming import staging_prefix
 from workflows.settings import Settings
+from workflows.spec.model import ModelSpec, hub_source
 from workflows.texts import natural_texts
 
 if TYPE_CHECKING:

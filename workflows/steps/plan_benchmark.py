@@ -7,7 +7,7 @@ from typing import Literal
 from workflows.benchmark.figures import OUT_OF_TIME
 from workflows.contracts import BenchmarkPlan, BenchmarkPlanRequest
 from workflows.naming import benchmark_job_name
-from workflows.spec import is_gpu_instance
+from workflows.spec.pipeline import is_gpu_instance
 
 # The benchmark Lambda has 15 minutes; 'auto' leaves it runs that plan for 12 at most.
 AUTO_LAMBDA_LIMIT_S = 720.0

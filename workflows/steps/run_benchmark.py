@@ -18,7 +18,7 @@ from workflows.benchmark.run_config import engine_config, make_invoker
 from workflows.contracts import BenchmarkRequest, BenchmarkResult
 from workflows.naming import results_prefix
 from workflows.settings import Settings
-from workflows.spec import WARM_CHECK_ALLOWANCE_S
+from workflows.spec.pipeline import WARM_CHECK_ALLOWANCE_S
 
 
 def benchmark(request: BenchmarkRequest, *, runtime: Any, s3: Any, settings: Settings) -> BenchmarkResult:

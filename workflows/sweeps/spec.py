@@ -18,7 +18,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from workflows.errors import SpecInvalid
 from workflows.hosting.renames import DEPRECATED_INSTANCE_TYPES
 from workflows.models import Strict
-from workflows.spec import RunSpec, explain, parse_spec
+from workflows.spec.pipeline import RunSpec, explain, parse_spec
 
 # Run ids are ``<sweep id>-<index>``; a 20-character name keeps them within the 45 characters a
 # single run's id may take, so every SageMaker name stays under 63.

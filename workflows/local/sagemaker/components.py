@@ -23,7 +23,7 @@ from workflows.local.sagemaker.instances import gpus
 from workflows.local.sagemaker.logs import instance_id
 from workflows.local.sagemaker.models import model_containers
 from workflows.local.sagemaker.state import Instance
-from workflows.spec import is_gpu_instance
+from workflows.spec.pipeline import is_gpu_instance
 
 IC_LOG_GROUP = "/aws/sagemaker/InferenceComponents/{name}"
 NO_CAPACITY = "Inference Component has no capacity to process this request"

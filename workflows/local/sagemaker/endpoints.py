@@ -29,7 +29,7 @@ from workflows.local.sagemaker.memory import MemoryCap, memory_cap_support
 from workflows.local.sagemaker.models import ModelsApi, bind_to_port_error, is_direct, model_containers
 from workflows.local.sagemaker.pending import pending_deployment_summary
 from workflows.local.sagemaker.state import Endpoint, Instance
-from workflows.spec import is_gpu_instance
+from workflows.spec.pipeline import is_gpu_instance
 
 DEFAULT_HEALTH_CHECK_TIMEOUT_S = 600.0
 # The field's text of a container whose CUDA is newer than the inference AMI's driver (F20).

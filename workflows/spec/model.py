@@ -1,6 +1,6 @@
 """The spec's ``model`` section: where the model comes from, what it serves, how it pools.
 
-Re-exported by ``workflows.spec``. A Hub source is ``hf://org/name`` or ``hf://org/name@revision``
+Re-exported by ``workflows.spec.pipeline``. A Hub source is ``hf://org/name`` or ``hf://org/name@revision``
 (a branch, a tag or a commit); ``deploybench run`` pins it to the commit the revision names before
 the execution starts, so every step and every resource tag sees the same weights.
 """

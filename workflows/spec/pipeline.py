@@ -23,13 +23,13 @@ from workflows.errors import SpecInvalid
 from workflows.gpu.device import ARTIFACT_MODES, artifact_device
 from workflows.hosting.network import JobSecured
 from workflows.hosting.specs import Hosting, RealtimeHosting
-from workflows.model_spec import BUNDLED_MODEL as BUNDLED_MODEL
-from workflows.model_spec import SOURCE_FORMS as SOURCE_FORMS
-from workflows.model_spec import ModelSpec as ModelSpec
 from workflows.models import Strict
 from workflows.remediation.spec import RemediationSpec as RemediationSpec
-from workflows.spec_checks.enums import ProcessingInstanceType, Word
-from workflows.spec_errors import explain
+from workflows.spec.enums import ProcessingInstanceType, Word
+from workflows.spec.errors import explain
+from workflows.spec.model import BUNDLED_MODEL as BUNDLED_MODEL
+from workflows.spec.model import SOURCE_FORMS as SOURCE_FORMS
+from workflows.spec.model import ModelSpec as ModelSpec
 
 __all__ = [
     "explain",

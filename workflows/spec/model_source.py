@@ -33,8 +33,8 @@ from workflows.conversion.source import (
     inspect_folder,
 )
 from workflows.errors import ModelSourceInvalid, SpecInvalid, UnsupportedArchitecture
-from workflows.model_spec import hub_source
-from workflows.spec import BUNDLED_MODEL, ModelSpec
+from workflows.spec.model import hub_source
+from workflows.spec.pipeline import BUNDLED_MODEL, ModelSpec
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client
