@@ -19,7 +19,7 @@ from infra.network import StackNetwork, ec2_arn
 from infra.permissions import RUN_PREFIXES_READ, SAGEMAKER_KINDS, TARGET_TRACKING_ALARMS
 from infra.sagemaker_role import image_repositories, sagemaker_log_arns
 from state_machines import children, names
-from workflows.janitor import REPORTS_PREFIX
+from workflows.janitor.cleanup import REPORTS_PREFIX
 from workflows.naming import SWEEPS_PREFIX
 from workflows.spec.model import TOKEN_SECRET_PREFIX
 

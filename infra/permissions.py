@@ -38,7 +38,7 @@ from infra.encryption import ArtifactKey
 from infra.ownership import SAGEMAKER_CLEANUP, changes, manage
 from infra.sagemaker_role import sagemaker_log_arns
 from workflows.hosting.scale_to_zero import resource_id
-from workflows.janitor import REPORTS_PREFIX
+from workflows.janitor.cleanup import REPORTS_PREFIX
 from workflows.naming import ARTIFACTS_PREFIX, CONVERSIONS_PREFIX, RESULTS_PREFIX
 from workflows.spec.model import TOKEN_SECRET_PREFIX
 
@@ -270,7 +270,7 @@ def start_redeploy(scope: Scope) -> list[iam.PolicyStatement]:
     return [_statement(["states:StartExecution"], [scope.state_machine_arn("redeploy_pipeline")])]
 
 
-# --- Janitor: scale to zero's leftovers (workflows/janitor_scaling.py) -------------------------
+# --- Janitor: scale to zero's leftovers (workflows/janitor/scaling.py) -------------------------
 # It describes and deletes only: each target's component is described for its tags, and the alarms
 # are the run's own (db-*) and those Application Auto Scaling made for a db-* component's policy.
 JANITOR_SCALING_DELETE = [

@@ -30,7 +30,7 @@ from infra.permissions import Scope
 from infra.sagemaker_role import SageMakerExecution
 from infra.storage import ArtifactBucket
 from infra.triggers import Triggers
-from workflows.janitor import TOPIC_ENV
+from workflows.janitor.cleanup import TOPIC_ENV
 
 
 @dataclass(frozen=True)

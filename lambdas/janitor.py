@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from lambdas import clients
 from lambdas.observability import MetricUnit, logger, metrics, tracer
-from workflows.janitor import TOPIC_ENV, run_janitor
+from workflows.janitor.cleanup import TOPIC_ENV, run_janitor
 
 
 class JanitorRequest(BaseModel):

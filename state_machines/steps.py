@@ -257,9 +257,9 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
     ),
     LambdaFunction(
         "Janitor",
-        "workflows.janitor:run_janitor",
+        "workflows.janitor.cleanup:run_janitor",
         "lambdas.janitor:JanitorRequest",
-        "workflows.leaks:JanitorReport",
+        "workflows.janitor.leaks:JanitorReport",
         "Delete expired deploybench resources",
         timeout_s=300,
     ),

@@ -93,9 +93,9 @@ def tags(run_id: str, spec: RunSpec, *, now: datetime | None = None) -> list[Tag
     """AWS tag list for every resource of the run: who made it, and when the janitor may reap it.
 
     The expiry is the creation time plus the longest the run may legally still last
-    (``workflows.lifetime.run_lifetime``), so a live run is never taken for a leak.
+    (``workflows.janitor.lifetime.run_lifetime``), so a live run is never taken for a leak.
     """
-    from workflows.lifetime import run_lifetime
+    from workflows.janitor.lifetime import run_lifetime
 
     expires = (now or datetime.now(UTC)) + run_lifetime(spec)
     base = {

@@ -17,7 +17,7 @@ from workflows.cli.executions import cache_line
 from workflows.conversion import cache
 from workflows.conversion.cache import CacheBounds, LocalStore, S3Store, prune
 from workflows.errors import SpecInvalid
-from workflows.janitor import find_and_remove
+from workflows.janitor.cleanup import find_and_remove
 from workflows.settings import Settings
 
 REGION = "us-east-1"

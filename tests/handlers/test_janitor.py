@@ -11,7 +11,7 @@ import pytest
 from botocore.stub import Stubber
 
 from tests.support.aws import Aws
-from workflows.janitor import find_and_remove, run_janitor
+from workflows.janitor.cleanup import find_and_remove, run_janitor
 from workflows.naming import TAG_EXPIRES_AT, TAG_KEEP, TAG_MANAGED
 
 REGION = "us-east-1"

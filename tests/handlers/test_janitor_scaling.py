@@ -19,8 +19,8 @@ from tests.conftest import fast_spec
 from tests.support.aws import Aws
 from workflows import naming
 from workflows.hosting.scale_to_zero import DIMENSION
-from workflows.janitor import find_and_remove
-from workflows.lifetime import run_lifetime
+from workflows.janitor.cleanup import find_and_remove
+from workflows.janitor.lifetime import run_lifetime
 
 REGION = "us-east-1"
 BUCKET = "janitor-bucket"

@@ -9,9 +9,9 @@ import botocore.session
 import pytest
 
 from infra.permissions import SAGEMAKER_KINDS
-from workflows import janitor
 from workflows.hosting import resources, tagged
 from workflows.hosting.resources import KINDS, ResourceKind
+from workflows.janitor import cleanup as janitor
 
 
 def _client(service: str) -> Any:

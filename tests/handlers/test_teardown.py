@@ -13,7 +13,7 @@ from tests.support.aws import Aws
 from workflows import clock
 from workflows.contracts import DeployResult, ErrorInfo, PipelineState
 from workflows.errors import ResourceBusy
-from workflows.janitor import find_and_remove
+from workflows.janitor.cleanup import find_and_remove
 from workflows.naming import TAG_KEEP, endpoint_config_name, endpoint_name, model_name, staging_prefix
 from workflows.reports.markdown import render_report
 from workflows.settings import Settings

@@ -12,7 +12,7 @@ from workflows.backoff import Backoff
 from workflows.benchmark.policy import ClientPolicy, policy_for
 from workflows.hosting import scale_timing
 from workflows.hosting.polling import next_wait_seconds
-from workflows.lifetime import _retry_intervals_s
+from workflows.janitor.lifetime import _retry_intervals_s
 
 
 def test_the_delays_grow_by_the_factor_from_the_first_and_stop_at_the_cap() -> None:

@@ -6,7 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 from tests.conftest import fast_spec
-from workflows.lifetime import MARGIN, run_lifetime
+from workflows.janitor.lifetime import MARGIN, run_lifetime
 from workflows.spec.pipeline import RunSpec
 
 

@@ -24,7 +24,7 @@ from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus
 from workflows.hosting.network import processing_security
 from workflows.hosting.polling import next_wait_seconds
 from workflows.images import HF_INFERENCE, image_uri
-from workflows.lifetime import runtime_limit_s
+from workflows.janitor.lifetime import runtime_limit_s
 from workflows.settings import Settings
 
 if TYPE_CHECKING:

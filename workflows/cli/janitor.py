@@ -23,7 +23,7 @@ def janitor(
     as_json: JsonOption = False,
 ) -> None:
     """Delete SageMaker resources and staging folders of deploybench runs past their TTL (what the hourly schedule does)."""
-    from workflows.janitor import run_janitor
+    from workflows.janitor.cleanup import run_janitor
 
     session = aws_session(region, profile)
     outputs = stack_outputs(session, stack_name) if not bucket else {}

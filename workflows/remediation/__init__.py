@@ -11,6 +11,6 @@
 from __future__ import annotations
 
 # F12/F15: scale from zero took 471 s and 95 retries in the field; 30 s doubling, capped at 5 min.
-# Here, not in ``plan``, so that ``workflows.lifetime`` reads the bound without importing the step.
+# Here, not in ``plan``, so that ``workflows.janitor.lifetime`` reads the bound without importing the step.
 RETRY_FIRST_WAIT_S = 30
 RETRY_MAX_WAIT_S = 300

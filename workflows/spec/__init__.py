@@ -7,7 +7,7 @@ numeric ranges), read from botocore's installed model; ``model_source`` checks t
 without converting it (folder, weights, tokenizer, architecture, ``max_sequence_length`` against the
 model's own limit), locally or in S3.
 
-A domain package: it imports the primitives, ``workflows.aws`` and the domain packages that own a spec
+A domain package: it imports the primitives, ``workflows.aws.clients`` and the domain packages that own a spec
 section's vocabulary (``hosting``, ``conversion``, ``gpu``, ``images``, ``remediation``); the steps, the
 CLI and the engines import it. The ``CheckSpec`` state and the CLI run both through
 ``workflows.steps.check_spec``.

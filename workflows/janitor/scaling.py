@@ -26,7 +26,7 @@ from botocore.exceptions import ClientError
 from workflows.aws.clients import aws_errors, is_not_found, paginate, translate
 from workflows.hosting import resources
 from workflows.hosting.scale_to_zero import DIMENSION, NAMESPACE
-from workflows.leaks import Action, Leak, act, expiry
+from workflows.janitor.leaks import Action, Leak, act, expiry
 from workflows.naming import PREFIX
 
 if TYPE_CHECKING:

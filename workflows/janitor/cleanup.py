@@ -8,7 +8,7 @@ undeletable past teardown's retries (F06). Every SageMaker resource a run create
 janitor deletes those past that time (tagged ``deploybench:keep=true`` are left alone), stops
 processing jobs still running past it, removes scale to zero's scalable targets, policies and alarms
 with their component, and staging folders older than the TTL. The expiry a run writes is derived
-from its own budgets (``workflows/lifetime.py``), so a live run is never reaped.
+from its own budgets (``workflows/janitor/lifetime.py``), so a live run is never reaped.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from workflows.aws.clients import aws_errors, paginate
 from workflows.aws.storage import delete_prefix, put_text
 from workflows.hosting import resources
 from workflows.hosting.resources import ResourceKind, delete_call, sagemaker_kinds
-from workflows.janitor_scaling import ComponentExpiry, sweep_alarms, sweep_scaling
-from workflows.leaks import Action, JanitorReport, Leak, act, expiry
+from workflows.janitor.leaks import Action, JanitorReport, Leak, act, expiry
+from workflows.janitor.scaling import ComponentExpiry, sweep_alarms, sweep_scaling
 from workflows.naming import DEFAULT_TTL, PREFIX
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def find_and_remove(
     """Delete (or, with ``dry_run``, only list) every expired deploybench resource.
 
     With the ``autoscaling`` and ``cloudwatch`` clients, scale to zero's scalable targets, scaling
-    policies and alarms are swept first (``workflows/janitor_scaling.py``): a target must go before
+    policies and alarms are swept first (``workflows/janitor/scaling.py``): a target must go before
     its component. A listing that fails (an API the region lacks, a missing permission) is recorded
     in ``errors`` and the other kinds are still swept.
     """

@@ -1,7 +1,7 @@
 """What the janitor reports and how it decides: a leak, a pass's report, a resource's expiry.
 
-Shared by the janitor's SageMaker sweep (``workflows/janitor.py``) and its scaling and alarm sweep
-(``workflows/janitor_scaling.py``).
+Shared by the janitor's SageMaker sweep (``workflows/janitor/cleanup.py``) and its scaling and alarm sweep
+(``workflows/janitor/scaling.py``).
 """
 
 from __future__ import annotations
