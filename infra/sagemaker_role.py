@@ -15,7 +15,7 @@ from constructs import Construct
 
 from infra.constants import PREFIX
 from infra.network import StackNetwork, sagemaker_interfaces
-from workflows.images import registry_accounts
+from workflows.images.table import registry_accounts
 from workflows.naming import SAGEMAKER_READ_PREFIXES, SAGEMAKER_WRITE_PREFIXES, sagemaker_log_groups
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from workflows.errors import ArtifactIncomplete
 from workflows.hosting.base import image_for
-from workflows.images import HF_INFERENCE
+from workflows.images.table import HF_INFERENCE
 from workflows.preflight.artifact import requirement_names
 from workflows.preflight.isolation import WHEELS_DIR
 from workflows.settings import Settings

@@ -23,7 +23,7 @@ from workflows.cli.doctor import (
     doctor,
     key_permissions,
 )
-from workflows.images import HF_INFERENCE, image_uri
+from workflows.images.table import HF_INFERENCE, image_uri
 from workflows.naming import OUTPUT_BUCKET
 
 REGION = "us-east-1"

@@ -34,7 +34,7 @@ from workflows.diagnosis.collect import add_component_log_events
 from workflows.diagnosis.evidence import Evidence
 from workflows.hosting import resources
 from workflows.hosting.scale_to_zero import register_scaling, scaling_plan
-from workflows.images import image_table
+from workflows.images.table import image_table
 from workflows.local.lambda_seam import LocalLambdaContext
 
 REGION = "us-east-1"

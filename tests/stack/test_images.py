@@ -14,7 +14,8 @@ from workflows.errors import SpecInvalid
 from workflows.hosting.base import image_for
 from workflows.hosting.modes import strategies
 from workflows.hosting.specs import RealtimeHosting
-from workflows.images import (
+from workflows.images.sdk import SELECTIONS, TARGET, config_dir, render
+from workflows.images.table import (
     HF_INFERENCE,
     VLLM,
     build,
@@ -25,7 +26,6 @@ from workflows.images import (
     registry_accounts,
     repository_of,
 )
-from workflows.sdk_images import SELECTIONS, TARGET, config_dir, render
 
 
 def sdk_folder() -> Path:
@@ -65,7 +65,7 @@ def test_the_committed_image_table_is_the_sdk_table_extract() -> None:
     # Given the installed SDK's image_uri_config files
     folder = sdk_folder()
     # Then workflows/data/images.yaml is exactly what the generator makes of them
-    assert TARGET.read_text(encoding="utf-8") == render(folder), "run: python -m workflows.sdk_images"
+    assert TARGET.read_text(encoding="utf-8") == render(folder), "run: python -m workflows.images.sdk"
 
 
 def test_every_image_a_mode_deploys_is_in_the_table_with_its_regions_account() -> None:

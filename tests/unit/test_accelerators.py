@@ -7,7 +7,7 @@ import re
 import botocore.session
 import pytest
 
-from workflows.accelerators import accelerator_kind, device_of, instance_table, is_gpu_instance
+from workflows.images.accelerators import accelerator_kind, device_of, instance_table, is_gpu_instance
 from workflows.preflight.instances import check_instance_types
 from workflows.spec.pipeline import parse_spec
 

@@ -6,7 +6,7 @@ import pytest
 
 from tests.conftest import fast_spec
 from workflows.hosting.base import image_for
-from workflows.images import HF_INFERENCE, build_versions, family_entry
+from workflows.images.table import HF_INFERENCE, build_versions, family_entry
 from workflows.local.dlc import base_requirements, environment_key
 from workflows.local.dlc_versions import TOOLKIT_TRANSFORMERS_CEILING, libraries_for_image
 

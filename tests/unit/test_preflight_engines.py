@@ -18,7 +18,7 @@ VLLM = "763104351884.dkr.ecr.us-east-1.amazonaws.com/vllm:0.26.0-gpu-py312-cu129
 
 
 def table_with(monkeypatch: pytest.MonkeyPatch, families: dict[str, Any]) -> None:
-    from workflows.images import image_records, image_table
+    from workflows.images.table import image_records, image_table
 
     table = {**image_table(), "families": {**image_table()["families"], **families}}
     monkeypatch.setattr(containers, "image_records", lambda: image_records(table))

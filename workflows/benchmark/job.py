@@ -23,7 +23,7 @@ from workflows.benchmark import JOB_MODULES
 from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus
 from workflows.hosting.network import processing_security
 from workflows.hosting.polling import next_wait_seconds
-from workflows.images import HF_INFERENCE, image_uri
+from workflows.images.table import HF_INFERENCE, image_uri
 from workflows.janitor.lifetime import runtime_limit_s
 from workflows.settings import Settings
 

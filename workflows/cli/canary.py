@@ -35,7 +35,7 @@ def canary_before_start(spec: RunSpec, *, run_id: str, skip: bool, region: str) 
     from workflows.conversion.source import resolve_source
     from workflows.diagnosis import diagnose, evidence_from_text
     from workflows.hosting.base import image_for
-    from workflows.images import HF_INFERENCE
+    from workflows.images.table import HF_INFERENCE
     from workflows.local.canary import run_canary
     from workflows.local.dlc import DlcUnavailable
     from workflows.steps.convert_to_onnx import build_artifact

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from workflows.errors import SpecInvalid
-from workflows.images import HF_INFERENCE, build_versions, image_table, image_uri, registry_account
+from workflows.images.table import HF_INFERENCE, build_versions, image_table, image_uri, registry_account
 
 DEVICES = ("cpu", "gpu")
 

@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 import yaml
 
-from workflows.accelerators import is_gpu_instance
-from workflows.images import repository_of
+from workflows.images.accelerators import is_gpu_instance
+from workflows.images.table import repository_of
 
 Device = Literal["cpu", "gpu"]
 CPU_PACKAGE = "onnxruntime"

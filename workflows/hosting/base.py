@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 from pydantic import BaseModel
 
 from workflows import clock, naming
-from workflows.accelerators import device_of
 from workflows.aws.clients import aws_errors
 from workflows.contracts import (
     ComponentStatus,
@@ -35,7 +34,8 @@ from workflows.contracts import (
 from workflows.errors import SpecInvalid
 from workflows.hosting.network import endpoint_config_security, model_security
 from workflows.hosting.specs import _Instances, _ModelServer
-from workflows.images import HF_INFERENCE, image_uri
+from workflows.images.accelerators import device_of
+from workflows.images.table import HF_INFERENCE, image_uri
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, Scope, run_declared
 from workflows.remediation.overrides import with_overrides

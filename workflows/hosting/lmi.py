@@ -33,7 +33,7 @@ from workflows.hosting.staging import (
     uncompressed_model_data,
     write_prefix,
 )
-from workflows.images import DJL_INFERENCE
+from workflows.images.table import DJL_INFERENCE
 from workflows.preflight.artifact import LMI_CPU_REQUIREMENTS, check_lmi_requirements
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.findings import refuse_blocking

@@ -17,7 +17,7 @@ from workflows.hosting.base import (
 )
 from workflows.hosting.checks import INSTANCE_TYPES, STARTUP_TIMEOUT, memory_check
 from workflows.hosting.specs import RealtimeHosting
-from workflows.images import HF_INFERENCE
+from workflows.images.table import HF_INFERENCE
 from workflows.preflight.gpu import GPU_RUNTIME
 from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS, cuda_driver
 from workflows.preflight.registry import Check

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from functools import partial
 
-from workflows.accelerators import is_gpu_instance
 from workflows.contracts import DeployRequest, Finding
 from workflows.hosting.base import (
     AwsClients,
@@ -31,7 +30,8 @@ from workflows.hosting.staging import (
     write_prefix,
 )
 from workflows.hosting.triton_repository import check_plan, default_model, plan_repository
-from workflows.images import TRITON
+from workflows.images.accelerators import is_gpu_instance
+from workflows.images.table import TRITON
 from workflows.preflight.containers import check_cuda_driver, image_cuda, minimum_ami
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.findings import refuse_blocking

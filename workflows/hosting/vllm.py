@@ -32,7 +32,7 @@ from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
 from workflows.hosting.sources import locate
 from workflows.hosting.specs import VllmHosting
 from workflows.hosting.staging import read_manifest, uncompressed_model_data
-from workflows.images import VLLM
+from workflows.images.table import VLLM
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.findings import refuse_blocking
 from workflows.preflight.isolation import ISOLATION

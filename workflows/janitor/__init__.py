@@ -5,7 +5,7 @@ the spec allows through the pipeline, plus a margin); ``leaks`` finds managed re
 ``scaling`` the Application Auto Scaling targets and alarms they leave; ``cleanup`` removes them and
 publishes what it removed (the hourly Janitor function and ``deploybench janitor``).
 
-A domain package: it imports the primitives, ``workflows.aws``, ``workflows.naming``, the hosting
+A domain package: it imports the primitives, ``workflows.aws.clients``, ``workflows.naming``, the hosting
 resource kinds and, for the lifetime, the state machines' function table; the Janitor handler, the
 CLI, the benchmark job's limits and the CDK stack import it.
 """

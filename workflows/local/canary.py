@@ -161,7 +161,7 @@ def pipeline_canary(spec: Any, pack_uri: str, *, s3: Any, region: str) -> Canary
     engine did not ask for one (the light server, or ``DEPLOYBENCH_LOCAL_CANARY=0``)."""
     from workflows.aws.clients import split_s3_uri
     from workflows.hosting.base import image_for
-    from workflows.images import HF_INFERENCE
+    from workflows.images.table import HF_INFERENCE
 
     if os.environ.get(CANARY_ENV) != "1":
         return None

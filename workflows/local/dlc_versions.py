@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from workflows.images import HF_INFERENCE, family_entry, image_table
+from workflows.images.table import HF_INFERENCE, family_entry, image_table
 
 TOOLKIT = "2.6.0"
 TOOLKIT_SOURCE = "not in the SDK's image table; 2.6.0 is the release run with Multi Model Server 1.1.11"

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from workflows.contracts import Finding
-from workflows.images import image_records, repository_of
+from workflows.images.table import image_records, repository_of
 from workflows.preflight.instances import instance
 
 _CUDA_TAG = re.compile(r"cu(\d{2})(\d)\b")

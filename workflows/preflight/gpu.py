@@ -12,7 +12,7 @@ from workflows.artifact_manifest import ArtifactManifest
 from workflows.contracts import Finding
 from workflows.gpu.device import CPU_PACKAGE, GPU_PACKAGE, gpu_build, image_cudnn_major
 from workflows.hosting.base import InstanceSettings
-from workflows.images import HF_INFERENCE, image_uri
+from workflows.images.table import HF_INFERENCE, image_uri
 from workflows.preflight.containers import image_cuda
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from workflows.accelerators import GPU, family_of, instance_table
 from workflows.contracts import Finding
+from workflows.images.accelerators import GPU, family_of, instance_table
 
 GIB_MB = 1024
 

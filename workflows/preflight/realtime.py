@@ -10,7 +10,7 @@ from __future__ import annotations
 from workflows.contracts import Finding
 from workflows.hosting.base import InstanceSettings, image_for
 from workflows.hosting.checks import each_instance_type
-from workflows.images import HF_INFERENCE
+from workflows.images.table import HF_INFERENCE
 from workflows.preflight.artifact import (
     check_artifact_complete,
     check_input_names,

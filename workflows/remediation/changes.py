@@ -13,7 +13,7 @@ from typing import Any
 
 from workflows.contracts import DeployOverrides, Diagnosis, PipelineState
 from workflows.hosting.base import image_for
-from workflows.images import HF_INFERENCE
+from workflows.images.table import HF_INFERENCE
 from workflows.preflight.containers import Ami, amis, image_cuda, minimum_ami
 from workflows.preflight.instances import instance
 from workflows.remediation.overrides import configured

@@ -15,7 +15,6 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import Field, StringConstraints, ValidationError, field_validator, model_validator
 
-from workflows.accelerators import is_gpu_instance
 from workflows.conversion.spec import FP16_ON_CPU, TENSORRT_ON_CPU
 from workflows.conversion.spec import ConvertSpec as ConvertSpec
 from workflows.conversion.spec import PackSpec as PackSpec
@@ -23,6 +22,7 @@ from workflows.errors import SpecInvalid
 from workflows.gpu.device import ARTIFACT_MODES, artifact_device
 from workflows.hosting.network import JobSecured
 from workflows.hosting.specs import Hosting, RealtimeHosting
+from workflows.images.accelerators import is_gpu_instance
 from workflows.models import Strict
 from workflows.remediation.spec import RemediationSpec as RemediationSpec
 from workflows.spec.enums import ProcessingInstanceType, Word

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from workflows import clock
-from workflows.images import image_records, repository_of
+from workflows.images.table import image_records, repository_of
 from workflows.local.sagemaker.api import (
     ApiError,
     already_exists,

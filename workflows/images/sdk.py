@@ -7,8 +7,8 @@ dependency: it pins ``rich<15`` and pulls pandas, scipy, paramiko..., so it is i
 ``--no-deps`` for development (``make setup``) and only its JSON files are read, found through
 ``importlib.util.find_spec`` without importing it. Lambdas never see it: they read the extract.
 
-    python -m workflows.sdk_images            # rewrite workflows/data/images.yaml
-    python -m workflows.sdk_images --check    # exit 1 when the committed file differs
+    python -m workflows.images.sdk            # rewrite workflows/data/images.yaml
+    python -m workflows.images.sdk --check    # exit 1 when the committed file differs
 
 What the SDK's table does not hold is kept here, next to the selection, with its source: which
 builds deploybench offers (and which is the default), Docker labels (F05) and Triton's CUDA.
@@ -29,10 +29,10 @@ from typing import Any
 import yaml
 
 from workflows.errors import SpecInvalid
-from workflows.images import DJL_INFERENCE, HF_INFERENCE, TRITON, VLLM
+from workflows.images.table import DJL_INFERENCE, HF_INFERENCE, TRITON, VLLM
 
 DISTRIBUTION = "sagemaker-core"
-TARGET = Path(__file__).parent / "data" / "images.yaml"
+TARGET = Path(__file__).parents[1] / "data" / "images.yaml"
 _CUDA_TAG = re.compile(r"cu(\d{2})(\d)\b")
 # Field notes, label table (read from each image manifest's config with aws ecr batch-get-image).
 _LABELS_BOTH = {"accept-bind-to-port": True, "multi-models": True}
@@ -94,7 +94,7 @@ SELECTIONS: dict[str, Selection] = {
 HEADER = """\
 # Container images deploybench deploys, by family, build and device. GENERATED from the SageMaker
 # Python SDK's image table (sagemaker-core's sagemaker/core/image_uri_config/*.json) by
-# `python -m workflows.sdk_images`; do not edit: change the selection in workflows/sdk_images.py.
+# `python -m workflows.images.sdk`; do not edit: change the selection in workflows/images/sdk.py.
 # tests/stack/test_images.py fails when this file and the installed SDK table disagree, and when a mode
 # deploys an image that is not listed here.
 #
@@ -148,7 +148,7 @@ def _device_entry(
     if processors and device not in processors:
         raise SpecInvalid(
             f"the SDK's {selection.config}.json {version} has no {device} image (processors {processors}).",
-            fix=f"drop {device} from the selection in workflows/sdk_images.py",
+            fix=f"drop {device} from the selection in workflows/images/sdk.py",
         )
     tag = _tag(selection, version, found, device if processors else None)
     entry: dict[str, Any] = {"repository": found["repository"], "tag": tag}

@@ -1,6 +1,6 @@
 """Container image URIs by family, build, device and region, read from ``data/images.yaml``.
 
-That file is generated from the SageMaker Python SDK's image table (``workflows/sdk_images.py``):
+That file is generated from the SageMaker Python SDK's image table (``workflows/images/sdk.py``):
 repositories, tags and each region's registry account are the SDK's, never typed by hand.
 """
 
