@@ -13,10 +13,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from workflows.artifact_manifest import ArtifactManifest as ArtifactManifest
-from workflows.artifact_manifest import FileEntry as FileEntry
-from workflows.artifact_manifest import ParityReport as ParityReport
-from workflows.artifact_manifest import QuantizationReport as QuantizationReport
+from workflows.artifact.manifest import ArtifactManifest as ArtifactManifest
+from workflows.artifact.manifest import FileEntry as FileEntry
+from workflows.artifact.manifest import ParityReport as ParityReport
+from workflows.artifact.manifest import QuantizationReport as QuantizationReport
 from workflows.models import Contract as Contract
 from workflows.remediation.records import RemediationPlan, RemediationRecord
 from workflows.spec.pipeline import RunSpec

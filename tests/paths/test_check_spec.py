@@ -133,7 +133,7 @@ def test_a_blocking_spec_finding_stops_before_conversion_with_every_finding() ->
 def test_run_preflight_carries_the_spec_findings_instead_of_checking_again(
     s3: Any, tiny_artifact: Path
 ) -> None:
-    from workflows.artifact_manifest import ArtifactManifest
+    from workflows.artifact.manifest import ArtifactManifest
     from workflows.steps.run_preflight import preflight
 
     # Given the staged artifact and what CheckSpec found (a warning it alone could see)

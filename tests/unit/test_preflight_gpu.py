@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.gpu import GPU_INSTANCE, HF_GPU_IMAGE, TRITON_CUDA13_IMAGE, gpu_spec
-from workflows.artifact_manifest import ArtifactManifest
+from workflows.artifact.manifest import ArtifactManifest
 from workflows.conversion.manifest import read_manifest
 from workflows.gpu.plan import serving_plan
 from workflows.hosting.modes import run_checks

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from workflows.errors import RequirementsInvalid
-from workflows.preflight.artifact import check_requirements
-from workflows.preflight.gpu import pinned_version
-from workflows.preflight.pins import check_library_pins, satisfies
-from workflows.requirements_file import (
+from workflows.artifact.requirements import (
     parse_requirements,
     requirement_names,
     requirements_of,
     satisfied_by,
 )
+from workflows.errors import RequirementsInvalid
+from workflows.preflight.artifact import check_requirements
+from workflows.preflight.gpu import pinned_version
+from workflows.preflight.pins import check_library_pins, satisfies
 
 IMAGE = (
     "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:"

@@ -56,7 +56,7 @@ CONVERTER_SOURCES = (
     "workflows/gpu",
     "workflows/steps/convert_to_onnx.py",
     "workflows/texts.py",
-    "workflows/artifact_manifest.py",
+    "workflows/artifact/manifest.py",
     "artifacts/code",
 )
 ROOT = Path(str(files("workflows"))).parent

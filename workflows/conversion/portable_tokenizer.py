@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from workflows.artifact_manifest import TokenizerFiles
+from workflows.artifact.manifest import TokenizerFiles
 from workflows.conversion import parity
 from workflows.errors import ModelSourceInvalid
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workflows.artifact_manifest import ServingPlan, TensorrtProfile
+from workflows.artifact.manifest import ServingPlan, TensorrtProfile
 from workflows.gpu.device import PROVIDERS, artifact_device, gpu_build, requirement_line, serving_engine
 
 # A natural text of the benchmark (median 18 words) is 20-40 tokens: the profile is tuned for 32

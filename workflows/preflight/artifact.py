@@ -8,9 +8,9 @@ import json
 import sys
 from pathlib import Path
 
+from workflows.artifact.requirements import requirement_names
 from workflows.contracts import Finding
 from workflows.errors import ArtifactIncomplete
-from workflows.requirements_file import requirement_names
 
 # What the Hugging Face PyTorch inference DLC ships: torch and transformers, not onnxruntime (F01).
 HF_DLC_PROVIDES = frozenset(

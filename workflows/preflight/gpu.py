@@ -8,7 +8,8 @@ than the image's. Every benchmark of such an endpoint reports CPU figures under 
 
 from __future__ import annotations
 
-from workflows.artifact_manifest import ArtifactManifest
+from workflows.artifact.manifest import ArtifactManifest
+from workflows.artifact.requirements import requirement_names, requirements_of
 from workflows.contracts import Finding
 from workflows.gpu.device import CPU_PACKAGE, GPU_PACKAGE, gpu_build, image_cudnn_major
 from workflows.hosting.base import InstanceSettings
@@ -16,7 +17,6 @@ from workflows.images.table import HF_INFERENCE, image_uri
 from workflows.preflight.containers import image_cuda
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check
-from workflows.requirements_file import requirement_names, requirements_of
 from workflows.spec.pipeline import is_gpu_instance
 
 F36 = "F36"

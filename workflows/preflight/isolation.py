@@ -3,7 +3,7 @@
 With EnableNetworkIsolation the HF DLC's start-up ``pip install -r code/requirements.txt`` has no
 network: it succeeds only when the file installs offline (``--no-index`` and ``--find-links wheels``,
 which pip resolves next to the file) from a wheel in ``code/wheels/`` for every requirement. Pack
-writes both when ``hosting.network_isolation`` is set (``workflows.vendoring``).
+writes both when ``hosting.network_isolation`` is set (``workflows.artifact.vendoring``).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from workflows.artifact.requirements import requirement_names
 from workflows.contracts import Finding
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check
-from workflows.requirements_file import requirement_names
 
 WHEELS_DIR = "wheels"
 """Folder of the vendored wheels, under the artifact's code/."""

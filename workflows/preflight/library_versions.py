@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from workflows.artifact_manifest import TokenizerFiles
+from workflows.artifact.manifest import TokenizerFiles
 from workflows.contracts import Finding
 
 _IMAGE_TRANSFORMERS = re.compile(r"transformers(\d+(?:\.\d+)*)")

@@ -15,8 +15,8 @@ import re
 from packaging.specifiers import InvalidSpecifier, Specifier
 from packaging.version import InvalidVersion, Version
 
+from workflows.artifact.requirements import requirements_of, satisfied_by
 from workflows.contracts import Finding
-from workflows.requirements_file import requirements_of, satisfied_by
 
 # Libraries the image names in its tag, as <name><version>.
 TAGGED_LIBRARIES = ("transformers",)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workflows.artifact.requirements import REQUIREMENTS_FILE, requirement_names
 from workflows.contracts import FileEntry
 from workflows.conversion.manifest import read_manifest, sha256_of, write_manifest
 from workflows.preflight.artifact import LMI_CPU_REQUIREMENTS, distribution_of
-from workflows.requirements_file import REQUIREMENTS_FILE, requirement_names
 
 
 def requirements_for(module: str, *, diagnosis_id: str, onnxruntime_version: str | None) -> list[str]:

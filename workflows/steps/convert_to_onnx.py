@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from workflows.artifact_manifest import HubRecord, ServingPlan
+from workflows.artifact.manifest import HubRecord, ServingPlan
 from workflows.aws.storage import upload_folder
 from workflows.contracts import ArtifactManifest, ConvertResult, QuantizationReport, StepRequest
 from workflows.conversion import parity

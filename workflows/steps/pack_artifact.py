@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from workflows.artifact.vendoring import vendor_for_spec
 from workflows.aws.storage import download_folder, upload_file, upload_folder
 from workflows.contracts import PackRequest, PackResult
 from workflows.conversion.manifest import (
@@ -19,7 +20,6 @@ from workflows.errors import ArtifactIncomplete, OutputNotWritable
 from workflows.naming import artifact_key
 from workflows.remediation.requirements import apply_requirements
 from workflows.settings import Settings
-from workflows.vendoring import vendor_for_spec
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client
