@@ -20,7 +20,7 @@ from workflows.naming import (
     function_name,
     state_machine_name,
 )
-from workflows.triggers import SPEC_FILE
+from workflows.redeploy.triggers import SPEC_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGE_DOCKERFILE = "infra/image/Dockerfile"

@@ -27,10 +27,10 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
 from infra.constants import MODELS_PREFIX, ROOT, SPEC_FILE
+from workflows.redeploy.triggers import STATE_MACHINE_ENV
 from workflows.sweeps.spec import SweepSpec, load_sweep
-from workflows.triggers import STATE_MACHINE_ENV
 
-# The S3 event fields the redeploy pipeline's input (workflows.triggers.RedeployTrigger) is made of.
+# The S3 event fields the redeploy pipeline's input (workflows.redeploy.triggers.RedeployTrigger) is made of.
 TRIGGER_FIELDS = {
     "bucket": "$.detail.bucket.name",
     "key": "$.detail.object.key",

@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
 from lambdas.observability import logger, tracer
-from workflows.redeploy import QueueRequest, check_queue
+from workflows.redeploy.prepare import QueueRequest, check_queue
 
 
 @logger.inject_lambda_context

@@ -14,7 +14,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
 from lambdas.observability import MetricUnit, logger, metrics, tracer
-from workflows.triggers import STATE_MACHINE_ENV, RedeployTrigger, start_redeploy
+from workflows.redeploy.triggers import STATE_MACHINE_ENV, RedeployTrigger, start_redeploy
 
 
 @logger.inject_lambda_context

@@ -149,7 +149,7 @@ OUTPUT_DEPLOY_PIPELINE_ARN = "DeployPipelineArn"
 OUTPUT_BUCKET = "ArtifactBucketName"
 
 
-# Uploads under this prefix start the redeploy pipeline (see workflows/triggers.py).
+# Uploads under this prefix start the redeploy pipeline (see workflows/redeploy/triggers.py).
 MODELS_PREFIX = "models/"
 # Local model folders the CLI uploads for an AWS run, and redeploy snapshots of an upload.
 SOURCES_PREFIX = "sources/"

@@ -20,11 +20,11 @@ from tests.support.aws import Aws
 from tests.support.handlers import invoke
 from tests.support.triggers import BUCKET, waiting_machine
 from workflows.contracts import ErrorInfo, PipelineState, ReportRequest
-from workflows.redeploy import PrepareRequest, QueueRequest, RedeployPlan
+from workflows.redeploy.prepare import PrepareRequest, QueueRequest, RedeployPlan
+from workflows.redeploy.triggers import STATE_MACHINE_ENV, RedeployTrigger, execution_group, execution_name
 from workflows.sweeps.plan import PlanRequest, SweepPlan
 from workflows.sweeps.report import CompareRequest, RunOutcome
 from workflows.sweeps.spec import parse_sweep
-from workflows.triggers import STATE_MACHINE_ENV, RedeployTrigger, execution_group, execution_name
 
 SWEEP = {
     "name": "nightly",

@@ -14,7 +14,7 @@ import pytest
 from tests.support.aws import Aws
 from tests.support.infra import Synthesized, synthesize
 from tests.support.triggers import BUCKET, REGION, TRIGGER, aws_bucket, waiting_machine
-from workflows.triggers import RedeployTrigger, execution_group, execution_name, start_redeploy
+from workflows.redeploy.triggers import RedeployTrigger, execution_group, execution_name, start_redeploy
 
 __all__ = ["aws_bucket"]  # a fixture, used by name
 
@@ -216,7 +216,7 @@ def test_the_start_redeploy_handler_starts_the_pipeline_named_for_the_upload(
     import lambdas.clients
     from lambdas.start_redeploy import handler
     from workflows.local.lambda_seam import LocalLambdaContext
-    from workflows.triggers import STATE_MACHINE_ENV
+    from workflows.redeploy.triggers import STATE_MACHINE_ENV
 
     # Given the function's environment as the stack sets it, and the input the rule's transformer makes
     sfn = boto3.client("stepfunctions", region_name=REGION)

@@ -13,9 +13,9 @@ import yaml
 from tests.support.aws import Aws
 from tests.support.triggers import BUCKET, REGION, TRIGGER, aws_bucket, waiting_machine
 from workflows.errors import ModelSourceInvalid, SpecInvalid
-from workflows.redeploy import PrepareRequest, QueueRequest, check_queue, prepare_redeploy
+from workflows.redeploy.prepare import PrepareRequest, QueueRequest, check_queue, prepare_redeploy
+from workflows.redeploy.triggers import RedeployTrigger, execution_group, execution_name, start_redeploy
 from workflows.settings import Settings
-from workflows.triggers import RedeployTrigger, execution_group, execution_name, start_redeploy
 
 __all__ = ["aws_bucket"]
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from workflows.naming import state_machine_name
-from workflows.triggers import RedeployTrigger
+from workflows.redeploy.triggers import RedeployTrigger
 
 BUCKET = "deploybench-artifacts-example"
 

@@ -4,6 +4,6 @@
 library pins, how it was converted); ``requirements`` reads and writes ``code/requirements.txt`` as pip
 reads it (PEP 508); ``vendoring`` puts the wheels a network-isolated container needs into ``code/wheels/``.
 
-A domain package: it imports the primitives, ``workflows.images``, ``workflows.hosting`` and the
+A domain package: it imports the primitives, ``workflows.images.table``, ``workflows.hosting`` and the
 preflight pins; conversion, packing, preflight, remediation and the step contracts import it.
 """

@@ -20,9 +20,15 @@ from workflows.aws.storage import list_keys
 from workflows.contracts import Contract, PipelineState
 from workflows.errors import ModelSourceInvalid, SpecInvalid
 from workflows.naming import MODELS_PREFIX, new_run_id, source_prefix
+from workflows.redeploy.triggers import (
+    SPEC_FILE,
+    RedeployTrigger,
+    execution_group,
+    model_folder,
+    sequencer_order,
+)
 from workflows.settings import Settings
 from workflows.spec.pipeline import parse_spec
-from workflows.triggers import SPEC_FILE, RedeployTrigger, execution_group, model_folder, sequencer_order
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client
