@@ -8,8 +8,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from workflows import errors
-from workflows.catalogue import linked, load_catalogue, render_markdown, resolve, static_checks
 from workflows.cli.app import app
+from workflows.diagnosis.catalogue import linked, load_catalogue, render_markdown, resolve, static_checks
 from workflows.diagnosis.rules import default_rules
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "failures.md"

@@ -12,11 +12,11 @@ from workflows.cli.options import JsonOption
 from workflows.cli.output import emit, fail, guarded, out
 
 if TYPE_CHECKING:
-    from workflows.catalogue import Linked
+    from workflows.diagnosis.catalogue import Linked
 
 
 def _as_data(item: Linked) -> dict[str, Any]:
-    from workflows.catalogue import fields
+    from workflows.diagnosis.catalogue import fields
 
     return {
         "id": item.entry.id,
@@ -40,7 +40,7 @@ def catalogue(
     as_json: JsonOption = False,
 ) -> None:
     """Show the failure catalogue: signature, cause, static check, runtime rule and remedy of each entry."""
-    from workflows.catalogue import linked, load_catalogue, render_entry, render_markdown
+    from workflows.diagnosis.catalogue import linked, load_catalogue, render_entry, render_markdown
 
     if write is not None:
         if entry_id is not None:

@@ -4,7 +4,7 @@
 redeploy state machine; ``prepare`` snapshots the uploaded folder, checks the queue so that two
 uploads of one spec never deploy at once, and hands the pipeline its input.
 
-A domain package: it imports the primitives, ``workflows.aws``, ``workflows.naming``, the spec and
+A domain package: it imports the primitives, ``workflows.aws.clients``, ``workflows.naming``, the spec and
 the step contracts; the redeploy handlers (ReadUploadedSpec, CheckRedeployQueue, StartRedeploy) and
 the CDK trigger construct import it.
 """
