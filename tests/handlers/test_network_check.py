@@ -8,8 +8,8 @@ import pytest
 
 from tests.support.aws import Aws
 from workflows.hosting.network import VpcSpec
-from workflows.network_check import check_spec_network, check_vpc
-from workflows.readiness import FAIL, OK
+from workflows.readiness.findings import FAIL, OK
+from workflows.readiness.network import check_spec_network, check_vpc
 from workflows.spec.pipeline import parse_spec
 
 REGION = "us-east-1"

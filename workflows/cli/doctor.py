@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from workflows.naming import OUTPUT_BUCKET, PREFIX, STACK_NAME
-from workflows.readiness import FAIL, OK, UNVERIFIED, DoctorCheck
+from workflows.readiness.findings import FAIL, OK, UNVERIFIED, DoctorCheck
 
 if TYPE_CHECKING:
     from boto3.session import Session
@@ -206,7 +206,7 @@ def doctor(
 
     Args:
         cloudformation: a CloudFormation client (default: the session's).
-        spec: a RunSpec whose VPC settings to check too (``workflows.network_check``).
+        spec: a RunSpec whose VPC settings to check too (``workflows.readiness.network``).
     """
     from workflows.cli.images import deployed_images
 
@@ -226,7 +226,7 @@ def doctor(
     found += check_images(lambda r: session.client("ecr", region_name=r), images)
     found += check_quotas(session.client("service-quotas"), instance_types)
     if spec is not None:
-        from workflows.network_check import check_spec_network
+        from workflows.readiness.network import check_spec_network
 
         found += check_spec_network(session.client("ec2"), spec, region=region)
     return found

@@ -15,7 +15,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from workflows.hosting.network import VpcSpec
-from workflows.readiness import FAIL, OK, UNVERIFIED, DoctorCheck
+from workflows.readiness.findings import FAIL, OK, UNVERIFIED, DoctorCheck
 
 AREA = "network"
 

@@ -1,5 +1,5 @@
 """What a read-only readiness check of an account reports: ``deploybench doctor --aws`` and the VPC
-check of a spec (``workflows.network_check``) both speak in these findings."""
+check of a spec (``workflows.readiness.network``) both speak in these findings."""
 
 from __future__ import annotations
 
