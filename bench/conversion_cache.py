@@ -32,8 +32,8 @@ def main() -> None:
     import yaml
 
     from workflows.contracts import PipelineState
+    from workflows.execution.pipeline import StateEvent, run_local
     from workflows.local.dlc import SERVER_ENV
-    from workflows.runner import StateEvent, run_local
     from workflows.spec.pipeline import parse_spec
 
     figures: dict[str, Any] = {**machine()}

@@ -90,9 +90,9 @@ def pipeline(
     scale: float,
 ) -> tuple[Any, dict[str, Any]]:
     from workflows.contracts import PipelineState
+    from workflows.execution.pipeline import follow
     from workflows.local.engine import LocalEngine
     from workflows.local.faults import FaultPlan
-    from workflows.runner import follow
 
     spec = parse_spec(
         {

@@ -12,9 +12,9 @@ import pytest
 
 from tests.conftest import fast_spec, serving_processes
 from tests.support.result_docs import measurement, result
+from workflows.execution.pipeline import follow
 from workflows.local.engine import BUCKET, LocalEngine
 from workflows.local.faults import Fault, FaultPlan
-from workflows.runner import follow
 from workflows.sweeps.spec import SweepSpec, expand, parse_sweep
 
 TIME_SCALE = 200.0

@@ -23,8 +23,8 @@ from tests.conftest import ROOT, fast_spec
 from tests.support.hub import local_hub
 from tests.support.tasks import build_cross_encoder, reference_embeddings, reference_logits, with_st_layout
 from workflows.contracts import PipelineState
+from workflows.execution.pipeline import follow
 from workflows.local.engine import LocalEngine
-from workflows.runner import follow
 
 pytestmark = pytest.mark.slow
 

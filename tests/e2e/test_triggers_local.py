@@ -12,9 +12,9 @@ import yaml
 
 from tests.conftest import fast_spec, serving_processes
 from workflows.aws.storage import upload_folder
+from workflows.execution.pipeline import ExecutionOutcome, follow
 from workflows.local.engine import BUCKET, LocalEngine
 from workflows.redeploy.triggers import RedeployTrigger, StartOutcome, start_redeploy
-from workflows.runner import ExecutionOutcome, follow
 
 TIME_SCALE = 200.0
 SPEC_KEY = "models/tiny/deploybench.yaml"

@@ -15,9 +15,9 @@ from botocore.stub import Stubber
 
 from tests.conftest import ROOT
 from workflows import clock
-from workflows.bench import bench_endpoint, describe_hosting
 from workflows.benchmark.noop_endpoint import NoopEndpoint, Script
 from workflows.errors import SpecInvalid
+from workflows.execution.endpoint_benchmark import bench_endpoint, describe_hosting
 from workflows.spec.pipeline import BenchmarkSpec
 
 

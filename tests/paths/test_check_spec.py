@@ -238,8 +238,8 @@ def test_version_specifiers() -> None:
 
 
 def test_an_execution_started_with_a_bad_spec_fails_at_check_spec_by_name(tmp_path: Path) -> None:
+    from workflows.execution.pipeline import follow
     from workflows.local.engine import LocalEngine
-    from workflows.runner import follow
 
     # Given an input as someone might paste it into the console: a misspelt instance type
     spec = {"name": "console", "hosting": {"instance_type_fallbacks": ["ml.c6i.xlargee"]}}

@@ -18,8 +18,8 @@ from tests.support.hosting import spec_with
 from tests.support.local_pipeline import HAPPY_PATH, TIME_SCALE, collapse, results, run
 from workflows.contracts import PipelineState
 from workflows.errors import NotServableLocally
+from workflows.execution.pipeline import run_local
 from workflows.local.engine import LocalEngine
-from workflows.runner import run_local
 
 
 @pytest.fixture(autouse=True)

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from workflows.contracts import PipelineState
+from workflows.execution.pipeline import ExecutionOutcome, follow
 from workflows.local.engine import LocalEngine
-from workflows.runner import ExecutionOutcome, follow
 
 TIME_SCALE = 200.0
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from tests.support.local_pipeline import AFTER_IN_SERVICE, BEFORE_DEPLOY, POLLING_LOOP, results, run
 from workflows.contracts import PipelineState
+from workflows.execution.pipeline import ExecutionOutcome
 from workflows.local.engine import LocalEngine
 from workflows.local.faults import FaultPlan
-from workflows.runner import ExecutionOutcome
 
 WAIT_LOOP = ["(wait loop)"]
 

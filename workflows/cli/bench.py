@@ -1,4 +1,4 @@
-"""The ``deploybench bench`` command (logic in ``workflows.bench``)."""
+"""The ``deploybench bench`` command (logic in ``workflows.execution.endpoint_benchmark``)."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def bench(
     """Benchmark an existing endpoint (AWS by default): warm every shape, measure until stable, report."""
     from botocore.config import Config
 
-    from workflows.bench import bench_endpoint, benchmark_spec, parse_list
+    from workflows.execution.endpoint_benchmark import bench_endpoint, benchmark_spec, parse_list
 
     settings = benchmark_spec(
         spec,
@@ -109,7 +109,7 @@ def bench(
     }
     sagemaker = session.client("sagemaker", config=standard) if describe else None
     if sagemaker is not None and mode:
-        from workflows.bench import describe_hosting
+        from workflows.execution.endpoint_benchmark import describe_hosting
 
         hosting = {**describe_hosting(sagemaker, endpoint), "mode": mode}
     result, files = bench_endpoint(

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 
 from workflows.cli.output import out, progress
+from workflows.execution.pipeline import ExecutionOutcome, Follower, StateEvent, _history
 from workflows.naming import state_machine_name
-from workflows.runner import ExecutionOutcome, Follower, StateEvent, _history
 
 if TYPE_CHECKING:
     from types_boto3_stepfunctions import SFNClient

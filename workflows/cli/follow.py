@@ -9,7 +9,7 @@ import typer
 from workflows.cli.executions import console_url, headline, outcome_json, print_event, sweep_children
 from workflows.cli.options import JsonOption, ProfileOption, RegionOption
 from workflows.cli.output import FAILED, OK, aws_session, emit, fail, guarded, progress
-from workflows.runner import follow
+from workflows.execution.pipeline import follow
 
 
 def region_of(arn: str) -> str | None:

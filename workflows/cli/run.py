@@ -77,9 +77,9 @@ def run(
 ) -> None:
     """Run the deploy pipeline for SPEC: convert, pack, preflight, deploy, wait, warm up, benchmark, tear down."""
     from workflows.contracts import PipelineState
+    from workflows.execution.pipeline import run_aws, run_local
     from workflows.local.faults import load_fault_plan
     from workflows.naming import new_run_id
-    from workflows.runner import run_aws, run_local
     from workflows.spec.pipeline import load_spec
     from workflows.steps.check_spec import check_before_start, pin_source
 

@@ -71,7 +71,7 @@ def sweep(
     as_json: JsonOption = False,
 ) -> None:
     """Run a benchmark sweep: each matrix combination as a deploy pipeline (followed live), then one report."""
-    from workflows.runner import follow
+    from workflows.execution.pipeline import follow
     from workflows.sweeps.spec import load_sweep
 
     spec = load_sweep(sweep_path)
