@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import state_machines
+from state_machines.steps_index import render_index, stale_sections
 from tests.support.step_table import handler_tests
-from workflows.steps_index import render_index, stale_sections
 
 ROOT = Path(__file__).resolve().parents[2]
 STEPS_DIR = ROOT / "workflows" / "steps"
@@ -132,9 +132,9 @@ def test_steps_do_not_import_other_steps(path: Path) -> None:
 def test_the_readme_steps_index_is_generated_and_up_to_date() -> None:
     # Given the committed README
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    # Then its Steps index is what the table renders (regenerate: python -m workflows.steps_index --write)
+    # Then its Steps index is what the table renders (regenerate: python -m state_machines.steps_index --write)
     assert stale_sections(readme) == [], (
-        "README's steps index is stale: python -m workflows.steps_index --write"
+        "README's steps index is stale: python -m state_machines.steps_index --write"
     )
     assert render_index() in readme
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workflows import steps_index
+from state_machines import steps_index
 
 TESTS = Path(__file__).resolve().parents[1]
 
