@@ -37,8 +37,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
 
+    from workflows.benchmark.texts import natural_texts
     from workflows.conversion.source import bundled_model_path
-    from workflows.texts import natural_texts
 
     inference = load_serving_code()
     with tempfile.TemporaryDirectory(prefix="bench-bucketing-") as folder:

@@ -69,7 +69,7 @@ def interleaved(functions: dict[str, Callable[[], object]], *, rounds: int) -> d
 
 def encode_shape(tokenizer: Any, shape: str) -> dict[str, Any]:
     """The INT8 benches' inputs: ``b1_natural`` one natural text; ``b8_seq128`` 8 long texts padded to 128."""
-    from workflows.texts import long_texts, natural_texts
+    from workflows.benchmark.texts import long_texts, natural_texts
 
     if shape == "b1_natural":
         return dict(tokenizer(natural_texts(1, seed=11), return_tensors="np"))

@@ -36,7 +36,7 @@ TASK = {"bert": "embedding", "xlm-roberta": "classification", "deberta-v2": "cla
 
 
 def shapes(tokenizer: Any) -> dict[str, dict[str, np.ndarray]]:
-    from workflows.texts import long_texts, natural_texts
+    from workflows.benchmark.texts import long_texts, natural_texts
 
     def encode(texts: list[str], **options: Any) -> dict[str, np.ndarray]:
         encoded = tokenizer(texts, truncation=True, return_tensors="np", **options)

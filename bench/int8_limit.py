@@ -244,7 +244,7 @@ def variants(fp32: Path, tokenizer: Any, threads: int, rounds: int, workdir: Pat
     from onnx import TensorProto
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    from workflows.texts import validation_texts
+    from workflows.benchmark.texts import validation_texts
 
     base = session(str(fp32 / "model.onnx"), threads)
     texts = validation_texts(32)

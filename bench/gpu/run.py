@@ -109,7 +109,7 @@ def as_tensorrt(artifact: Path, source: str, precision: str) -> Path:
 
 
 def payloads() -> dict[str, dict[str, Any]]:
-    from workflows.texts import long_texts, natural_texts
+    from workflows.benchmark.texts import long_texts, natural_texts
 
     return {
         "b1/natural": {"inputs": natural_texts(1, seed=5), "parameters": {"batch_size": 1}},

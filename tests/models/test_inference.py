@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import ROOT, convert_folder
+from workflows.benchmark.texts import natural_texts
 from workflows.conversion.manifest import MANIFEST_FILE
-from workflows.texts import natural_texts
 
 
 @pytest.fixture(scope="module")

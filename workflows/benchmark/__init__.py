@@ -11,7 +11,7 @@ from __future__ import annotations
 # the engine and what it imports, nothing else: the job's image has no pydantic or yaml.
 JOB_MODULES: tuple[str, ...] = (
     "workflows/__init__.py",
-    "workflows/texts.py",
+    "workflows/benchmark/texts.py",
     "workflows/backoff.py",
     "workflows/benchmark/__init__.py",
     "workflows/benchmark/policy.py",

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from workflows.texts import long_texts, natural_texts
+from workflows.benchmark.texts import long_texts, natural_texts
 
 SequenceLength = int | Literal["natural"]
 

@@ -55,7 +55,7 @@ CONVERTER_SOURCES = (
     "workflows/conversion",
     "workflows/gpu",
     "workflows/steps/convert_to_onnx.py",
-    "workflows/texts.py",
+    "workflows/benchmark/texts.py",
     "workflows/artifact/manifest.py",
     "artifacts/code",
 )

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from workflows.benchmark.texts import natural_texts, validation_texts
 from workflows.contracts import ParityReport
-from workflows.texts import natural_texts, validation_texts
 
 Item = str | tuple[str, str]
 """One input: a text, or a (text, text_pair) for classifiers."""

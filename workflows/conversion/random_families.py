@@ -16,8 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from workflows.benchmark.texts import natural_texts, validation_texts
 from workflows.conversion.source import bundled_model_path
-from workflows.texts import natural_texts, validation_texts
 
 
 @lru_cache(maxsize=2)

@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from workflows.texts import natural_texts, validation_texts
+from workflows.benchmark.texts import natural_texts, validation_texts
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
 NLI_LABELS = {0: "entailment", 1: "neutral", 2: "contradiction"}

@@ -16,6 +16,7 @@ import numpy as np
 
 from workflows.artifact.manifest import HubRecord, ServingPlan
 from workflows.aws.storage import upload_folder
+from workflows.benchmark.texts import natural_texts
 from workflows.contracts import ArtifactManifest, ConvertResult, QuantizationReport, StepRequest
 from workflows.conversion import parity
 from workflows.conversion.cache import CacheBounds, converted, open_store
@@ -35,7 +36,6 @@ from workflows.gpu.plan import serving_plan
 from workflows.naming import staging_prefix
 from workflows.settings import Settings
 from workflows.spec.model import ModelSpec, hub_source
-from workflows.texts import natural_texts
 
 if TYPE_CHECKING:
     pass
