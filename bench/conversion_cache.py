@@ -31,9 +31,9 @@ SHORT_BENCHMARK = {
 def main() -> None:
     import yaml
 
+    from workflows.container.environment import SERVER_ENV
     from workflows.contracts import PipelineState
     from workflows.execution.pipeline import StateEvent, run_local
-    from workflows.local.dlc import SERVER_ENV
     from workflows.spec.pipeline import parse_spec
 
     figures: dict[str, Any] = {**machine()}

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from workflows.benchmark.payloads import Shape, payload  # noqa: E402
-from workflows.local.dlc import resolve_serving_stack  # noqa: E402
+from workflows.container.environment import resolve_serving_stack  # noqa: E402
 
 SHAPES = {"b1_natural": Shape(1, "natural"), "b8_seq128": Shape(8, 128)}
 RESULTS = ROOT / "bench" / "results" / "serving_overhead.json"

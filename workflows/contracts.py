@@ -74,7 +74,7 @@ class PreflightResult(Contract):
     canary: dict[str, Any] | None = Field(
         None,
         description="Local runs: the packed artifact loaded and asked once per task in the image's DLC-like "
-        "environment (workflows/local/canary.py): outcome, seconds, versions.",
+        "environment (workflows/container/canary.py): outcome, seconds, versions.",
     )
 
 

@@ -32,8 +32,8 @@ from tests.support.local_sagemaker import (
     runtime,
     upload_artifact,
 )
+from workflows.container.environment import resolve_serving_stack
 from workflows.conversion.portable_tokenizer import serving_module
-from workflows.local.dlc import resolve_serving_stack
 from workflows.local.engine import LocalEngine
 
 ModelFactory = Callable[..., Path]

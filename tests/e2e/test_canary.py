@@ -11,10 +11,10 @@ import pytest
 from tests.conftest import convert_folder
 from tests.support.architectures import CLASS_LOOKUP_CODE
 from tests.support.local_sagemaker import HF_IMAGE
+from workflows.container.canary import CANARY_ENV, pipeline_canary, run_canary
+from workflows.container.environment import DlcUnavailable, java_version
 from workflows.conversion.manifest import file_entries, read_manifest, write_manifest
 from workflows.diagnosis import diagnose, evidence_from_text
-from workflows.local.canary import CANARY_ENV, pipeline_canary, run_canary
-from workflows.local.dlc import DlcUnavailable, java_version
 from workflows.steps.pack_artifact import write_tarball
 
 ModelFactory = Callable[..., Path]

@@ -27,7 +27,7 @@ SCP = FaultPlan(faults=[Fault(id="F38", action="CreateEndpointConfig", unless="K
 
 @pytest.fixture(autouse=True)
 def light_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workflows.local.dlc import SERVER_ENV
+    from workflows.container.environment import SERVER_ENV
 
     monkeypatch.setenv(SERVER_ENV, "light")
 
@@ -74,7 +74,7 @@ def test_a_spec_that_meets_the_policy_runs_in_its_vpc_with_its_key(tiny_bert: Pa
 def test_an_isolated_endpoint_serves_from_the_wheels_pack_vendored(
     tiny_bert: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from workflows.local.dlc import SERVER_ENV, resolve_serving_stack
+    from workflows.container.environment import SERVER_ENV, resolve_serving_stack
 
     stack = resolve_serving_stack("auto")
     if stack.kind != "mms" or stack.environment is None:

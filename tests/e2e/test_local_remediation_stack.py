@@ -30,7 +30,7 @@ MISSING_MODULE = "dbprobe"
 
 @pytest.fixture(scope="module")
 def mms() -> Any:
-    from workflows.local.dlc import resolve_serving_stack
+    from workflows.container.environment import resolve_serving_stack
 
     chosen = resolve_serving_stack("auto")
     if chosen.kind != "mms":
@@ -62,7 +62,7 @@ def build_wheel(folder: Path, name: str, version: str = "1.0") -> Path:
 @pytest.fixture
 def wheelhouse_with_the_module(mms: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The DLC's offline wheelhouse (linked, never modified: it is a shared cache) plus the module."""
-    from workflows.local.dlc import DlcEnvironment
+    from workflows.container.environment import DlcEnvironment
 
     house = tmp_path / "wheelhouse"
     house.mkdir()
@@ -98,8 +98,8 @@ def test_a_missing_module_is_added_repacked_and_redeployed(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from workflows.local.canary import CANARY_ENV
-    from workflows.local.dlc import SERVER_ENV
+    from workflows.container.canary import CANARY_ENV
+    from workflows.container.environment import SERVER_ENV
 
     monkeypatch.setenv(SERVER_ENV, "mms")
     # The pre-spend canary would stop this artifact at RunPreflight (F01, before any endpoint): this

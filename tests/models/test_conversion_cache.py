@@ -275,9 +275,9 @@ def test_the_converter_version_is_in_the_key(
 def test_a_second_identical_local_run_takes_its_artifact_from_the_cache(
     tiny_bert: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from workflows.container.environment import SERVER_ENV
     from workflows.contracts import PipelineState
     from workflows.execution.pipeline import run_local
-    from workflows.local.dlc import SERVER_ENV
 
     # Given an empty cache, and the light server (the path, not the serving stack, is under test)
     monkeypatch.setenv(SERVER_ENV, "light")

@@ -24,7 +24,7 @@ from workflows.local.engine import LocalEngine
 
 @pytest.fixture(autouse=True)
 def light_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workflows.local.dlc import SERVER_ENV
+    from workflows.container.environment import SERVER_ENV
 
     monkeypatch.setenv(SERVER_ENV, "light")
 

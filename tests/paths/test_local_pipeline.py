@@ -21,7 +21,7 @@ def light_server(monkeypatch: pytest.MonkeyPatch) -> None:
     """Path tests drive the state machine at 200x: MMS's 30-60 s real start would read as hours of
     Creating (past wait.timeout_min). The light server starts in seconds; the real stack has its own
     tests (test_serving_stack.py) and serves the end-to-end run."""
-    from workflows.local.dlc import SERVER_ENV
+    from workflows.container.environment import SERVER_ENV
 
     monkeypatch.setenv(SERVER_ENV, "light")
 

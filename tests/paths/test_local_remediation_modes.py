@@ -74,8 +74,8 @@ def test_each_override_names_a_field_of_the_mode_it_is_for(override: str) -> Non
 def test_serverless_memory_steps_up_until_the_model_loads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from workflows.container.environment import SERVER_ENV, resolve_serving_stack
     from workflows.conversion.random_models import build_tiny_bert
-    from workflows.local.dlc import SERVER_ENV, resolve_serving_stack
     from workflows.local.sagemaker.memory import memory_cap_support
 
     if resolve_serving_stack("auto").kind != "mms" or not memory_cap_support()[0]:
@@ -117,7 +117,7 @@ def test_serverless_memory_steps_up_until_the_model_loads(
 def test_inference_component_memory_steps_down_until_it_is_placed(
     tiny_bert: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from workflows.local.dlc import SERVER_ENV
+    from workflows.container.environment import SERVER_ENV
     from workflows.local.faults import Fault, FaultPlan
 
     monkeypatch.setenv(SERVER_ENV, "light")

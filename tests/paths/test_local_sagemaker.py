@@ -333,7 +333,7 @@ def test_light_server_stops_on_a_top_level_manifest_json_as_mms_does(tmp_path: P
 
 
 def test_an_unknown_server_choice_is_refused_naming_the_choices() -> None:
-    from workflows.local.dlc import DlcUnavailable, resolve_serving_stack
+    from workflows.container.environment import DlcUnavailable, resolve_serving_stack
 
     with pytest.raises(DlcUnavailable, match="use auto, mms or light"):
         resolve_serving_stack("tomcat")

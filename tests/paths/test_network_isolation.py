@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from workflows.artifact.vendoring import container_python, vendor_wheels
+from workflows.container.environment import DlcEnvironment, ServingStack
 from workflows.errors import ArtifactIncomplete
 from workflows.hosting.modes import strategies
-from workflows.local.dlc import DlcEnvironment, ServingStack
 from workflows.local.sagemaker.container_spec import ContainerSpec
 from workflows.local.sagemaker.launch import UNREACHABLE, command_and_environment
 from workflows.preflight.isolation import check_isolation, installs_offline, wheel_distributions

@@ -31,8 +31,8 @@ from tests.support.local_sagemaker import (
     upload_artifact,
     wait_for,
 )
+from workflows.container.environment import resolve_serving_stack
 from workflows.conversion.manifest import file_entries, read_manifest, write_manifest
-from workflows.local.dlc import resolve_serving_stack
 from workflows.local.engine import LocalEngine
 from workflows.local.sagemaker.launch import group_members
 from workflows.local.sagemaker.memory import memory_cap_support

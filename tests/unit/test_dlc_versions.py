@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import fast_spec
+from workflows.container.environment import base_requirements, environment_key
+from workflows.container.versions import TOOLKIT_TRANSFORMERS_CEILING, libraries_for_image
 from workflows.hosting.base import image_for
 from workflows.images.table import HF_INFERENCE, build_versions, family_entry
-from workflows.local.dlc import base_requirements, environment_key
-from workflows.local.dlc_versions import TOOLKIT_TRANSFORMERS_CEILING, libraries_for_image
 
 
 @pytest.mark.parametrize("build", build_versions(HF_INFERENCE))

@@ -2,7 +2,7 @@
 
 The artifact is converted and packed here exactly as the pipeline's ConvertToOnnx and PackArtifact
 steps do, then unpacked and asked once per task in the DLC-like environment of the image the spec
-deploys (workflows/local/canary.py). A failure stops the command before any AWS resource exists,
+deploys (workflows/container/canary.py). A failure stops the command before any AWS resource exists,
 naming the catalogue entry its error matches.
 """
 
@@ -31,13 +31,13 @@ def canary_before_start(spec: RunSpec, *, run_id: str, skip: bool, region: str) 
         reason = f"model.source {source} is not a local folder: the artifact is first built on AWS"
         progress().print(f"Pre-spend canary skipped: {reason}.")
         return {"outcome": "skipped", "reason": reason}
+    from workflows.container.canary import run_canary
+    from workflows.container.environment import DlcUnavailable
     from workflows.contracts import StepRequest
     from workflows.conversion.source import resolve_source
     from workflows.diagnosis import diagnose, evidence_from_text
     from workflows.hosting.base import image_for
     from workflows.images.table import HF_INFERENCE
-    from workflows.local.canary import run_canary
-    from workflows.local.dlc import DlcUnavailable
     from workflows.steps.convert_to_onnx import build_artifact
     from workflows.steps.pack_artifact import write_tarball
 

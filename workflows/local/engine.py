@@ -20,9 +20,9 @@ import boto3
 
 from state_machines import FUNCTIONS, START_EXECUTION_SYNC, creation_order, render, state_machine_placeholder
 from workflows import clock
+from workflows.container.canary import CANARY_ENV
+from workflows.container.environment import Announce, announce_to_stderr, cache_root
 from workflows.local import children
-from workflows.local.canary import CANARY_ENV
-from workflows.local.dlc import Announce, announce_to_stderr, cache_root
 from workflows.local.faults import FaultPlan
 from workflows.local.lambda_seam import LambdaSeam, RegisteredFunction
 from workflows.local.sagemaker.backend import ACCOUNT, LocalSageMaker

@@ -61,7 +61,7 @@ def _summary(result: dict[str, Any]) -> list[str]:
 
 
 def canary_line(canary: dict[str, Any]) -> str:
-    """The pre-spend canary's outcome, time and the versions it ran with (workflows/local/canary.py)."""
+    """The pre-spend canary's outcome, time and the versions it ran with (workflows/container/canary.py)."""
     if canary.get("outcome") == "skipped":
         return f"- pre-spend canary: skipped ({canary.get('reason', '')})"
     versions = canary.get("versions") or {}

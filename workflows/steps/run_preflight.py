@@ -29,8 +29,8 @@ _ARTIFACT_PARTS = ("code/", "tokenizer/")
 def _canary(request: PreflightRequest, *, s3: S3Client, result: PreflightResult) -> dict[str, Any] | None:
     """Local runs on the real stack: the packed artifact must answer in the image's environment (a failure
     blocks as the catalogue entry its error names, F35 for a tokenizer the container cannot read)."""
+    from workflows.container.canary import pipeline_canary
     from workflows.diagnosis import diagnose, evidence_from_text
-    from workflows.local.canary import pipeline_canary
 
     canary = pipeline_canary(
         request.spec, request.pack.model_data_uri, s3=s3, region=os.environ.get("AWS_REGION", "us-east-1")

@@ -4,7 +4,7 @@ One class composed of one part per concern — models and endpoint configs (``mo
 (``endpoints``), inference components (``components``), processing jobs (``processing``), tags
 (``tags``) and the runtime (``runtime``) — over shared state (``state``). The HTTP front
 (``server``) calls its methods by operation name; endpoints are served by local containers
-(``container``) running the DLC's stack where it can (``workflows.local.dlc``).
+(``container``) running the DLC's stack where it can (``workflows.container.environment``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workflows.local.dlc import Announce, announce_to_stderr
+from workflows.container.environment import Announce, announce_to_stderr
 from workflows.local.faults import FaultPlan
 from workflows.local.sagemaker.api import ACCOUNT, ApiError
 from workflows.local.sagemaker.processing import ProcessingJobsApi
@@ -37,7 +37,7 @@ class LocalSageMaker(RuntimeApi, ProcessingJobsApi, TagsApi):
         logs: a CloudWatch Logs client: container output goes to /aws/sagemaker/Endpoints/<name>.
         root: work folder (containers under it, their log files in ``<root>/../endpoint-logs``).
         fault_plan: field failures to reproduce on demand.
-        serving: ``auto`` | ``mms`` | ``light`` (see ``workflows.local.dlc.resolve_serving_stack``).
+        serving: ``auto`` | ``mms`` | ``light`` (see ``workflows.container.environment.resolve_serving_stack``).
     """
 
     def __init__(

@@ -27,7 +27,7 @@ import threading
 import time
 from pathlib import Path
 
-from workflows.local.dlc import ServingStack
+from workflows.container.environment import ServingStack
 from workflows.local.sagemaker import launch
 from workflows.local.sagemaker.container_spec import ContainerSpec
 from workflows.local.sagemaker.cpu_stand_in import NOTE, STAND_IN_ENV, serve_on_cpu

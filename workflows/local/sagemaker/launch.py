@@ -24,7 +24,7 @@ import os
 import sys
 from pathlib import Path
 
-from workflows.local.dlc import ServingStack
+from workflows.container.environment import ServingStack
 from workflows.local.sagemaker.container_spec import ContainerSpec
 
 DLC_ENTRYPOINT = Path(__file__).with_name("dlc_entrypoint.py")

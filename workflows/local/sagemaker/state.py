@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workflows.local.dlc import Announce, ServingStack, announce_to_stderr, resolve_serving_stack
+from workflows.container.environment import Announce, ServingStack, announce_to_stderr, resolve_serving_stack
 from workflows.local.faults import Fault, FaultPlan
 from workflows.local.sagemaker.api import ACCOUNT, ApiError
 from workflows.local.sagemaker.container import Container, ContainerFailed

@@ -22,8 +22,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workflows.local.dlc import ensure_dlc_environment
-from workflows.local.dlc_versions import libraries_for_image
+from workflows.container.environment import ensure_dlc_environment
+from workflows.container.versions import libraries_for_image
 
 # One request per task the artifact's manifest can name; a task not listed gets a single text.
 TASK_REQUESTS: dict[str, list[dict[str, Any]]] = {

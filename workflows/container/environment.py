@@ -33,7 +33,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Literal
 
-from workflows.local.dlc_versions import TOOLKIT, ImageLibraries, libraries_for_image
+from workflows.container.versions import TOOLKIT, ImageLibraries, libraries_for_image
 
 BASE_REQUIREMENTS = (
     f"sagemaker-huggingface-inference-toolkit=={TOOLKIT}",
