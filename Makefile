@@ -31,6 +31,7 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # The fast tiers: no model conversion, no server, no synthesis.
 check: lint
