@@ -4,6 +4,10 @@ Each definition is built here once and consumed unchanged by CDK (``definition_s
 and by the local engine: Lambda ARNs are ``${...FunctionArn}`` placeholders. ``FUNCTIONS`` is
 the one table of which handler serves which placeholder, and of every Lambda function deployed
 (CDK creates one per row; a row no definition uses is started by a trigger instead).
+
+Low in the layers: the definitions import only ``workflows.errors``; the domain reads their table of
+functions (timeouts for a run's lifetime, the report's step list), the CDK stack deploys them and the
+local engine runs them.
 """
 
 from __future__ import annotations

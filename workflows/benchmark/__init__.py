@@ -3,6 +3,9 @@
 The engine is used by three callers — the benchmark Lambda, the SageMaker processing job
 (``artifacts/benchmark_job/``) and ``deploybench bench`` — and is shipped to the job as source,
 so the modules in ``JOB_MODULES`` import only the standard library, numpy and botocore.
+
+A domain package: it imports the primitives, ``workflows.aws``, the spec, hosting's client policy and
+the janitor's limits; the steps, sweeps, reports, the endpoint benchmark and the job import it.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 Every command follows ``workflows/cli/output.py``: the result on stdout (``--json`` for scripts),
 errors and warnings on stderr, the documented exit codes, ``--region``/``--profile`` where AWS is
 reached. Help text comes through ``workflows/cli/help.py``.
+
+The top layer: it imports the engines (``workflows.execution``, ``workflows.local``), the steps and
+the domain packages; nothing in the project imports it (the console script and ``python -m`` run it).
 """
 
 from __future__ import annotations

@@ -8,6 +8,10 @@
 - ``paste`` (and ``documents``): evidence from pasted text of any form, or a mix of forms;
 - ``accuracy``: a corpus of pasted cases, scored (tests and ``bench/diagnosis_accuracy.py``);
 - ``actions``: the remediation vocabulary the state machine branches on.
+
+A domain package that reads evidence only: it imports the primitives, ``workflows.aws`` (to collect
+logs and Describe* output), the spec and hosting's resource kinds, and never the conversion, container
+or report code (an import-linter contract). DiagnoseFailure, remediation and the CLI import it.
 """
 
 from __future__ import annotations

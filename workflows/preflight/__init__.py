@@ -7,6 +7,9 @@ F09), ``containers`` (F05, F20), ``scaling`` (F11, F12), ``triton`` (F19, F22, F
 A hosting mode declares the ones that apply to it on itself (``HostingMode.checks`` in
 ``workflows/hosting/``); ``workflows.hosting.modes.run_checks`` runs the spec's mode's checks and reports every finding
 together.
+
+A domain package: it imports the primitives, the spec, images, the artifact files, conversion and the
+GPU plan; the RunPreflight and CheckSpec steps, hosting and the CLI import it.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@
 - ``requirements``: the requirement lines added to ``code/requirements.txt`` when repacking;
 - ``records``: what the execution state records (changes, decisions, the route chosen);
 - ``removal``: the RemoveFailedAttempt step: delete the failed attempt's resources when AWS lets us.
+
+A domain package: it imports the primitives, ``workflows.aws``, diagnosis, hosting, preflight and the
+artifact files; the PlanRemediation and RemoveFailedAttempt handlers and the steps import it.
 """
 
 from __future__ import annotations
