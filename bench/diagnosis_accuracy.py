@@ -28,7 +28,7 @@ from workflows.diagnosis.accuracy import evaluate  # noqa: E402
 from workflows.diagnosis.paste import FORMS  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "diagnosis_accuracy.json"
-CORPUS = ROOT / "tests" / "corpus" / "diagnosis_paraphrases.yaml"
+CORPUS = ROOT / "tests" / "data" / "corpus" / "diagnosis_paraphrases.yaml"
 
 
 def main() -> None:
