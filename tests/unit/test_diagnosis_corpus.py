@@ -68,3 +68,13 @@ def test_every_answer_carries_its_confidence_and_its_runner_up_when_there_is_one
         assert runner_up.confidence <= s.diagnosis.confidence
         assert any(line.startswith(f"[alternative] {runner_up.id}") for line in s.diagnosis.evidence)
     assert figures["answers_with_runner_up"] == len(contested)
+
+
+def test_figures_are_given_per_entry_and_add_up_to_the_whole() -> None:
+    # Given the corpus's figures
+    scored, _, figures = evaluate(CORPUS)
+    entries = sorted({s.expect for s in scored})
+    # Then each entry has its cases, its distinct forms and its correct answers, summing to the totals
+    assert sum(figures[f"cases_{e}"] for e in entries) == figures["cases"]
+    assert sum(figures[f"top1_correct_{e}"] for e in entries) == figures["top1_correct"]
+    assert min(figures[f"forms_{e}"] for e in entries) >= 4
