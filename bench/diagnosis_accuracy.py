@@ -1,12 +1,13 @@
 """How well pasted evidence is named: the paraphrase corpus, scored as `deploybench diagnose --log`.
 
 Figures the catalogue's diagnosis is held to: top-1 accuracy at least 95% over every entry with a
-runtime signature (at least 3 variants each, in several forms), no diagnosis at all on healthy
+runtime signature (at least 4 variants each, in at least 4 forms), no diagnosis at all on healthy
 evidence, and each answer's confidence and runner-up. Counted per evidence form, since the same
 failure pasted as a Describe* JSON, a CloudWatch excerpt, a client traceback or a Step Functions
 error must be named the same.
 
 Usage: python bench/diagnosis_accuracy.py [--corpus tests/data/corpus/diagnosis_paraphrases.yaml]
+Prints accuracy per form and per entry.
 Writes bench/results/diagnosis_accuracy.json (flat).
 """
 
@@ -28,7 +29,7 @@ from workflows.diagnosis.accuracy import evaluate  # noqa: E402
 from workflows.diagnosis.paste import FORMS  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "diagnosis_accuracy.json"
-CORPUS = ROOT / "tests" / "corpus" / "diagnosis_paraphrases.yaml"
+CORPUS = ROOT / "tests" / "data" / "corpus" / "diagnosis_paraphrases.yaml"
 
 
 def main() -> None:
@@ -54,6 +55,15 @@ def main() -> None:
         "mixed (2+ forms)", str(figures["cases_mixed_forms"]), str(figures["top1_correct_mixed_forms"])
     )
     console.print(table)
+    entries = Table(title="Per entry (cases, distinct forms, top-1 correct)")
+    for column in ("entry", "cases", "forms", "top-1 correct"):
+        entries.add_column(column, justify="right" if column != "entry" else "left")
+    for key in sorted(k for k in figures if k.startswith("cases_F")):
+        entry = key.removeprefix("cases_")
+        entries.add_row(
+            entry, str(figures[key]), str(figures[f"forms_{entry}"]), str(figures[f"top1_correct_{entry}"])
+        )
+    console.print(entries)
     console.print(
         f"top-1 {figures['top1_accuracy']:.1%} (target ≥ 95%), top-2 {figures['top2_accuracy']:.1%}; "
         f"healthy: {figures['healthy_false_positives']} of {figures['healthy_logs']} diagnosed (target 0); "

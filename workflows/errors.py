@@ -154,6 +154,10 @@ class ResultInvalid(TerminalError):
     """A result file cannot be read, or its schema version is unknown."""
 
 
+class CatalogueInvalid(TerminalError):
+    """A user's failure catalogue file (``--catalogue``, ``catalogue.d/``) does not validate."""
+
+
 # --- terminal: teardown --------------------------------------------------------------------
 
 

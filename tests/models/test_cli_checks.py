@@ -145,11 +145,11 @@ def test_diagnose_pasted_evidence_names_its_forms_and_the_runner_up(tmp_path: Pa
     empty.write_text("\n\n", encoding="utf-8")
     # When diagnosed
     result = runner.invoke(app, ["diagnose", "--log", str(pasted)])
-    # Then the forms, the entry the context favours, its confidence and its runner-up are printed
+    # Then the forms, the entry (a cold start: no worker died), its confidence and its runner-up are printed
     assert result.exit_code == 0, result.output
     assert "read as: describe-endpoint-config, client-traceback" in result.output
-    assert "F14 serverless memory too small" in result.output
-    assert "runner-up F15" in result.output
+    assert "F15 the first call outlasted the client's read timeout" in result.output
+    assert "runner-up F14" in result.output
     # And an empty file is refused, not diagnosed
     refused = runner.invoke(app, ["diagnose", "--log", str(empty)])
     assert refused.exit_code == 2

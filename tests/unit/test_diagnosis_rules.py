@@ -26,9 +26,9 @@ FIELD_CASES = [
     ("F10", "lower_ic_memory", ft.F10_FIELD, None),
     ("F12", "retry_with_backoff", ft.F12_FIELD, None),
     ("F14", "next_memory_size", ft.F14_FIELD_LOG, "serverless"),
-    ("F14", "next_memory_size", ft.F14_FIELD_CLIENT, "serverless"),
-    ("F17", "add_requirement", ft.F17_FIELD, None),
-    ("F17", "add_requirement", ft.F17_FIELD_PEFT, None),
+    ("F15", "retry_with_backoff", ft.F14_FIELD_CLIENT, "serverless"),
+    ("F17", "add_requirement", ft.F17_FIELD, "lmi"),
+    ("F17", "add_requirement", ft.F17_FIELD_PEFT, "lmi"),
     ("F19", "fail", ft.F19_FIELD, None),
     ("F20", "newer_ami", ft.F20_FIELD, None),
     ("F22", "fail", ft.F22_FIELD, None),
@@ -154,17 +154,30 @@ def test_worker_died_is_f02_on_realtime_f14_on_serverless_and_ambiguous_without_
     assert not text_diagnosis(text, "realtime").alternatives
 
 
-def test_a_read_timeout_alone_is_a_cold_start_unless_the_endpoint_is_serverless() -> None:
+def test_a_read_timeout_alone_is_a_cold_start_on_serverless_too_with_memory_as_the_runner_up() -> None:
     # Given only the client's read timeout
     text = 'ReadTimeoutError: Read timeout on endpoint URL: "https://runtime.sagemaker.eu-central-1.amazonaws.com/endpoints/emb/invocations"'
-    # Then on a real-time endpoint it is a cold start past the timeout; serverless makes OOM likelier
+    # Then on a real-time endpoint it is a cold start past the timeout
     assert (text_diagnosis(text, "realtime").id, text_diagnosis(text, "realtime").action) == (
         "F15",
         "retry_with_backoff",
     )
+    # And on serverless too (a cold start outlasting the read timeout); memory stays the runner-up
     serverless = text_diagnosis(text, "serverless")
-    assert serverless.id == "F14"
-    assert "F15" in [a.id for a in serverless.alternatives]
+    assert serverless.id == "F15"
+    assert serverless.alternatives[0].id == "F14"
+    # And with the model server's worker dying, serverless memory is the answer
+    dying = text_diagnosis(text + "\nLoad model failed: model, error: Worker died.", "serverless")
+    assert dying.id == "F14"
+
+
+def test_a_missing_lmi_package_without_lmi_evidence_is_the_generic_missing_module() -> None:
+    # Given a missing transformers with nothing saying the image is LMI
+    text = "ModuleNotFoundError: No module named 'transformers'"
+    # Then the generic entry names it, and F17 stays an alternative below the reporting threshold
+    diagnosis = text_diagnosis(text)
+    assert (diagnosis.id, diagnosis.details.get("module")) == ("F01", "transformers")
+    assert [a.confidence for a in diagnosis.alternatives if a.id == "F17"] == [0.25]
 
 
 def test_a_missing_module_outranks_the_worker_death_it_causes() -> None:
@@ -349,6 +362,7 @@ def test_every_rule_id_is_a_catalogue_entry_with_a_runtime_signature() -> None:
         "F35",
         "F36",
         "F38",
+        "F39",
     }
     # Then the rule table covers exactly those
     assert default_rules().ids() == expected

@@ -63,6 +63,16 @@ def diagnose(
     since_min: Annotated[
         int, typer.Option(metavar="MINUTES", help="--endpoint: read log events of the last N minutes.")
     ] = 60,
+    catalogue: Annotated[
+        list[Path] | None,
+        typer.Option(
+            metavar="FILE",
+            help=(
+                "A catalogue of your own (YAML: entries and rules, the packaged schema), added to the "
+                "packaged one and to $XDG_CONFIG_HOME/deploybench/catalogue.d/*.yaml; repeatable."
+            ),
+        ),
+    ] = None,
     region: RegionOption = None,
     profile: ProfileOption = None,
     as_json: JsonOption = False,
@@ -71,9 +81,11 @@ def diagnose(
     from workflows.diagnosis import diagnose as match
     from workflows.diagnosis import evidence_from_endpoint
     from workflows.diagnosis.paste import evidence_from_paste
+    from workflows.diagnosis.user_catalogue import rules_for_cli
 
     if (endpoint is None) == (log is None):
         _refuse("give exactly one of --endpoint NAME or --log FILE")
+    rules, _ = rules_for_cli(catalogue)
     if log is not None:
         evidence = evidence_from_paste(_read_log(log), origin=log.name, hosting_mode=mode)
         if not evidence.items and evidence.endpoint is None and not evidence.inference_components:
@@ -90,7 +102,7 @@ def diagnose(
         )
         if evidence.endpoint is None and not evidence.items:
             _refuse(f"nothing to diagnose for endpoint {endpoint}: " + "; ".join(evidence.notes))
-    diagnosis = match(evidence)
+    diagnosis = match(evidence, rules)
 
     def human() -> None:
         if evidence.forms:

@@ -34,6 +34,7 @@ from rich.console import Console
 
 from workflows.errors import (
     ArtifactIncomplete,
+    CatalogueInvalid,
     DeploybenchError,
     ModelSourceInvalid,
     NotServableLocally,
@@ -65,6 +66,7 @@ INPUT_ERRORS: tuple[type[DeploybenchError], ...] = (
     UnsupportedArchitecture,
     NotServableLocally,
     ResultInvalid,
+    CatalogueInvalid,
     OutputNotWritable,
     ArtifactIncomplete,
     RequirementsInvalid,

@@ -98,7 +98,7 @@ def diagnose_healthy(healthy: Healthy, folder: Path) -> tuple[str, Diagnosis]:
 
 
 def figures(scored: list[Scored], healthy: list[tuple[str, Diagnosis]]) -> dict[str, float | int]:
-    """The corpus's figures, flat: accuracy, healthy false positives, per form, runner-up."""
+    """The corpus's figures, flat: accuracy, healthy false positives, per form, per entry, runner-up."""
     correct = [s for s in scored if s.correct]
     wrong = [s for s in scored if not s.correct]
     with_runner_up = [s for s in scored if s.runner_up is not None]
@@ -135,6 +135,11 @@ def figures(scored: list[Scored], healthy: list[tuple[str, Diagnosis]]) -> dict[
         result[f"top1_correct_{key}"] = per_form_correct[form]
     result["cases_mixed_forms"] = len(multi)
     result["top1_correct_mixed_forms"] = sum(s.correct for s in multi)
+    for entry in sorted({s.expect for s in scored}):
+        mine = [s for s in scored if s.expect == entry]
+        result[f"cases_{entry}"] = len(mine)
+        result[f"forms_{entry}"] = len({form for s in mine for form in s.forms})
+        result[f"top1_correct_{entry}"] = sum(s.correct for s in mine)
     return result
 
 

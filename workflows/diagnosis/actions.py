@@ -33,7 +33,7 @@ class Action(StrEnum):
 # branches and the remediation step implement exactly this).
 MEANING: dict[Action, str] = {
     Action.NEXT_INSTANCE_TYPE: (
-        "F06 capacity stall. Delete the endpoint once it leaves Creating (the field waited 50 min for "
+        "F06 capacity stall (and F39, a type whose account quota is 0). Delete the endpoint once it leaves Creating (the field waited 50 min for "
         "Failed; teardown retries ResourceBusy), then redeploy with attempt.instance_type_index + 1. "
         "Stop when `hosting.instance_type_fallbacks` is exhausted (ml.g5.12xlarge stalled; ml.g6.12xlarge came up "
         "in ~3 min)."

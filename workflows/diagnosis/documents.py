@@ -14,7 +14,8 @@ from typing import Any
 
 from workflows import clock
 from workflows.contracts import ErrorInfo
-from workflows.diagnosis.evidence import Evidence, Source
+from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
+from workflows.diagnosis.polls import from_stack_event
 
 DESCRIBE_ENDPOINT = "describe-endpoint"
 DESCRIBE_ENDPOINT_CONFIG = "describe-endpoint-config"
@@ -27,6 +28,8 @@ CLIENT_TRACEBACK = "client-traceback"
 TEXT = "text"
 FORMS = (
     DESCRIBE_ENDPOINT,
+    ENDPOINT_POLLS,
+    IAC_WAITER,
     DESCRIBE_ENDPOINT_CONFIG,
     DESCRIBE_MODEL,
     DESCRIBE_COMPONENT,
@@ -66,6 +69,9 @@ class Reading:
     first_seen: dict[str, int] = field(default_factory=dict)
     at: int = 0
     blocks: dict[Source, list[str]] = field(default_factory=dict)
+    # Each describe-endpoint output and the line it starts on (1-based); IaC waiter observations.
+    described: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    waiter: list[tuple[int, Poll]] = field(default_factory=list)
 
     def found(self, form: str) -> None:
         """``form`` is in the text, at line ``self.at`` (forms are listed in the order they appear)."""
@@ -94,7 +100,10 @@ def json_spans(text: str) -> list[Span]:
     decoder = json.JSONDecoder()
     spans: list[Span] = []
     end = 0
-    for match in re.finditer(r"(?m)^[^\S\n]*(?:[A-Za-z ]{1,20}:[^\S\n]*)?[{\[]", text):
+    # A document may follow a short label ("Cause:") or the time it was taken ("09:32", "[09:32:05]").
+    for match in re.finditer(
+        r"(?m)^[^\S\n]*(?:[A-Za-z ]{1,20}:[^\S\n]*|\[?\d{1,2}:\d\d(?::\d\d)?\]?[^\S\n]+)?[{\[]", text
+    ):
         start = match.end() - 1
         if start < end:
             continue
@@ -143,6 +152,14 @@ def read_document(reading: Reading, value: Any, number: int) -> None:
         reading.found(CLOUDWATCH)
     elif isinstance(events, list) and any(isinstance(e, dict) and "type" in e for e in events):
         _history(reading, events)
+    elif isinstance(value.get("StackEvents"), list):
+        for event in reversed(value["StackEvents"]):  # CloudFormation lists the newest first
+            poll = from_stack_event(event) if isinstance(event, dict) else None
+            if poll is not None:
+                reading.waiter.append((number, poll))
+                if event.get("ResourceStatusReason"):
+                    reading.add("describe", str(event["ResourceStatusReason"]), "ResourceStatusReason")
+        reading.found(IAC_WAITER)
     elif "errorType" in value and "errorMessage" in value:
         add_error(reading, str(value["errorType"]), json.dumps(value))
         reading.found(LAMBDA_ERROR)
@@ -150,19 +167,20 @@ def read_document(reading: Reading, value: Any, number: int) -> None:
         name = str(value.get("error") or value.get("Error") or "")
         add_error(reading, name, str(value.get("cause") or value.get("Cause") or ""))
         reading.found(STEP_FUNCTIONS)
-    elif not _describe(reading, value):
+    elif not _describe(reading, value, number):
         # An API this reader does not know: its texts still count.
         for text in _strings(value):
             reading.add("text", text, number)
         reading.found(TEXT)
 
 
-def _describe(reading: Reading, value: dict[str, Any]) -> bool:
+def _describe(reading: Reading, value: dict[str, Any], number: int) -> bool:
     """A Describe* output, by the keys that name its API; False when it is none of them."""
     evidence = reading.evidence
     if "EndpointStatus" in value:
         evidence.endpoint = value
         evidence.observed_at = evidence.observed_at or clock.now()
+        reading.described.append((number, value))
         if value.get("FailureReason"):
             reading.add("describe", str(value["FailureReason"]), "FailureReason")
         reading.found(DESCRIBE_ENDPOINT)

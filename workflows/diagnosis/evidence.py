@@ -50,6 +50,25 @@ def normalize(text: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
 
+ENDPOINT_POLLS = "endpoint-polls"
+IAC_WAITER = "iac-waiter"
+
+
+class Poll(BaseModel):
+    """One observation of the endpoint."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: str
+    observed_at: datetime | None = None
+    elapsed_s: float | None = Field(None, description="Seconds since the create, as a waiter counts them.")
+    created: datetime | None = None
+    last_modified: datetime | None = None
+    variants: bool | None = Field(None, description="ProductionVariants present; None when not shown.")
+    reason: str | None = None
+    form: str = ENDPOINT_POLLS
+
+
 class EvidenceItem(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -86,6 +105,9 @@ class Evidence(BaseModel):
     container_count: int | None = Field(None, description="Containers of the endpoint's model (co-hosting).")
     stall_threshold_s: float = Field(600.0, description="Creating with no instance this long is a stall.")
     observed_at: datetime | None = Field(None, description="When the Describe* output was taken.")
+    polls: list[Poll] = Field(
+        default_factory=list, description="The endpoint observed over time (pasted polls, an IaC waiter)."
+    )
     notes: list[str] = Field(
         default_factory=list, description="What could not be collected, and why (no log group, ...)."
     )

@@ -8,11 +8,13 @@ in ``rules.yaml``; the loader refuses a name that is not in ``FACTS``.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from workflows.clock import as_datetime
 from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.polls import creating_for, stalled
 from workflows.hosting.polling import stalled_for
 from workflows.spec.pipeline import is_gpu_instance
 
@@ -33,6 +35,11 @@ _ENGINE_NAMES = {
     "triton": ("triton",),
 }
 _COMPONENT_MARK = re.compile(r"\binference ?component|InferenceComponentName", re.IGNORECASE)
+_LABEL = re.compile(r"[a-z_][\w-]{0,40}|label_\d+|\d")
+_NUMBER = re.compile(r"\d")
+_PRECISION = re.compile(r"int8|quant|qdq|\bq8\b", re.IGNORECASE)
+# A prediction table shorter than this says nothing about a collapse.
+MIN_TABLE_ROWS = 4
 _RESOLVED_ARCHITECTURE = re.compile(r"Resolved architecture: ?(?P<architecture>[A-Za-z0-9_]+)")
 
 
@@ -66,6 +73,11 @@ def stalled_creating(evidence: Evidence) -> FactValue:
     return stalled is not None and stalled >= evidence.stall_threshold_s
 
 
+def stalled_in_polls(evidence: Evidence) -> FactValue:
+    """F06 over time: pasted polls or a waiter show Creating, no instance, past the stall threshold."""
+    return stalled(evidence.polls, evidence.stall_threshold_s)
+
+
 def failed_without_instance(evidence: Evidence) -> FactValue:
     """F06 seen late: Failed with an empty FailureReason and no instance ever assigned."""
     endpoint = evidence.endpoint
@@ -92,6 +104,8 @@ def copies_short(evidence: Evidence) -> FactValue:
 
 def _engine(name: str) -> Callable[[Evidence], FactValue]:
     def fact(evidence: Evidence) -> FactValue:
+        if name == "tensorrt" and gpu_instance(evidence) is False:
+            return False  # TensorRT runs only on a GPU: a CPU endpoint rules it out
         if any(_ENGINE_MARKERS[name].search(item.text) for item in evidence.items):
             return True
         labels = " ".join(filter(None, (evidence.hosting_mode, evidence.image))).lower()
@@ -101,6 +115,42 @@ def _engine(name: str) -> Callable[[Evidence], FactValue]:
 
     fact.__doc__ = f"The {name} engine is involved (text markers, hosting mode or image)."
     return fact
+
+
+def _cells(text: str) -> list[str]:
+    return [cell.strip().strip("`'\"").lower() for cell in text.strip().strip("|").split("|")]
+
+
+def predictions_collapsed(evidence: Evidence) -> FactValue:
+    """F29 as a table: a label column whose every row is the same label, beside one that varies.
+
+    Rows are pasted table lines (``| text | fp32 | int8 |``, rules and headers included); a column
+    of labels is one whose cells are each one word. With no table of at least MIN_TABLE_ROWS rows
+    the evidence cannot tell.
+    """
+    rows = [
+        _cells(item.text)
+        for item in evidence.items
+        if item.source in ("text", "logs") and not item.whole and item.text.count("|") >= 2
+    ]
+    widths = Counter(len(row) for row in rows)
+    if not widths:
+        return None
+    width, count = widths.most_common(1)[0]
+    table = [row for row in rows if len(row) == width]
+    if count < MIN_TABLE_ROWS + 1 or width < 2:
+        return None
+    header, data = table[0], table[1:]
+    labels = [
+        column
+        for column in range(width)
+        if all(_LABEL.fullmatch(row[column]) for row in data)
+        and not all(_NUMBER.fullmatch(row[column]) for row in data)
+    ]
+    constant = [c for c in labels if len({row[c] for row in data}) == 1]
+    varying = [c for c in labels if len({row[c] for row in data}) > 1]
+    quantized = [c for c in constant if _PRECISION.search(header[c])]
+    return bool(constant and (varying or quantized))
 
 
 def resolved_architecture(evidence: Evidence) -> str | None:
@@ -147,7 +197,9 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "gpu_instance": gpu_instance,
     "stalled_creating": stalled_creating,
     "failed_without_instance": failed_without_instance,
+    "stalled_in_polls": stalled_in_polls,
     "copies_short": copies_short,
+    "predictions_collapsed": predictions_collapsed,
     "served_model_mismatch": served_model_mismatch,
     "co_hosted": co_hosted,
     "inference_component": inference_component,
@@ -174,6 +226,15 @@ def fact_details(evidence: Evidence, values: dict[str, FactValue]) -> dict[str, 
         if created and modified:
             stall["last_modified_after_creation_s"] = f"{(modified - created).total_seconds():.0f}"
         details["stalled_creating"] = details["failed_without_instance"] = stall
+    if values.get("stalled_in_polls"):
+        waited = creating_for(evidence.polls) or 0.0
+        frozen = {p.last_modified for p in evidence.polls if p.status == "Creating" and p.last_modified}
+        details["stalled_in_polls"] = {
+            "polls": str(len(evidence.polls)),
+            "creating_min": f"{waited / 60:.0f}",
+            "last_status": evidence.polls[-1].status,
+            "last_modified": "frozen" if len(frozen) == 1 else "not shown",
+        }
     if values.get("copies_short"):
         for component in evidence.inference_components:
             runtime = component.get("RuntimeConfig") or {}

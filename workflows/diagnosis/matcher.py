@@ -3,9 +3,12 @@
 Scoring (documented here because part of the contract is how sure a diagnosis says it is):
 - a rule's score starts at the confidence of its strongest signature that holds;
 - each further signature that holds adds CORROBORATION (at most three times);
-- each ``requires`` fact the evidence cannot tell (``None``) subtracts UNKNOWN_FACT_PENALTY:
-  a log file alone does not say the endpoint was serverless, so F14 stays an alternative
-  to F02 instead of vanishing or winning blindly;
+- each ``requires`` fact the evidence cannot tell (``None``) subtracts UNKNOWN_FACT_PENALTY, and
+  the score is then held under MIN_CONFIDENCE (at UNPROVEN_CONTEXT_CAP): a ``requires`` fact is the
+  context an entry is specific to (an engine, a mode, an instance kind, a phase), and an entry is
+  never named without evidence of it. A log file alone does not say the endpoint was serverless,
+  so F14 stays an alternative to F02 instead of vanishing or winning blindly; a generic container
+  timeout on an endpoint of unknown engine is not named F21 (TensorRT);
 - each ``prefers`` condition that holds adds CONTEXT_WEIGHT (the evidence's context, such as
   co-hosted containers or an LMI image, ranks one of two entries that share a signature);
 - a ``requires`` that is known false, or an ``unless`` that holds, drops the rule.
@@ -28,9 +31,18 @@ CORROBORATION = 0.03
 UNKNOWN_FACT_PENALTY = 0.15
 CONTEXT_WEIGHT = 0.05
 MIN_CONFIDENCE = 0.3
+# Where a match whose required context is unproven is held: below MIN_CONFIDENCE, so it is an
+# alternative, never the answer.
+UNPROVEN_CONTEXT_CAP = 0.25
 MAX_EVIDENCE_LINES = 8
 QUOTES_PER_SIGNATURE = 2
 MAX_ALTERNATIVES = 4
+UNKNOWN_FIX = (
+    "Read the evidence and the endpoint's logs. To name a failure the catalogue lacks, write its entry and "
+    "rule in a YAML file of your own (entries: and rules:, the packaged catalogue's schema) under "
+    "$XDG_CONFIG_HOME/deploybench/catalogue.d/ (default ~/.config/deploybench/catalogue.d/), or pass it "
+    "with `deploybench diagnose --catalogue FILE`; nothing in the installed package needs editing."
+)
 _SALIENT = re.compile(r"error|exception|fail|traceback|killed|died|timed? ?out|refused|denied", re.IGNORECASE)
 
 
@@ -161,6 +173,8 @@ class Matcher:
         named = _named(rule, details)
         if named is None:
             return None
+        if unknown:
+            score = min(score, UNPROVEN_CONTEXT_CAP)
         score = round(min(0.99, max(0.0, score)), 2)
         return Match(rule, index, named[0], named[1], score, len(held), quotes, details)
 
@@ -229,10 +243,7 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
             evidence=_context(evidence) + notes,
             action=Action.FAIL.value,
             confidence=0.0,
-            fix=(
-                "Read the evidence and the endpoint's logs. A new field failure belongs in workflows/data/catalogue.yaml and "
-                "workflows/data/diagnosis_rules.yaml."
-            ),
+            fix=UNKNOWN_FIX,
             alternatives=_alternatives(matches, None),
         )
     alternatives = _alternatives(matches, best.id)

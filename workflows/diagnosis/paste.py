@@ -34,7 +34,11 @@ from workflows.diagnosis.documents import (
     json_spans,
     read_document,
 )
-from workflows.diagnosis.evidence import Evidence, Source
+from workflows.diagnosis.documents import (
+    DESCRIBE_ENDPOINT as DESCRIBE_ENDPOINT_FORM,
+)
+from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
+from workflows.diagnosis.polls import apply, from_describe, from_waiter_line, time_on
 
 __all__ = ["FORMS", "evidence_from_paste"]
 
@@ -73,7 +77,14 @@ _CAUSE_LABEL = re.compile(r"^\s*\"?[Cc]ause\"?\s*[:=]?\s*(?P<rest>.*)$")
 _SERVERLESS_MARK = re.compile(r"ServerlessConfig|MemorySizeInMB|\bmode: ?serverless\b")
 _COHOST_MARK = re.compile(r"TargetContainerHostname|InferenceExecutionConfig|\"Mode\": ?\"Direct\"")
 # Lines that only frame what follows: a shell prompt, a Logs Insights table's header and rule.
-_FRAMING = re.compile(r"^\s*(?:\$|>|PS [^>]*>) |^\s*\|(?:\s*@\w+\s*\|)+\s*$|^\s*\|[-:| ]+\|\s*$")
+_FRAMING = re.compile(
+    r"^\s*[│╷╵]\s*$|^\s*│\s+(?:with [\w.\[\]\"-]+,|on \S+ line \d+|\d+: )|"  # Terraform's diagnostic frame
+    r"^\s*(?:\$|>|PS [^>]*>) |^\s*\|(?:\s*@\w+\s*\|)+\s*$|^\s*\|[-:| ]+\|\s*$"
+)
+_TIME_ONLY = re.compile(
+    r"^\s*(?:#\s*)?(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d (?:UTC|GMT) \d{4}"
+    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|\[?\d{1,2}:\d\d(?::\d\d)?\]?)\s*$"
+)
 _INSTANCE_TYPE = re.compile(r"(?<![\w.])ml\.[a-z0-9]+\.(?:\d*xlarge|large|medium|small|metal)\b")
 
 
@@ -191,6 +202,43 @@ def _log_lines(reading: Reading) -> None:
         reading.found(CLOUDWATCH)
 
 
+def _waiter_lines(reading: Reading, base: datetime | None) -> None:
+    """Terraform, CDK and CloudFormation waiter lines: observations of the endpoint over time.
+
+    Each line stays evidence (``text``, read by every rule): a waiter's error quotes the
+    endpoint's FailureReason.
+    """
+    for index, line in enumerate(reading.lines):
+        poll = from_waiter_line(line, base) if line is not None else None
+        if poll is None or line is None:
+            continue
+        reading.waiter.append((index + 1, poll))
+        reading.add("text", line.strip("│╷╵ "), index + 1)
+        reading.lines[index] = None
+        reading.at = index
+        reading.found(IAC_WAITER)
+
+
+def _series(reading: Reading, base: datetime | None) -> list[tuple[int, Poll]]:
+    """Several describe-endpoint outputs of one endpoint: a poll series, each at the time written before it."""
+    names = {str(value.get("EndpointName")) for _, value in reading.described}
+    if len(reading.described) < 2 or len(names) > 1:
+        return []
+    polls: list[tuple[int, Poll]] = []
+    previous = 0
+    for number, value in reading.described:
+        created = from_describe(value, None).created or base
+        before = reading.original[previous : number - 1] + [reading.original[number - 1].split("{")[0]]
+        polls.append((number, from_describe(value, time_on(before, created))))
+        for index in range(previous, number - 1):  # a line that only says when the next poll was taken
+            if reading.lines[index] is not None and _TIME_ONLY.match(reading.lines[index] or ""):
+                reading.lines[index] = None
+        previous = number
+    first = reading.first_seen.pop(DESCRIBE_ENDPOINT_FORM, reading.described[0][0] - 1)
+    reading.first_seen[ENDPOINT_POLLS] = first
+    return polls
+
+
 def _context_from_text(evidence: Evidence, text: str) -> None:
     """Context a text states in passing: a serverless config, co-hosted containers, one instance type."""
     if evidence.hosting_mode is None and _SERVERLESS_MARK.search(text):
@@ -225,6 +273,10 @@ def evidence_from_paste(
     for span in spans.values():
         reading.at = span.first
         read_document(reading, span.value, span.first + 1)
+    base = time_on(text.splitlines(), None)
+    _waiter_lines(reading, base)
+    polls = sorted(_series(reading, base) + reading.waiter, key=lambda pair: pair[0])
+    apply(evidence, [poll for _, poll in polls])
     _tracebacks(reading)
     _log_lines(reading)
     rest = [
@@ -246,7 +298,7 @@ def evidence_from_paste(
         if len(states) == 1:
             evidence.phase = STATE_PHASES[states.pop()]
     _context_from_text(evidence, text)
-    if evidence.endpoint is not None and observed_at is None:
+    if reading.described and observed_at is None and not any(p.observed_at for p in evidence.polls):
         evidence.notes.append("the pasted DescribeEndpoint output is taken as observed now")
     evidence.forms = reading.forms
     return evidence

@@ -6,7 +6,9 @@ error name is a class of ``workflows/errors.py`` or a runtime's own), so a typo 
 the test suite, not a diagnosis at 3 a.m.
 
 A rule matches when at least one of its ``signatures`` holds, every ``requires`` condition
-holds (an unknown fact lowers the confidence instead), and no ``unless`` condition holds. A
+holds (an unknown fact keeps the match below the reporting threshold instead: a required fact is
+the context an entry is specific to, and an entry is not named without evidence of it), and no
+``unless`` condition holds. A
 condition is a conjunction of any of: ``pattern`` (a regex fragment searched in the evidence
 texts of the rule's sources), ``error`` (a Step Functions error name), ``fact`` with ``is``
 (see ``facts.FACTS``). Each ``prefers`` condition that holds adds weight: context (co-hosted
