@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from workflows.catalogue import Entry, load_catalogue
+from workflows.diagnosis.catalogue import Entry, load_catalogue
 from workflows.diagnosis.rules import Rule, RuleSet, default_rules
 from workflows.errors import CatalogueInvalid
 
