@@ -4,11 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from workflows.benchmark.stats import samples_for_upper_bound
 from workflows.reports.compare import key
 from workflows.reports.engines import engine_build_lines
 from workflows.reports.plots import label
 from workflows.reports.remediation import remediation_lines
-from workflows.reports.tables import VERDICT_HEADER, fmt, table, verdict_cells
+from workflows.reports.tables import (
+    VERDICT_HEADER,
+    fmt,
+    percentile_cell,
+    samples_of,
+    stable_cell,
+    table,
+    verdict_cells,
+)
 from workflows.reports.venue import LOCAL, of_result
 
 
@@ -146,9 +155,10 @@ def _measurements(result: dict[str, Any]) -> list[str]:
             "batch",
             "seq",
             "conc",
-            "p50 ms",
-            "p90 ms",
-            "p99 ms",
+            "n",
+            "p50 ms (95% CI)",
+            "p90 ms (95% CI)",
+            "p99 ms (95% CI)",
             "max ms",
             "mean ms",
             "std ms",
@@ -163,9 +173,10 @@ def _measurements(result: dict[str, Any]) -> list[str]:
                 m["batch_size"],
                 m["sequence_length"],
                 m["concurrency"],
-                m["p50_ms"],
-                m["p90_ms"],
-                m["p99_ms"],
+                samples_of(m),
+                percentile_cell(m, "p50"),
+                percentile_cell(m, "p90"),
+                percentile_cell(m, "p99"),
                 m["max_ms"],
                 m["mean_ms"],
                 m["std_ms"],
@@ -173,11 +184,18 @@ def _measurements(result: dict[str, Any]) -> list[str]:
                 m["requests_per_s"],
                 m.get("errors_by_kind") or m["errors"],
                 m.get("retries", 0),
-                m["stable"],
+                stable_cell(m),
             ]
             for m in rows
         ],
     )
+    lines += [
+        "",
+        "n: successful requests in the kept windows, from which the percentiles and their "
+        "distribution-free 95% intervals (order statistics) are taken; p99 has no upper bound from "
+        f"fewer than {samples_for_upper_bound(0.99)} samples. Stable: at least min_requests, at least "
+        "min_duration_s, and the last three windows agreeing.",
+    ]
     return lines
 
 
