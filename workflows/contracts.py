@@ -292,6 +292,10 @@ class BenchmarkPlan(Contract):
     planned_s: float
     job_name: str = Field(description="Name of the benchmark processing job (used only by that runner).")
     job_instance_type: str
+    findings: list[Finding] = Field(
+        default_factory=list,
+        description="Warnings on the sample count each shape can reach at the latency warm-up measured.",
+    )
 
 
 class BenchmarkRequest(StepRequest):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from workflows.cli.output import out, progress
+from workflows.cli.output import err, out, progress
 from workflows.naming import state_machine_name
 from workflows.reports.tables import fmt, percentile_cell, samples_of
 from workflows.runner import ExecutionOutcome, Follower, StateEvent, _history
@@ -119,6 +119,9 @@ def headline(outcome: ExecutionOutcome) -> None:
                     f"  b{s['batch_size']}/{s['sequence_length']} c{s['concurrency']} not stable: "
                     f"{s.get('unstable_reason') or s.get('stop_reason') or 'stopping rule not met'}"
                 )
+    plan = (outcome.output or {}).get("benchmark_plan") or {}
+    for finding in plan.get("findings") or []:
+        err.print(f"[yellow]warning[/] {finding['id']}: {finding['message']} Fix: {finding['fix']}.")
 
 
 _TERMINAL = {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}
