@@ -18,7 +18,7 @@ from workflows.reports.tables import (
     table,
     verdict_cells,
 )
-from workflows.reports.venue import LOCAL, of_result
+from workflows.reports.venue import LOCAL, host_line, of_result
 
 
 def _summary(result: dict[str, Any]) -> list[str]:
@@ -26,6 +26,7 @@ def _summary(result: dict[str, Any]) -> list[str]:
     venue = of_result(result)
     lines = [
         f"- measured: **{venue['label']}**",
+        *([f"- host: {host}"] if (host := host_line(venue)) else []),
         f"- status: **{result['status']}** ({result.get('kind', 'pipeline')}, schema {result['schema_version']})",
     ]
     model = spec.get("model")
