@@ -8,10 +8,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.support.aws import Aws
 from tests.support.result_docs import measurement, result
+from workflows.benchmark.stats import percentile_intervals
 from workflows.contracts import ShapeStats
 from workflows.errors import SpecInvalid
 from workflows.reports.cost import price_table
@@ -229,3 +231,75 @@ def test_a_recorded_local_sweep_over_two_priced_types_gives_a_ranked_recommendat
     for point in points:
         mine = [p for p in recommendation.points if p.run_id == point.run_id and p.meets_target]
         assert point == min(mine, key=lambda p: (not p.stable, p.cost_per_million or 0.0))
+
+
+M5 = "ml.m5.xlarge"
+
+
+def interval_run(
+    index: int, instance_type: str, p50: float, *, samples: int, spread: float, local: bool = False
+) -> RunSummary:
+    """A run measured at batch 8 and 4 clients, its figures with their 95% intervals as the engine records them."""
+    m = measurement(p50, batch=8, concurrency=4, samples=samples, spread=spread, seed=100 + index)
+    m.update(percentile_intervals(np.asarray(m["latencies_ms"])))
+    where = {"where": "local", "cpu": {"model": "host CPU", "logical_cpus": 2}} if local else None
+    return RunSummary(
+        index=index,
+        key=f"bundled · realtime · {instance_type}",
+        run_id=f"run-{index}",
+        status="SUCCEEDED",
+        shapes=[ShapeStats.model_validate({k: v for k, v in m.items() if k in ShapeStats.model_fields})],
+        hosting={"mode": "realtime", "instance_type": instance_type, "instance_count": 1},
+        measured_on=where,
+    )
+
+
+def test_two_runs_on_one_host_whose_samples_agree_are_indistinguishable_and_the_cheaper_is_picked() -> None:
+    # Given ml.m5.xlarge measured 12% faster than ml.c6i.xlarge on the same host, from 40 noisy samples
+    # (so m5's cost per 1M reads lower, though it costs more an hour)
+    runs = [
+        interval_run(0, SMALL, 80.0, samples=40, spread=0.4, local=True),
+        interval_run(1, M5, 70.0, samples=40, spread=0.4, local=True),
+    ]
+    # When the runs are ranked for p99 <= 500 ms at batch 8
+    recommendation = recommend(runs, RecommendPolicy(p99_ms=500, batch_size=8))
+    # Then their medians cannot be told apart at this n: the cheaper by the hour is recommended
+    apart = recommendation.separation
+    assert apart is not None and apart.distinguishable is False and apart.n == 40
+    assert apart.n_to_separate is not None and apart.n_to_separate > 40
+    assert recommendation.ranked[0].point.instance_type == SMALL
+    assert recommendation.decision.startswith(f"{SMALL} and {M5} are indistinguishable at this n (n=40")
+    assert "pick the cheaper" in recommendation.decision
+    # And both are marked as measured on a shared host
+    assert all(r.point.shared_host for r in recommendation.ranked)
+
+
+def test_runs_whose_intervals_do_not_overlap_are_ranked_by_cost_with_the_p99_interval_stated() -> None:
+    # Given 600 tight samples each: c6i at 80 ms, the same-priced c5 at 60 ms
+    runs = [
+        interval_run(0, SMALL, 80.0, samples=600, spread=0.02),
+        interval_run(1, "ml.c5.xlarge", 60.0, samples=600, spread=0.02),
+    ]
+    # When ranked
+    recommendation = recommend(runs, RecommendPolicy(p99_ms=500, batch_size=8))
+    # Then the difference is measured: the faster, cheaper per 1M, is recommended, with its interval and n
+    assert recommendation.separation is not None and recommendation.separation.distinguishable is True
+    assert recommendation.ranked[0].point.instance_type == "ml.c5.xlarge"
+    assert recommendation.decision.startswith("recommended: ml.c5.xlarge realtime at 4 concurrent clients")
+    assert "95% CI" in recommendation.decision and "n=600" in recommendation.decision
+
+
+def test_when_none_meets_the_target_the_decision_names_the_closest() -> None:
+    # Given two runs both far over a 10 ms target
+    runs = [
+        interval_run(0, SMALL, 80.0, samples=100, spread=0.05),
+        interval_run(1, M5, 60.0, samples=100, spread=0.05),
+    ]
+    # When ranked
+    recommendation = recommend(runs, RecommendPolicy(p99_ms=10, batch_size=8))
+    # Then the decision says none met it and which came closest, with its p99 interval (unbounded above at n=100)
+    closest = min(p.p99_ms for p in recommendation.points if p.p99_ms is not None)
+    assert recommendation.decision.startswith(
+        f"none met p99 ≤ 10 ms; the closest was {M5} realtime at {closest:.2f} ms"
+    )
+    assert "unbounded above" in recommendation.decision and "n=100" in recommendation.decision
