@@ -18,7 +18,9 @@ from workflows.contracts import ShapeStats
 from workflows.errors import SpecInvalid
 from workflows.reports.cost import price_table
 from workflows.settings import Settings
+from workflows.storage import download_folder
 from workflows.sweeps.compare import RunSummary
+from workflows.sweeps.download import finish_folder
 from workflows.sweeps.recommend import RecommendPolicy, recommend
 from workflows.sweeps.report import CompareRequest, RunOutcome, compare_sweep
 from workflows.sweeps.spec import expand, load_sweep, parse_sweep
@@ -131,7 +133,7 @@ def s3(aws: Aws) -> Any:
     return aws.s3
 
 
-def test_a_sweep_over_two_instance_types_reports_a_ranked_recommendation(s3: Any) -> None:
+def test_a_sweep_over_two_instance_types_reports_a_ranked_recommendation(s3: Any, tmp_path: Path) -> None:
     # Given a sweep over two instance types whose runs wrote their result.json
     sweep = parse_sweep(SWEEP)
     items = expand(sweep)
@@ -155,6 +157,8 @@ def test_a_sweep_over_two_instance_types_reports_a_ranked_recommendation(s3: Any
             Key=f"results/s1-{item.index}/result.json",
             Body=json.dumps(document).encode(),
         )
+        for name in ("report.md", "latency_vs_batch.png", "benchmark.json"):
+            s3.put_object(Bucket=SETTINGS.bucket, Key=f"results/s1-{item.index}/{name}", Body=b"x")
     runs = [RunOutcome(index=i.index, key=i.key, run_id=f"s1-{i.index}", status="SUCCEEDED") for i in items]
     # When the sweep is compared and reported
     outcome = compare_sweep(CompareRequest(sweep=sweep, sweep_id="s1", runs=runs), s3=s3, settings=SETTINGS)
@@ -175,6 +179,28 @@ def test_a_sweep_over_two_instance_types_reports_a_ranked_recommendation(s3: Any
     header = next(line for line in side if line.startswith("| instance type"))
     assert header == "| instance type | mode | 1 clients | 4 clients |"
     assert sum(line.startswith(f"| {t} | realtime |") for line in side for t in (SMALL, LARGE)) == 2
+    # And it opens with the decision sentence
+    assert report.splitlines()[2] == f"**Decision: {summary['decision']}.**"
+    assert summary["decision"].startswith(f"recommended: {SMALL} realtime")
+    # When the CLI brings the sweep's folder to disk
+    folder = tmp_path / "s1"
+    download_folder(s3, f"s3://{SETTINGS.bucket}/sweeps/pick/s1/", folder)
+    written, decision = finish_folder(s3, SETTINGS.bucket, folder)
+    # Then each run's result.json, report.md and plots are under runs/<run id>/ (not the engine's detail)
+    for run in ("s1-0", "s1-1"):
+        assert {p.name for p in (folder / "runs" / run).rglob("*")} == {
+            "result.json",
+            "report.md",
+            "latency_vs_batch.png",
+        }
+    # And the sweep's plots are drawn and linked from its report, which links each run's report
+    assert (folder / "plots" / "p99_vs_throughput.png").stat().st_size > 1000
+    assert (folder / "plots" / "cost_vs_p99.png").stat().st_size > 1000
+    local_report = (folder / "report.md").read_text()
+    assert "![p99 against throughput per instance type](plots/p99_vs_throughput.png)" in local_report
+    assert "- [s1-0](runs/s1-0/report.md)" in local_report
+    assert decision == summary["decision"]
+    assert folder / "plots" / "cost_vs_p99.png" in written
 
 
 def test_the_example_recommend_sweep_is_valid_and_prices_every_type() -> None:
