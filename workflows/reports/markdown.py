@@ -346,7 +346,9 @@ def render_comparison(
     if local:
         lines += [
             f"**Local results** {', '.join(local)}: measured on this host's CPU, not on the instance types "
-            "they name; their costs are estimates.",
+            "they name; their costs are estimates. Each shared the host's CPUs between its load generator "
+            "and its endpoint (and with other runs made at the same time): a difference is stated only "
+            "where the samples support it.",
             "",
         ]
     lines += table(

@@ -57,6 +57,8 @@ def verdict_cells(row: dict[str, Any]) -> list[str]:
 
     def called(part: dict[str, Any], shown: str | None = None) -> str:
         reason = part.get("reason")
+        if part.get("n_to_separate"):
+            reason = f"{reason}: n {'/'.join(str(n) for n in part.get('n') or [])}; about {part['n_to_separate']} samples each would separate them"
         return part["verdict"] + (f" ({reason})" if reason and reason != shown else "")
 
     def floor(part: dict[str, Any]) -> str:
