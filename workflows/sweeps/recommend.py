@@ -324,6 +324,7 @@ def decision(recommendation: Recommendation) -> str:
         f"recommended: {p.instance_type} {p.mode} at {p.concurrency} concurrent clients, "
         f"{p.cost_per_million:.4g} USD per 1M inferences{estimate}, p99 {fmt(p.p99_ms)} ms "
         f"({interval_text(p.p99_ci_ms)}, n={p.n}; {policy.p99_ms:g} ms target)"
+        + ("" if p.stable else "; not stable: measure again before deciding")
     )
 
 
