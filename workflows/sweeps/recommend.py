@@ -7,7 +7,7 @@ deployed), priced with the same table and formula as a run's own cost section
 target when every shape judged (the batch size served, at the chosen or at every sequence length)
 is error-free and has a p99 at or under the target; its cost is the costliest of those shapes. A
 run's best point is its cheapest that meets the target; the runs are ranked by it, stable points
-before unstable ones (windows that never agreed within ±10%: flagged, to be measured again), and
+before unstable ones (whose stopping rule did not hold: flagged, to be measured again), and
 the first is recommended. A run that never meets the target is listed after, with the reason.
 
 A ranking states a difference only when the data supports it: the first two runs are compared on
@@ -33,7 +33,7 @@ from workflows.reports.venue import LOCAL
 from workflows.sweeps.compare import RunSummary
 from workflows.sweeps.spec import RecommendPolicy
 
-UNSTABLE = "meets the target but was not stable (windows never agreed within ±10%): measure again"
+UNSTABLE = "meets the target but was not stable (its stopping rule did not hold): measure again"
 
 
 class Point(Contract):
@@ -50,7 +50,7 @@ class Point(Contract):
     samples_per_s: float
     cost_per_million: float | None
     meets_target: bool
-    stable: bool = Field(True, description="Every shape of the point was stable (its windows agreed).")
+    stable: bool = Field(True, description="Every shape of the point was stable (its stopping rule held).")
     reason: str = Field("", description="Why the point misses the target (empty when it meets it).")
     n: int | None = Field(None, description="Fewest successful samples among the point's shapes.")
     p50_ci_ms: list[float | None] | None = Field(
