@@ -108,7 +108,7 @@ def headline(outcome: ExecutionOutcome) -> None:
                 str(s["concurrency"]),
                 str(samples_of(s)),
                 fmt(s["p50_ms"]),
-                percentile_cell(s, "p99"),
+                percentile_cell(s, "p99", compact=True),
                 f"{s['samples_per_s']:.1f}",
                 "yes" if s["stable"] else "no",
             )

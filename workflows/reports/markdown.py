@@ -196,8 +196,10 @@ def _measurements(result: dict[str, Any]) -> list[str]:
         "",
         "n: successful requests in the kept windows, from which the percentiles and their "
         "distribution-free 95% intervals (order statistics) are taken; p99 has no upper bound from "
-        f"fewer than {samples_for_upper_bound(0.99)} samples. Stable: at least min_requests, at least "
-        "min_duration_s, and the last three windows agreeing.",
+        f"fewer than {samples_for_upper_bound(0.99)} samples, and from a handful its lower bound can be "
+        "the largest sample, above the interpolated figure: the true p99 is then likely above every "
+        "sample. Stable: at least min_requests, at least min_duration_s, and the last three windows "
+        "agreeing.",
     ]
     return lines
 

@@ -99,8 +99,9 @@ def interval_of(measurement: dict[str, Any], name: str) -> list[float | None] | 
     return list(percentile_intervals(np.asarray(samples, dtype=float))[f"{name}_ci_ms"])
 
 
-def percentile_cell(measurement: dict[str, Any], name: str) -> str:
-    """``12.30 (11.90–12.80)``; a bound n cannot give reads "unbounded" (``602.00 (≥ 560.00, unbounded above)``)."""
+def percentile_cell(measurement: dict[str, Any], name: str, *, compact: bool = False) -> str:
+    """``12.30 (11.90–12.80)``; a bound n cannot give reads "unbounded" (``602.00 (≥ 560.00, unbounded
+    above)``). ``compact`` (a terminal's narrow table) writes intervals as ``602.00 [560.00, ∞)``."""
     value = measurement.get(f"{name}_ms")
     if value is None:
         return "-"
@@ -108,6 +109,10 @@ def percentile_cell(measurement: dict[str, Any], name: str) -> str:
     if interval is None:
         return f"{fmt(value)} (no interval)"
     low, high = interval
+    if compact:
+        left = "(-∞" if low is None else f"[{fmt(low)}"
+        right = "∞)" if high is None else f"{fmt(high)}]"
+        return f"{fmt(value)} {left}, {right}"
     if low is None and high is None:
         return f"{fmt(value)} (unbounded)"
     if high is None:
