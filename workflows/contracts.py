@@ -210,10 +210,20 @@ class ShapeStats(Contract):
     max_ms: float | None
     mean_ms: float | None
     std_ms: float | None
+    p50_ci_ms: list[float | None] | None = Field(
+        None, description="Distribution-free 95% interval of p50 [low, high]; null: n cannot bound it."
+    )
+    p90_ci_ms: list[float | None] | None = None
+    p99_ci_ms: list[float | None] | None = Field(
+        None, description="No upper bound (null) from fewer than 299 successful samples."
+    )
     samples_per_s: float
     requests_per_s: float
-    stable: bool
+    stable: bool = Field(
+        description="The stopping rule held: min_requests, min_duration_s and windows agreeing."
+    )
     stop_reason: str = ""
+    unstable_reason: str = Field("", description="Each part of the stopping rule missed, when not stable.")
     started_at: float = Field(0.0, description="Epoch seconds: start of the windows kept.")
     ended_at: float = Field(0.0, description="Epoch seconds: end of the windows kept.")
 
@@ -282,6 +292,10 @@ class BenchmarkPlan(Contract):
     planned_s: float
     job_name: str = Field(description="Name of the benchmark processing job (used only by that runner).")
     job_instance_type: str
+    findings: list[Finding] = Field(
+        default_factory=list,
+        description="Warnings on the sample count each shape can reach at the latency warm-up measured.",
+    )
 
 
 class BenchmarkRequest(StepRequest):

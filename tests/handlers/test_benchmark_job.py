@@ -277,14 +277,16 @@ def test_stopping_a_job_that_was_never_created_is_fine(aws: Aws) -> None:
     assert result.status == "NotCreated"
 
 
-def plan_for(instance_type: str, warm_stop: str = "stable", **benchmark: Any) -> BenchmarkPlan:
+def plan_for(
+    instance_type: str, warm_stop: str = "stable", last_ms: float = 1.0, **benchmark: Any
+) -> BenchmarkPlan:
     spec = fast_spec("bundled", benchmark=benchmark)
     warm = ShapeWarmup(
         batch_size=1,
         sequence_length="natural",
         requests=10,
         first_ms=1.0,
-        last_ms=1.0,
+        last_ms=last_ms,
         stable=warm_stop == "stable",
         stop_reason=warm_stop,
     )
@@ -317,6 +319,20 @@ def test_auto_moves_gpu_long_or_unwarmed_runs_to_a_processing_job(
     result = plan_for(instance_type, warm_stop, **benchmark)
     assert result.runner == "processing-job"
     assert why in result.reason
+
+
+def test_the_plan_warns_when_the_warm_latency_cannot_fill_the_kept_windows() -> None:
+    # Given a shape warm at 500 ms per request, measured 3 s at 1 client with min_requests 30
+    result = plan_for("ml.c6i.xlarge", last_ms=500.0, min_duration_s=3, min_requests=30, max_duration_s=20)
+    # Then the plan warns: about 6 samples, short of p99's 299 and of min_requests, with the duration that would do
+    (finding,) = result.findings
+    assert (finding.id, finding.severity) == ("sample-count", "warning")
+    assert "about 6 requests" in finding.message and "cannot be stable" in finding.message
+    assert "min_duration_s to at least 150 s" in finding.fix
+
+
+def test_a_fast_shape_gets_no_sample_count_warning() -> None:
+    assert plan_for("ml.c6i.xlarge", last_ms=1.0, min_duration_s=3, max_duration_s=20).findings == []
 
 
 def test_a_lambda_runner_that_cannot_finish_in_15_minutes_is_refused_before_anything_starts() -> None:

@@ -15,6 +15,7 @@ from workflows.benchmark.cloudwatch import endpoint_metrics
 from workflows.errors import ResultInvalid
 from workflows.reports.compare import (
     IMPROVEMENT,
+    INDISTINGUISHABLE,
     NO_VERDICT,
     REGRESSION,
     WITHIN_NOISE,
@@ -24,6 +25,7 @@ from workflows.reports.compare import (
 from workflows.reports.cost import price_table
 from workflows.reports.files import write_report
 from workflows.reports.result import load_result
+from workflows.reports.tables import verdict_cells
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -31,6 +33,25 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def test_an_unchanged_endpoint_is_within_noise() -> None:
     rows = compare(result("a", [measurement(20.0, seed=1)]), result("b", [measurement(20.0, seed=2)]))
     assert [r["verdict"] for r in rows] == [WITHIN_NOISE]
+
+
+def test_samples_that_agree_are_indistinguishable_at_this_n_with_the_n_that_would_separate_them() -> None:
+    # Given two runs of 60 noisy samples each, medians 1.5% apart
+    base = result("a", [measurement(20.0, samples=60, spread=0.1, seed=1)])
+    other = result("b", [measurement(20.3, samples=60, spread=0.1, seed=2)])
+    # When compared
+    (row,) = compare(base, other)
+    latency = row["latency"]
+    # Then no difference is stated: indistinguishable at this n, and more samples would be needed
+    assert latency["verdict"] == WITHIN_NOISE and latency["reason"] == INDISTINGUISHABLE
+    assert latency["n"] == [60, 60] and latency["n_to_separate"] > 60
+    low, high = latency["diff_ms_ci95"]
+    assert low <= 0 <= high
+    # And the report's verdict cell says so, with the n
+    assert (
+        f"{INDISTINGUISHABLE}: n 60/60; about {latency['n_to_separate']} samples each"
+        in verdict_cells(row)[1]
+    )
 
 
 def test_a_slower_endpoint_is_a_regression_and_a_faster_one_an_improvement() -> None:

@@ -8,15 +8,19 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.support.aws import Aws
 from tests.support.result_docs import measurement, result
+from workflows.aws.storage import download_folder
+from workflows.benchmark.stats import percentile_intervals
 from workflows.contracts import ShapeStats
 from workflows.errors import SpecInvalid
 from workflows.reports.cost import price_table
 from workflows.settings import Settings
 from workflows.sweeps.compare import RunSummary
+from workflows.sweeps.download import finish_folder
 from workflows.sweeps.recommend import RecommendPolicy, recommend
 from workflows.sweeps.report import CompareRequest, RunOutcome, compare_sweep
 from workflows.sweeps.spec import expand, load_sweep, parse_sweep
@@ -129,7 +133,7 @@ def s3(aws: Aws) -> Any:
     return aws.s3
 
 
-def test_a_sweep_over_two_instance_types_reports_a_ranked_recommendation(s3: Any) -> None:
+def test_a_sweep_over_two_instance_types_reports_a_ranked_recommendation(s3: Any, tmp_path: Path) -> None:
     # Given a sweep over two instance types whose runs wrote their result.json
     sweep = parse_sweep(SWEEP)
     items = expand(sweep)
@@ -153,6 +157,8 @@ def test_a_sweep_over_two_instance_types_reports_a_ranked_recommendation(s3: Any
             Key=f"results/s1-{item.index}/result.json",
             Body=json.dumps(document).encode(),
         )
+        for name in ("report.md", "latency_vs_batch.png", "benchmark.json"):
+            s3.put_object(Bucket=SETTINGS.bucket, Key=f"results/s1-{item.index}/{name}", Body=b"x")
     runs = [RunOutcome(index=i.index, key=i.key, run_id=f"s1-{i.index}", status="SUCCEEDED") for i in items]
     # When the sweep is compared and reported
     outcome = compare_sweep(CompareRequest(sweep=sweep, sweep_id="s1", runs=runs), s3=s3, settings=SETTINGS)
@@ -173,6 +179,28 @@ def test_a_sweep_over_two_instance_types_reports_a_ranked_recommendation(s3: Any
     header = next(line for line in side if line.startswith("| instance type"))
     assert header == "| instance type | mode | 1 clients | 4 clients |"
     assert sum(line.startswith(f"| {t} | realtime |") for line in side for t in (SMALL, LARGE)) == 2
+    # And it opens with the decision sentence
+    assert report.splitlines()[2] == f"**Decision: {summary['decision']}.**"
+    assert summary["decision"].startswith(f"recommended: {SMALL} realtime")
+    # When the CLI brings the sweep's folder to disk
+    folder = tmp_path / "s1"
+    download_folder(s3, f"s3://{SETTINGS.bucket}/sweeps/pick/s1/", folder)
+    written, decision = finish_folder(s3, SETTINGS.bucket, folder)
+    # Then each run's result.json, report.md and plots are under runs/<run id>/ (not the engine's detail)
+    for run in ("s1-0", "s1-1"):
+        assert {p.name for p in (folder / "runs" / run).rglob("*")} == {
+            "result.json",
+            "report.md",
+            "latency_vs_batch.png",
+        }
+    # And the sweep's plots are drawn and linked from its report, which links each run's report
+    assert (folder / "plots" / "p99_vs_throughput.png").stat().st_size > 1000
+    assert (folder / "plots" / "cost_vs_p99.png").stat().st_size > 1000
+    local_report = (folder / "report.md").read_text()
+    assert "![p99 against throughput per instance type](plots/p99_vs_throughput.png)" in local_report
+    assert "- [s1-0](runs/s1-0/report.md)" in local_report
+    assert decision == summary["decision"]
+    assert folder / "plots" / "cost_vs_p99.png" in written
 
 
 def test_the_example_recommend_sweep_is_valid_and_prices_every_type() -> None:
@@ -229,3 +257,75 @@ def test_a_recorded_local_sweep_over_two_priced_types_gives_a_ranked_recommendat
     for point in points:
         mine = [p for p in recommendation.points if p.run_id == point.run_id and p.meets_target]
         assert point == min(mine, key=lambda p: (not p.stable, p.cost_per_million or 0.0))
+
+
+M5 = "ml.m5.xlarge"
+
+
+def interval_run(
+    index: int, instance_type: str, p50: float, *, samples: int, spread: float, local: bool = False
+) -> RunSummary:
+    """A run measured at batch 8 and 4 clients, its figures with their 95% intervals as the engine records them."""
+    m = measurement(p50, batch=8, concurrency=4, samples=samples, spread=spread, seed=100 + index)
+    m.update(percentile_intervals(np.asarray(m["latencies_ms"])))
+    where = {"where": "local", "cpu": {"model": "host CPU", "logical_cpus": 2}} if local else None
+    return RunSummary(
+        index=index,
+        key=f"bundled · realtime · {instance_type}",
+        run_id=f"run-{index}",
+        status="SUCCEEDED",
+        shapes=[ShapeStats.model_validate({k: v for k, v in m.items() if k in ShapeStats.model_fields})],
+        hosting={"mode": "realtime", "instance_type": instance_type, "instance_count": 1},
+        measured_on=where,
+    )
+
+
+def test_two_runs_on_one_host_whose_samples_agree_are_indistinguishable_and_the_cheaper_is_picked() -> None:
+    # Given ml.m5.xlarge measured 12% faster than ml.c6i.xlarge on the same host, from 40 noisy samples
+    # (so m5's cost per 1M reads lower, though it costs more an hour)
+    runs = [
+        interval_run(0, SMALL, 80.0, samples=40, spread=0.4, local=True),
+        interval_run(1, M5, 70.0, samples=40, spread=0.4, local=True),
+    ]
+    # When the runs are ranked for p99 <= 500 ms at batch 8
+    recommendation = recommend(runs, RecommendPolicy(p99_ms=500, batch_size=8))
+    # Then their medians cannot be told apart at this n: the cheaper by the hour is recommended
+    apart = recommendation.separation
+    assert apart is not None and apart.distinguishable is False and apart.n == 40
+    assert apart.n_to_separate is not None and apart.n_to_separate > 40
+    assert recommendation.ranked[0].point.instance_type == SMALL
+    assert recommendation.decision.startswith(f"{SMALL} and {M5} are indistinguishable at this n (n=40")
+    assert "pick the cheaper" in recommendation.decision
+    # And both are marked as measured on a shared host
+    assert all(r.point.shared_host for r in recommendation.ranked)
+
+
+def test_runs_whose_intervals_do_not_overlap_are_ranked_by_cost_with_the_p99_interval_stated() -> None:
+    # Given 600 tight samples each: c6i at 80 ms, the same-priced c5 at 60 ms
+    runs = [
+        interval_run(0, SMALL, 80.0, samples=600, spread=0.02),
+        interval_run(1, "ml.c5.xlarge", 60.0, samples=600, spread=0.02),
+    ]
+    # When ranked
+    recommendation = recommend(runs, RecommendPolicy(p99_ms=500, batch_size=8))
+    # Then the difference is measured: the faster, cheaper per 1M, is recommended, with its interval and n
+    assert recommendation.separation is not None and recommendation.separation.distinguishable is True
+    assert recommendation.ranked[0].point.instance_type == "ml.c5.xlarge"
+    assert recommendation.decision.startswith("recommended: ml.c5.xlarge realtime at 4 concurrent clients")
+    assert "95% CI" in recommendation.decision and "n=600" in recommendation.decision
+
+
+def test_when_none_meets_the_target_the_decision_names_the_closest() -> None:
+    # Given two runs both far over a 10 ms target
+    runs = [
+        interval_run(0, SMALL, 80.0, samples=100, spread=0.05),
+        interval_run(1, M5, 60.0, samples=100, spread=0.05),
+    ]
+    # When ranked
+    recommendation = recommend(runs, RecommendPolicy(p99_ms=10, batch_size=8))
+    # Then the decision says none met it and which came closest, with its p99 interval (unbounded above at n=100)
+    closest = min(p.p99_ms for p in recommendation.points if p.p99_ms is not None)
+    assert recommendation.decision.startswith(
+        f"none met p99 ≤ 10 ms; the closest was {M5} realtime at {closest:.2f} ms"
+    )
+    assert "unbounded above" in recommendation.decision and "n=100" in recommendation.decision

@@ -143,6 +143,7 @@ def test_a_measurement_meets_both_floors_and_keeps_its_windows_and_samples() -> 
     )
     # Then it is stable, met the duration and count floors, and kept three windows' samples
     assert figures["stable"] and figures["stop_reason"] == "stable"
+    assert figures["unstable_reason"] == ""
     assert figures["duration_s"] >= 0.85
     assert figures["requests"] >= 50
     assert len(figures["windows"]) >= 3 and figures["kept_windows"] == 3
@@ -186,6 +187,29 @@ def test_a_drifting_endpoint_is_reported_unstable_at_the_ceiling() -> None:
     )
     assert not figures["stable"]
     assert figures["stop_reason"] == "max_duration"
+    assert "did not agree" in figures["unstable_reason"]
+
+
+def test_a_shape_cut_short_below_min_requests_is_not_stable_and_says_why() -> None:
+    # Given a steady but slow endpoint (~100 ms): three windows of 0.2 s hold about 6 requests
+    # When it is measured with min_requests 30 and a ceiling of 1.5 s
+    figures = measure(
+        steady(0.1),
+        BODIES,
+        Shape(8, 128),
+        concurrency=1,
+        min_duration_s=0.6,
+        min_requests=30,
+        max_duration_s=1.5,
+    )
+    # Then the stopping rule did not hold: stable false, with the reason
+    assert figures["stop_reason"] == "max_duration"
+    assert not figures["stable"]
+    assert "< min_requests 30" in figures["unstable_reason"]
+    # And each percentile carries its interval: p99 from so few samples has no upper bound
+    assert figures["p99_ci_ms"][1] is None
+    low, high = figures["p50_ci_ms"]
+    assert low is not None and high is not None and low <= figures["p50_ms"] <= high
 
 
 def test_the_engine_warms_and_measures_every_shape_and_concurrency(monkeypatch: pytest.MonkeyPatch) -> None:

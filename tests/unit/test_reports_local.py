@@ -84,6 +84,10 @@ def test_a_local_report_says_local_in_its_header_cost_and_result(tmp_path: Path)
     assert "LOCAL run on this host (Intel(R) Xeon(R) Platinum 8488C" in measured
     assert "not a measurement of ml.c6i.2xlarge" in measured
     assert "- hosting: realtime for ml.c6i.2xlarge (served by a local process, not that instance)" in report
+    # And it describes the host: its cores, shared by client and server, against the named type's vCPUs
+    assert saved["measured_on"]["host"]["named_vcpus"] == 8
+    assert "ran both the load generator and the endpoint" in report
+    assert "ml.c6i.2xlarge would have had 8 vCPUs for the endpoint alone." in report
     # And result.json carries where it was measured, with the CPU
     assert saved["measured_on"]["where"] == LOCAL
     assert saved["measured_on"]["cpu"]["extensions"][-1] == "amx"

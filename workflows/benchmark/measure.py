@@ -1,11 +1,13 @@
 """Measure one shape at one concurrency in windows until stable (perf_analyzer's method).
 
 ``concurrency`` closed-loop clients send requests; time is cut into windows of
-``min_duration_s / 3``. Stable: the last three windows agree within ±10% on both throughput and
-median latency. The measurement also has floors — a minimum duration and a minimum count of
-requests in the windows kept (optimum-benchmark's method) — and a ceiling, after which it is
-reported as not stable rather than run forever. Figures are taken over the last three windows;
-every window is kept in the result so the noise between them can be judged later.
+``min_duration_s / 3``. Stable means the stopping rule held: the last three windows agree within
+±10% on both throughput and median latency, AND the floors were met — a minimum duration and a
+minimum count of requests in the windows kept (optimum-benchmark's method). At the ceiling,
+``max_duration_s``, the measurement stops and is ``stable: false`` with ``unstable_reason``
+naming each criterion it missed. Figures are taken over the last three windows, with each
+percentile's distribution-free 95% interval; every window is kept in the result so the noise
+between them can be judged later.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from workflows.benchmark.stats import (
     STABILITY_WINDOWS,
     count_kinds,
     latency_summary,
+    percentile_intervals,
     subsample,
     within_tolerance,
 )
@@ -53,6 +56,26 @@ def _stable(windows: list[dict[str, Any]], tolerance: float) -> bool:
     return within_tolerance([w["requests_per_s"] for w in last], tolerance) and within_tolerance(
         [w["p50_ms"] for w in last], tolerance
     )
+
+
+def unmet_criteria(
+    windows: list[dict[str, Any]],
+    *,
+    elapsed_s: float,
+    min_duration_s: float,
+    min_requests: int,
+    tolerance: float = STABILITY_TOLERANCE,
+) -> list[str]:
+    """Each part of the stopping rule the measurement so far misses; empty when it held."""
+    unmet: list[str] = []
+    kept = sum(w["requests"] for w in windows[-STABILITY_WINDOWS:])
+    if kept < min_requests:
+        unmet.append(f"{kept} requests in the kept windows < min_requests {min_requests}")
+    if elapsed_s < min_duration_s:
+        unmet.append(f"{elapsed_s:.1f} s < min_duration_s {min_duration_s:g}")
+    if not _stable(windows, tolerance):
+        unmet.append(f"the last {STABILITY_WINDOWS} windows did not agree within ±{tolerance:.0%}")
+    return unmet
 
 
 def measure(
@@ -93,7 +116,8 @@ def measure(
     # Window i holds the samples appended between two boundaries: slices, not scans, so a long
     # measurement at thousands of requests per second costs no more per window than a short one.
     bounds: list[tuple[int, float]] = [(0, started)]
-    stable, reason = False, "max_duration"
+    reason = "max_duration"
+    unmet: list[str] = []
     while True:
         time.sleep(max(0.0, bounds[-1][1] + window_s - time.perf_counter()))
         with lock:
@@ -101,9 +125,14 @@ def measure(
             chunk = samples[bounds[-1][0] : index]
         windows.append(_window(chunk, now - bounds[-1][1]))
         bounds.append((index, now))
-        stable = _stable(windows, tolerance)
-        kept = sum(w["requests"] for w in windows[-STABILITY_WINDOWS:])
-        if stable and now - started >= min_duration_s and kept >= min_requests:
+        unmet = unmet_criteria(
+            windows,
+            elapsed_s=now - started,
+            min_duration_s=min_duration_s,
+            min_requests=min_requests,
+            tolerance=tolerance,
+        )
+        if not unmet:
             reason = "stable"
             break
         if now - started >= max_duration_s:
@@ -121,8 +150,9 @@ def measure(
         kept_samples,
         duration_s=end - begin,
         windows=windows,
-        stable=stable,
+        stable=not unmet,
         stop_reason=reason,
+        unstable_reason="; ".join(unmet),
         wall=(wall_start + (begin - started), wall_start + (end - started)),
         seed=seed,
     )
@@ -138,9 +168,11 @@ def summarize(
     stable: bool,
     stop_reason: str,
     wall: tuple[float, float],
+    unstable_reason: str = "",
     seed: int = 0,
 ) -> dict[str, Any]:
-    """Percentiles, mean, std, throughput, errors by kind and the kept samples of a measurement."""
+    """Percentiles with their 95% intervals, mean, std, throughput, errors by kind and the kept
+    samples of a measurement (the intervals come from every kept sample, not the subsample)."""
     latencies = np.fromiter((s[0] for s in samples if s[1] is None), dtype=float)
     duration = max(duration_s, 1e-9)
     ok = int(latencies.size)
@@ -150,6 +182,7 @@ def summarize(
         "sequence_length": shape.sequence_length,
         "concurrency": concurrency,
         **latency_summary(latencies),
+        **percentile_intervals(latencies),
         "requests": len(samples),
         "errors": len(samples) - ok,
         "errors_by_kind": errors,
@@ -159,6 +192,7 @@ def summarize(
         "requests_per_s": round(ok / duration, 3),
         "stable": stable,
         "stop_reason": stop_reason,
+        "unstable_reason": "" if stable else unstable_reason,
         "windows": windows,
         "kept_windows": min(len(windows), STABILITY_WINDOWS),
         "started_at": round(wall[0], 3),

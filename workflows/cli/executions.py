@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from workflows.cli.output import out, progress
+from workflows.cli.output import err, out, progress
 from workflows.execution.pipeline import ExecutionOutcome, Follower, StateEvent, _history
 from workflows.naming import state_machine_name
+from workflows.reports.tables import fmt, percentile_cell, samples_of
 
 if TYPE_CHECKING:
     from types_boto3_stepfunctions import SFNClient
@@ -98,19 +99,29 @@ def headline(outcome: ExecutionOutcome) -> None:
     shapes = ((outcome.output or {}).get("benchmark") or {}).get("shapes") or []
     if shapes:
         table = Table(title="Benchmark (client-side latency)")
-        for column in ("batch", "seq", "conc", "p50 ms", "p99 ms", "samples/s", "stable"):
+        for column in ("batch", "seq", "conc", "n", "p50 ms", "p99 ms (95% CI)", "samples/s", "stable"):
             table.add_column(column, justify="right")
         for s in shapes:
             table.add_row(
                 str(s["batch_size"]),
                 str(s["sequence_length"]),
                 str(s["concurrency"]),
-                f"{s['p50_ms']:.2f}",
-                f"{s['p99_ms']:.2f}",
+                str(samples_of(s)),
+                fmt(s["p50_ms"]),
+                percentile_cell(s, "p99", compact=True),
                 f"{s['samples_per_s']:.1f}",
                 "yes" if s["stable"] else "no",
             )
         out.print(table)
+        for s in shapes:
+            if not s["stable"]:
+                out.print(
+                    f"  b{s['batch_size']}/{s['sequence_length']} c{s['concurrency']} not stable: "
+                    f"{s.get('unstable_reason') or s.get('stop_reason') or 'stopping rule not met'}"
+                )
+    plan = (outcome.output or {}).get("benchmark_plan") or {}
+    for finding in plan.get("findings") or []:
+        err.print(f"[yellow]warning[/] {finding['id']}: {finding['message']} Fix: {finding['fix']}.")
 
 
 _TERMINAL = {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}

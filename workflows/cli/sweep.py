@@ -72,6 +72,7 @@ def sweep(
 ) -> None:
     """Run a benchmark sweep: each matrix combination as a deploy pipeline (followed live), then one report."""
     from workflows.execution.pipeline import follow
+    from workflows.sweeps.download import finish_folder
     from workflows.sweeps.spec import load_sweep
 
     spec = load_sweep(sweep_path)
@@ -93,6 +94,8 @@ def sweep(
             outcome = follow(sfn, arn, on_event=print_event, on_poll=children.poll)
             sweep_id = sweep_id_from(sfn, arn)
             files = _download(s3, BUCKET, spec.name, sweep_id, folder) if sweep_id else []
+            # The engine's bucket is gone once it stops: each run's files are copied out now.
+            kept, decision = finish_folder(s3, BUCKET, folder / sweep_id) if sweep_id else ([], None)
             _local_baseline(s3, BUCKET, spec.name, folder, restore=False)
     else:
         from workflows.naming import OUTPUT_BUCKET, OUTPUT_DEPLOY_PIPELINE_ARN
@@ -108,6 +111,10 @@ def sweep(
         outcome = follow(sfn, arn, on_event=print_event, poll_s=5.0, on_poll=children.poll)
         sweep_id = sweep_id_from(sfn, arn)
         files = _download(s3, outputs[OUTPUT_BUCKET], spec.name, sweep_id, folder) if sweep_id else []
+        kept, decision = (
+            finish_folder(s3, outputs[OUTPUT_BUCKET], folder / sweep_id) if sweep_id else ([], None)
+        )
+    files += kept
     outcome.results = files
 
     def human() -> None:
@@ -116,9 +123,16 @@ def sweep(
             out.print(f"[red]{outcome.error}[/]: {readable_cause(outcome.cause or '')[:1500]}")
         for path in files:
             out.print(f"  wrote {path}")
+        if decision:
+            out.print(f"\n[bold]Decision:[/] {decision}.")
 
     emit(
-        {"sweep_id": sweep_id, "runs": children.finished, **outcome_json(outcome, on_aws=not local)},
+        {
+            "sweep_id": sweep_id,
+            "runs": children.finished,
+            **outcome_json(outcome, on_aws=not local),
+            "decision": decision,
+        },
         as_json=as_json,
         human=human,
     )

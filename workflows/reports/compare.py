@@ -14,6 +14,7 @@ matters to nobody). ``deploybench report`` uses none; a sweep takes it from its 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ BOOTSTRAP_CAP = 5000
 BOOTSTRAP_CHUNK = 200
 CONFIDENCE = 0.95
 REGRESSION, IMPROVEMENT, WITHIN_NOISE, NO_VERDICT = "regression", "improvement", "within noise", "no verdict"
+INDISTINGUISHABLE = "indistinguishable at this n"
 
 
 def key(measurement: dict[str, Any]) -> tuple[int, str, int]:
@@ -100,13 +102,28 @@ def latency_verdict(
         verdict = IMPROVEMENT
     else:
         verdict = WITHIN_NOISE
-    return {
+    judged = {
         "verdict": verdict,
         "median_change": round(change, 4),
         "diff_ms_ci95": [round(low, 3), round(high, 3)],
         "noise": round(noise, 4),
         "min_change": round(min_change_pct / 100, 4),
+        "n": [int(a.size), int(b.size)],
     }
+    if low <= 0 <= high:
+        judged["reason"] = INDISTINGUISHABLE
+        judged["n_to_separate"] = n_to_separate(
+            max(a.size, b.size), (high - low) / 2, float(np.median(b)) - base
+        )
+    return judged
+
+
+def n_to_separate(n: int, half_width: float, difference: float) -> int | None:
+    """About the samples per run whose interval would exclude zero at this difference of medians
+    (an interval's half-width goes as 1/√n); None when the medians are equal."""
+    if difference == 0:
+        return None
+    return max(n + 1, math.ceil(n * (half_width / abs(difference)) ** 2))
 
 
 def throughput_verdict(

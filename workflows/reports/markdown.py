@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from workflows.benchmark.stats import samples_for_upper_bound
 from workflows.reports.compare import key
 from workflows.reports.engines import engine_build_lines
 from workflows.reports.plots import label
 from workflows.reports.remediation import remediation_lines
-from workflows.reports.tables import VERDICT_HEADER, fmt, table, verdict_cells
-from workflows.reports.venue import LOCAL, of_result
+from workflows.reports.tables import (
+    VERDICT_HEADER,
+    fmt,
+    percentile_cell,
+    samples_of,
+    stable_cell,
+    table,
+    verdict_cells,
+)
+from workflows.reports.venue import LOCAL, host_line, of_result
 
 
 def _summary(result: dict[str, Any]) -> list[str]:
@@ -17,6 +26,7 @@ def _summary(result: dict[str, Any]) -> list[str]:
     venue = of_result(result)
     lines = [
         f"- measured: **{venue['label']}**",
+        *([f"- host: {host}"] if (host := host_line(venue)) else []),
         f"- status: **{result['status']}** ({result.get('kind', 'pipeline')}, schema {result['schema_version']})",
     ]
     model = spec.get("model")
@@ -46,6 +56,8 @@ def _summary(result: dict[str, Any]) -> list[str]:
     plan = result.get("benchmark_plan")
     if plan:
         lines.append(f"- benchmark runner: {plan['runner']} ({plan['reason']})")
+        for finding in plan.get("findings") or []:
+            lines.append(f"- sample count (warning): {finding['message']} Fix: {finding['fix']}.")
     generator = (result.get("environment") or {}).get("load_generator")
     if generator:
         lines.append(
@@ -146,9 +158,10 @@ def _measurements(result: dict[str, Any]) -> list[str]:
             "batch",
             "seq",
             "conc",
-            "p50 ms",
-            "p90 ms",
-            "p99 ms",
+            "n",
+            "p50 ms (95% CI)",
+            "p90 ms (95% CI)",
+            "p99 ms (95% CI)",
             "max ms",
             "mean ms",
             "std ms",
@@ -163,9 +176,10 @@ def _measurements(result: dict[str, Any]) -> list[str]:
                 m["batch_size"],
                 m["sequence_length"],
                 m["concurrency"],
-                m["p50_ms"],
-                m["p90_ms"],
-                m["p99_ms"],
+                samples_of(m),
+                percentile_cell(m, "p50"),
+                percentile_cell(m, "p90"),
+                percentile_cell(m, "p99"),
                 m["max_ms"],
                 m["mean_ms"],
                 m["std_ms"],
@@ -173,11 +187,20 @@ def _measurements(result: dict[str, Any]) -> list[str]:
                 m["requests_per_s"],
                 m.get("errors_by_kind") or m["errors"],
                 m.get("retries", 0),
-                m["stable"],
+                stable_cell(m),
             ]
             for m in rows
         ],
     )
+    lines += [
+        "",
+        "n: successful requests in the kept windows, from which the percentiles and their "
+        "distribution-free 95% intervals (order statistics) are taken; p99 has no upper bound from "
+        f"fewer than {samples_for_upper_bound(0.99)} samples, and from a handful its lower bound can be "
+        "the largest sample, above the interpolated figure: the true p99 is then likely above every "
+        "sample. Stable: at least min_requests, at least min_duration_s, and the last three windows "
+        "agreeing.",
+    ]
     return lines
 
 
@@ -325,7 +348,9 @@ def render_comparison(
     if local:
         lines += [
             f"**Local results** {', '.join(local)}: measured on this host's CPU, not on the instance types "
-            "they name; their costs are estimates.",
+            "they name; their costs are estimates. Each shared the host's CPUs between its load generator "
+            "and its endpoint (and with other runs made at the same time): a difference is stated only "
+            "where the samples support it.",
             "",
         ]
     lines += table(

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from workflows.benchmark.stats import percentile_intervals
+
 
 def fmt(value: Any, digits: int = 2) -> str:
     """A cell for people: '-' for nothing, floats to ``digits`` (small ones to 3 significant)."""
@@ -53,6 +57,8 @@ def verdict_cells(row: dict[str, Any]) -> list[str]:
 
     def called(part: dict[str, Any], shown: str | None = None) -> str:
         reason = part.get("reason")
+        if part.get("n_to_separate"):
+            reason = f"{reason}: n {'/'.join(str(n) for n in part.get('n') or [])}; about {part['n_to_separate']} samples each would separate them"
         return part["verdict"] + (f" ({reason})" if reason and reason != shown else "")
 
     def floor(part: dict[str, Any]) -> str:
@@ -71,3 +77,54 @@ def verdict_cells(row: dict[str, Any]) -> list[str]:
         _pct(throughput.get("mean_change")),
         floor(throughput),
     ]
+
+
+def samples_of(measurement: dict[str, Any]) -> int:
+    """n of a measurement's percentiles: its successful requests in the kept windows."""
+    return int(measurement.get("requests") or 0) - int(measurement.get("errors") or 0)
+
+
+def interval_of(measurement: dict[str, Any], name: str) -> list[float | None] | None:
+    """``[low, high]`` of percentile ``name`` (``p50``, ``p90``, ``p99``); None when unknown.
+
+    Results written before intervals were recorded get theirs from the latency samples they keep
+    (a subsample beyond 20,000, so at worst a wider interval); results without samples get none.
+    """
+    interval = measurement.get(f"{name}_ci_ms")
+    if interval is not None:
+        return list(interval)
+    samples = measurement.get("latencies_ms")
+    if not samples:
+        return None
+    return list(percentile_intervals(np.asarray(samples, dtype=float))[f"{name}_ci_ms"])
+
+
+def percentile_cell(measurement: dict[str, Any], name: str, *, compact: bool = False) -> str:
+    """``12.30 (11.90–12.80)``; a bound n cannot give reads "unbounded" (``602.00 (≥ 560.00, unbounded
+    above)``). ``compact`` (a terminal's narrow table) writes intervals as ``602.00 [560.00, ∞)``."""
+    value = measurement.get(f"{name}_ms")
+    if value is None:
+        return "-"
+    interval = interval_of(measurement, name)
+    if interval is None:
+        return f"{fmt(value)} (no interval)"
+    low, high = interval
+    if compact:
+        left = "(-∞" if low is None else f"[{fmt(low)}"
+        right = "∞)" if high is None else f"{fmt(high)}]"
+        return f"{fmt(value)} {left}, {right}"
+    if low is None and high is None:
+        return f"{fmt(value)} (unbounded)"
+    if high is None:
+        return f"{fmt(value)} (≥ {fmt(low)}, unbounded above)"
+    if low is None:
+        return f"{fmt(value)} (≤ {fmt(high)}, unbounded below)"
+    return f"{fmt(value)} ({fmt(low)}–{fmt(high)})"
+
+
+def stable_cell(measurement: dict[str, Any]) -> str:
+    """``yes``, or ``no: <each part of the stopping rule missed>`` (the reason beside the figure)."""
+    if measurement.get("stable"):
+        return "yes"
+    reason = measurement.get("unstable_reason") or measurement.get("stop_reason") or ""
+    return f"no: {reason}" if reason else "no"

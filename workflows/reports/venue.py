@@ -45,12 +45,42 @@ def measured_on(
     if not (is_local_url(endpoint_url) or is_local_url(sagemaker_url)):
         return {"where": AWS, "instance_type": instance_type, "label": f"measured on AWS, on {named}"}
     cpu = cpu or cpu_summary()
+    host = host_sharing(cpu, instance_type)
     return {
         "where": LOCAL,
         "instance_type": instance_type,
         "cpu": cpu,
+        "host": host,
         "label": f"LOCAL run on this host ({describe_cpu(cpu)}): not a measurement of {named}",
     }
+
+
+def host_sharing(cpu: dict[str, Any], instance_type: str | None) -> dict[str, Any]:
+    """How a local run used its host: the cores, shared by load generator and endpoint, against the
+    vCPUs the named instance type would have had to itself."""
+    from workflows.preflight.instances import instance
+
+    row = instance(instance_type) if instance_type else None
+    return {
+        "cpus": cpu.get("usable_cpus") or cpu.get("logical_cpus"),
+        "shared_by": ["load generator", "endpoint"],
+        "named_vcpus": row.vcpus if row else None,
+    }
+
+
+def host_line(measured: dict[str, Any]) -> str | None:
+    """``This host's 2 CPUs ran both the load generator and the endpoint; ml.c6i.xlarge has 4 vCPUs
+    for the endpoint alone.``; None for a result measured on AWS."""
+    if measured.get("where") != LOCAL:
+        return None
+    host = measured.get("host") or host_sharing(measured.get("cpu") or {}, measured.get("instance_type"))
+    cpus = host.get("cpus")
+    named, vcpus = measured.get("instance_type") or "the named instance type", host.get("named_vcpus")
+    line = (
+        f"This host's {cpus if cpus else 'unrecorded number of'} CPUs ran both the load generator and the "
+        "endpoint (they compete for the same cores)"
+    )
+    return line + (f"; {named} would have had {vcpus} vCPUs for the endpoint alone." if vcpus else ".")
 
 
 def of_result(result: dict[str, Any]) -> dict[str, Any]:

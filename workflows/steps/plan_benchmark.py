@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Literal
 
 from workflows.benchmark.figures import OUT_OF_TIME
+from workflows.benchmark.run_config import measured_concurrency
 from workflows.contracts import BenchmarkPlan, BenchmarkPlanRequest
 from workflows.naming import benchmark_job_name
+from workflows.preflight.samples import check_sample_budget
 from workflows.spec.pipeline import is_gpu_instance
 
 # The benchmark Lambda has 15 minutes; 'auto' leaves it runs that plan for 12 at most.
@@ -40,10 +42,19 @@ def plan(request: BenchmarkPlanRequest) -> BenchmarkPlan:
     else:
         runner = "lambda"
         reason = f"CPU instance type {instance_type}, planned measurement up to {planned:.0f} s"
+    budget = check_sample_budget(
+        latency_ms={
+            f"b{w.batch_size}/{w.sequence_length}": w.last_ms for w in request.warmup.shapes if w.last_ms
+        },
+        concurrency=min(measured_concurrency(request.spec)),
+        min_duration_s=spec.min_duration_s,
+        min_requests=spec.min_requests,
+    )
     return BenchmarkPlan(
         runner=runner,
         reason=reason,
         planned_s=planned,
         job_name=benchmark_job_name(request.run_id, request.attempt.number, len(request.attempt.history)),
         job_instance_type=spec.job_instance_type,
+        findings=budget,
     )

@@ -7,12 +7,20 @@ deployed), priced with the same table and formula as a run's own cost section
 target when every shape judged (the batch size served, at the chosen or at every sequence length)
 is error-free and has a p99 at or under the target; its cost is the costliest of those shapes. A
 run's best point is its cheapest that meets the target; the runs are ranked by it, stable points
-before unstable ones (windows that never agreed within ±10%: flagged, to be measured again), and
+before unstable ones (whose stopping rule did not hold: flagged, to be measured again), and
 the first is recommended. A run that never meets the target is listed after, with the reason.
+
+A ranking states a difference only when the data supports it: the first two runs are compared on
+their slowest judged shape's median, with each median's distribution-free 95% interval; when the
+intervals overlap, the two are indistinguishable at this n, the cheaper by the hour is
+recommended, and the n that would separate them is named (intervals narrow as 1/√n). Runs
+measured on one local host shared its CPUs with each other and with their load generators, and
+are marked so.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pydantic import Field
@@ -25,7 +33,7 @@ from workflows.reports.venue import LOCAL
 from workflows.sweeps.compare import RunSummary
 from workflows.sweeps.spec import RecommendPolicy
 
-UNSTABLE = "meets the target but was not stable (windows never agreed within ±10%): measure again"
+UNSTABLE = "meets the target but was not stable (its stopping rule did not hold): measure again"
 
 
 class Point(Contract):
@@ -42,8 +50,16 @@ class Point(Contract):
     samples_per_s: float
     cost_per_million: float | None
     meets_target: bool
-    stable: bool = Field(True, description="Every shape of the point was stable (its windows agreed).")
+    stable: bool = Field(True, description="Every shape of the point was stable (its stopping rule held).")
     reason: str = Field("", description="Why the point misses the target (empty when it meets it).")
+    n: int | None = Field(None, description="Fewest successful samples among the point's shapes.")
+    p50_ci_ms: list[float | None] | None = Field(
+        None, description="95% interval of the slowest shape's median (None: not recorded)."
+    )
+    p99_ci_ms: list[float | None] | None = Field(
+        None, description="95% interval of the slowest shape's p99; a null bound n cannot give."
+    )
+    shared_host: bool = Field(False, description="Measured locally: the host's CPUs were shared.")
 
 
 class Ranked(Contract):
@@ -57,12 +73,26 @@ class Ranked(Contract):
     reason: str = ""
 
 
+class Separation(Contract):
+    """Whether the first two ranked runs differ beyond their intervals."""
+
+    first_run_id: str
+    second_run_id: str
+    distinguishable: bool | None = Field(description="None: an interval was not recorded.")
+    n: int | None = None
+    n_to_separate: int | None = Field(
+        None, description="About the samples per run that would separate their medians (None: equal medians)."
+    )
+
+
 class Recommendation(Contract):
     policy: RecommendPolicy
     recommended_run_id: str | None
     ranked: list[Ranked]
     points: list[Point] = Field(description="Every run at every concurrency, for the side-by-side table.")
     local: bool = Field(description="Some run was measured locally: the ranking is an estimate.")
+    separation: Separation | None = None
+    decision: str = Field("", description="The sweep's decision in one sentence.")
 
 
 def _where(run: RunSummary) -> str:
@@ -86,6 +116,11 @@ def _miss(shapes: list[ShapeStats], target: float) -> str:
     if (worst.p99_ms or 0.0) > target:
         return f"b{worst.batch_size}/{worst.sequence_length}: p99 {worst.p99_ms:.1f} ms > {target:g} ms"
     return ""
+
+
+def _slowest(shapes: list[ShapeStats], figure: str) -> ShapeStats | None:
+    known = [s for s in shapes if getattr(s, figure) is not None]
+    return max(known, key=lambda s: getattr(s, figure)) if known else None
 
 
 def run_points(run: RunSummary, policy: RecommendPolicy, prices: dict[str, Any]) -> list[Point]:
@@ -112,6 +147,7 @@ def run_points(run: RunSummary, policy: RecommendPolicy, prices: dict[str, Any])
         priced = None if any(c is None for c in shape_costs) else max(c for c in shape_costs if c is not None)
         if not reason and priced is None:
             reason = f"no price for {_where(run)} in the price table"
+        slow50, slow99 = _slowest(shapes, "p50_ms"), _slowest(shapes, "p99_ms")
         points.append(
             Point(
                 run_id=run.run_id,
@@ -127,9 +163,39 @@ def run_points(run: RunSummary, policy: RecommendPolicy, prices: dict[str, Any])
                 meets_target=not reason,
                 stable=all(s.stable for s in shapes),
                 reason=reason,
+                n=min(s.requests - s.errors for s in shapes),
+                p50_ci_ms=slow50.p50_ci_ms if slow50 else None,
+                p99_ci_ms=slow99.p99_ci_ms if slow99 else None,
+                shared_host=(run.measured_on or {}).get("where") == LOCAL,
             )
         )
     return points
+
+
+def separation(first: Point, second: Point) -> Separation:
+    """Do the two points' medians differ beyond their 95% intervals? With the n that would tell.
+
+    Non-overlapping 95% intervals are a conservative test of a difference. When they overlap, the
+    sum of their half-widths must shrink below the difference of the medians: widths go as
+    1/√n, so about ``n * ((w1 + w2) / |m1 - m2|) ** 2`` samples each would separate them.
+    """
+    ids = {"first_run_id": first.run_id, "second_run_id": second.run_id}
+    n = min(first.n or 0, second.n or 0)
+    a, b = first.p50_ci_ms, second.p50_ci_ms
+    if not a or not b or None in (*a, *b) or first.p50_ms is None or second.p50_ms is None:
+        return Separation(**ids, distinguishable=None, n=n)
+    low_a, high_a, low_b, high_b = (float(v) for v in (*a, *b))  # type: ignore[arg-type]
+    if high_a < low_b or high_b < low_a:
+        return Separation(**ids, distinguishable=True, n=n)
+    difference = abs(first.p50_ms - second.p50_ms)
+    widths = (high_a - low_a + high_b - low_b) / 2
+    needed = math.ceil(max(first.n or 1, second.n or 1) * (widths / difference) ** 2) if difference else None
+    return Separation(**ids, distinguishable=False, n=n, n_to_separate=needed)
+
+
+def _hourly(point: Point) -> float:
+    """The instance's price per hour, back from cost per 1M and throughput."""
+    return (point.cost_per_million or 0.0) * point.samples_per_s * 3600 / 1e6
 
 
 def recommend(
@@ -172,6 +238,13 @@ def recommend(
             Ranked(rank=None, recommended=False, point=closest, run_id=run.run_id, key=run.key, reason=reason)
         )
     best.sort(key=lambda pair: (not pair[1].stable, pair[1].cost_per_million or 0.0, pair[1].p99_ms or 0.0))
+    apart = None
+    if len(best) > 1 and best[0][1].stable and best[1][1].stable:
+        apart = separation(best[0][1], best[1][1])
+        if apart.distinguishable is False and _hourly(best[1][1]) < _hourly(best[0][1]):
+            # The measurements cannot tell them apart: the cost per 1M difference is noise, the
+            # price per hour is not.
+            best[0], best[1] = best[1], best[0]
     ranked = [
         Ranked(
             rank=rank,
@@ -183,13 +256,16 @@ def recommend(
         )
         for rank, (run, point) in enumerate(best, start=1)
     ]
-    return Recommendation(
+    recommendation = Recommendation(
         policy=policy,
         recommended_run_id=ranked[0].run_id if ranked else None,
         ranked=ranked + missed,
         points=points,
         local=any((r.measured_on or {}).get("where") == LOCAL for r in runs),
+        separation=apart,
     )
+    recommendation.decision = decision(recommendation)
+    return recommendation
 
 
 def _target(policy: RecommendPolicy) -> str:
@@ -201,17 +277,60 @@ def _target(policy: RecommendPolicy) -> str:
     return f"p99 ≤ {policy.p99_ms:g} ms at batch size {policy.batch_size}, {sequence}"
 
 
-def one_line(recommendation: Recommendation) -> str:
-    """The recommendation in a sentence (the sweep's summary line)."""
+def interval_text(interval: list[float | None] | None) -> str:
+    """``95% CI 80.1–97.3 ms``, ``95% CI ≥ 80.1 ms, unbounded above``, or ``no interval``."""
+    if not interval:
+        return "no interval"
+    low, high = interval
+    if low is None and high is None:
+        return "unbounded"
+    if high is None:
+        return f"95% CI ≥ {fmt(low)} ms, unbounded above"
+    if low is None:
+        return f"95% CI ≤ {fmt(high)} ms"
+    return f"95% CI {fmt(low)}–{fmt(high)} ms"
+
+
+def decision(recommendation: Recommendation) -> str:
+    """The sweep's decision in one sentence: the recommendation, that the first two cannot be told
+    apart, or that none met the target and which came closest."""
+    policy = recommendation.policy
+    estimate = " (local estimate: the runs shared this host's CPUs)" if recommendation.local else ""
     top = next((r for r in recommendation.ranked if r.recommended), None)
     if top is None or top.point is None:
-        return f"no run meets {_target(recommendation.policy)}"
+        measured = [p for p in recommendation.points if p.p99_ms is not None]
+        if not measured:
+            return f"none met {_target(policy)}; none measured batch size {policy.batch_size}{estimate}"
+        closest = min(measured, key=lambda p: p.p99_ms or 0.0)
+        return (
+            f"none met p99 ≤ {policy.p99_ms:g} ms; the closest was {closest.instance_type} {closest.mode} at "
+            f"{fmt(closest.p99_ms)} ms ({closest.concurrency} clients, {interval_text(closest.p99_ci_ms)}, "
+            f"n={closest.n}){estimate}"
+        )
     p = top.point
-    estimate = " (local estimate)" if recommendation.local else ""
+    apart = recommendation.separation
+    if apart is not None and apart.distinguishable is False:
+        other = next(r.point for r in recommendation.ranked if r.rank == 2 and r.point)
+        more = (
+            f"; about {apart.n_to_separate} samples each would separate them" if apart.n_to_separate else ""
+        )
+        return (
+            f"{p.instance_type} and {other.instance_type} are indistinguishable at this n (n={apart.n}, "
+            f"median intervals overlap{more}); pick the cheaper: {p.instance_type} {p.mode} at "
+            f"{p.concurrency} clients, {_hourly(p):.4g} USD an hour, p99 {fmt(p.p99_ms)} ms "
+            f"({interval_text(p.p99_ci_ms)}){estimate}"
+        )
     return (
         f"recommended: {p.instance_type} {p.mode} at {p.concurrency} concurrent clients, "
-        f"{p.cost_per_million:.4g} USD per 1M inferences{estimate}, p99 {fmt(p.p99_ms)} ms ({recommendation.policy.p99_ms:g} ms target)"
+        f"{p.cost_per_million:.4g} USD per 1M inferences{estimate}, p99 {fmt(p.p99_ms)} ms "
+        f"({interval_text(p.p99_ci_ms)}, n={p.n}; {policy.p99_ms:g} ms target)"
+        + ("" if p.stable else "; not stable: measure again before deciding")
     )
+
+
+def one_line(recommendation: Recommendation) -> str:
+    """The recommendation in a sentence (the sweep's summary line)."""
+    return recommendation.decision or decision(recommendation)
 
 
 def _cell(point: Point | None) -> str:
@@ -225,6 +344,20 @@ def render(recommendation: Recommendation, runs: list[RunSummary]) -> list[str]:
     """Markdown: the ranking with the recommended row marked, then every run's figures side by side."""
     policy = recommendation.policy
     lines = ["", "## Recommendation", "", f"Target: {_target(policy)}. Ranked by USD per 1M inferences.", ""]
+    apart = recommendation.separation
+    if apart is not None:
+        judged = {
+            True: "their medians' 95% intervals do not overlap: the ranking rests on a measured difference",
+            False: "their medians' 95% intervals overlap: indistinguishable at this n, so the cheaper by the "
+            "hour ranks first"
+            + (
+                f" (about {apart.n_to_separate} samples each would separate them)"
+                if apart.n_to_separate
+                else ""
+            ),
+            None: "no intervals recorded: the difference is not tested",
+        }[apart.distinguishable]
+        lines += [f"First two ({apart.first_run_id}, {apart.second_run_id}, n={apart.n}): {judged}.", ""]
     if recommendation.local:
         cpus = sorted(
             {
@@ -248,6 +381,8 @@ def render(recommendation: Recommendation, runs: list[RunSummary]) -> list[str]:
             "clients",
             "p50 ms",
             "p99 ms",
+            "p99 95% CI",
+            "n",
             "samples/s",
             "USD per 1M",
             "run",
@@ -262,10 +397,17 @@ def render(recommendation: Recommendation, runs: list[RunSummary]) -> list[str]:
                 r.point.concurrency if r.point else "-",
                 r.point.p50_ms if r.point else None,
                 r.point.p99_ms if r.point else None,
+                interval_text(r.point.p99_ci_ms) if r.point else None,
+                r.point.n if r.point else None,
                 r.point.samples_per_s if r.point else None,
                 r.point.cost_per_million if r.point else None,
                 r.run_id,
-                r.reason or "-",
+                "; ".join(
+                    part
+                    for part in (r.reason, "shared host" if r.point and r.point.shared_host else "")
+                    if part
+                )
+                or "-",
             ]
             for r in recommendation.ranked
         ],

@@ -196,6 +196,7 @@ def render_report(
     lines = [
         f"# deploybench sweep {summary['sweep_id']}",
         "",
+        *([f"**Decision: {recommendation.decision}.**", ""] if recommendation is not None else []),
         f"- verdict: **{comparison.verdict}** (baseline: {summary['baseline_sweep_id'] or 'none'})",
         f"- runs: {len(summary['runs'])}, failed: {sum(r['status'] == 'FAILED' for r in summary['runs'])}",
         "- a change is called when it exceeds both runs' window-to-window noise and "
@@ -262,6 +263,7 @@ def compare_sweep(request: CompareRequest, *, s3: S3Client, settings: Settings) 
         "runs": [r.model_dump(mode="json") for r in runs],
         "comparison": comparison.model_dump(mode="json"),
         "recommendation": recommendation.model_dump(mode="json") if recommendation else None,
+        "decision": recommendation.decision if recommendation else None,
     }
     text = json.dumps(summary, indent=2)
     put_text(s3, summary_uri, text, "application/json")
