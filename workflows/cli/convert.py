@@ -88,7 +88,11 @@ def convert(
         str,
         typer.Argument(
             metavar="SOURCE_OR_SPEC",
-            help="A model folder, 'bundled', s3://bucket/prefix/, or a YAML run spec.",
+            help=(
+                "A model folder, 'bundled', s3://bucket/prefix/, a Hub id (hf://org/name[@revision], or "
+                "org/name[@revision]; HF_TOKEN or `hf auth login` for private and gated models), or a YAML "
+                "run spec."
+            ),
         ),
     ],
     artifact_dir: Annotated[

@@ -35,13 +35,21 @@ from rich.console import Console
 from workflows.errors import (
     ArtifactIncomplete,
     DeploybenchError,
+    ExpiredToken,
+    InvalidCredentials,
     ModelSourceInvalid,
+    NoCredentials,
+    NoRegion,
     NotServableLocally,
     OutputNotWritable,
+    ProfileNotFound,
     RequirementsInvalid,
     ResultInvalid,
     SpecInvalid,
+    StackNotFound,
     UnsupportedArchitecture,
+    UsageError,
+    fix_for,
 )
 
 if TYPE_CHECKING:
@@ -68,7 +76,16 @@ INPUT_ERRORS: tuple[type[DeploybenchError], ...] = (
     OutputNotWritable,
     ArtifactIncomplete,
     RequirementsInvalid,
+    UsageError,
+    NoCredentials,
+    ExpiredToken,
+    InvalidCredentials,
+    ProfileNotFound,
+    NoRegion,
+    StackNotFound,
 )
+AWS_CALL_FIX = "check the region, the network and the message's AWS error code, then try again"
+"""The fix of an AWS call's own error (botocore's class names it), which no class of workflows.errors has."""
 
 RESULTS_DIR = Path("deploybench-results")
 """Every command's default output folder: runs in <run id>/, sweeps in sweeps/<name>/<sweep id>/,
@@ -106,20 +123,39 @@ def emit(data: Any, *, as_json: bool, human: Callable[[], None]) -> None:
         human()
 
 
-def fail(message: str, *, code: int = USAGE, fix: str | None = None, kind: str = "error") -> NoReturn:
+def error_body(message: str, *, code: int, fix: str | None, kind: str) -> dict[str, Any]:
+    """The one error object every command prints under ``--json``: ``fix`` is never null."""
+    fix = fix or fix_for(kind) or AWS_CALL_FIX
+    return {"error": {"type": kind, "message": message, "fix": fix, "exit_code": code}}
+
+
+def print_error(message: str, *, code: int, fix: str | None, kind: str, as_json: bool) -> None:
+    """One error on stderr: the JSON object, or the same words as one line (markup escaped, so a
+    bracketed list such as ``[ml.c6i.xlarge, ...]`` prints as written)."""
+    from rich.markup import escape
+
+    body = error_body(message, code=code, fix=fix, kind=kind)
+    if as_json:
+        sys.stderr.write(json.dumps(body) + "\n")
+        sys.stderr.flush()
+    else:
+        text = f"{body['error']['message']} Fix: {body['error']['fix']}"
+        err.print(f"[bold red]{escape(kind)}[/]: {escape(text)}")
+
+
+def fail(
+    message: str, *, code: int = USAGE, fix: str | None = None, kind: str = UsageError.__name__
+) -> NoReturn:
     """Print one error on stderr (a JSON object in JSON mode) and exit with ``code``.
 
     Args:
         message: what is wrong, naming the flag, field or resource.
         code: the exit code (``USAGE`` or ``FAILED``).
-        fix: what to do about it.
-        kind: the error's name (a ``workflows.errors`` class name, or ``error``).
+        fix: what to do about it; the class fix of ``kind`` when None.
+        kind: the error's name: a ``workflows.errors`` class name (or, for an AWS call's own error,
+            botocore's).
     """
-    if json_mode():
-        body = {"error": {"type": kind, "message": message, "fix": fix, "exit_code": code}}
-        sys.stderr.write(json.dumps(body) + "\n")
-    else:
-        err.print(f"[bold red]{kind}[/]: {message}" + (f" Fix: {fix}" if fix else ""))
+    print_error(message, code=code, fix=fix, kind=kind, as_json=json_mode())
     raise typer.Exit(code)
 
 
@@ -133,7 +169,7 @@ def fail_with(error: DeploybenchError, *, code: int | None = None) -> NoReturn:
     fail(
         error.message,
         code=exit_code_for(error) if code is None else code,
-        fix=error.fix,
+        fix=error.fix or error.default_fix,
         kind=type(error).__name__,
     )
 
@@ -164,10 +200,7 @@ def aws_session(region: str | None = None, profile: str | None = None) -> Sessio
 def session_region(session: Session) -> str:
     """The session's region, or exit 2 saying how to choose one."""
     if not session.region_name:
-        fail(
-            "no AWS region is set.",
-            fix="pass --region (e.g. --region eu-west-1), set AWS_REGION, or set a region in the profile",
-        )
+        fail("no AWS region is set.", fix=NoRegion.default_fix, kind=NoRegion.__name__)
     return str(session.region_name)
 
 
@@ -179,24 +212,24 @@ def aws_setup_problem(error: BaseException) -> tuple[str, str, str] | None:
     seen: BaseException | None = error
     while seen is not None:
         if isinstance(seen, bx.NoCredentialsError | bx.PartialCredentialsError):
-            return "NoCredentials", "no usable AWS credentials were found.", _LOGIN
+            return NoCredentials.__name__, "no usable AWS credentials were found.", _LOGIN
         if isinstance(seen, bx.TokenRetrievalError | bx.SSOTokenLoadError | bx.UnauthorizedSSOTokenError):
             return (
-                "ExpiredToken",
+                ExpiredToken.__name__,
                 f"the AWS SSO session has expired ({seen}).",
                 "run `aws sso login` and try again",
             )
         if isinstance(seen, bx.CredentialRetrievalError):
-            return "NoCredentials", f"AWS credentials could not be retrieved ({seen}).", _LOGIN
+            return NoCredentials.__name__, f"AWS credentials could not be retrieved ({seen}).", _LOGIN
         if isinstance(seen, bx.ProfileNotFound):
             return (
-                "ProfileNotFound",
+                ProfileNotFound.__name__,
                 f"{seen}.",
                 "pass --profile with a profile of ~/.aws/config (`aws configure list-profiles`) or unset AWS_PROFILE",
             )
         if isinstance(seen, bx.NoRegionError):
             return (
-                "NoRegion",
+                NoRegion.__name__,
                 "no AWS region is set.",
                 "pass --region (e.g. --region eu-west-1), set AWS_REGION, or set a region in the profile",
             )
@@ -204,12 +237,12 @@ def aws_setup_problem(error: BaseException) -> tuple[str, str, str] | None:
             code = str(seen.response.get("Error", {}).get("Code", ""))
             if code in _EXPIRED:
                 return (
-                    "ExpiredToken",
+                    ExpiredToken.__name__,
                     f"the AWS credentials have expired ({code}).",
                     "refresh them (" + _LOGIN + ")",
                 )
             if code in _INVALID:
-                return "InvalidCredentials", f"AWS refused the credentials ({code}).", _LOGIN
+                return InvalidCredentials.__name__, f"AWS refused the credentials ({code}).", _LOGIN
         seen = seen.__cause__ or seen.__context__
     return None
 
@@ -263,6 +296,6 @@ def stack_outputs(session: Session, stack_name: str) -> dict[str, str]:
         fail(
             f"CloudFormation stack {stack_name} does not exist in {session.region_name}.",
             fix="deploy it (`npx aws-cdk@2 deploy`, README 'AWS quick start'), or pass --stack-name / --region",
-            kind="StackNotFound",
+            kind=StackNotFound.__name__,
         )
     return {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}
