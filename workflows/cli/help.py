@@ -16,6 +16,7 @@ from typing import Any
 
 from typer import _click as click
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+from typer.exceptions import Abort
 
 _WORDS = {
     "str": "TEXT",
@@ -123,6 +124,6 @@ class PlainGroup(TyperGroup):
                 as_json=True,
             )
             sys.exit(error.exit_code)
-        except click.exceptions.Abort:
+        except Abort:
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
