@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from workflows.cli.output import out, progress
+from workflows.cli.output import out, print_table, progress
 from workflows.naming import state_machine_name
 from workflows.runner import ExecutionOutcome, Follower, StateEvent, _history
 
@@ -110,7 +110,7 @@ def headline(outcome: ExecutionOutcome) -> None:
                 f"{s['samples_per_s']:.1f}",
                 "yes" if s["stable"] else "no",
             )
-        out.print(table)
+        print_table(table)
 
 
 _TERMINAL = {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}

@@ -54,6 +54,7 @@ from workflows.errors import (
 
 if TYPE_CHECKING:
     from boto3.session import Session
+    from rich.table import Table
 
 # --- exit codes: the same for every command (README, "Exit codes") ---------------------------------
 OK = 0
@@ -113,6 +114,28 @@ def print_json(data: Any) -> None:
     """One JSON document on stdout."""
     sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
     sys.stdout.flush()
+
+
+def print_table(table: Table, console: Console | None = None) -> None:
+    """A table on stdout (or ``console``); piped or redirected, no cell wraps, so a URI or an ARN can
+    be copied whole (on a terminal it folds to the terminal's width)."""
+    console = console or out
+    if console.is_terminal:
+        console.print(table)
+        return
+    for column in table.columns:
+        column.no_wrap = True
+        column.overflow = "ignore"
+    table.expand = False
+    # Rich never prints wider than its console (80 columns when not a terminal): a console as wide as
+    # the table's widest row prints every row whole.
+    from rich.measure import Measurement
+
+    wide = Console(file=console.file, width=100_000, highlight=False, soft_wrap=True, color_system=None)
+    width = Measurement.get(wide, wide.options, table).maximum
+    Console(file=console.file, width=max(width, 1), highlight=False, soft_wrap=True, color_system=None).print(
+        table
+    )
 
 
 def emit(data: Any, *, as_json: bool, human: Callable[[], None]) -> None:
@@ -251,7 +274,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _one_line_warning(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
-    err.print(f"[yellow]warning[/]: {message}", markup=True)
+    from rich.markup import escape
+
+    err.print(f"[yellow]warning[/]: {escape(str(message))}", markup=True)
 
 
 def guarded(command: F) -> F:
