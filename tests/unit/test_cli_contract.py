@@ -195,3 +195,33 @@ def test_schema_sweep_prints_the_sweep_files_schema() -> None:
 def test_convert_help_names_the_hub_forms() -> None:
     text = " ".join(CliRunner().invoke(app, ["convert", "-h"]).stdout.split())
     assert "hf://org/name" in text.replace("│ ", "") or "hf://org/name" in text
+
+
+@pytest.mark.parametrize(
+    ("data", "line"),
+    [
+        ({"hosting": {"mode": "serverles"}}, "hosting.mode: 'serverles' is not one of"),
+        ({"hosting": {"mode": "serverless", "memory_size_mb": 1500}}, "hosting.memory_size_mb: 1500 MB"),
+        ({"model": {"pooling": "maen"}}, "model.pooling: 'maen' is not one of auto, mean"),
+        ({"convert": {"optimize": "fuse"}}, "convert.optimize: 'fuse' is not one of"),
+        ({"hosting": {"instance_type_fallbacks": ["ml.c6i.xlarg"]}}, "hosting.instance_type_fallbacks[0]:"),
+        ({"wait": {"poll_initial_s": 300, "poll_max_s": 60}}, "(got poll_initial_s: 300, poll_max_s: 60)"),
+        ({"benchmark": {"batch_size": [1]}}, "benchmark.batch_size: unknown field"),
+    ],
+)
+def test_each_kind_of_spec_error_reads_in_yaml_terms_with_a_fix(data: dict[str, object], line: str) -> None:
+    # Given a spec with one error of each kind spec_errors.explain words (closed sets, bounds, unknown
+    # fields, checks across fields)
+    from workflows.errors import SpecInvalid
+    from workflows.spec import parse_spec
+
+    with pytest.raises(SpecInvalid) as refused:
+        parse_spec({"name": "x", **data}, origin="spec")
+    text = refused.value.message
+    # Then its line has the YAML path and a fix; a closed set's has a did-you-mean
+    assert line in text, text
+    fix = text.split("Fix: ", 1)[1]
+    assert fix.strip() and "e.g. ." not in fix
+    if "is not one of" in text or "not accepted by SageMaker" in text or "unknown field" in text:
+        assert "did you mean '" in text, text
+    assert "'name': 'x'" not in text
