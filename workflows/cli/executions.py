@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from workflows.cli.output import out, print_table, progress
@@ -51,11 +52,23 @@ def print_event(event: StateEvent, prefix: str = "") -> None:
         console.print(f"{lead}[cyan]▶[/] {event.state}")
     elif event.kind == "exited":
         console.print(f"{lead}[green]✓[/] {event.state} [dim]{event.seconds:.1f} s[/]")
+    elif event.kind == "retry":
+        error, _, cause = event.detail.partition(": ")
+        console.print(
+            f"{lead}[yellow]↻[/] {event.state}: retry {event.attempt} after {escape(error)} "
+            f"[dim]{escape(readable_cause(cause)[:200])}[/]"
+        )
     elif event.kind == "caught":
-        console.print(f"{lead}[yellow]↪[/] {event.state} failed after {event.seconds:.1f} s; caught")
+        error = event.detail.partition(": ")[0] or "an error"
+        console.print(
+            f"{lead}[yellow]↪[/] {event.state}: {escape(error)} after {event.seconds:.1f} s, caught; "
+            "the catch path runs next (remediation, or teardown)"
+        )
     elif event.kind == "failed":
         error, _, cause = event.detail.partition(": ")
-        console.print(f"{lead}[red]✗[/] {event.state}: {error}: {readable_cause(cause)[:600]}", markup=True)
+        console.print(
+            f"{lead}[red]✗[/] {event.state}: {escape(error)}: {escape(readable_cause(cause)[:600])}"
+        )
 
 
 def outcome_json(outcome: ExecutionOutcome, *, on_aws: bool = True) -> dict[str, Any]:
