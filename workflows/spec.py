@@ -29,7 +29,7 @@ from workflows.model_spec import ModelSpec as ModelSpec
 from workflows.models import Strict
 from workflows.remediation.spec import RemediationSpec as RemediationSpec
 from workflows.spec_checks.enums import ProcessingInstanceType, Word
-from workflows.spec_errors import explain
+from workflows.spec_errors import EACH_LINE_FIX, explain
 
 __all__ = [
     "explain",
@@ -325,7 +325,7 @@ def parse_spec(data: Any, *, origin: str = "spec") -> RunSpec:
     try:
         return RunSpec.model_validate(data)
     except ValidationError as error:
-        raise SpecInvalid(f"{origin} is invalid:\n{explain(error, RunSpec)}") from None
+        raise SpecInvalid(f"{origin} is invalid:\n{explain(error, RunSpec)}", fix=EACH_LINE_FIX) from None
 
 
 def load_spec(path: str | Path) -> RunSpec:

@@ -64,6 +64,11 @@ def _unknown_field_fix(model: Any, loc: tuple[int | str, ...]) -> str:
     return f"remove it or check its spelling against `deploybench schema`{listed}"
 
 
+EACH_LINE_FIX = (
+    "change each field as its line says (`deploybench schema` lists every field and what it takes)"
+)
+"""The fix of a SpecInvalid whose message is ``explain``'s lines, each with its own fix."""
+
 _QUOTED = re.compile(r"'([^']*)'")
 
 

@@ -19,6 +19,7 @@ from workflows.errors import SpecInvalid
 from workflows.hosting.renames import DEPRECATED_INSTANCE_TYPES
 from workflows.models import Strict
 from workflows.spec import RunSpec, explain, parse_spec
+from workflows.spec_errors import EACH_LINE_FIX
 
 # Run ids are ``<sweep id>-<index>``; a 20-character name keeps them within the 45 characters a
 # single run's id may take, so every SageMaker name stays under 63.
@@ -246,7 +247,7 @@ def parse_sweep(data: Any, *, origin: str = "sweep") -> SweepSpec:
     try:
         sweep = SweepSpec.model_validate(data)
     except ValidationError as error:
-        raise SpecInvalid(f"{origin} is invalid:\n{explain(error, SweepSpec)}") from None
+        raise SpecInvalid(f"{origin} is invalid:\n{explain(error, SweepSpec)}", fix=EACH_LINE_FIX) from None
     expand(sweep)
     return sweep
 
