@@ -9,6 +9,7 @@ no child process, and for the S3 case no execution and no upload.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 from collections.abc import Callable
@@ -21,6 +22,7 @@ import pytest
 from tests.support import bad_inputs as bad
 from tests.support.aws import Aws
 from workflows.cli import main
+from workflows.errors import error_names
 
 REFUSED = 2  # bad input
 BLOCKED = 1  # a blocking preflight finding
@@ -83,12 +85,12 @@ SPECS = [
     Case(
         "zero-instances",
         "name: x\nhosting: {instance_count: 0}\n",
-        ("hosting.realtime.instance_count", "greater than or equal to 1", "(got 0)"),
+        ("hosting.instance_count:", "greater than or equal to 1", "(got 0)"),
     ),
     Case(
         "empty-instance-types",
         "name: x\nhosting: {instance_type_fallbacks: []}\n",
-        ("hosting.realtime.instance_type_fallbacks", "at least 1 item", "(got [])"),
+        ("hosting.instance_type_fallbacks:", "at least 1 item", "(got [])"),
     ),
     Case(
         "empty-concurrency",
@@ -98,7 +100,7 @@ SPECS = [
     Case(
         "duplicate-model-names",
         MULTI + "  models: [{name: aux}, {name: aux}]\n",
-        ("hosting.multi-container.models", "names repeat: ['aux']", "give each its own name"),
+        ("hosting.models:", "names repeat: ['aux']", "give each its own name"),
     ),
     Case(
         "duplicate-instance-types",
@@ -113,7 +115,10 @@ SPECS = [
     Case(
         "instance-type-typo",
         "name: x\nhosting: {instance_type_fallbacks: [ml.c6i.xlargee]}\n",
-        ("'ml.c6i.xlargee' is not accepted by SageMaker for endpoints", "did you mean 'ml.c6i.xlarge'?"),
+        (
+            "hosting.instance_type_fallbacks[0]: 'ml.c6i.xlargee' is not accepted by SageMaker for endpoints",
+            "did you mean 'ml.c6i.xlarge'?",
+        ),
     ),
     Case(
         "processing-instance-type",
@@ -132,17 +137,55 @@ SPECS = [
     Case(
         "serverless-memory",
         "name: x\nhosting: {mode: serverless, memory_size_mb: 1500}\n",
-        ("hosting.serverless.memory_size_mb", "1500 MB is not accepted", "1024, 2048"),
+        ("hosting.memory_size_mb:", "1500 MB is not accepted", "1024, 2048"),
     ),
     Case(
         "serverless-concurrency",
         "name: x\nhosting: {mode: serverless, max_concurrency: 500}\n",
-        ("hosting.serverless.max_concurrency", "less than or equal to 200", "(got 500)"),
+        ("hosting.max_concurrency:", "less than or equal to 200", "(got 500)"),
     ),
     Case(
         "component-cpu-cores",
         "name: x\nhosting: {mode: inference-component, cpu_cores: 0.1}\n",
-        ("hosting.inference-component.cpu_cores", "greater than or equal to 0.25", "(got 0.1)"),
+        ("hosting.cpu_cores:", "greater than or equal to 0.25", "(got 0.1)"),
+    ),
+    Case(
+        "mode-typo",
+        "name: x\nhosting: {mode: realtme}\n",
+        ("hosting.mode: 'realtme' is not one of realtime, multi-container", "did you mean 'realtime'?"),
+    ),
+    Case(
+        "task-typo",
+        "name: x\nmodel: {task: embeddings}\n",
+        (
+            "model.task: 'embeddings' is not one of embedding, classification, reranking",
+            "did you mean 'embedding'?",
+        ),
+    ),
+    Case(
+        "precision-typo",
+        "name: x\nconvert: {precision: fp31}\n",
+        ("convert.precision: 'fp31' is not one of fp32, int8, fp16", "did you mean 'fp32'?"),
+    ),
+    Case(
+        "runner-typo",
+        "name: x\nbenchmark: {runner: lamda}\n",
+        ("benchmark.runner: 'lamda' is not one of", "did you mean 'lambda'?"),
+    ),
+    Case(
+        "workers-in-yaml-terms",
+        "name: x\nhosting: {workers: 0}\n",
+        ("hosting.workers: Input should be greater than or equal to 1", "(got 0)"),
+    ),
+    Case(
+        "fp16-on-cpu",
+        "name: x\nconvert: {precision: fp16}\n",
+        ("convert.precision: fp16 is refused for CPU targets", "(got convert.precision: 'fp16')"),
+    ),
+    Case(
+        "durations-out-of-order",
+        "name: x\nbenchmark: {min_duration_s: 30, max_duration_s: 10}\n",
+        ("max_duration_s must be at least min_duration_s", "(got min_duration_s: 30, max_duration_s: 10)"),
     ),
     Case("bad-name", "name: My Run\n", ("name:", "lowercase letters, digits and single dashes", "'My Run'")),
     Case("aws-tag", "name: x\ntags: {'aws:owner': me}\n", ("tags", "may not start with 'aws:'")),
@@ -271,6 +314,17 @@ def test_a_bad_spec_or_model_is_refused_before_anything_starts(
     assert_refused_well(code, text, seconds, case.code, case.says)
     assert not results.exists()
     assert child_processes() <= before
+    # And the text is the YAML's own: no union tag in a path, no whole spec pasted, no empty example
+    assert not re.search(r"hosting\.(realtime|serverless|multi-container|inference-component)\.", text), text
+    assert "'name': 'x'" not in text and "e.g. ." not in text and "expected tags" not in text
+    # And under --json the same refusal is one error object whose fix is never null
+    code, json_text, _ = refuse(
+        ["run", str(spec), "--local", "--results-dir", str(results), "--json"], capsys
+    )
+    error = json.loads(json_text.strip().splitlines()[-1])["error"]
+    assert error["exit_code"] == code == case.code and error["type"] in error_names()
+    assert isinstance(error["fix"], str) and error["fix"]
+    assert not results.exists()
 
 
 def test_an_empty_s3_prefix_is_refused_before_an_execution_starts(

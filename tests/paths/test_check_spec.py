@@ -40,7 +40,7 @@ def test_the_raw_input_is_validated_by_name_not_by_a_parser_traceback() -> None:
     with pytest.raises(SpecInvalid, match="has no 'spec'"):
         spec_request({"run_id": "r"})
     with pytest.raises(
-        SpecInvalid, match=r"hosting\.realtime\.instance_type_fallbacks\.0: .*did you mean 'ml\.c6i\.xlarge'"
+        SpecInvalid, match=r"hosting\.instance_type_fallbacks\[0\]: .*did you mean 'ml\.c6i\.xlarge'"
     ):
         spec_request(
             {"run_id": "r", "spec": {"name": "x", "hosting": {"instance_type_fallbacks": ["ml.c6i.xlarge2"]}}}
@@ -253,7 +253,7 @@ def test_an_execution_started_with_a_bad_spec_fails_at_check_spec_by_name(tmp_pa
     # Then the first state refuses it by name, nothing is converted, and the run fails with that error
     assert outcome.status == "FAILED"
     assert (outcome.error, outcome.states[:2]) == ("SpecInvalid", ["CheckSpec", "DiagnoseFailure"])
-    assert "instance_type_fallbacks.0: 'ml.c6i.xlargee'" in (outcome.cause or "")
+    assert "hosting.instance_type_fallbacks[0]: 'ml.c6i.xlargee'" in (outcome.cause or "")
     assert "did you mean 'ml.c6i.xlarge'" in (outcome.cause or "")
     assert "ConvertToOnnx" not in outcome.states
     assert outcome.states[-1] == "PipelineFailed"

@@ -240,3 +240,79 @@ def test_where_huggingface_hub_is_not_installed_check_spec_leaves_the_hub_check_
     result = step.check_spec(fast_spec(f"hf://{REPO}"), s3=None)
     # Then it says which check it left to ConvertToOnnx instead of failing on the import
     assert any(f"hf://{REPO}" in s and "ConvertToOnnx checks it" in s for s in result.skipped)
+
+
+def test_deploybench_convert_takes_a_bare_org_name_as_a_hub_id_and_records_its_commit(
+    served: tuple[LocalHub, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from workflows.cli.app import app
+    from workflows.conversion.manifest import read_manifest
+
+    # Given a gated repo on the local Hub and its token saved where `hf auth login` saves it (no HF_TOKEN)
+    server, folder = served
+    commit = server.add(REPO, folder, token=TOKEN)
+    monkeypatch.chdir(tmp_path)  # no local folder named acme/tiny-bert
+    monkeypatch.setenv(hub.ENDPOINT_ENV, server.url)
+    monkeypatch.delenv(hub.TOKEN_ENV, raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    (tmp_path / "hf-home").mkdir()
+    (tmp_path / "hf-home" / "token").write_text(TOKEN + "\n", encoding="utf-8")
+    # When `deploybench convert acme/tiny-bert` runs, as people type Hub ids
+    out = tmp_path / "artifact"
+    result = CliRunner().invoke(app, ["convert", REPO, "--out", str(out), "--max-length", "64"])
+    # Then it went through the Hub: the artifact was built from the downloaded commit and records it
+    assert result.exit_code == 0, result.output
+    manifest = read_manifest(out)
+    assert manifest.hub is not None and manifest.hub.commit == commit and manifest.hub.repo == REPO
+    assert "model.safetensors" in server.downloaded()
+
+
+def test_a_bare_org_name_is_a_hub_id_unless_it_names_a_local_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert ModelSpec(source="acme/tiny-bert@v1").source == "hf://acme/tiny-bert@v1"
+    (tmp_path / "models" / "mine").mkdir(parents=True)
+    assert ModelSpec(source="models/mine").source == "models/mine"
+    assert ModelSpec(source="./acme/tiny-bert").source == "./acme/tiny-bert"
+
+
+def test_without_a_token_a_private_repo_names_hf_token_and_hf_auth_login(
+    served: tuple[LocalHub, Path], tmp_path: Path
+) -> None:
+    server, folder = served
+    server.add(REPO, folder, token=TOKEN)
+    with pytest.raises(ModelSourceInvalid) as refused:
+        check_model(ModelSpec(source=REPO), s3=None, environ=env(server, HF_HOME=str(tmp_path / "no-login")))
+    assert "no token was given" in refused.value.message and "401" in refused.value.message
+    assert "HF_TOKEN" in (refused.value.fix or "") and "hf auth login" in (refused.value.fix or "")
+
+
+def test_a_hub_that_cannot_be_reached_is_hub_unreachable_exit_1_naming_hf_endpoint_and_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    from typer.testing import CliRunner
+
+    from workflows.cli.app import app
+
+    # Given HF_ENDPOINT on a port where nothing listens
+    allow_local_hub(monkeypatch)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(hub.ENDPOINT_ENV, f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    # When convert reads a Hub id with --json
+    result = CliRunner().invoke(app, ["convert", REPO, "--out", str(tmp_path / "a"), "--json"])
+    # Then the error is its own class, a failure of the work (1), not a usage error (2)
+    assert result.exit_code == 1, result.output
+    error = json.loads(result.stderr.strip().splitlines()[-1])["error"]
+    assert error["type"] == "HubUnreachable" and error["exit_code"] == 1
+    assert f"127.0.0.1:{port}" in error["message"]
+    assert "HF_ENDPOINT" in error["fix"] and "HF_HUB_OFFLINE" in error["fix"]
+    assert not (tmp_path / "a").exists()

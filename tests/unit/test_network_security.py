@@ -61,7 +61,7 @@ def secured(**hosting: Any) -> dict[str, Any]:
     [
         (
             {"vpc": {"subnets": ["subnet-123"], "security_groups": GROUPS}},
-            "hosting.realtime.vpc.subnets",
+            "hosting.vpc.subnets",
             "subnet-",
         ),
         (

@@ -37,6 +37,8 @@ app = typer.Typer(
     cls=PlainGroup,
     add_completion=False,
     no_args_is_help=True,
+    # -h as well as --help, on every command: click passes the names down to each subcommand's context.
+    context_settings={"help_option_names": ["-h", "--help"]},
     help="Convert, deploy, benchmark and tear down encoders on SageMaker.",
 )
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from workflows.cli.output import FAILED, fail, progress
+from workflows.errors import NotServableLocally, PreflightBlocked
 from workflows.spec.pipeline import BUNDLED_MODEL, RunSpec
 
 
@@ -61,6 +62,7 @@ def canary_before_start(spec: RunSpec, *, run_id: str, skip: bool, region: str) 
                 f"the pre-spend canary cannot run here: {error}",
                 code=FAILED,
                 fix="install Java 8+ and let the DLC-like environment build, or pass --skip-canary",
+                kind=NotServableLocally.__name__,
             )
     record = result.as_dict()
     if result.outcome != "passed":
@@ -70,6 +72,7 @@ def canary_before_start(spec: RunSpec, *, run_id: str, skip: bool, region: str) 
             f"{result.error[-800:]}",
             code=FAILED,
             fix=f"see `deploybench catalogue {named}`; nothing was started on AWS",
+            kind=PreflightBlocked.__name__,
         )
     progress().print(
         f"Pre-spend canary passed in {result.seconds:.1f} s (transformers {result.versions.get('transformers')})."

@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from workflows.cli.options import JsonOption
-from workflows.cli.output import emit, fail, guarded, out
+from workflows.cli.output import emit, fail, guarded, out, print_table
 
 if TYPE_CHECKING:
     from workflows.diagnosis.catalogue import Linked
@@ -26,6 +27,12 @@ def _as_data(item: Linked) -> dict[str, Any]:
         "rules": [rule.name for rule in item.rules],
         "actions": [action.value for action in item.actions],
     }
+
+
+def entry_number(entry_id: str) -> tuple[int, str]:
+    """``F06`` -> ``(6, 'F06')``: entries listed in numeric order, whatever order the file keeps."""
+    digits = "".join(ch for ch in entry_id if ch.isdigit())
+    return (int(digits) if digits else 10**6, entry_id)
 
 
 @guarded
@@ -54,7 +61,7 @@ def catalogue(
             human=lambda: out.print(f"wrote {write} ({count} entries)"),
         )
         return
-    items = linked()
+    items = sorted(linked(), key=lambda item: entry_number(item.entry.id))
     if entry_id is None:
 
         def table() -> None:
@@ -63,8 +70,8 @@ def catalogue(
                 shown.add_column(column, overflow="fold")
             for item in items:
                 branch = ", ".join(a.value for a in item.actions) or "advice"
-                shown.add_row(item.entry.id, item.entry.title, item.entry.phase, branch)
-            out.print(shown)
+                shown.add_row(item.entry.id, escape(item.entry.title), item.entry.phase, branch)
+            print_table(shown)
 
         emit([_as_data(item) for item in items], as_json=as_json, human=table)
         return
@@ -75,6 +82,10 @@ def catalogue(
 
     def entry() -> None:
         for label, text in render_entry(found):
-            out.print(f"[bold]{label}[/]: {text}" if label[0] != "F" else f"[bold red]{label}[/] {text}")
+            out.print(
+                f"[bold]{label}[/]: {escape(text)}"
+                if label[0] != "F"
+                else f"[bold red]{label}[/] {escape(text)}"
+            )
 
     emit(_as_data(found), as_json=as_json, human=entry)

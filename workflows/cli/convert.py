@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from workflows.cli.options import JsonOption, ProfileOption, RegionOption
-from workflows.cli.output import RESULTS_DIR, aws_session, emit, guarded, out
+from workflows.cli.output import RESULTS_DIR, aws_session, emit, guarded, out, print_table
 from workflows.contracts import ArtifactManifest
 from workflows.spec.pipeline import RunSpec
 
@@ -76,10 +77,10 @@ def _print_manifest(manifest: ArtifactManifest, folder: Path) -> None:
     if manifest.quantization:
         rows.append(("INT8 guard (F29)", manifest.quantization.diagnosis))
     for name, value in rows:
-        table.add_row(name, value)
-    console.print(table)
+        table.add_row(name, escape(value))
+    print_table(table)
     for warning in manifest.warnings:
-        console.print(f"[yellow]warning[/]: {warning}")
+        console.print(f"[yellow]warning[/]: {escape(warning)}")
 
 
 @guarded
@@ -88,7 +89,11 @@ def convert(
         str,
         typer.Argument(
             metavar="SOURCE_OR_SPEC",
-            help="A model folder, 'bundled', s3://bucket/prefix/, or a YAML run spec.",
+            help=(
+                "A model folder, 'bundled', s3://bucket/prefix/, a Hub id (hf://org/name[@revision], or "
+                "org/name[@revision]; HF_TOKEN or `hf auth login` for private and gated models), or a YAML "
+                "run spec."
+            ),
         ),
     ],
     artifact_dir: Annotated[

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from workflows.cli.options import JsonOption, ProfileOption, RegionOption
+from workflows.cli.options import JsonOption, ProfileOption, RegionOption, StackOption
 from workflows.cli.output import aws_session, fail, guarded, stack_outputs
 from workflows.naming import STACK_NAME
 
@@ -98,12 +98,7 @@ def definition(
             "--resolve", help="Substitute the deployed function and state machine ARNs (from --stack-name)."
         ),
     ] = False,
-    stack_name: Annotated[
-        str,
-        typer.Option(
-            metavar="STACK", help="With --resolve: the CloudFormation stack that deployed deploybench."
-        ),
-    ] = STACK_NAME,
+    stack_name: StackOption = STACK_NAME,  # read with --resolve
     region: RegionOption = None,
     profile: ProfileOption = None,
     as_json: JsonOption = False,

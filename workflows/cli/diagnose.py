@@ -9,14 +9,17 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from workflows.cli.options import JsonOption, ProfileOption, RegionOption
+from workflows.cli.options import HostingMode, JsonOption, ProfileOption, RegionOption
 from workflows.cli.output import OK, UNDIAGNOSED, aws_session, emit, fail, guarded
 from workflows.cli.output import out as console
 from workflows.contracts import Diagnosis
 
 
 def _refuse(message: str) -> NoReturn:
-    fail(message)
+    fail(
+        message,
+        fix="pass --log FILE with a pasted error, log excerpt or Describe* output, or --endpoint NAME",
+    )
 
 
 def _print_diagnosis(diagnosis: Diagnosis) -> None:
@@ -57,8 +60,12 @@ def diagnose(
         ),
     ] = None,
     mode: Annotated[
-        str | None,
-        typer.Option(metavar="MODE", help="Hosting mode, when the evidence cannot tell (e.g. serverless)."),
+        HostingMode | None,
+        typer.Option(
+            metavar="MODE",
+            help=f"Hosting mode, when the evidence cannot tell: {', '.join(m.value for m in HostingMode)}.",
+            case_sensitive=False,
+        ),
     ] = None,
     since_min: Annotated[
         int, typer.Option(metavar="MINUTES", help="--endpoint: read log events of the last N minutes.")
@@ -86,8 +93,9 @@ def diagnose(
     if (endpoint is None) == (log is None):
         _refuse("give exactly one of --endpoint NAME or --log FILE")
     rules, _ = rules_for_cli(catalogue)
+    hosting_mode = mode.value if mode is not None else None
     if log is not None:
-        evidence = evidence_from_paste(_read_log(log), origin=log.name, hosting_mode=mode)
+        evidence = evidence_from_paste(_read_log(log), origin=log.name, hosting_mode=hosting_mode)
         if not evidence.items and evidence.endpoint is None and not evidence.inference_components:
             _refuse(
                 f"{log} holds no evidence (it is empty); paste a log excerpt, an error or a Describe* output"
@@ -98,7 +106,7 @@ def diagnose(
             endpoint,
             **_aws_clients(region, profile),
             since=datetime.now(UTC) - timedelta(minutes=since_min),
-            hosting_mode=mode,
+            hosting_mode=hosting_mode,
         )
         if evidence.endpoint is None and not evidence.items:
             _refuse(f"nothing to diagnose for endpoint {endpoint}: " + "; ".join(evidence.notes))

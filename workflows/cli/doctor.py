@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from workflows.cli.options import JsonOption, ProfileOption, RegionOption, StackOption
+from workflows.cli.output import fail, guarded
 from workflows.naming import OUTPUT_BUCKET, PREFIX, STACK_NAME
 from workflows.readiness.findings import FAIL, OK, UNVERIFIED, DoctorCheck
 
@@ -232,27 +234,28 @@ def doctor(
     return found
 
 
+@guarded
 def doctor_command(
     aws: Annotated[
         bool, typer.Option("--aws", help="Check the deployed stack in your AWS account (read-only).")
     ] = False,
-    region: Annotated[
-        str | None, typer.Option("--region", help="AWS region (default: the profile's).")
-    ] = None,
-    profile: Annotated[str | None, typer.Option("--profile", help="AWS profile name.")] = None,
-    stack_name: Annotated[str, typer.Option("--stack-name", help="The deployed stack.")] = STACK_NAME,
+    region: RegionOption = None,
+    profile: ProfileOption = None,
+    stack_name: StackOption = STACK_NAME,
     instance_types: Annotated[
         str, typer.Option("--instance-types", help="Comma-separated types whose quota to read.")
     ] = DEFAULT_INSTANCE_TYPES,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
     spec_file: Annotated[
         str | None, typer.Option("--spec", help="A run spec whose VPC (subnets, zones, routes) to check.")
     ] = None,
 ) -> None:
     """Check, read-only, the deployed stack's roles, key permissions, images and quotas in your account."""
     if not aws:
-        typer.echo("doctor checks your AWS account: pass --aws (it only reads; nothing is created)", err=True)
-        raise typer.Exit(2)
+        fail(
+            "doctor checks your AWS account and needs --aws.",
+            fix="pass --aws (it only reads; nothing is created)",
+        )
     import boto3
 
     from workflows.spec.pipeline import load_spec

@@ -9,9 +9,10 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from rich.markup import escape
 from rich.table import Table
 
-from workflows.cli.output import err, out, progress
+from workflows.cli.output import err, out, print_table, progress
 from workflows.execution.pipeline import ExecutionOutcome, Follower, StateEvent, _history
 from workflows.naming import state_machine_name
 from workflows.reports.tables import fmt, percentile_cell, samples_of
@@ -52,11 +53,23 @@ def print_event(event: StateEvent, prefix: str = "") -> None:
         console.print(f"{lead}[cyan]▶[/] {event.state}")
     elif event.kind == "exited":
         console.print(f"{lead}[green]✓[/] {event.state} [dim]{event.seconds:.1f} s[/]")
+    elif event.kind == "retry":
+        error, _, cause = event.detail.partition(": ")
+        console.print(
+            f"{lead}[yellow]↻[/] {event.state}: retry {event.attempt} after {escape(error)} "
+            f"[dim]{escape(readable_cause(cause)[:200])}[/]"
+        )
     elif event.kind == "caught":
-        console.print(f"{lead}[yellow]↪[/] {event.state} failed after {event.seconds:.1f} s; caught")
+        error = event.detail.partition(": ")[0] or "an error"
+        console.print(
+            f"{lead}[yellow]↪[/] {event.state}: {escape(error)} after {event.seconds:.1f} s, caught; "
+            "the catch path runs next (remediation, or teardown)"
+        )
     elif event.kind == "failed":
         error, _, cause = event.detail.partition(": ")
-        console.print(f"{lead}[red]✗[/] {event.state}: {error}: {readable_cause(cause)[:600]}", markup=True)
+        console.print(
+            f"{lead}[red]✗[/] {event.state}: {escape(error)}: {escape(readable_cause(cause)[:600])}"
+        )
 
 
 def outcome_json(outcome: ExecutionOutcome, *, on_aws: bool = True) -> dict[str, Any]:
@@ -112,7 +125,7 @@ def headline(outcome: ExecutionOutcome) -> None:
                 f"{s['samples_per_s']:.1f}",
                 "yes" if s["stable"] else "no",
             )
-        out.print(table)
+        print_table(table)
         for s in shapes:
             if not s["stable"]:
                 out.print(
@@ -121,7 +134,9 @@ def headline(outcome: ExecutionOutcome) -> None:
                 )
     plan = (outcome.output or {}).get("benchmark_plan") or {}
     for finding in plan.get("findings") or []:
-        err.print(f"[yellow]warning[/] {finding['id']}: {finding['message']} Fix: {finding['fix']}.")
+        err.print(
+            f"[yellow]warning[/] {finding['id']}: {escape(finding['message'])} Fix: {escape(finding['fix'])}."
+        )
 
 
 _TERMINAL = {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}

@@ -10,10 +10,13 @@ metavar (``REGION``, ``DIR``; by default its type in capitals, as click writes i
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
 from typing import Any
 
 from typer import _click as click
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+from typer.exceptions import Abort
 
 _WORDS = {
     "str": "TEXT",
@@ -90,3 +93,37 @@ class PlainGroup(TyperGroup):
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
         return [plain(param) for param in super().get_params(ctx)]
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """As click's, but with ``--json`` anywhere on the line a usage error (an unknown flag, a
+        refused choice, a missing argument) is the same JSON error object as every other failure."""
+        argv = list(sys.argv[1:] if args is None else args)
+        if not standalone_mode or "--json" not in argv:
+            return super().main(argv, prog_name, complete_var, standalone_mode, windows_expand_args, **extra)
+        from workflows.cli.output import print_error
+        from workflows.errors import UsageError
+
+        try:
+            code = super().main(argv, prog_name, complete_var, False, windows_expand_args, **extra)
+        except click.ClickException as error:
+            context = getattr(error, "ctx", None)
+            where = context.command_path if context is not None else "deploybench"
+            print_error(
+                error.format_message(),
+                code=error.exit_code,
+                fix=f"see `{where} -h` for what it takes",
+                kind=UsageError.__name__,
+                as_json=True,
+            )
+            sys.exit(error.exit_code)
+        except Abort:
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)

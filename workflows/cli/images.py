@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from typing import Annotated, Any
+from typing import Any
 
-import typer
-
+from workflows.cli.options import JsonOption, ProfileOption, RegionOption
+from workflows.cli.output import aws_session, emit, fail, guarded, print_table, session_region
 from workflows.errors import SpecInvalid
 from workflows.images.table import HF_INFERENCE, build_versions, image_table, image_uri, registry_account
 
@@ -41,37 +40,37 @@ def deployed_images(region: str) -> dict[str, Any]:
     }
 
 
+@guarded
 def images(
-    region: Annotated[
-        str, typer.Option("--region", help="AWS region whose registry URIs to print.")
-    ] = "us-east-1",
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (URIs as strings).")] = False,
+    region: RegionOption = None,
+    profile: ProfileOption = None,
+    as_json: JsonOption = False,
 ) -> None:
-    """Print every image URI each hosting mode deploys, per device (from workflows/data/images.yaml)."""
+    """Print every image URI each hosting mode deploys in REGION, per device (from workflows/data/images.yaml)."""
+    chosen = session_region(aws_session(region, profile))
     try:
-        registry_account(region)
+        registry_account(chosen)
     except SpecInvalid as error:
-        typer.echo(f"SpecInvalid: {error}", err=True)
-        raise typer.Exit(2) from error
-    found = deployed_images(region)
-    if as_json:
-        typer.echo(json.dumps(found, indent=2))
-        return
-    from rich.console import Console
-    from rich.table import Table
+        fail(f"--region {chosen}: {error.message}", fix=error.fix or "pass a region the image table lists")
+    found = deployed_images(chosen)
 
-    table = Table(
-        title=f"Images deployed in {region} ({found['source']}; hosting.image_version picks a build)"
-    )
-    for column in ("mode", "device", "image (default)", "other builds"):
-        table.add_column(column, overflow="fold")
-    for mode, devices in found["modes"].items():
-        for device in DEVICES:
-            row = devices.get(device)
-            if row is None:
-                table.add_row(mode, device, "not deployed on this device (hosting.image to override)", "")
-                continue
-            others = ", ".join(v for v in row["builds"] if row["builds"][v] != row["default"]) or "-"
-            table.add_row(mode, device, row["default"] or f"not published in {region}", others)
-    table.add_row("benchmark job", "cpu", found["benchmark_job"] or f"not published in {region}", "")
-    Console(highlight=False, soft_wrap=True).print(table)
+    def human() -> None:
+        from rich.table import Table
+
+        table = Table(
+            title=f"Images deployed in {chosen} ({found['source']}; hosting.image_version picks a build)"
+        )
+        for column in ("mode", "device", "image (default)", "other builds"):
+            table.add_column(column, overflow="fold")
+        for mode, devices in found["modes"].items():
+            for device in DEVICES:
+                row = devices.get(device)
+                if row is None:
+                    table.add_row(mode, device, "not deployed on this device (hosting.image to override)", "")
+                    continue
+                others = ", ".join(v for v in row["builds"] if row["builds"][v] != row["default"]) or "-"
+                table.add_row(mode, device, row["default"] or f"not published in {chosen}", others)
+        table.add_row("benchmark job", "cpu", found["benchmark_job"] or f"not published in {chosen}", "")
+        print_table(table)
+
+    emit(found, as_json=as_json, human=human)

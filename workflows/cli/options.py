@@ -6,9 +6,12 @@ as every other command has them; the default stays in the command's signature, w
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Annotated
 
 import typer
+
+from workflows.hosting.specs import mode_names
 
 JsonOption = Annotated[
     bool,
@@ -39,3 +42,7 @@ StackOption = Annotated[
 BucketOption = Annotated[
     str | None, typer.Option(metavar="BUCKET", help="Artifact bucket (default: the stack's output).")
 ]
+
+
+HostingMode = Enum("HostingMode", {name.replace("-", "_"): name for name in mode_names()}, type=str)  # type: ignore[misc]
+"""Every ``hosting.mode`` as a choice: a flag taking one refuses any other value, naming those it takes."""

@@ -36,17 +36,26 @@ from workflows.errors import (
     ArtifactIncomplete,
     CatalogueInvalid,
     DeploybenchError,
+    ExpiredToken,
+    InvalidCredentials,
     ModelSourceInvalid,
+    NoCredentials,
+    NoRegion,
     NotServableLocally,
     OutputNotWritable,
+    ProfileNotFound,
     RequirementsInvalid,
     ResultInvalid,
     SpecInvalid,
+    StackNotFound,
     UnsupportedArchitecture,
+    UsageError,
+    fix_for,
 )
 
 if TYPE_CHECKING:
     from boto3.session import Session
+    from rich.table import Table
 
 # --- exit codes: the same for every command (README, "Exit codes") ---------------------------------
 OK = 0
@@ -70,7 +79,16 @@ INPUT_ERRORS: tuple[type[DeploybenchError], ...] = (
     OutputNotWritable,
     ArtifactIncomplete,
     RequirementsInvalid,
+    UsageError,
+    NoCredentials,
+    ExpiredToken,
+    InvalidCredentials,
+    ProfileNotFound,
+    NoRegion,
+    StackNotFound,
 )
+AWS_CALL_FIX = "check the region, the network and the message's AWS error code, then try again"
+"""The fix of an AWS call's own error (botocore's class names it), which no class of workflows.errors has."""
 
 RESULTS_DIR = Path("deploybench-results")
 """Every command's default output folder: runs in <run id>/, sweeps in sweeps/<name>/<sweep id>/,
@@ -100,6 +118,28 @@ def print_json(data: Any) -> None:
     sys.stdout.flush()
 
 
+def print_table(table: Table, console: Console | None = None) -> None:
+    """A table on stdout (or ``console``); piped or redirected, no cell wraps, so a URI or an ARN can
+    be copied whole (on a terminal it folds to the terminal's width)."""
+    console = console or out
+    if console.is_terminal:
+        console.print(table)
+        return
+    for column in table.columns:
+        column.no_wrap = True
+        column.overflow = "ignore"
+    table.expand = False
+    # Rich never prints wider than its console (80 columns when not a terminal): a console as wide as
+    # the table's widest row prints every row whole.
+    from rich.measure import Measurement
+
+    wide = Console(file=console.file, width=100_000, highlight=False, soft_wrap=True, color_system=None)
+    width = Measurement.get(wide, wide.options, table).maximum
+    Console(file=console.file, width=max(width, 1), highlight=False, soft_wrap=True, color_system=None).print(
+        table
+    )
+
+
 def emit(data: Any, *, as_json: bool, human: Callable[[], None]) -> None:
     """The result: ``data`` as JSON with ``--json``, else what ``human`` prints."""
     if as_json:
@@ -108,20 +148,39 @@ def emit(data: Any, *, as_json: bool, human: Callable[[], None]) -> None:
         human()
 
 
-def fail(message: str, *, code: int = USAGE, fix: str | None = None, kind: str = "error") -> NoReturn:
+def error_body(message: str, *, code: int, fix: str | None, kind: str) -> dict[str, Any]:
+    """The one error object every command prints under ``--json``: ``fix`` is never null."""
+    fix = fix or fix_for(kind) or AWS_CALL_FIX
+    return {"error": {"type": kind, "message": message, "fix": fix, "exit_code": code}}
+
+
+def print_error(message: str, *, code: int, fix: str | None, kind: str, as_json: bool) -> None:
+    """One error on stderr: the JSON object, or the same words as one line (markup escaped, so a
+    bracketed list such as ``[ml.c6i.xlarge, ...]`` prints as written)."""
+    from rich.markup import escape
+
+    body = error_body(message, code=code, fix=fix, kind=kind)
+    if as_json:
+        sys.stderr.write(json.dumps(body) + "\n")
+        sys.stderr.flush()
+    else:
+        text = f"{body['error']['message']} Fix: {body['error']['fix']}"
+        err.print(f"[bold red]{escape(kind)}[/]: {escape(text)}")
+
+
+def fail(
+    message: str, *, code: int = USAGE, fix: str | None = None, kind: str = UsageError.__name__
+) -> NoReturn:
     """Print one error on stderr (a JSON object in JSON mode) and exit with ``code``.
 
     Args:
         message: what is wrong, naming the flag, field or resource.
         code: the exit code (``USAGE`` or ``FAILED``).
-        fix: what to do about it.
-        kind: the error's name (a ``workflows.errors`` class name, or ``error``).
+        fix: what to do about it; the class fix of ``kind`` when None.
+        kind: the error's name: a ``workflows.errors`` class name (or, for an AWS call's own error,
+            botocore's).
     """
-    if json_mode():
-        body = {"error": {"type": kind, "message": message, "fix": fix, "exit_code": code}}
-        sys.stderr.write(json.dumps(body) + "\n")
-    else:
-        err.print(f"[bold red]{kind}[/]: {message}" + (f" Fix: {fix}" if fix else ""))
+    print_error(message, code=code, fix=fix, kind=kind, as_json=json_mode())
     raise typer.Exit(code)
 
 
@@ -135,7 +194,7 @@ def fail_with(error: DeploybenchError, *, code: int | None = None) -> NoReturn:
     fail(
         error.message,
         code=exit_code_for(error) if code is None else code,
-        fix=error.fix,
+        fix=error.fix or error.default_fix,
         kind=type(error).__name__,
     )
 
@@ -166,10 +225,7 @@ def aws_session(region: str | None = None, profile: str | None = None) -> Sessio
 def session_region(session: Session) -> str:
     """The session's region, or exit 2 saying how to choose one."""
     if not session.region_name:
-        fail(
-            "no AWS region is set.",
-            fix="pass --region (e.g. --region eu-west-1), set AWS_REGION, or set a region in the profile",
-        )
+        fail("no AWS region is set.", fix=NoRegion.default_fix, kind=NoRegion.__name__)
     return str(session.region_name)
 
 
@@ -181,24 +237,24 @@ def aws_setup_problem(error: BaseException) -> tuple[str, str, str] | None:
     seen: BaseException | None = error
     while seen is not None:
         if isinstance(seen, bx.NoCredentialsError | bx.PartialCredentialsError):
-            return "NoCredentials", "no usable AWS credentials were found.", _LOGIN
+            return NoCredentials.__name__, "no usable AWS credentials were found.", _LOGIN
         if isinstance(seen, bx.TokenRetrievalError | bx.SSOTokenLoadError | bx.UnauthorizedSSOTokenError):
             return (
-                "ExpiredToken",
+                ExpiredToken.__name__,
                 f"the AWS SSO session has expired ({seen}).",
                 "run `aws sso login` and try again",
             )
         if isinstance(seen, bx.CredentialRetrievalError):
-            return "NoCredentials", f"AWS credentials could not be retrieved ({seen}).", _LOGIN
+            return NoCredentials.__name__, f"AWS credentials could not be retrieved ({seen}).", _LOGIN
         if isinstance(seen, bx.ProfileNotFound):
             return (
-                "ProfileNotFound",
+                ProfileNotFound.__name__,
                 f"{seen}.",
                 "pass --profile with a profile of ~/.aws/config (`aws configure list-profiles`) or unset AWS_PROFILE",
             )
         if isinstance(seen, bx.NoRegionError):
             return (
-                "NoRegion",
+                NoRegion.__name__,
                 "no AWS region is set.",
                 "pass --region (e.g. --region eu-west-1), set AWS_REGION, or set a region in the profile",
             )
@@ -206,12 +262,12 @@ def aws_setup_problem(error: BaseException) -> tuple[str, str, str] | None:
             code = str(seen.response.get("Error", {}).get("Code", ""))
             if code in _EXPIRED:
                 return (
-                    "ExpiredToken",
+                    ExpiredToken.__name__,
                     f"the AWS credentials have expired ({code}).",
                     "refresh them (" + _LOGIN + ")",
                 )
             if code in _INVALID:
-                return "InvalidCredentials", f"AWS refused the credentials ({code}).", _LOGIN
+                return InvalidCredentials.__name__, f"AWS refused the credentials ({code}).", _LOGIN
         seen = seen.__cause__ or seen.__context__
     return None
 
@@ -220,7 +276,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _one_line_warning(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
-    err.print(f"[yellow]warning[/]: {message}", markup=True)
+    from rich.markup import escape
+
+    err.print(f"[yellow]warning[/]: {escape(str(message))}", markup=True)
 
 
 def guarded(command: F) -> F:
@@ -265,6 +323,6 @@ def stack_outputs(session: Session, stack_name: str) -> dict[str, str]:
         fail(
             f"CloudFormation stack {stack_name} does not exist in {session.region_name}.",
             fix="deploy it (`npx aws-cdk@2 deploy`, README 'AWS quick start'), or pass --stack-name / --region",
-            kind="StackNotFound",
+            kind=StackNotFound.__name__,
         )
     return {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}

@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from workflows.cli.options import JsonOption, ProfileOption, RegionOption
-from workflows.cli.output import FAILED, OK, aws_session, emit, guarded
+from workflows.cli.output import FAILED, OK, aws_session, emit, guarded, print_table
 from workflows.cli.output import out as console
 from workflows.contracts import PreflightResult
 
@@ -34,10 +35,10 @@ def _print_preflight(result: PreflightResult, spec_path: Path, region: str) -> N
             table.add_column(column, overflow="fold")
         for f in result.findings:
             style = "bold red" if f.severity == "blocking" else "yellow"
-            table.add_row(f.id, f"[{style}]{f.severity}[/]", f.message, f.fix)
-        console.print(table)
+            table.add_row(f.id, f"[{style}]{f.severity}[/]", escape(f.message), escape(f.fix))
+        print_table(table)
     else:
-        console.print(f"[green]No findings[/] for {spec_path}.")
+        console.print(f"[green]No findings[/] for {escape(str(spec_path))}.")
     console.print(f"Region: {region}")
     console.print("Checked: " + ("; ".join(result.checked) or "nothing"))
     if result.skipped:

@@ -1,8 +1,11 @@
 """Hugging Face Hub sources: resolve ``hf://org/name[@revision]`` to a commit, check it, download it.
 
 The Hub is reached with ``huggingface_hub`` at ``HF_ENDPOINT`` (read when called, so a test or a
-mirror can point it elsewhere). A private model's token is ``HF_TOKEN`` where it is set (a local
-run, the CLI), else the Secrets Manager secret ``model.token_secret`` names (the functions on AWS).
+mirror can point it elsewhere). A private or gated model's token is ``HF_TOKEN`` where it is set,
+else the token ``hf auth login`` saved (``HF_TOKEN_PATH``, by default ``$HF_HOME/token``), else the
+Secrets Manager secret ``model.token_secret`` names (the functions on AWS). A refused token or no
+token (401, 403) is ``ModelSourceInvalid`` naming both fixes; a Hub that cannot be reached (the
+network, a proxy, ``HF_ENDPOINT``, ``HF_HUB_OFFLINE``) is ``HubUnreachable``: the spec was fine.
 What would fail conversion after a download is refused from the file listing first: no
 config.json, no weights, no tokenizer; the architecture is then checked on config.json alone.
 """
@@ -17,11 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from workflows.conversion.source import SHARD_INDEX, TOKENIZER_FILES, WEIGHT_FILES
-from workflows.errors import ModelSourceInvalid
+from workflows.errors import DeploybenchError, HubUnreachable, ModelSourceInvalid
 from workflows.spec.model import HubSource, ModelSpec, hub_source
 
 TOKEN_ENV = "HF_TOKEN"
 ENDPOINT_ENV = "HF_ENDPOINT"
+OFFLINE_ENV = "HF_HUB_OFFLINE"
+TOKEN_PATH_ENV = "HF_TOKEN_PATH"
 # What conversion reads: config, tokenizer, weights, and the sentence-transformers layout (pooling).
 # Other frameworks' weights (TensorFlow, Flax, ONNX, OpenVINO) are never downloaded.
 WANTED = (
@@ -33,8 +38,9 @@ WANTED = (
     "1_Pooling/*",
 )
 TOKEN_FIX = (
-    f"for a private or gated model set {TOKEN_ENV} (local runs, the CLI) or model.token_secret (a Secrets "
-    "Manager secret under deploybench/ read on AWS) to a token that can read it"
+    f"for a private or gated model export {TOKEN_ENV}=<token> or run `hf auth login` (a token that can read it; "
+    "for a gated model, accept its terms on its Hub page first); on AWS set model.token_secret (a Secrets "
+    "Manager secret under deploybench/)"
 )
 
 
@@ -51,14 +57,35 @@ class HubSnapshot:
         return f"hf://{self.source.repo}@{self.commit}"
 
 
+def token_file(environ: Mapping[str, str]) -> Path:
+    """Where ``hf auth login`` saves the token, as huggingface_hub finds it: ``HF_TOKEN_PATH``, else
+    ``$HF_HOME/token``, else ``$XDG_CACHE_HOME/huggingface/token``, else ``~/.cache/huggingface/token``."""
+    if environ.get(TOKEN_PATH_ENV):
+        return Path(environ[TOKEN_PATH_ENV]).expanduser()
+    home = environ.get("HF_HOME") or str(Path(environ.get("XDG_CACHE_HOME") or "~/.cache") / "huggingface")
+    return Path(home).expanduser() / "token"
+
+
+def saved_token(environ: Mapping[str, str]) -> str | None:
+    """The token ``hf auth login`` saved, or None."""
+    try:
+        return token_file(environ).read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
 def hub_token(model: ModelSpec, *, secretsmanager: Any | None, environ: Mapping[str, str]) -> str | None:
-    """The token for ``model``'s Hub source: ``HF_TOKEN``, else the spec's secret, else None (public).
+    """The token for ``model``'s Hub source: ``HF_TOKEN``, else the token ``hf auth login`` saved, else
+    the spec's secret, else None (public).
 
     Raises:
         ModelSourceInvalid: the secret is named but cannot be read here, naming both ways to give a token.
     """
     if environ.get(TOKEN_ENV):
         return environ[TOKEN_ENV]
+    saved = saved_token(environ)
+    if saved:
+        return saved
     if not model.token_secret:
         return None
     if secretsmanager is None:
@@ -88,8 +115,16 @@ def hub_token(model: ModelSpec, *, secretsmanager: Any | None, environ: Mapping[
     )
 
 
-def _hub_error(source: HubSource, error: Exception, *, token: str | None) -> ModelSourceInvalid:
-    from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
+def _hub_error(
+    source: HubSource, error: Exception, *, token: str | None, endpoint: str | None
+) -> DeploybenchError:
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HfHubHTTPError,
+        HFValidationError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
 
     where = f"hf://{source.repo}"
     if isinstance(error, RevisionNotFoundError):
@@ -97,24 +132,52 @@ def _hub_error(source: HubSource, error: Exception, *, token: str | None) -> Mod
             f"{where} has no revision {source.revision!r}.",
             fix=f"write hf://{source.repo}@<branch, tag or commit> with one the repo has, or drop '@...' for main",
         )
-    if isinstance(error, RepositoryNotFoundError):
-        refused = "the token given was refused or may not read it" if token else "no token was given"
+    refused = "the token given was refused or may not read it" if token else "no token was given"
+    status = (
+        error.response.status_code
+        if isinstance(error, HfHubHTTPError) and error.response is not None
+        else None
+    )
+    if isinstance(error, GatedRepoError):
         return ModelSourceInvalid(
-            f"the Hub does not show {where}: it does not exist, or it is private or gated and {refused}.",
+            f"{where} is gated (HTTP {status or 403}): {refused}, or its terms were not accepted.",
+            fix=TOKEN_FIX,
+        )
+    if isinstance(error, RepositoryNotFoundError):
+        locally = "" if status in (401, 403) else " (and no local folder has that name)"
+        return ModelSourceInvalid(
+            f"the Hub does not show {where}{locally}: it does not exist, or it is private or gated and "
+            f"{refused} (HTTP {status or 404}).",
             fix=f"check the id; {TOKEN_FIX}",
         )
-    if isinstance(error, HfHubHTTPError):
-        status = error.response.status_code if error.response is not None else "?"
-        fix = (
-            TOKEN_FIX
-            if status in (401, 403)
-            else "try again later, or download the model and pass its folder"
+    if isinstance(error, HfHubHTTPError) and status in (401, 403):
+        return ModelSourceInvalid(f"the Hub answered HTTP {status} for {where}: {refused}.", fix=TOKEN_FIX)
+    if isinstance(error, HfHubHTTPError) and status is not None and status < 500:
+        return ModelSourceInvalid(
+            f"the Hub answered HTTP {status} for {where}: {error}",
+            fix="check the id and revision, or download the model and pass its folder",
         )
-        return ModelSourceInvalid(f"the Hub answered HTTP {status} for {where}: {error}", fix=fix)
-    return ModelSourceInvalid(
-        f"the Hub cannot be reached for {where}: {type(error).__name__}: {error}",
-        fix=f"check the network (the convert function needs outbound HTTPS) or {ENDPOINT_ENV}; or download "
-        "the model and pass its folder",
+    if isinstance(error, HFValidationError):
+        return ModelSourceInvalid(f"{where} is not a Hub id: {error}", fix="write hf://org/name[@revision]")
+    # Anything else never got an answer from the Hub: the network, a proxy, HF_ENDPOINT, offline mode,
+    # or the Hub's own 5xx. The spec may be fine, so this is not a usage error.
+    return HubUnreachable(
+        f"the Hugging Face Hub cannot be reached for {where} at {_endpoint_named(endpoint)}: "
+        f"{type(error).__name__}: {error}",
+        fix=f"check the network (the convert function needs outbound HTTPS) and {ENDPOINT_ENV}; unset "
+        f"{OFFLINE_ENV} if it is set; or download the model (`hf download {source.repo} --local-dir DIR`) and "
+        "pass its folder",
+    )
+
+
+def _endpoint_named(endpoint: str | None) -> str:
+    """The endpoint asked, and whether offline mode is on (huggingface_hub reads it from the process's
+    environment), for the error text."""
+    import os
+
+    offline = os.environ.get(OFFLINE_ENV, "").strip().upper() in ("1", "ON", "YES", "TRUE")
+    return f"{ENDPOINT_ENV}={endpoint or 'https://huggingface.co'}" + (
+        f" with {OFFLINE_ENV}=1" if offline else ""
     )
 
 
@@ -128,13 +191,14 @@ def resolve(source: HubSource, *, token: str | None, endpoint: str | None) -> Hu
     """The commit ``source.revision`` names and the files to download, checked for config, weights, tokenizer.
 
     Raises:
-        ModelSourceInvalid: the repo or revision is unknown, private without a token, unreachable, or
-            lacks what conversion needs.
+        ModelSourceInvalid: the repo or revision is unknown, private or gated without a token, or lacks
+            what conversion needs.
+        HubUnreachable: no answer from the Hub (network, HF_ENDPOINT, HF_HUB_OFFLINE).
     """
     try:
         info = _api(endpoint, token).model_info(source.repo, revision=source.revision)
     except Exception as error:  # huggingface_hub and its HTTP client raise many types; each is named
-        raise _hub_error(source, error, token=token) from None
+        raise _hub_error(source, error, token=token, endpoint=endpoint) from None
     names = [str(sibling.rfilename) for sibling in info.siblings or []]
     snapshot = HubSnapshot(source, str(info.sha), wanted_files(f"hf://{source.repo}@{info.sha}", names))
     return snapshot
@@ -191,7 +255,7 @@ def download(snapshot: HubSnapshot, target: Path, *, token: str | None, endpoint
             max_workers=4,
         )
     except Exception as error:  # as in resolve: every failure is named with its fix
-        raise _hub_error(snapshot.source, error, token=token) from None
+        raise _hub_error(snapshot.source, error, token=token, endpoint=endpoint) from None
     return target
 
 
@@ -218,7 +282,7 @@ def fetch_json(
             f"{name} of {snapshot.where} is not valid JSON: {error}.", fix="re-save the model"
         ) from None
     except Exception as error:  # as in resolve
-        raise _hub_error(snapshot.source, error, token=token) from None
+        raise _hub_error(snapshot.source, error, token=token, endpoint=endpoint) from None
 
 
 def parse(source: str) -> HubSource:

@@ -73,7 +73,8 @@ def inspect_folder(path: Path) -> ModelFolder:
     if not path.is_dir():
         raise ModelSourceInvalid(
             f"model source {path} is not a folder.",
-            fix="point model.source at a Hugging Face model folder (config.json, weights, tokenizer)",
+            fix="point model.source at a Hugging Face model folder (config.json, weights, tokenizer), or at a "
+            "Hub id: hf://org/name[@revision] or org/name",
         )
     config_path = path / "config.json"
     if not config_path.is_file():

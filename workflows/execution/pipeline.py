@@ -31,11 +31,13 @@ TERMINAL = {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}
 
 @dataclass(frozen=True)
 class StateEvent:
-    kind: str  # entered | exited | failed | caught (exited after a failure)
+    kind: str  # entered | exited | retry (failed, tried again) | caught (exited after a failure) | failed
     state: str
     at: datetime
     seconds: float | None = None
     detail: str = ""
+    attempt: int = 0
+    """retry: which retry this is (1 for the first)."""
 
 
 @dataclass
@@ -66,7 +68,12 @@ def _detail(event: dict[str, Any]) -> dict[str, Any]:
 
 
 class Follower:
-    """Turns new history events into ``StateEvent``s (entered/exited/failed) with durations."""
+    """Turns new history events into ``StateEvent``s with durations.
+
+    A task's failure is held until the history says what became of it: the task scheduled again is
+    a ``retry`` (the definition's Retry), the state exited is ``caught`` (its Catch), and only the
+    execution ending with it is ``failed``. So a run that recovers never shows a failure mark.
+    """
 
     def __init__(self) -> None:
         self.seen = 0
@@ -74,6 +81,13 @@ class Follower:
         self.current: str | None = None
         self.states: list[str] = []
         self.failed: set[str] = set()
+        self.pending: StateEvent | None = None
+        self.retries: dict[str, int] = {}
+
+    def flush(self) -> list[StateEvent]:
+        """The failure still held when the execution ended: it failed the execution."""
+        held, self.pending = self.pending, None
+        return [held] if held else []
 
     def feed(self, events: list[dict[str, Any]]) -> list[StateEvent]:
         out: list[StateEvent] = []
@@ -83,23 +97,40 @@ class Follower:
             self.seen = event["id"]
             kind, at, detail = event["type"], event["timestamp"], _detail(event)
             if kind.endswith("StateEntered"):
+                out += self.flush()
                 name = detail["name"]
                 self.entered[name], self.current = at, name
                 self.failed.discard(name)
+                self.retries.pop(name, None)
                 self.states.append(name)
                 out.append(StateEvent("entered", name, at))
             elif kind.endswith("StateExited"):
                 name = detail["name"]
                 started = self.entered.get(name, at)
-                kind_out = "caught" if name in self.failed else "exited"
-                out.append(StateEvent(kind_out, name, at, (at - started).total_seconds()))
-            elif kind in {"TaskFailed", "LambdaFunctionFailed"} and self.current:
-                self.failed.add(self.current)
-                out.append(
-                    StateEvent(
-                        "failed", self.current, at, None, f"{detail.get('error')}: {detail.get('cause', '')}"
+                held, self.pending = self.pending, None
+                if name in self.failed:
+                    out.append(
+                        StateEvent(
+                            "caught", name, at, (at - started).total_seconds(), held.detail if held else ""
+                        )
                     )
+                else:
+                    out.append(StateEvent("exited", name, at, (at - started).total_seconds()))
+            elif kind in {"TaskScheduled", "LambdaFunctionScheduled"} and self.pending is not None:
+                held, self.pending = self.pending, None
+                self.failed.discard(held.state)  # tried again: the state has not failed (yet)
+                self.retries[held.state] = self.retries.get(held.state, 0) + 1
+                out.append(
+                    StateEvent("retry", held.state, held.at, None, held.detail, self.retries[held.state])
                 )
+            elif kind in {"TaskFailed", "LambdaFunctionFailed"} and self.current:
+                out += self.flush()
+                self.failed.add(self.current)
+                self.pending = StateEvent(
+                    "failed", self.current, at, None, f"{detail.get('error')}: {detail.get('cause', '')}"
+                )
+            elif kind in {"ExecutionFailed", "ExecutionTimedOut", "ExecutionAborted"}:
+                out += self.flush()
         return out
 
 
@@ -124,6 +155,8 @@ def follow(
         on_poll()
         status = description["status"]
         if status in TERMINAL:
+            for event in follower.flush():
+                on_event(event)
             break
         if timeout_s is not None and time.monotonic() - started > timeout_s:
             break

@@ -7,7 +7,7 @@ other; every member is frozen and refuses unknown fields, and every field says w
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field, field_validator, model_validator
 
@@ -394,3 +394,9 @@ Hosting = Annotated[
     | VllmHosting,
     Field(discriminator="mode"),
 ]
+
+
+def mode_names() -> tuple[str, ...]:
+    """Every ``hosting.mode``, in the union's order (``realtime`` first)."""
+    members = get_args(get_args(Hosting)[0])
+    return tuple(str(member.model_fields["mode"].default) for member in members)

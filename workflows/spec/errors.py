@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -63,8 +64,63 @@ def _unknown_field_fix(model: Any, loc: tuple[int | str, ...]) -> str:
     return f"remove it or check its spelling against `deploybench schema`{listed}"
 
 
+EACH_LINE_FIX = (
+    "change each field as its line says (`deploybench schema` lists every field and what it takes)"
+)
+"""The fix of a SpecInvalid whose message is ``explain``'s lines, each with its own fix."""
+
+_QUOTED = re.compile(r"'([^']*)'")
+
+
+def yaml_path(model: Any, loc: tuple[int | str, ...]) -> str:
+    """``loc`` as the YAML reads: a union member's tag left out (``hosting.workers``, not
+    ``hosting.realtime.workers``), list items as ``[0]``."""
+    current: Any = model
+    parts: list[str] = []
+    for part in loc:
+        if isinstance(part, int):
+            parts.append(f"[{part}]")
+            continue
+        if isinstance(current, _UnionOf) and part in current.by_tag:
+            current = current.by_tag[part]
+            continue
+        parts.append(("." if parts else "") + str(part))
+        current, _ = _walk(current, (part,))
+    return "".join(parts)
+
+
+def did_you_mean(given: object, accepted: list[str]) -> str:
+    """``did you mean 'realtime'? `` when one accepted value is close to ``given``, else ``""``."""
+    near = difflib.get_close_matches(str(given), accepted, n=1, cutoff=0.5)
+    return f"did you mean {near[0]!r}? " if near else ""
+
+
+def _leaves(data: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    if not isinstance(data, dict) or not data:
+        return [(prefix, data)] if prefix else []
+    found: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        found += _leaves(value, f"{prefix}.{key}" if prefix else str(key))
+    return found
+
+
+def _involved(message: str, value: Any) -> str:
+    """For a check across fields: only the fields the message names (``min_duration_s: 30, ...``),
+    never the whole section or spec; empty when it names none."""
+    if not isinstance(value, dict):
+        return f" (got {value!r})"
+    named = [
+        (path, leaf)
+        for path, leaf in _leaves(value)
+        if re.search(rf"(?<![\w.]){re.escape(path)}(?![\w])", message)
+        or re.search(rf"(?<![\w.]){re.escape(path.rsplit('.', 1)[-1])}(?![\w])", message)
+    ]
+    return f" (got {', '.join(f'{path}: {leaf!r}' for path, leaf in named)})" if named else ""
+
+
 def explain(error: ValidationError, model: type[BaseModel]) -> str:
-    """Turn a pydantic error into lines naming each field, the problem and the fix.
+    """Turn a pydantic error into lines naming each field as the YAML has it, the value, what is
+    accepted and the fix (a did-you-mean for every closed set: modes, tasks, precisions, ...).
 
     Args:
         error: what pydantic raised.
@@ -73,15 +129,39 @@ def explain(error: ValidationError, model: type[BaseModel]) -> str:
     lines = []
     for item in error.errors():
         loc = tuple(item["loc"])
-        where = ".".join(str(p) for p in loc) or "(top level)"
+        where = yaml_path(model, loc) or "(top level)"
         problem = item["msg"].removeprefix("Value error, ")
+        given = item.get("input")
+        got = f" (got {given!r})"
+        context = item.get("ctx") or {}
         if item["type"] == "extra_forbidden":
             problem = "unknown field"
             fix = _unknown_field_fix(model, loc)
         elif item["type"] == "missing":
             fix = _walk(model, loc)[1] or "add it"
+            got = ""
+        elif item["type"] == "union_tag_invalid":
+            # A misspelt hosting.mode: pydantic speaks of tags; the YAML has a field and its value.
+            field = str(context.get("discriminator", "mode")).strip("'")
+            tags = _QUOTED.findall(str(context.get("expected_tags", "")))
+            where = f"{where}.{field}" if where != "(top level)" else field
+            given = context.get("tag")
+            problem = f"{given!r} is not one of {', '.join(tags)}"
+            got = ""
+            fix = f"{did_you_mean(given, tags)}set {where} to one of them".strip()
+        elif item["type"] in ("literal_error", "enum"):
+            accepted = _QUOTED.findall(str(context.get("expected", "")))
+            problem = f"{given!r} is not one of {', '.join(accepted)}" if accepted else problem
+            got = ""
+            description = _walk(model, loc)[1]
+            fix = did_you_mean(given, accepted) + (description or f"use one of {', '.join(accepted)}")
         else:
             fix = _walk(model, loc)[1] or "see `deploybench schema`"
-        got = "" if item["type"] == "missing" else f" (got {item.get('input')!r})"
+            if isinstance(given, dict):
+                # A check across fields: the message names them; the section or spec is not repeated.
+                got = _involved(problem, given)
+                named = re.match(r"^([a-z_]+(?:\.[a-z_]+)+): ", problem)
+                if where == "(top level)" and named:
+                    where, problem = named.group(1), problem[len(named.group(0)) :]
         lines.append(f"{where}: {problem}{got}. Fix: {fix}")
     return "\n".join(lines)

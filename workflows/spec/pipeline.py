@@ -26,7 +26,7 @@ from workflows.images.accelerators import is_gpu_instance
 from workflows.models import Strict
 from workflows.remediation.spec import RemediationSpec as RemediationSpec
 from workflows.spec.enums import ProcessingInstanceType, Word
-from workflows.spec.errors import explain
+from workflows.spec.errors import EACH_LINE_FIX, explain
 from workflows.spec.model import BUNDLED_MODEL as BUNDLED_MODEL
 from workflows.spec.model import SOURCE_FORMS as SOURCE_FORMS
 from workflows.spec.model import ModelSpec as ModelSpec
@@ -325,7 +325,7 @@ def parse_spec(data: Any, *, origin: str = "spec") -> RunSpec:
     try:
         return RunSpec.model_validate(data)
     except ValidationError as error:
-        raise SpecInvalid(f"{origin} is invalid:\n{explain(error, RunSpec)}") from None
+        raise SpecInvalid(f"{origin} is invalid:\n{explain(error, RunSpec)}", fix=EACH_LINE_FIX) from None
 
 
 def load_spec(path: str | Path) -> RunSpec:

@@ -18,6 +18,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from workflows.errors import SpecInvalid
 from workflows.hosting.renames import DEPRECATED_INSTANCE_TYPES
 from workflows.models import Strict
+from workflows.spec.errors import EACH_LINE_FIX
 from workflows.spec.pipeline import RunSpec, explain, parse_spec
 
 # Run ids are ``<sweep id>-<index>``; a 20-character name keeps them within the 45 characters a
@@ -246,7 +247,7 @@ def parse_sweep(data: Any, *, origin: str = "sweep") -> SweepSpec:
     try:
         sweep = SweepSpec.model_validate(data)
     except ValidationError as error:
-        raise SpecInvalid(f"{origin} is invalid:\n{explain(error, SweepSpec)}") from None
+        raise SpecInvalid(f"{origin} is invalid:\n{explain(error, SweepSpec)}", fix=EACH_LINE_FIX) from None
     expand(sweep)
     return sweep
 
