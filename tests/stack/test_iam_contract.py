@@ -273,3 +273,32 @@ def test_the_benchmark_job_may_invoke_an_inference_component_as_the_reference_au
             Where(REGION, "123456789012").sagemaker("inference-component", "other"),
         ),
     )
+
+
+def test_the_benchmark_jobs_customer_key_is_granted_to_its_role_and_no_other_key() -> None:
+    # Given the job's volume and outputs encrypted with the stack's key (VolumeKmsKeyId, KmsKeyId)
+    from tests.stack.test_encryption import key_arn
+    from tests.support.iam_sagemaker import processing_key_use
+
+    where = Where(REGION, "123456789012")
+    stack_key = key_arn()
+    params = {
+        "ProcessingResources": {"ClusterConfig": {"VolumeKmsKeyId": stack_key}},
+        "ProcessingOutputConfig": {"KmsKeyId": stack_key, "Outputs": []},
+    }
+    used = processing_key_use(where, params)
+    # Then the job's role (the SageMaker role) may create the volume's grant, and encrypt and decrypt
+    assert {a.action for a in used} == {"kms:CreateGrant", "kms:GenerateDataKey", "kms:Decrypt"}
+    role = sagemaker_role()
+    assert [a.describe() for a in used if not allowed(role, a)] == []
+    # But a grant that is not for an AWS resource, and any other key, are refused
+    assert not allowed(role, Access("kms:CreateGrant", stack_key, {"kms:GrantIsForAWSResource": "false"}))
+    other = processing_key_use(
+        where,
+        {
+            "ProcessingResources": {
+                "ClusterConfig": {"VolumeKmsKeyId": "1234abcd-12ab-34cd-56ef-1234567890ab"}
+            }
+        },
+    )
+    assert other and not any(allowed(role, a) for a in other)
