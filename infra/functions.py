@@ -24,6 +24,7 @@ from infra.constants import IMAGE_DOCKERFILE, LOG_LEVEL, METRICS_NAMESPACE, ROOT
 from infra.network import Placement, StackNetwork, lambda_interfaces, placement
 from infra.permissions import Scope, function_statements
 from state_machines import FUNCTIONS, LambdaFunction
+from workflows.conversion.hub import FUNCTION_VPC_ENV
 from workflows.naming import CONVERSIONS_PREFIX
 from workflows.settings import KMS_KEY_ENV
 
@@ -75,6 +76,9 @@ class Functions(Construct):
             environment[KMS_KEY_ENV] = self.access.artifact_key.key.key_arn
         if row.container:
             environment["HF_HOME"] = "/tmp/huggingface"
+        if self.network is not None:
+            # The Hub is reached only through the VPC's NAT: a failed Hub call then names the VPC (hub.py).
+            environment[FUNCTION_VPC_ENV] = self.network.vpc_id
         return environment
 
     def _build_role(self, row: LambdaFunction, log_group: logs.LogGroup) -> iam.Role:

@@ -69,11 +69,14 @@ class SageMakerExecution(Construct):
         # A spec's hosting.vpc / benchmark.job_vpc: SageMaker attaches the containers' interfaces as this role.
         for statement in sagemaker_interfaces(stack, network):
             self.role.add_to_policy(statement)
+        # The benchmark job invokes the endpoint, and with InferenceComponentName the component: IAM
+        # authorizes InvokeEndpoint on both (Service Authorization Reference).
         self.role.add_to_policy(
             iam.PolicyStatement(
                 actions=["sagemaker:InvokeEndpoint"],
                 resources=[
-                    stack.format_arn(service="sagemaker", resource="endpoint", resource_name=f"{PREFIX}-*")
+                    stack.format_arn(service="sagemaker", resource=kind, resource_name=f"{PREFIX}-*")
+                    for kind in ("endpoint", "inference-component")
                 ],
             )
         )

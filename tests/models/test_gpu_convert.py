@@ -35,7 +35,7 @@ VERSION = "1.31.1"
         (
             {"instance_type_fallbacks": [GPU_INSTANCE]},
             "gpu",
-            "onnxruntime-gpu==1.31.1",
+            "onnxruntime-gpu==1.26.0",
             "CUDAExecutionProvider",
         ),
         (
@@ -45,7 +45,7 @@ VERSION = "1.31.1"
                 "accelerator_devices": 1,
             },
             "gpu",
-            "onnxruntime-gpu==1.31.1",
+            "onnxruntime-gpu==1.26.0",
             "CUDAExecutionProvider",
         ),
         ({"mode": "serverless"}, "cpu", "onnxruntime==1.31.1", "CPUExecutionProvider"),
@@ -58,14 +58,17 @@ def test_the_requirement_and_providers_follow_the_device(
     spec = parse_spec({"name": "gpu-test", "hosting": hosting})
     # When the convert step plans the serving
     plan = serving_plan(spec, VERSION)
-    # Then the requirement and the provider asked for follow the device
+    # Then the requirement and the provider asked for follow the device: on a GPU, the newest
+    # onnxruntime-gpu built for the HF DLC's CUDA 12 (1.27 and later link libcudart.so.13)
     assert (plan.device, plan.requirement, plan.providers[0]) == (device, requirement, first)
     assert (plan.cuda_major, plan.cudnn_major) == ((12, 9) if device == "gpu" else (None, None))
 
 
 def test_gpu_builds_and_image_cudnn_come_from_the_table() -> None:
-    # PyPI onnxruntime-gpu: CUDA 12 + cuDNN 9 from 1.19, CUDA 11.8 + cuDNN 8 before, unknown before 1.15
-    assert (gpu_build("1.31.1").cuda_major, gpu_build("1.31.1").cudnn_major) == (12, 9)  # type: ignore[union-attr]
+    # PyPI onnxruntime-gpu: CUDA 13 from 1.27, CUDA 12 + cuDNN 9 from 1.19, CUDA 11.8 + cuDNN 8 before,
+    # unknown before 1.15
+    assert (gpu_build("1.31.1").cuda_major, gpu_build("1.31.1").cudnn_major) == (13, 9)  # type: ignore[union-attr]
+    assert (gpu_build("1.26.0").cuda_major, gpu_build("1.26.0").cudnn_major) == (12, 9)  # type: ignore[union-attr]
     assert (gpu_build("1.18.0").cuda_major, gpu_build("1.18.0").cudnn_major) == (11, 8)  # type: ignore[union-attr]
     assert gpu_build("1.14.1") is None
     # The HF PyTorch DLC ships its PyTorch's cuDNN; an image the table does not know gives None

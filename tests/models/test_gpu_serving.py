@@ -206,10 +206,12 @@ def test_the_stand_in_serves_a_gpu_artifact_on_cpu_and_says_so(
     model_dir = tmp_path / "model"
     shutil.copytree(gpu_artifact, model_dir)
     note = serve_on_cpu(model_dir)
-    # Then the stand-in swaps in the CPU build of the same version and says so
+    # Then the stand-in swaps the CUDA 12 pin for the CPU build of the conversion's version, and says so
     assert note is not None and note.startswith(NOTE) and "requested CUDAExecutionProvider" in note
-    version = (gpu_artifact / "code" / "requirements.txt").read_text().strip().split("==")[1]
-    assert (model_dir / "code" / "requirements.txt").read_text() == f"onnxruntime=={version}\n"
+    assert (gpu_artifact / "code" / "requirements.txt").read_text().strip() == "onnxruntime-gpu==1.26.0"
+    converted = json.loads((gpu_artifact / MANIFEST_FILE).read_text())["onnxruntime_version"]
+    assert f"onnxruntime-gpu==1.26.0 is installed as onnxruntime=={converted}, the conversion's" in note
+    assert (model_dir / "code" / "requirements.txt").read_text() == f"onnxruntime=={converted}\n"
     # When the serving code loads it with the container's note
     monkeypatch.setenv(STAND_IN_ENV, NOTE)
     model = inference.model_fn(str(model_dir))

@@ -28,6 +28,8 @@ def test_a_gpu_artifact_is_served_on_cpu_locally_and_says_so(
 ) -> None:
     # Given the tiny BERT converted for ml.g5.xlarge (onnxruntime-gpu, CUDA provider)
     artifact = convert_for(gpu_spec(tiny_bert), tiny_bert, tmp_path / "gpu")
+    # pinning the newest onnxruntime-gpu built for the DLC's CUDA 12 (1.27 and later link CUDA 13)
+    assert (artifact / "code" / "requirements.txt").read_text().strip() == "onnxruntime-gpu==1.26.0"
     uri = upload_artifact(engine, artifact, "models/gpu/model.tar.gz", tmp_path)
     sagemaker = engine.client("sagemaker")
     # When it is deployed on a GPU instance type of the local SageMaker
@@ -50,6 +52,7 @@ def test_a_gpu_artifact_is_served_on_cpu_locally_and_says_so(
         timeout_s=30,
     )[-1]["text"]
     assert f"deploybench local SageMaker: {NOTE} (requested CUDAExecutionProvider)" in text
+    assert "code/requirements.txt's onnxruntime-gpu==1.26.0 is installed as onnxruntime==" in text
     assert f"GPU artifact served on CPU: {NOTE}" in text
     sagemaker.delete_endpoint(EndpointName="ep-gpu")
 

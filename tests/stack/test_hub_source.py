@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
 import shutil
+import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +25,7 @@ from tests.support.iam_recording import RECORDER, acting_as
 from tests.support.infra import synthesize
 from workflows import naming
 from workflows.conversion import hub
-from workflows.errors import ModelSourceInvalid, SpecInvalid, UnsupportedArchitecture
+from workflows.errors import HubUnreachable, ModelSourceInvalid, SpecInvalid, UnsupportedArchitecture
 from workflows.spec.model import ModelSpec
 from workflows.spec.model_source import check_model
 from workflows.steps.check_spec import pin_source
@@ -316,3 +322,67 @@ def test_a_hub_that_cannot_be_reached_is_hub_unreachable_exit_1_naming_hf_endpoi
     assert f"127.0.0.1:{port}" in error["message"]
     assert "HF_ENDPOINT" in error["fix"] and "HF_HUB_OFFLINE" in error["fix"]
     assert not (tmp_path / "a").exists()
+
+
+def image_env() -> dict[str, str]:
+    """The ENV of infra/image/Dockerfile, as the convert function's process sees it."""
+    text = (Path(__file__).resolve().parents[2] / "infra/image/Dockerfile").read_text(encoding="utf-8")
+    found: dict[str, str] = {}
+    for block in re.findall(r"^ENV\s+((?:.*\\\n)*.*)$", text, flags=re.MULTILINE):
+        for pair in shlex.split(block.replace("\\\n", " ")):
+            name, _, value = pair.partition("=")
+            found[name] = value
+    return found
+
+
+def test_convert_reaches_the_hub_in_the_images_environment_and_stays_offline_otherwise(
+    served: tuple[LocalHub, Path], tmp_path: Path
+) -> None:
+    # Given a private repo on the local Hub, and the convert image's ENV (HF_HUB_OFFLINE=1 among it)
+    server, folder = served
+    commit = server.add(REPO, folder, token=TOKEN)
+    environment = image_env()
+    assert environment["HF_HUB_OFFLINE"] == "1"
+    # (the task root is this checkout here, not /var/task; the flag and the rest are the image's)
+    environment |= {
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+        "PATH": os.environ["PATH"],
+        "HF_HOME": str(tmp_path / "hf-home"),
+        hub.ENDPOINT_ENV: server.url,
+        hub.TOKEN_ENV: TOKEN,
+    }
+    probe = (
+        "import json, sys; from pathlib import Path\n"
+        "import huggingface_hub.constants as c\n"
+        "from workflows.conversion import hub\n"
+        "from workflows.spec.model import ModelSpec\n"
+        "offline_before = c.HF_HUB_OFFLINE\n"
+        f"path, snapshot = hub.fetch(ModelSpec(source='hf://{REPO}'), secretsmanager=None, "
+        f"workdir=Path({str(tmp_path / 'w')!r}), environ=__import__('os').environ)\n"
+        "print(json.dumps([offline_before, snapshot.commit, (path / 'config.json').is_file(), c.HF_HUB_OFFLINE]))\n"
+    )
+    # When ConvertToOnnx's fetch runs in a fresh interpreter with that environment
+    completed = subprocess.run(
+        [sys.executable, "-c", probe], env=environment, capture_output=True, text=True, timeout=120
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    offline_before, fetched, has_config, offline_after = json.loads(completed.stdout.strip().splitlines()[-1])
+    # Then the hf:// source is downloaded at its commit (HF_ENDPOINT and HF_TOKEN honoured)...
+    assert (fetched, has_config) == (commit, True)
+    # ...and the process stays offline outside the Hub fetch (S3 sources, transformers' loads)
+    assert offline_before is True and offline_after is True
+
+
+def test_an_unreachable_hub_in_the_stacks_vpc_says_to_use_an_s3_source(tmp_path: Path) -> None:
+    # Given the convert function in the stack's VPC, whose subnets have no route to the internet
+    # (a closed local port stands for the Hub it cannot reach)
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    environ = {hub.ENDPOINT_ENV: f"http://127.0.0.1:{port}", hub.FUNCTION_VPC_ENV: "vpc-0123456789abcdef0"}
+    # When it fetches an hf:// source
+    with pytest.raises(HubUnreachable) as refused:
+        hub.fetch(ModelSpec(source=f"hf://{REPO}"), secretsmanager=None, workdir=tmp_path, environ=environ)
+    # Then the error names the VPC, why, and the S3 source to use instead
+    assert "runs in VPC vpc-0123456789abcdef0, whose subnets do not reach the internet" in str(refused.value)
+    assert refused.value.fix.startswith("use an S3 source")  # type: ignore[attr-defined]

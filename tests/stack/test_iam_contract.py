@@ -237,3 +237,69 @@ def test_the_polling_and_deploy_functions_outlast_their_longest_call() -> None:
         == by_placeholder["ReadUploadedSpecFunctionArn"].timeout_s
         == 900
     )
+
+
+def test_the_benchmark_job_may_invoke_an_inference_component_as_the_reference_authorizes_it() -> None:
+    # Given the Service Authorization Reference's InvokeEndpoint row: the endpoint and the component
+    from tests.stack.test_iam_tags import authorization_facts
+
+    actions = {k.lower(): v for k, v in authorization_facts()["sagemaker"]["Actions"].items()}
+    assert actions["invokeendpoint"]["Resources"] == ["endpoint", "inference-component"]
+    # When the benchmark job (the SageMaker role) invokes a component on its endpoint
+    from tests.support.iam_actions import accesses
+    from tests.support.iam_recording import Request
+
+    invoked = accesses(
+        Request(
+            None,
+            "sagemaker-runtime",
+            "InvokeEndpoint",
+            REGION,
+            {"EndpointName": "db-run-1-a1", "InferenceComponentName": COMPONENT, "Body": b"{}"},
+        ),
+        Where(REGION, "123456789012"),
+    )
+    # Then the evaluator asks for both resources, and the role is allowed both
+    assert sorted(a.resource.rsplit(":", 1)[1] for a in invoked) == [
+        "endpoint/db-run-1-a1",
+        f"inference-component/{COMPONENT}",
+    ]
+    role = sagemaker_role()
+    assert [a.describe() for a in invoked if not allowed(role, a)] == []
+    # But not a component outside the db-* names
+    assert not allowed(
+        role,
+        Access(
+            "sagemaker:InvokeEndpoint",
+            Where(REGION, "123456789012").sagemaker("inference-component", "other"),
+        ),
+    )
+
+
+def test_the_benchmark_jobs_customer_key_is_granted_to_its_role_and_no_other_key() -> None:
+    # Given the job's volume and outputs encrypted with the stack's key (VolumeKmsKeyId, KmsKeyId)
+    from tests.stack.test_encryption import key_arn
+    from tests.support.iam_sagemaker import processing_key_use
+
+    where = Where(REGION, "123456789012")
+    stack_key = key_arn()
+    params = {
+        "ProcessingResources": {"ClusterConfig": {"VolumeKmsKeyId": stack_key}},
+        "ProcessingOutputConfig": {"KmsKeyId": stack_key, "Outputs": []},
+    }
+    used = processing_key_use(where, params)
+    # Then the job's role (the SageMaker role) may create the volume's grant, and encrypt and decrypt
+    assert {a.action for a in used} == {"kms:CreateGrant", "kms:GenerateDataKey", "kms:Decrypt"}
+    role = sagemaker_role()
+    assert [a.describe() for a in used if not allowed(role, a)] == []
+    # But a grant that is not for an AWS resource, and any other key, are refused
+    assert not allowed(role, Access("kms:CreateGrant", stack_key, {"kms:GrantIsForAWSResource": "false"}))
+    other = processing_key_use(
+        where,
+        {
+            "ProcessingResources": {
+                "ClusterConfig": {"VolumeKmsKeyId": "1234abcd-12ab-34cd-56ef-1234567890ab"}
+            }
+        },
+    )
+    assert other and not any(allowed(role, a) for a in other)

@@ -23,6 +23,7 @@ from tests.support.infra import Synthesized, as_list, flat, policy_statements, s
 from workflows import clock
 from workflows.benchmark.job import processing_job_request
 from workflows.contracts import BenchmarkJobRequest, BenchmarkPlan, DeployResult
+from workflows.conversion.hub import FUNCTION_VPC_ENV
 from workflows.hosting.base import AwsClients
 from workflows.hosting.modes import strategy_for
 from workflows.spec.pipeline import parse_spec
@@ -102,6 +103,8 @@ def test_given_a_vpc_every_function_runs_in_its_subnets_and_groups() -> None:
         assert function["Properties"]["VpcConfig"] == {"SubnetIds": SUBNETS, "SecurityGroupIds": GROUPS}, (
             logical_id
         )
+        # and knows it: a Hub it cannot reach is then named as the VPC's missing NAT (conversion.hub)
+        assert function["Properties"]["Environment"]["Variables"][FUNCTION_VPC_ENV] == VPC_ID
         role = function["Properties"]["Role"]["Fn::GetAtt"][0]
         # The roles are the stack's own: Lambda's AWS managed VPC policy is not attached, its rights are inline
         assert "ManagedPolicyArns" not in synth.props(role), role
@@ -134,6 +137,7 @@ def test_given_a_vpc_the_sagemaker_role_creates_interfaces_only_there() -> None:
 def test_without_a_vpc_the_functions_run_outside_one() -> None:
     functions = synthesize().of_type("AWS::Lambda::Function").values()
     assert functions and all("VpcConfig" not in f["Properties"] for f in functions)
+    assert all(FUNCTION_VPC_ENV not in f["Properties"]["Environment"]["Variables"] for f in functions)
 
 
 @pytest.mark.parametrize(

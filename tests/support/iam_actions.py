@@ -165,7 +165,14 @@ def _sagemaker(request: Request, where: Where) -> list[Access]:
     if op in ("AddTags", "ListTags", "DeleteTags"):
         return [Access(action, str(p["ResourceArn"]), tag_context(p.get("Tags")))]
     if op == "InvokeEndpoint":
-        return [Access(action, where.sagemaker("endpoint", p["EndpointName"]))]
+        # With InferenceComponentName IAM authorizes the component as well as the endpoint (the
+        # Service Authorization Reference lists both resource types for InvokeEndpoint).
+        invoked = [Access(action, where.sagemaker("endpoint", p["EndpointName"]))]
+        if p.get("InferenceComponentName"):
+            invoked.append(
+                Access(action, where.sagemaker("inference-component", p["InferenceComponentName"]))
+            )
+        return invoked
     names = [(SAGEMAKER_NAMES[k], str(v)) for k, v in p.items() if k in SAGEMAKER_NAMES]
     if op in SAGEMAKER_CREATES:
         kind = SAGEMAKER_CREATES[op]

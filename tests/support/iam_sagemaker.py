@@ -42,6 +42,33 @@ def log_writes(where: Where, group: str, stream: str) -> list[Access]:
     ]
 
 
+def kms_key_arn(where: Where, key: str) -> str:
+    """A KmsKeyId as the ARN IAM evaluates (an id or alias is in the caller's account and region)."""
+    return (
+        key if key.startswith("arn:") else where.arn("kms", key if key.startswith("alias/") else f"key/{key}")
+    )
+
+
+def processing_key_use(where: Where, params: dict[str, Any]) -> list[Access]:
+    """A processing job's customer keys, used as its role (CreateProcessingJob: "the KMS key policy must
+    grant permission to the IAM role that you specify"): the volume's key is granted to the instance
+    (kms:CreateGrant for an AWS resource) and used to encrypt it; the outputs' key encrypts the uploads."""
+    found: list[Access] = []
+    volume = ((params.get("ProcessingResources") or {}).get("ClusterConfig") or {}).get("VolumeKmsKeyId")
+    if volume:
+        arn = kms_key_arn(where, str(volume))
+        found += [
+            Access("kms:CreateGrant", arn, {"kms:GrantIsForAWSResource": "true"}),
+            Access("kms:GenerateDataKey", arn),
+            Access("kms:Decrypt", arn),
+        ]
+    output = (params.get("ProcessingOutputConfig") or {}).get("KmsKeyId")
+    if output:
+        arn = kms_key_arn(where, str(output))
+        found += [Access("kms:GenerateDataKey", arn), Access("kms:Decrypt", arn)]
+    return found
+
+
 def _container(container: dict[str, Any]) -> list[Access]:
     granted = image_pull(str(container.get("Image", "")))
     if container.get("ModelDataUrl"):
@@ -83,6 +110,7 @@ def sagemaker_accesses(request: Request, where: Where) -> tuple[str | None, list
             granted.append(Access("s3:PutObject", s3_object(bucket, f"{key.rstrip('/')}/benchmark.json")))
         name = p["ProcessingJobName"]
         granted += log_writes(where, PROCESSING_JOB_LOG_GROUP, f"{name}/algo-1-1700000000")
+        granted += processing_key_use(where, p)
     # Imported here: that module builds on this one's Access and Where.
     from tests.support.iam_network import interface_accesses
 

@@ -27,8 +27,16 @@ def gpu_manifest(cpu_manifest: ArtifactManifest, tiny_bert: Path) -> ArtifactMan
     return cpu_manifest.model_copy(update={"serving": plan})
 
 
-def test_a_gpu_artifact_on_the_hf_gpu_image_passes(gpu_manifest: ArtifactManifest) -> None:
-    # onnxruntime-gpu 1.2x/1.3x is CUDA 12 + cuDNN 9; the HF DLC GPU image has CUDA 12.4 and PyTorch 2.6's cuDNN 9
+def test_a_gpu_artifact_on_the_hf_gpu_image_pins_the_newest_cuda_12_build_and_passes(
+    gpu_manifest: ArtifactManifest,
+) -> None:
+    # Given a GPU artifact converted with onnxruntime 1.31.1 (its GPU wheel links libcudart.so.13)
+    # for the HF DLC GPU image (CUDA 12.4, PyTorch 2.6's cuDNN 9)
+    assert gpu_manifest.onnxruntime_version == "1.31.1"
+    # Then its requirement pins 1.26.0, the newest onnxruntime-gpu whose wheel links libcudart.so.12
+    assert gpu_manifest.serving.requirement == "onnxruntime-gpu==1.26.0"
+    assert (gpu_manifest.serving.cuda_major, gpu_manifest.serving.cudnn_major) == (12, 9)
+    # And F36 passes it
     findings = check_gpu_runtime(
         instance_type=GPU_INSTANCE,
         image=HF_GPU_IMAGE,
@@ -62,8 +70,47 @@ def test_a_cuda_mismatch_is_blocked_naming_both_versions(gpu_manifest: ArtifactM
     # Then it is blocked, naming the build's CUDA/cuDNN and the image's CUDA
     assert [(f.id, f.severity) for f in findings] == [("F36", "blocking")]
     message = findings[0].message
-    assert f"onnxruntime-gpu {gpu_manifest.onnxruntime_version} is built for CUDA 12.x and cuDNN 9" in message
+    assert "onnxruntime-gpu 1.26.0 is built for CUDA 12.x and cuDNN 9" in message
     assert "has CUDA 13.2" in message
+    assert findings[0].fix.startswith("pin onnxruntime-gpu==1.31.1, the newest release built for CUDA 13")
+
+
+def test_a_cuda_13_pin_on_a_cu124_image_is_blocked(gpu_manifest: ArtifactManifest) -> None:
+    # Given code/requirements.txt pinning onnxruntime-gpu 1.31.1 (PyPI's wheel links libcudart.so.13,
+    # libcublas.so.13) for the HF DLC GPU image with CUDA 12.4
+    findings = check_gpu_runtime(
+        instance_type=GPU_INSTANCE,
+        image=HF_GPU_IMAGE,
+        manifest=gpu_manifest,
+        requirements="onnxruntime-gpu==1.31.1\n",
+    )
+    # Then F36 blocks it, naming both CUDA majors and the release to pin instead
+    assert [(f.id, f.severity) for f in findings] == [("F36", "blocking")]
+    assert "onnxruntime-gpu 1.31.1 is built for CUDA 13.x and cuDNN 9, but" in findings[0].message
+    assert "has CUDA 12.4" in findings[0].message
+    assert "libcudart.so.13" in findings[0].evidence
+    assert findings[0].fix.startswith("pin onnxruntime-gpu==1.26.0, the newest release built for CUDA 12")
+
+
+def test_the_tensorrt_engine_on_the_hf_dlc_is_refused_naming_libnvinfer(
+    gpu_manifest: ArtifactManifest,
+) -> None:
+    # Given a TensorRT artifact for the HF DLC GPU image, which ships no TensorRT
+    tensorrt = gpu_manifest.model_copy(
+        update={"serving": gpu_manifest.serving.model_copy(update={"engine": "tensorrt"})}
+    )
+    findings = check_gpu_runtime(
+        instance_type=GPU_INSTANCE,
+        image=HF_GPU_IMAGE,
+        manifest=tensorrt,
+        requirements=tensorrt.serving.requirement,
+    )
+    # Then F36 blocks it: the provider links libnvinfer.so.10, which neither the image nor PyPI ships
+    assert [(f.id, f.severity) for f in findings] == [("F36", "blocking")]
+    assert (
+        "links libnvinfer.so.10, libnvonnxparser.so.10, which the image does not ship" in findings[0].message
+    )
+    assert findings[0].fix.startswith("use convert.engine onnxruntime")
 
 
 def test_a_cudnn_mismatch_is_blocked(gpu_manifest: ArtifactManifest) -> None:

@@ -13,7 +13,8 @@ config.json, no weights, no tokenizer; the architecture is then checked on confi
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
@@ -27,6 +28,8 @@ TOKEN_ENV = "HF_TOKEN"
 ENDPOINT_ENV = "HF_ENDPOINT"
 OFFLINE_ENV = "HF_HUB_OFFLINE"
 TOKEN_PATH_ENV = "HF_TOKEN_PATH"
+FUNCTION_VPC_ENV = "DEPLOYBENCH_FUNCTION_VPC"
+"""Set on the functions of a stack deployed in a VPC (infra/functions.py): the VPC's id."""
 # What conversion reads: config, tokenizer, weights, and the sentence-transformers layout (pooling).
 # Other frameworks' weights (TensorFlow, Flax, ONNX, OpenVINO) are never downloaded.
 WANTED = (
@@ -116,7 +119,7 @@ def hub_token(model: ModelSpec, *, secretsmanager: Any | None, environ: Mapping[
 
 
 def _hub_error(
-    source: HubSource, error: Exception, *, token: str | None, endpoint: str | None
+    source: HubSource, error: Exception, *, token: str | None, endpoint: str | None, vpc: str | None = None
 ) -> DeploybenchError:
     from huggingface_hub.errors import (
         GatedRepoError,
@@ -159,6 +162,13 @@ def _hub_error(
         )
     if isinstance(error, HFValidationError):
         return ModelSourceInvalid(f"{where} is not a Hub id: {error}", fix="write hf://org/name[@revision]")
+    if vpc:
+        return HubUnreachable(
+            f"the Hub cannot be reached for {where}: this function runs in VPC {vpc}, whose subnets do not "
+            f"reach the internet (an isolated subnet, or no NAT gateway): {type(error).__name__}: {error}",
+            fix="use an S3 source: download the model, upload its folder to S3 and set model.source to "
+            "s3://bucket/prefix/; or route the stack's subnets through a NAT gateway",
+        )
     # Anything else never got an answer from the Hub: the network, a proxy, HF_ENDPOINT, offline mode,
     # or the Hub's own 5xx. The spec may be fine, so this is not a usage error.
     return HubUnreachable(
@@ -181,13 +191,33 @@ def _endpoint_named(endpoint: str | None) -> str:
     )
 
 
+@contextmanager
+def hub_online() -> Iterator[None]:
+    """huggingface_hub may make requests inside the block, whatever ``HF_HUB_OFFLINE`` says.
+
+    The convert image sets ``HF_HUB_OFFLINE=1`` so that nothing but an ``hf://`` fetch (transformers
+    loading a local folder, an S3 source) ever reaches a hub; huggingface_hub reads the flag once, at
+    import, into ``constants.HF_HUB_OFFLINE``, and checks that on every request.
+    """
+    import huggingface_hub.constants as constants
+
+    before = constants.HF_HUB_OFFLINE
+    constants.HF_HUB_OFFLINE = False
+    try:
+        yield
+    finally:
+        constants.HF_HUB_OFFLINE = before
+
+
 def _api(endpoint: str | None, token: str | None) -> Any:
     from huggingface_hub import HfApi
 
     return HfApi(endpoint=endpoint, token=token or False)
 
 
-def resolve(source: HubSource, *, token: str | None, endpoint: str | None) -> HubSnapshot:
+def resolve(
+    source: HubSource, *, token: str | None, endpoint: str | None, vpc: str | None = None
+) -> HubSnapshot:
     """The commit ``source.revision`` names and the files to download, checked for config, weights, tokenizer.
 
     Raises:
@@ -196,9 +226,10 @@ def resolve(source: HubSource, *, token: str | None, endpoint: str | None) -> Hu
         HubUnreachable: no answer from the Hub (network, HF_ENDPOINT, HF_HUB_OFFLINE).
     """
     try:
-        info = _api(endpoint, token).model_info(source.repo, revision=source.revision)
+        with hub_online():
+            info = _api(endpoint, token).model_info(source.repo, revision=source.revision)
     except Exception as error:  # huggingface_hub and its HTTP client raise many types; each is named
-        raise _hub_error(source, error, token=token, endpoint=endpoint) from None
+        raise _hub_error(source, error, token=token, endpoint=endpoint, vpc=vpc) from None
     names = [str(sibling.rfilename) for sibling in info.siblings or []]
     snapshot = HubSnapshot(source, str(info.sha), wanted_files(f"hf://{source.repo}@{info.sha}", names))
     return snapshot
@@ -235,7 +266,9 @@ def wanted_files(where: str, names: list[str]) -> list[str]:
     return sorted(wanted)
 
 
-def download(snapshot: HubSnapshot, target: Path, *, token: str | None, endpoint: str | None) -> Path:
+def download(
+    snapshot: HubSnapshot, target: Path, *, token: str | None, endpoint: str | None, vpc: str | None = None
+) -> Path:
     """Download the snapshot's files at its commit into ``target`` (its cache beside it); returns ``target``.
 
     Raises:
@@ -244,18 +277,19 @@ def download(snapshot: HubSnapshot, target: Path, *, token: str | None, endpoint
     from huggingface_hub import snapshot_download
 
     try:
-        snapshot_download(
-            snapshot.source.repo,
-            revision=snapshot.commit,
-            local_dir=str(target),
-            cache_dir=str(target.parent / "hub-cache"),
-            allow_patterns=snapshot.files,
-            token=token or False,
-            endpoint=endpoint,
-            max_workers=4,
-        )
+        with hub_online():
+            snapshot_download(
+                snapshot.source.repo,
+                revision=snapshot.commit,
+                local_dir=str(target),
+                cache_dir=str(target.parent / "hub-cache"),
+                allow_patterns=snapshot.files,
+                token=token or False,
+                endpoint=endpoint,
+                max_workers=4,
+            )
     except Exception as error:  # as in resolve: every failure is named with its fix
-        raise _hub_error(snapshot.source, error, token=token, endpoint=endpoint) from None
+        raise _hub_error(snapshot.source, error, token=token, endpoint=endpoint, vpc=vpc) from None
     return target
 
 
@@ -268,14 +302,15 @@ def fetch_json(
     if name not in snapshot.files:
         return {}
     try:
-        path = hf_hub_download(
-            snapshot.source.repo,
-            name,
-            revision=snapshot.commit,
-            cache_dir=str(target),
-            token=token or False,
-            endpoint=endpoint,
-        )
+        with hub_online():
+            path = hf_hub_download(
+                snapshot.source.repo,
+                name,
+                revision=snapshot.commit,
+                cache_dir=str(target),
+                token=token or False,
+                endpoint=endpoint,
+            )
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except ValueError as error:
         raise ModelSourceInvalid(
@@ -304,8 +339,9 @@ def fetch(
     source = parse(model.source)
     token = hub_token(model, secretsmanager=secretsmanager, environ=environ)
     endpoint = environ.get(ENDPOINT_ENV) or None
-    snapshot = resolve(source, token=token, endpoint=endpoint)
-    return download(snapshot, workdir / "source", token=token, endpoint=endpoint), snapshot
+    vpc = environ.get(FUNCTION_VPC_ENV) or None
+    snapshot = resolve(source, token=token, endpoint=endpoint, vpc=vpc)
+    return download(snapshot, workdir / "source", token=token, endpoint=endpoint, vpc=vpc), snapshot
 
 
 def pin(model: ModelSpec, *, secretsmanager: Any | None, environ: Mapping[str, str]) -> ModelSpec:
@@ -318,5 +354,10 @@ def pin(model: ModelSpec, *, secretsmanager: Any | None, environ: Mapping[str, s
     if source is None or source.pinned:
         return model
     token = hub_token(model, secretsmanager=secretsmanager, environ=environ)
-    snapshot = resolve(source, token=token, endpoint=environ.get(ENDPOINT_ENV) or None)
+    snapshot = resolve(
+        source,
+        token=token,
+        endpoint=environ.get(ENDPOINT_ENV) or None,
+        vpc=environ.get(FUNCTION_VPC_ENV) or None,
+    )
     return model.model_copy(update={"source": snapshot.where})

@@ -41,6 +41,9 @@ class GpuBuild:
     cuda_major: int
     cudnn_major: int
     note: str
+    tensorrt_major: int | None = None
+    sonames: tuple[str, ...] = ()
+    """What its providers link (NEEDED), when the table records the wheel; empty otherwise."""
 
 
 @lru_cache(maxsize=1)
@@ -65,8 +68,43 @@ def serving_engine(device: Device, engine: str) -> str:
     return "tensorrt" if engine == "tensorrt" else "cuda"
 
 
+def _major(sonames: list[str], library: str) -> int | None:
+    prefix = f"{library}.so."
+    majors = {int(s[len(prefix) :]) for s in sonames if s.startswith(prefix) and s[len(prefix) :].isdigit()}
+    return max(majors) if majors else None
+
+
+def recorded_builds() -> dict[str, GpuBuild]:
+    """The releases whose wheels the table records, with the majors their providers link."""
+    builds = {}
+    for row in build_table().get("wheels") or []:
+        sonames = sorted({*row.get("cuda", []), *row.get("tensorrt", [])})
+        cuda, cudnn = _major(sonames, "libcudart"), _major(sonames, "libcudnn")
+        if cuda is None or cudnn is None:
+            continue
+        builds[str(row["version"])] = GpuBuild(
+            str(row["version"]),
+            cuda,
+            cudnn,
+            f"its wheel {row['wheel']} links {', '.join(row.get('cuda', []))}",
+            _major(sonames, "libnvinfer"),
+            tuple(sonames),
+        )
+    return builds
+
+
+def newest_build_for(cuda_major: int) -> GpuBuild | None:
+    """The newest recorded release built for ``cuda_major`` (what a CUDA ``cuda_major`` image can load)."""
+    matching = [b for b in recorded_builds().values() if b.cuda_major == cuda_major]
+    return max(matching, key=lambda b: _version(b.version)) if matching else None
+
+
 def gpu_build(version: str) -> GpuBuild | None:
-    """The CUDA and cuDNN majors PyPI's onnxruntime-gpu ``version`` is built for; None before 1.15."""
+    """The CUDA and cuDNN majors PyPI's onnxruntime-gpu ``version`` is built for: from its recorded
+    wheel, else from the release ranges; None before 1.15."""
+    recorded = recorded_builds().get(version)
+    if recorded is not None:
+        return recorded
     found = None
     for row in build_table()["pypi_builds"]:
         if _version(version) >= _version(str(row["since"])):
@@ -88,8 +126,33 @@ def image_cudnn_major(image: str) -> int | None:
     return None
 
 
+def serving_image_cuda_major(hosting: Any) -> int | None:
+    """The CUDA major of the image a GPU artifact is served by: ``hosting.image``, else the HF PyTorch
+    inference GPU build the spec selects; None when the table does not say."""
+    from workflows.images.table import HF_INFERENCE, image_entry
+    from workflows.preflight.containers import image_cuda
+
+    image = getattr(hosting, "image", None)
+    if not image:
+        entry = image_entry(HF_INFERENCE, gpu=True, version=getattr(hosting, "image_version", None))
+        image = f"{entry['repository']}:{entry['tag']}"
+    cuda = image_cuda(str(image))
+    return cuda[0] if cuda else None
+
+
+def gpu_release(onnxruntime_version: str, image_cuda_major: int | None) -> str:
+    """The onnxruntime-gpu release a GPU artifact pins: the conversion's own when it is built for the
+    image's CUDA major (F01: the version parity was measured on), else the newest release built for
+    it (PyPI's 1.27 and later link CUDA 13, which a CUDA 12 image cannot load: F36)."""
+    own = gpu_build(onnxruntime_version)
+    if image_cuda_major is None or (own is not None and own.cuda_major == image_cuda_major):
+        return onnxruntime_version
+    newest = newest_build_for(image_cuda_major)
+    return newest.version if newest else onnxruntime_version
+
+
 def requirement_line(device: Device, onnxruntime_version: str) -> str:
-    """The onnxruntime line of ``code/requirements.txt``: the GPU build on a GPU, pinned to the
-    version parity was measured on (F01)."""
+    """The onnxruntime line of ``code/requirements.txt``: the CPU package pinned to the version parity
+    was measured on (F01), or the GPU build ``onnxruntime_version`` (see :func:`gpu_release`)."""
     package = GPU_PACKAGE if device == "gpu" else CPU_PACKAGE
     return f"{package}=={onnxruntime_version}"

@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from workflows.artifact.manifest import ServingPlan, TensorrtProfile
-from workflows.gpu.device import PROVIDERS, artifact_device, gpu_build, requirement_line, serving_engine
+from workflows.gpu.device import (
+    PROVIDERS,
+    artifact_device,
+    gpu_build,
+    gpu_release,
+    requirement_line,
+    serving_engine,
+    serving_image_cuda_major,
+)
 
 # A natural text of the benchmark (median 18 words) is 20-40 tokens: the profile is tuned for 32
 # and accepts anything up to the model's maximum.
@@ -39,15 +47,22 @@ def tensorrt_profiles(benchmark: Any, max_sequence_length: int) -> list[Tensorrt
 
 
 def serving_plan(spec: Any, onnxruntime_version: str) -> ServingPlan:
-    """What ``code/inference.py`` must run the graph on for ``spec``'s first instance type."""
+    """What ``code/inference.py`` must run the graph on for ``spec``'s first instance type.
+
+    On a GPU the requirement pins the onnxruntime-gpu release built for the serving image's CUDA
+    major, which may be older than the conversion's ``onnxruntime_version`` (F36).
+    """
     device = artifact_device(spec.hosting)
     engine = serving_engine(device, spec.convert.engine)
-    build = gpu_build(onnxruntime_version) if device == "gpu" else None
+    release = (
+        gpu_release(onnxruntime_version, serving_image_cuda_major(spec.hosting)) if device == "gpu" else ""
+    )
+    build = gpu_build(release) if device == "gpu" else None
     return ServingPlan(
         device=device,
         engine=engine,  # type: ignore[arg-type]
         providers=list(PROVIDERS[engine]),
-        requirement=requirement_line(device, onnxruntime_version),
+        requirement=requirement_line(device, release or onnxruntime_version),
         cuda_major=build.cuda_major if build else None,
         cudnn_major=build.cudnn_major if build else None,
         tensorrt_profiles=(

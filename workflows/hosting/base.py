@@ -34,7 +34,7 @@ from workflows.contracts import (
 from workflows.errors import SpecInvalid
 from workflows.hosting.network import endpoint_config_security, model_security
 from workflows.hosting.specs import _Instances, _ModelServer
-from workflows.images.accelerators import device_of
+from workflows.images.accelerators import device_of, is_arm64
 from workflows.images.table import HF_INFERENCE, image_uri
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check, Scope, run_declared
@@ -170,6 +170,14 @@ def image_for(family: str, hosting: ImageChoice, instance_type: str | None, regi
     explicit = hosting.image
     if explicit:
         return str(explicit)
+    if instance_type and is_arm64(instance_type):
+        raise SpecInvalid(
+            f"{instance_type} has an arm64 CPU (AWS Graviton, or Grace): every {family} image in "
+            "workflows/data/images.yaml is built for x86_64, so its container would not start (exec format "
+            "error), and the artifact's onnxruntime wheel is x86_64 too.",
+            fix="use an x86_64 instance type (ml.c7i, ml.m7i, ml.c6i), or set hosting.image to an image "
+            "built for linux/arm64",
+        )
     device = device_of(instance_type) if instance_type else "cpu"
     if device not in ("cpu", "gpu"):
         raise SpecInvalid(

@@ -24,7 +24,7 @@ from workflows.hosting.base import (
     image_for,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
-from workflows.hosting.sources import locate
+from workflows.hosting.sources import isolated_hub_ids, locate
 from workflows.hosting.specs import MAIN_MODEL, LmiHosting
 from workflows.hosting.staging import (
     StagedFile,
@@ -114,7 +114,8 @@ def _requirements(context: PreflightContext, hosting: LmiHosting) -> list[Findin
 
 def _sources(context: PreflightContext, hosting: LmiHosting) -> list[Finding]:
     sources = [context.spec.model.source, *(m.source for m in hosting.models)]
-    return spec_problem("model-source", lambda: [locate(s, mode="lmi") for s in sources])
+    found = spec_problem("model-source", lambda: [locate(s, mode="lmi") for s in sources])
+    return found or isolated_hub_ids(hosting, sources, mode="lmi")
 
 
 class LmiMode(InstanceMode[LmiHosting]):

@@ -31,11 +31,45 @@ KMS_FORMS = "a key id (1234abcd-...), a key ARN, alias/NAME or an alias ARN"
 # botocore: Subnets 1-16, SecurityGroupIds 1-5.
 MAX_SUBNETS = 16
 MAX_SECURITY_GROUPS = 5
-# Nitro instances with local NVMe storage encrypt it in hardware; CreateEndpointConfig fails when a
-# KmsKeyId is given for one of them (SageMaker API reference, CreateEndpointConfig KmsKeyId).
-LOCAL_STORAGE_FAMILIES = frozenset(
-    {"c5d", "m5d", "r5d", "c6id", "m6id", "r6id", "g4dn", "g5", "g6", "g6e", "p3dn", "p4d", "p4de", "p5"}
+# Nitro instances with local NVMe storage encrypt it in hardware; botocore's documentation of
+# CreateEndpointConfig KmsKeyId and of ProcessingClusterConfig VolumeKmsKeyId: a key is refused for
+# them. Which SageMaker families have it is derived from botocore's instance-type enums below: a
+# family whose attribute letters carry "d" (c5d, m6gd, r7gd, g4dn, p4de), and the families with NVMe
+# instance store whose names do not say so (EC2 instance types, "Instance store").
+NVME_WITHOUT_D = frozenset(
+    {
+        "g5",
+        "g6",
+        "g6e",
+        "g7e",
+        "p5",
+        "p5e",
+        "p5en",
+        "p6-b200",
+        "p6-b300",
+        "p6e-gb200",
+        "dl1",
+        "trn1",
+        "trn1n",
+        "trn2",
+    }
 )
+_FAMILY = re.compile(r"^([a-z]+)(\d+)([a-z]*)(-[a-z0-9]+)?$")
+
+
+def family_has_local_storage(family: str) -> bool:
+    """Whether a family (``g5``, ``c6gd``) carries NVMe instance store, by its name and NVME_WITHOUT_D."""
+    match = _FAMILY.match(family)
+    return family in NVME_WITHOUT_D or bool(match and "d" in match.group(3))
+
+
+def _sagemaker_families() -> set[str]:
+    from workflows.spec.enums import ENDPOINT_INSTANCE, PROCESSING_INSTANCE, accepted
+
+    return {t.split(".")[1] for shape in (ENDPOINT_INSTANCE, PROCESSING_INSTANCE) for t in accepted(shape)}
+
+
+LOCAL_STORAGE_FAMILIES = frozenset(f for f in _sagemaker_families() if family_has_local_storage(f))
 
 
 class VpcSpec(Strict):
@@ -159,6 +193,17 @@ class JobSecured(Strict):
     @classmethod
     def _key(cls, value: str | None) -> str | None:
         return _kms_key(value)
+
+    @model_validator(mode="after")
+    def _volume_key(self) -> Any:
+        job_type = str(getattr(self, "job_instance_type", ""))
+        if self.job_kms_key_id and has_local_storage(job_type):
+            raise ValueError(
+                f"job_kms_key_id is set but job_instance_type {job_type} carries local NVMe storage, which "
+                "SageMaker encrypts in hardware and for which CreateProcessingJob refuses a VolumeKmsKeyId; "
+                "drop job_kms_key_id or use a job instance type without local storage, such as ml.c5.xlarge"
+            )
+        return self
 
 
 def model_security(hosting: Any) -> dict[str, Any]:

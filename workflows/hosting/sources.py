@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
+from workflows.contracts import Finding
 from workflows.errors import SpecInvalid
 from workflows.spec.pipeline import BUNDLED_MODEL
 
@@ -34,6 +36,16 @@ def locate(source: str, *, mode: str) -> ModelLocation:
         return ModelLocation("hub", BUNDLED_HUB_ID)
     if source.startswith("s3://"):
         return ModelLocation("s3", source.rstrip("/") + "/")
+    if source.startswith("hf://"):
+        # The spec writes a bare org/name as hf://org/name; the container takes the plain id.
+        repo, _, revision = source.removeprefix("hf://").partition("@")
+        if revision:
+            raise SpecInvalid(
+                f"mode {mode} downloads {repo} from the Hub in its container, at the repo's default branch: "
+                f"it cannot pin the revision {revision!r}.",
+                fix=f"drop '@{revision}' from model.source, or download that revision and give its s3:// prefix",
+            )
+        source = repo
     if _HUB_ID.match(source) and not source.startswith((".", "/", "~")):
         return ModelLocation("hub", source)
     raise SpecInvalid(
@@ -42,3 +54,30 @@ def locate(source: str, *, mode: str) -> ModelLocation:
         fix="run with `deploybench run SPEC` (it uploads a local folder to the bucket and passes its s3:// prefix), "
         "or name an s3:// prefix or a Hub id",
     )
+
+
+def isolated_hub_ids(hosting: Any, sources: list[str], *, mode: str) -> list[Finding]:
+    """A network-isolated container reaches no Hub, so every model it loads must be an s3:// prefix."""
+    if not getattr(hosting, "network_isolation", False):
+        return []
+    hub_ids = []
+    for source in sources:
+        try:
+            where = locate(source, mode=mode)
+        except SpecInvalid:
+            continue  # the model-source check names it
+        if where.kind == "hub":
+            hub_ids.append(where.value)
+    if not hub_ids:
+        return []
+    return [
+        Finding(
+            id="model-source",
+            severity="blocking",
+            message=f"hosting.network_isolation is set, so the {mode} container reaches no network, but it "
+            f"would download {', '.join(hub_ids)} from the Hugging Face Hub at start: the model would never load.",
+            fix="give the model as an s3:// prefix (download it and upload the folder, or run `deploybench run` "
+            "with a local folder), or set hosting.network_isolation: false",
+            evidence=f"network_isolation true; Hub ids {hub_ids}",
+        )
+    ]

@@ -29,7 +29,7 @@ from workflows.hosting.base import (
     image_for,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
-from workflows.hosting.sources import locate
+from workflows.hosting.sources import isolated_hub_ids, locate
 from workflows.hosting.specs import VllmHosting
 from workflows.hosting.staging import read_manifest, uncompressed_model_data
 from workflows.images.table import VLLM
@@ -115,6 +115,7 @@ def _architecture(context: PreflightContext, hosting: VllmHosting) -> list[Findi
 
 def _environment(context: PreflightContext, hosting: VllmHosting) -> list[Finding]:
     found = spec_problem("model-source", lambda: requested_model(context.spec, hosting))
+    found = found or isolated_hub_ids(hosting, [hosting.model_id or context.spec.model.source], mode="vllm")
     if found:
         return found
     model_id, _ = requested_model(context.spec, hosting)

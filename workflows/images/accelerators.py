@@ -8,6 +8,7 @@ CUDA does not start on them, and their devices are not GPUs for placement (F08/F
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any, Literal
@@ -33,6 +34,18 @@ def family_of(instance_type: str) -> str:
     """``ml.p6-b200.48xlarge`` -> ``p6-b200``; empty for a name that is not ``ml.<family>.<size>``."""
     parts = instance_type.split(".")
     return parts[1] if len(parts) == 3 and parts[0] == "ml" else ""
+
+
+_GRAVITON = re.compile(r"^[a-z]+\d+g[a-z]*$")
+"""AWS Graviton (arm64) families: the generation digit is followed by ``g`` (c6g, c6gd, m7g, r8g)."""
+ARM64_ACCELERATED = frozenset({"p6e-gb200"})
+"""Accelerated families whose host CPU is Arm (Grace, in the GB200 superchip)."""
+
+
+def is_arm64(instance_type: str) -> bool:
+    """Whether the instance type's CPU is arm64 (Graviton, or Grace in ``p6e-gb200``)."""
+    family = family_of(instance_type)
+    return bool(_GRAVITON.match(family)) or family in ARM64_ACCELERATED
 
 
 def accelerator_kind(instance_type: str) -> str | None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from workflows.artifact.manifest import ArtifactManifest
 from workflows.artifact.requirements import requirement_names, requirements_of
 from workflows.contracts import Finding
-from workflows.gpu.device import CPU_PACKAGE, GPU_PACKAGE, gpu_build, image_cudnn_major
+from workflows.gpu.device import CPU_PACKAGE, GPU_PACKAGE, gpu_build, image_cudnn_major, newest_build_for
 from workflows.hosting.base import InstanceSettings
-from workflows.images.table import HF_INFERENCE, image_uri
-from workflows.preflight.containers import image_cuda
+from workflows.images.table import HF_INFERENCE, image_uri, repository_of
+from workflows.preflight.containers import image_cuda, image_entries
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check
 from workflows.spec.pipeline import is_gpu_instance
@@ -60,13 +60,18 @@ def _build_vs_image(version: str, image: str) -> list[Finding]:
         ]
     image_text = f"{image} has CUDA {cuda[0]}.{cuda[1]}" + (f" and cuDNN {cudnn}" if cudnn else "")
     if cuda[0] != build.cuda_major or (cudnn is not None and cudnn != build.cudnn_major):
+        fitting = newest_build_for(cuda[0])
+        pin = (
+            f"pin {GPU_PACKAGE}=={fitting.version}, the newest release built for CUDA {cuda[0]} (convert again: "
+            "the convert step pins it for the image)"
+            if fitting is not None
+            else f"no recorded {GPU_PACKAGE} release is built for CUDA {cuda[0]}"
+        )
         return [
             _finding(
                 f"{built}, but {image_text}: its CUDA provider would not load and onnxruntime would run the "
                 "model on the CPU with only a warning.",
-                f"use an image with CUDA {build.cuda_major}.x and cuDNN {build.cudnn_major} (the HF PyTorch "
-                "inference GPU image), or an onnxruntime-gpu built for the image's CUDA; no PyPI onnxruntime-gpu "
-                "is built for CUDA 13",
+                f"{pin}; or use an image with CUDA {build.cuda_major}.x and cuDNN {build.cudnn_major}",
                 f"{GPU_PACKAGE}=={version} ({build.note}); {image_text}",
             )
         ]
@@ -80,6 +85,33 @@ def _build_vs_image(version: str, image: str) -> list[Finding]:
             )
         ]
     return []
+
+
+TENSORRT_REFUSED = (
+    "its TensorRT provider links {sonames}, which the image does not ship, and the artifact cannot: PyPI "
+    "holds no TensorRT libraries (tensorrt-cu12-libs is a 15 kB source package that downloads them from "
+    "NVIDIA's own index while pip installs it, which the endpoint's container start, and any isolated "
+    "endpoint, cannot rely on). onnxruntime would fall back to the CUDA provider, or the serving code refuse to start."
+)
+
+
+def _tensorrt_vs_image(version: str, image: str) -> list[Finding]:
+    build = gpu_build(version)
+    sonames = [s for s in (build.sonames if build else ()) if s.startswith(("libnvinfer", "libnvonnxparser"))]
+    listed = ", ".join(sonames) or "libnvinfer.so.10"
+    shipped = any(e.get("tensorrt") for e in image_entries(image) if e.get("tag") == image.rsplit(":", 1)[-1])
+    if shipped:
+        return []
+    known = repository_of(image) == repository_of(image_uri(HF_INFERENCE, gpu=True, region="us-east-1"))
+    return [
+        _finding(
+            f"convert.engine tensorrt: {GPU_PACKAGE} {version} {TENSORRT_REFUSED.format(sonames=listed)}",
+            "use convert.engine onnxruntime (the CUDA provider: the image ships what it links), or set "
+            "hosting.image to an image that ships TensorRT 10 and record it (tensorrt) in workflows/data/images.yaml",
+            f"{GPU_PACKAGE}=={version}; {image}",
+            "blocking" if known else "warning",
+        )
+    ]
 
 
 def check_gpu_runtime(
@@ -123,7 +155,10 @@ def check_gpu_runtime(
                 evidence,
             )
         ]
-    return _build_vs_image(version, image)
+    found = _build_vs_image(version, image)
+    if manifest.serving.engine == "tensorrt":
+        found += _tensorrt_vs_image(version, image)
+    return found
 
 
 def gpu_runtime(context: PreflightContext, hosting: InstanceSettings) -> list[Finding]:

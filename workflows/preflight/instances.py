@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from workflows.contracts import Finding
-from workflows.images.accelerators import GPU, family_of, instance_table
+from workflows.images.accelerators import GPU, family_of, instance_table, is_arm64
 
 GIB_MB = 1024
 
@@ -79,7 +79,20 @@ def check_instance_types(instance_types: list[str], *, image: str | None = None)
         row = instance(name)
         family = (instance_table()["families"].get(family_of(name)) or {}).get("accelerator") or {}
         kind = family.get("kind")
-        if kind and kind != GPU and image is None:
+        if is_arm64(name) and image is None:
+            findings.append(
+                Finding(
+                    id="instance-type",
+                    severity="blocking" if position == 0 else "warning",
+                    message=f"{name} has an arm64 CPU (AWS Graviton, or Grace): the images deploybench picks "
+                    "(workflows/data/images.yaml) and the artifact's onnxruntime wheel are built for x86_64, "
+                    "so the container would fail with an exec format error.",
+                    fix="use an x86_64 instance type (ml.c7i, ml.m7i, ml.c6i), or set hosting.image to an "
+                    "image built for linux/arm64",
+                    evidence=f"{name}: arm64",
+                )
+            )
+        elif kind and kind != GPU and image is None:
             findings.append(
                 Finding(
                     id="instance-type",

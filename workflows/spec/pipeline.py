@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -213,6 +214,11 @@ class PreflightSpec(Strict):
         return value
 
 
+def _tag_character(char: str) -> bool:
+    """One character of botocore's TagKey/TagValue pattern ``[\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]``."""
+    return unicodedata.category(char)[0] in "LZN" or char in "_.:/=+-@"
+
+
 class RunSpec(Strict):
     """One run: convert, pack, deploy, warm up, benchmark, tear down."""
 
@@ -265,6 +271,12 @@ class RunSpec(Strict):
                 raise ValueError(
                     f"tag {key!r}: {text!r} is refused by AWS; keys take 1-128 characters and may not start "
                     "with 'aws:', values at most 256"
+                )
+            bad = sorted({c for c in key + text if not _tag_character(c)})
+            if bad:
+                raise ValueError(
+                    f"tag {key!r}: {text!r} holds {bad}, which SageMaker's tag pattern refuses (botocore "
+                    "TagKey/TagValue: letters, digits, spaces and _ . : / = + - @ only); drop or replace them"
                 )
         return value
 

@@ -2,7 +2,8 @@
 
 The artifact of a GPU spec pins ``onnxruntime-gpu`` and asks for the CUDA (or TensorRT) provider;
 its serving code refuses a CPU fallback (F36). Locally the container installs the CPU build of the
-same onnxruntime version instead (the wheelhouse holds no GPU build) and sets
+onnxruntime version the artifact was converted with instead (the wheelhouse holds that one only, and
+no GPU build; the GPU pin may be an older release built for the image's CUDA) and sets
 ``DEPLOYBENCH_SERVE_ON_CPU`` to a note: the serving code then runs the CPU provider and puts the
 note in the endpoint log and in every response, so a local result never passes for a GPU figure.
 """
@@ -28,15 +29,22 @@ def serve_on_cpu(model_dir: Path) -> str | None:
     manifest_path = model_dir / MANIFEST_FILE
     if not manifest_path.is_file():
         return None
-    serving = json.loads(manifest_path.read_text(encoding="utf-8")).get("serving") or {}
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    serving = manifest.get("serving") or {}
     if serving.get("device") != "gpu":
         return None
     requirements = model_dir / "code" / "requirements.txt"
     swapped = ""
     if requirements.is_file():
         lines = requirements.read_text(encoding="utf-8").splitlines()
+        converted = manifest.get("onnxruntime_version")
+        pinned = [line.strip() for line in lines if line.strip().startswith(f"{GPU_PACKAGE}=")]
         replaced = [
-            f"{CPU_PACKAGE}{line.strip()[len(GPU_PACKAGE) :]}"
+            (
+                f"{CPU_PACKAGE}=={converted}"
+                if converted
+                else f"{CPU_PACKAGE}{line.strip()[len(GPU_PACKAGE) :]}"
+            )
             if line.strip().startswith(f"{GPU_PACKAGE}=")
             else line
             for line in lines
@@ -44,6 +52,9 @@ def serve_on_cpu(model_dir: Path) -> str | None:
         if replaced != lines:
             requirements.write_text("\n".join(replaced) + "\n", encoding="utf-8")
             swapped = (
-                f"; code/requirements.txt's {GPU_PACKAGE} is installed as {CPU_PACKAGE} of the same version"
+                f"; code/requirements.txt's {pinned[0]} is installed as {CPU_PACKAGE}=={converted}, the "
+                "conversion's"
+                if converted
+                else f"; code/requirements.txt's {GPU_PACKAGE} is installed as {CPU_PACKAGE} of the same version"
             )
     return f"{NOTE} (requested {(serving.get('providers') or ['?'])[0]}){swapped}"
