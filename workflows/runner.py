@@ -74,6 +74,7 @@ class Follower:
         self.current: str | None = None
         self.states: list[str] = []
         self.failed: set[str] = set()
+        self.pools_line = ""
 
     def feed(self, events: list[dict[str, Any]]) -> list[StateEvent]:
         out: list[StateEvent] = []
@@ -92,7 +93,9 @@ class Follower:
                 name = detail["name"]
                 started = self.entered.get(name, at)
                 kind_out = "caught" if name in self.failed else "exited"
-                out.append(StateEvent(kind_out, name, at, (at - started).total_seconds()))
+                out.append(
+                    StateEvent(kind_out, name, at, (at - started).total_seconds(), self._pools(detail))
+                )
             elif kind in {"TaskFailed", "LambdaFunctionFailed"} and self.current:
                 self.failed.add(self.current)
                 out.append(
@@ -101,6 +104,19 @@ class Follower:
                     )
                 )
         return out
+
+    def _pools(self, detail: dict[str, Any]) -> str:
+        """The instance pools' counts when a state's output changed them (SageMaker's own fallback)."""
+        try:
+            output = json.loads(detail.get("output") or "{}")
+        except ValueError:
+            return ""
+        endpoint = output.get("endpoint") if isinstance(output, dict) else None
+        line = str((endpoint or {}).get("pools_line") or "") if isinstance(endpoint, dict) else ""
+        if not line or line == self.pools_line:
+            return ""
+        self.pools_line = line
+        return f"instance pools: {line}"
 
 
 def follow(
