@@ -326,3 +326,43 @@ def test_the_result_names_the_type_that_served() -> None:
     assert summary["instance_type"] == "ml.g5.xlarge"
     assert (summary["served_instance_types"], summary["mixed_fleet"]) == ({"ml.g5.xlarge": 1}, False)
     assert summary["instance_pools"] == GPU_TYPES
+
+
+def test_the_run_log_shows_the_pool_fallback_once_when_it_changes() -> None:
+    import json
+
+    from workflows.runner import Follower
+
+    # Given the history of a wait loop whose polls saw the pools at 0/0, then 0/1 twice
+    lines = ["priority 1 ml.g6.xlarge: 0; priority 2 ml.g5.xlarge: 0", *["priority 1 ml.g6.xlarge: 0, falling back; priority 2 ml.g5.xlarge: 1"] * 2]  # fmt: skip
+    events = []
+    for number, line in enumerate(lines):
+        at = clock.now() + timedelta(seconds=number)
+        output = json.dumps({"endpoint": {"pools_line": line}})
+        events += [
+            {"id": 2 * number + 1, "type": "TaskStateEntered", "timestamp": at, "stateEnteredEventDetails": {"name": "DescribeEndpoint"}},
+            {"id": 2 * number + 2, "type": "TaskStateExited", "timestamp": at, "stateExitedEventDetails": {"name": "DescribeEndpoint", "output": output}},
+        ]  # fmt: skip
+    # When the follower turns them into the run's log events
+    details = [event.detail for event in Follower().feed(events) if event.kind == "exited"]
+    # Then the fallback is shown when the counts change, not on every poll
+    assert details == [f"instance pools: {lines[0]}", f"instance pools: {lines[1]}", ""]
+
+
+def test_the_report_labels_a_mixed_fleet() -> None:
+    from workflows.reports.markdown import _summary
+    from workflows.reports.result import _fleet_label
+
+    # Given a pooled run's hosting where both types held an instance while it measured
+    hosting = {
+        "mode": "realtime",
+        "instance_type": "ml.g6.xlarge",
+        "instance_pools": GPU_TYPES,
+        "served_instance_types": {"ml.g6.xlarge": 1, "ml.g5.xlarge": 1},
+        "mixed_fleet": True,
+    }
+    result = {"status": "SUCCEEDED", "schema_version": 1, "hosting": hosting, "fleet": _fleet_label(hosting)}
+    result["measured_on"] = {"where": "aws", "instance_type": "ml.g6.xlarge", "label": "measured on AWS"}
+    # Then report.md's summary says the figures are a mixture of both types
+    [line] = [line for line in _summary(result) if "instance pools" in line]
+    assert "MIXED FLEET (ml.g6.xlarge × 1, ml.g5.xlarge × 1)" in line and "not any one type's" in line
