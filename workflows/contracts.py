@@ -314,6 +314,9 @@ class BenchmarkJobStatus(Contract):
     waited_s: float = 0.0
     started_at: datetime
     ended_at: datetime | None = None
+    fleet_before: dict[str, int] = Field(
+        default_factory=dict, description="A pooled endpoint's instances per type when the job started."
+    )
 
 
 class BenchmarkJobRequest(StepRequest):
