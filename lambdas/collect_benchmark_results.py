@@ -18,7 +18,7 @@ from workflows.steps.collect_benchmark_results import collect
 @metrics.log_metrics
 @event_parser(model=BenchmarkJobRequest)
 def handler(event: BenchmarkJobRequest, context: LambdaContext) -> dict[str, Any]:
-    result = collect(event, s3=clients.s3())
+    result = collect(event, s3=clients.s3(), sagemaker=clients.sagemaker())
     logger.info("benchmark collected", extra={"run_id": event.run_id, "shapes": len(result.shapes)})
     metrics.add_metric(name="BenchmarkSeconds", unit=MetricUnit.Seconds, value=result.seconds)
     return result.model_dump(mode="json")

@@ -19,7 +19,11 @@ from workflows.steps.run_benchmark import benchmark
 @event_parser(model=BenchmarkRequest)
 def handler(event: BenchmarkRequest, context: LambdaContext) -> dict[str, Any]:
     result = benchmark(
-        event, runtime=clients.sagemaker_runtime(), s3=clients.s3(), settings=clients.settings()
+        event,
+        runtime=clients.sagemaker_runtime(),
+        s3=clients.s3(),
+        settings=clients.settings(),
+        sagemaker=clients.sagemaker(),
     )
     logger.info("measured", extra={"run_id": event.run_id, "shapes": len(result.shapes)})
     metrics.add_metric(name="BenchmarkSeconds", unit=MetricUnit.Seconds, value=result.seconds)

@@ -130,6 +130,13 @@ class DeployResult(Contract):
     endpoint_config_name: str
     model_names: list[str]
     instance_type: str
+    instance_pools: list[str] = Field(
+        default_factory=list,
+        description="The variant's InstancePools by priority (instance_type first); empty: one type.",
+    )
+    provision_timeout_s: int | None = Field(
+        None, description="VariantInstanceProvisionTimeoutInSeconds of a pooled variant."
+    )
     created_at: datetime
     mode: str = Field("realtime", description="The hosting mode that created the endpoint.")
     target: dict[str, str] = Field(
@@ -182,6 +189,12 @@ class EndpointStatus(Contract):
         "endpoint", description="What the wait loop is waiting for: endpoint, components, ready."
     )
     components: list[ComponentStatus] = Field(default_factory=list)
+    instance_pools: dict[str, int] = Field(
+        default_factory=dict, description="CurrentInstanceCount per pooled instance type, priority order."
+    )
+    pools_line: str = Field(
+        "", description="The pools as the run's log shows them, e.g. 'priority 1 ...: 0'."
+    )
 
 
 class DescribeRequest(StepRequest):
@@ -315,6 +328,9 @@ class BenchmarkJobStatus(Contract):
     waited_s: float = 0.0
     started_at: datetime
     ended_at: datetime | None = None
+    fleet_before: dict[str, int] = Field(
+        default_factory=dict, description="A pooled endpoint's instances per type when the job started."
+    )
 
 
 class BenchmarkJobRequest(StepRequest):
@@ -330,6 +346,11 @@ class BenchmarkResult(Contract):
     warm_checks: list[ShapeWarmup] = Field(default_factory=list)
     detail_uri: str = Field("", description="Every figure: windows, latency samples, environment, policy.")
     seconds: float
+    fleet: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Pooled endpoints: instances per type before and after the measurement, the types "
+        "that served, and whether they were mixed (workflows/hosting/pools.py fleet).",
+    )
 
 
 class ErrorInfo(Contract):

@@ -108,6 +108,43 @@ def test_a_retried_start_follows_the_job_it_already_created(aws: Aws) -> None:
     assert status.status == "InProgress"
 
 
+def test_a_pooled_endpoint_records_its_types_when_the_job_starts(aws: Aws) -> None:
+    # Given a pooled deploy (instance pools ml.g6.xlarge then ml.g5.xlarge) whose second pool serves
+    pooled = ["ml.g6.xlarge", "ml.g5.xlarge"]
+    request = job_request()
+    request = request.model_copy(
+        update={"deploy": request.deploy.model_copy(update={"instance_pools": pooled})}
+    )
+    described = {
+        "EndpointName": "db-run-j-a1",
+        "EndpointArn": "arn:aws:sagemaker:us-east-1:123456789012:endpoint/db-run-j-a1",
+        "EndpointConfigName": "db-run-j-a1",
+        "EndpointStatus": "InService",
+        "CreationTime": clock.now(),
+        "LastModifiedTime": clock.now(),
+        "ProductionVariants": [
+            {
+                "VariantName": "primary",
+                "CurrentInstanceCount": 1,
+                "InstancePools": [
+                    {"InstanceType": "ml.g6.xlarge", "CurrentInstanceCount": 0},
+                    {"InstanceType": "ml.g5.xlarge", "CurrentInstanceCount": 1},
+                ],
+            }
+        ],
+    }
+    sagemaker = boto3.client("sagemaker", region_name="us-east-1")
+    with Stubber(sagemaker) as stub:
+        stub.add_response("create_processing_job", {"ProcessingJobArn": "arn:job"}, None)
+        stub.add_response("describe_endpoint", described, {"EndpointName": "db-run-j-a1"})
+        # When the job starts
+        status = start(request, sagemaker=sagemaker, s3=aws.s3, settings=SETTINGS)
+    # Then the pools' counts at its start are kept for CollectBenchmarkResults, and polls keep them
+    assert status.fleet_before == {"ml.g6.xlarge": 0, "ml.g5.xlarge": 1}
+    polled = benchmark_job.job_status(request.model_copy(update={"job": status}), SETTINGS, "InProgress", 1)
+    assert polled.fleet_before == status.fleet_before
+
+
 def run_job_script(folder: Path, *, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """Run the uploaded entry script the way the job does, with pydantic and yaml unimportable and
     this repository nowhere on the path: only the shipped bundle can satisfy its imports."""

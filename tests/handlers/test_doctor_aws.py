@@ -159,3 +159,20 @@ def test_a_zero_endpoint_quota_fails_and_an_unlisted_one_is_unverified() -> None
     assert found["ml.g5.xlarge"].status == FAIL and "request an increase" in found["ml.g5.xlarge"].detail
     assert found["ml.c6i.xlarge"].status == OK
     assert found["ml.p5.48xlarge"].status == UNVERIFIED
+
+
+def test_a_zero_quota_on_every_pooled_type_is_named_as_a_quota_limit_not_capacity() -> None:
+    quotas = boto3.client(
+        "service-quotas", region_name=REGION, aws_access_key_id="x", aws_secret_access_key="x"
+    )
+    # Given two pooled types, both at zero endpoint quota
+    listed = [
+        {"QuotaName": "ml.g6.xlarge for endpoint usage", "Value": 0.0},
+        {"QuotaName": "ml.g5.xlarge for endpoint usage", "Value": 0.0},
+    ]
+    with Stubber(quotas) as stub:
+        stub.add_response("list_service_quotas", {"Quotas": listed}, {"ServiceCode": "sagemaker"})
+        found = check_quotas(quotas, ["ml.g6.xlarge", "ml.g5.xlarge"])
+    # Then the doctor says pools cannot help: it is the quota, not capacity
+    [pools] = [c for c in found if c.subject == "instance pools"]
+    assert pools.status == FAIL and "a quota limit, not a capacity stall" in pools.detail

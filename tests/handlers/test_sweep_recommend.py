@@ -98,6 +98,18 @@ def test_a_run_over_the_target_is_not_ranked_and_says_why() -> None:
     assert reason == "b8/natural: 3 errors"
 
 
+def test_a_mixed_fleet_run_is_not_recommended_as_a_type() -> None:
+    # Given the cheapest run measured while two pooled types served (a scale-out onto the second pool)
+    mixed = summary_run(0, SMALL, {1: 10.0, 4: 20.0})
+    mixed.hosting |= {"served_instance_types": {SMALL: 1, LARGE: 1}, "mixed_fleet": True}
+    runs = [mixed, summary_run(1, LARGE, {1: 30.0, 4: 60.0})]
+    # When ranked, Then the one-type run is recommended and the mixed one says why it is not
+    recommendation = recommend(runs, RecommendPolicy(p99_ms=100, batch_size=8))
+    top, left_out = recommendation.ranked
+    assert (top.run_id, top.recommended) == ("run-1", True)
+    assert left_out.rank is None and left_out.reason.startswith("mixed fleet (ml.c6i.xlarge, ml.c6i.2xlarge)")
+
+
 def test_an_unstable_point_ranks_after_every_stable_one_and_is_flagged() -> None:
     # Given the cheaper small type measured unstably, the large one stably
     cheap, steady = summary_run(0, SMALL, {4: 80.0}), summary_run(1, LARGE, {4: 60.0})

@@ -34,8 +34,12 @@ def test_a_capacity_stall_redeploys_on_the_next_instance_type_and_teardown_delet
 ) -> None:
     # Given no capacity for the first instance type: Creating, no variants, frozen LastModifiedTime,
     # and Failed only after the field's 50 minutes (F06)
+    # (capacity: recreate: one type per endpoint, deploybench's own fallback)
     plan = FaultPlan(faults=[Fault(id="F06", instance_types=["ml.c6i.xlarge"])])
-    spec = fast_spec(tiny_bert, hosting={"instance_type_fallbacks": ["ml.c6i.xlarge", "ml.c6i.2xlarge"]})
+    spec = fast_spec(
+        tiny_bert,
+        hosting={"instance_type_fallbacks": ["ml.c6i.xlarge", "ml.c6i.2xlarge"], "capacity": "recreate"},
+    )
     state = PipelineState(run_id="rem-stall-1", spec=spec)
     # When the pipeline runs
     finished = run_to_the_end(state, tmp_path, time_scale=TIME_SCALE, fault_plan=plan)
@@ -69,8 +73,41 @@ def test_a_capacity_stall_redeploys_on_the_next_instance_type_and_teardown_delet
     assert serving_processes() == []
 
 
+def test_instance_pools_fall_back_to_the_second_type_within_one_endpoint(
+    tiny_bert: Path, tmp_path: Path
+) -> None:
+    # Given no capacity for the first instance type (F06) and two types, sent as instance pools
+    plan = FaultPlan(faults=[Fault(id="F06", instance_types=["ml.c6i.xlarge"])])
+    spec = fast_spec(tiny_bert, hosting={"instance_type_fallbacks": ["ml.c6i.xlarge", "ml.c6i.2xlarge"]})
+    state = PipelineState(run_id="pools-1", spec=spec)
+    # When the pipeline runs
+    finished = run_to_the_end(state, tmp_path, time_scale=TIME_SCALE, fault_plan=plan)
+    outcome, result = finished.outcome, finished.result
+    # Then SageMaker's own fallback served it: one attempt, one endpoint, no remediation
+    assert outcome.status == "SUCCEEDED", outcome.cause
+    assert "PlanRemediation" not in outcome.states
+    assert (result["deploy"]["endpoint_name"], result["hosting"]["attempts"]) == ("db-pools-1-a1", 1)
+    assert result["deploy"]["instance_pools"] == ["ml.c6i.xlarge", "ml.c6i.2xlarge"]
+    # And the wait saw the fallback, and result.json names the type that served
+    assert (
+        result["endpoint"]["pools_line"]
+        == "priority 1 ml.c6i.xlarge: 0, falling back; priority 2 ml.c6i.2xlarge: 1"
+    )
+    assert result["hosting"]["instance_type"] == "ml.c6i.2xlarge"
+    assert result["hosting"]["served_instance_types"] == {"ml.c6i.2xlarge": 1}
+    assert result["fleet"]["mixed"] is False
+    # And the benchmark recorded the fleet before and after measuring, one type throughout
+    assert result["benchmark"]["fleet"]["before"] == {"ml.c6i.xlarge": 0, "ml.c6i.2xlarge": 1}
+    assert result["benchmark"]["fleet"]["served"] == ["ml.c6i.2xlarge"]
+    # And the cost is the served type's instance hours
+    assert any(line["item"] == "endpoint ml.c6i.2xlarge × 1" for line in result["cost"]["lines"])
+    assert finished.left == EMPTY
+    assert serving_processes() == []
+
+
 def test_a_stall_on_every_listed_type_fails_once_the_list_is_empty(tiny_bert: Path, tmp_path: Path) -> None:
-    # Given no capacity anywhere, and two types listed
+    # Given no capacity anywhere, and two types listed: the first attempt pools both (SageMaker's
+    # fallback runs out at the pools' provision timeout), the second recreates on the second type
     plan = FaultPlan(faults=[Fault(id="F06", stall_minutes=12)])
     spec = fast_spec(tiny_bert, wait={"stall_threshold_min": 5})
     state = PipelineState(run_id="rem-stall-2", spec=spec)
@@ -96,6 +133,11 @@ def test_a_stall_on_every_listed_type_fails_once_the_list_is_empty(tiny_bert: Pa
     assert [(r["attempt"], r["applied"]) for r in history] == [(1, True), (2, False)]
     assert "no fallback instance type left" in history[1]["reason"]
     assert result["diagnosis"]["id"] == "F06"
+    # And the first attempt was diagnosed as pools exhausted, then recreated on the next type
+    assert "instance pools exhausted" in history[0]["diagnosis_title"]
+    assert history[0]["changes"] == [
+        {"setting": "instance_type", "before": "ml.c6i.xlarge", "after": "ml.c6i.2xlarge"}
+    ]
     # And teardown deleted the stalled endpoints once they failed
     assert "endpoint/db-rem-stall-2-a2" in result["teardown"]["deleted"]
     assert finished.left == EMPTY

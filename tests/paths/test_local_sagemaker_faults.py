@@ -149,6 +149,50 @@ def test_f06_capacity_stall_has_no_variants_a_frozen_timestamp_then_fails_with_a
     assert "PendingDeploymentSummary" not in final
 
 
+def test_f06_on_every_pool_type_stalls_with_each_pool_at_zero_then_fails_at_the_provision_timeout(
+    make_engine: Any, tiny_artifact: Path, tmp_path: Path
+) -> None:
+    engine = make_engine(Fault(id="F06", instance_types=["ml.g6.xlarge", "ml.g5.xlarge"], stall_minutes=50))
+    uri = upload_artifact(engine, tiny_artifact, "m/model.tar.gz", tmp_path)
+    sagemaker = engine.client("sagemaker")
+    # Given a pooled variant (ml.g6.xlarge, then ml.g5.xlarge; 600 s provision timeout), both out of capacity
+    sagemaker.create_model(ModelName="pooled", ExecutionRoleArn=ROLE, PrimaryContainer=container(uri))
+    pools = [{"InstanceType": "ml.g6.xlarge", "Priority": 1}, {"InstanceType": "ml.g5.xlarge", "Priority": 2}]
+    variant = {
+        "VariantName": "primary",
+        "ModelName": "pooled",
+        "InitialInstanceCount": 1,
+        "InstancePools": pools,
+    }
+    sagemaker.create_endpoint_config(
+        EndpointConfigName="pooled",
+        ProductionVariants=[{**variant, "VariantInstanceProvisionTimeoutInSeconds": 600}],
+    )
+    sagemaker.create_endpoint(EndpointName="pooled", EndpointConfigName="pooled")
+    early = sagemaker.describe_endpoint(EndpointName="pooled")
+    # Then it is Creating with no variants, its pending deployment reports each pool at 0, no one type
+    assert early["EndpointStatus"] == "Creating" and "ProductionVariants" not in early
+    [waiting] = early["PendingDeploymentSummary"]["ProductionVariants"]
+    assert "InstanceType" not in waiting
+    assert waiting["InstancePools"] == [
+        {"InstanceType": "ml.g6.xlarge", "CurrentInstanceCount": 0},
+        {"InstanceType": "ml.g5.xlarge", "CurrentInstanceCount": 0},
+    ]
+    # When the 600 s provision timeout passes (simulated), long before the 50-minute stall
+    clock.advance(601)
+    final = endpoint_settled(sagemaker, "pooled", timeout_s=30)[-1]
+    # Then SageMaker's fallback gave up: Failed, still without variants
+    assert final["EndpointStatus"] == "Failed" and "ProductionVariants" not in final
+    # And a pool's override model must exist (CreateEndpointConfig refuses an unknown one)
+    with pytest.raises(ClientError, match="pooled-cpu"):
+        sagemaker.create_endpoint_config(
+            EndpointConfigName="override",
+            ProductionVariants=[
+                {**variant, "InstancePools": [{**pools[0], "ModelNameOverride": "pooled-cpu"}]}
+            ],
+        )
+
+
 def ic_endpoint(engine: LocalEngine, uri: str, instance_type: str) -> Any:
     sagemaker = engine.client("sagemaker")
     sagemaker.create_model(ModelName="m", ExecutionRoleArn=ROLE, PrimaryContainer=container(uri))

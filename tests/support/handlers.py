@@ -96,7 +96,9 @@ def deployed_state(handler: ModuleType, run_id: str, instance_types: list[str], 
     imports: the README's steps index names it so) created its realtime endpoint in moto."""
     from tests.support.hosting import BUCKET, request
 
-    deploy_request = request({"mode": "realtime", "instance_type_fallbacks": instance_types}, **spec)
+    # moto's CreateEndpointConfig requires InstanceType (it has no InstancePools): one type per endpoint.
+    hosting = {"mode": "realtime", "instance_type_fallbacks": instance_types, "capacity": "recreate"}
+    deploy_request = request(hosting, **spec)
     deploy_request = deploy_request.model_copy(update={"run_id": run_id})
     return PipelineState(
         run_id=run_id,

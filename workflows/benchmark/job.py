@@ -140,4 +140,5 @@ def job_status(
             polls + 1, initial=wait.poll_initial_s, maximum=wait.poll_max_s, backoff=wait.backoff
         ),
         started_at=request.job.started_at if request.job else clock.now(),
+        fleet_before=request.job.fleet_before if request.job else {},
     )

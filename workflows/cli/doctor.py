@@ -193,6 +193,17 @@ def check_quotas(quotas: ServiceQuotasClient, instance_types: list[str]) -> list
                     + ("" if value > 0 else ": request an increase in the Service Quotas console"),
                 )
             )
+    if len(found) > 1 and all(check.status == FAIL for check in found):
+        found.append(
+            DoctorCheck(
+                "quotas",
+                "instance pools",
+                FAIL,
+                "every listed type has a zero endpoint quota: neither instance pools nor deploybench's "
+                "fallbacks can find an instance (a quota limit, not a capacity stall, F06); request an "
+                "increase for at least one type",
+            )
+        )
     return found
 
 

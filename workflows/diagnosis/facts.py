@@ -16,6 +16,7 @@ from workflows.clock import as_datetime
 from workflows.diagnosis.evidence import Evidence
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.hosting.polling import stalled_for
+from workflows.hosting.pools import pool_counts, served_types
 from workflows.spec.pipeline import is_gpu_instance
 
 FactValue = bool | str | None
@@ -64,11 +65,60 @@ def gpu_instance(evidence: Evidence) -> FactValue:
     return is_gpu_instance(evidence.instance_type) if evidence.instance_type else None
 
 
+def _pools(evidence: Evidence) -> list[str]:
+    variants = (evidence.endpoint_config or {}).get("ProductionVariants") or [{}]
+    pools = sorted(variants[0].get("InstancePools") or [], key=lambda p: int(p.get("Priority") or 0))
+    return [str(pool.get("InstanceType")) for pool in pools]
+
+
+def _provision_timeout_s(evidence: Evidence) -> float:
+    variants = (evidence.endpoint_config or {}).get("ProductionVariants") or [{}]
+    return float(variants[0].get("VariantInstanceProvisionTimeoutInSeconds") or 0)
+
+
+def pools_provisioning(evidence: Evidence) -> FactValue:
+    """A pooled endpoint still within its provision timeout, no pool's instance yet: SageMaker is
+    still walking the pools, which is no capacity failure yet (F06 waits for the timeout)."""
+    types = _pools(evidence)
+    endpoint = evidence.endpoint
+    if not types:
+        return False if evidence.endpoint_config else None
+    if not endpoint or evidence.observed_at is None:
+        return None
+    if endpoint.get("EndpointStatus") != "Creating" or served_types(pool_counts(endpoint, types)):
+        return False
+    stalled = stalled_for(endpoint, evidence.observed_at)
+    return stalled is not None and stalled < max(_provision_timeout_s(evidence), evidence.stall_threshold_s)
+
+
+def pools_exhausted(evidence: Evidence) -> FactValue:
+    """F06 with instance pools: Failed, or Creating past the provision timeout, and no pool ever
+    got an instance (SageMaker's own fallback ran out)."""
+    types = _pools(evidence)
+    endpoint = evidence.endpoint
+    if not types:
+        return False if evidence.endpoint_config else None
+    if not endpoint:
+        return None
+    if (
+        served_types(pool_counts(endpoint, types))
+        or endpoint.get("ProductionVariants")
+        and any((v.get("CurrentInstanceCount") or 0) > 0 for v in endpoint["ProductionVariants"])
+    ):
+        return False
+    if endpoint.get("EndpointStatus") == "Failed":
+        return True
+    return pools_provisioning(evidence) is False and endpoint.get("EndpointStatus") == "Creating"
+
+
 def stalled_creating(evidence: Evidence) -> FactValue:
-    """F06: Creating, no ProductionVariants, LastModifiedTime frozen past the stall threshold."""
+    """F06: Creating, no ProductionVariants, LastModifiedTime frozen past the stall threshold (for a
+    pooled endpoint, past its provision timeout too)."""
     endpoint = evidence.endpoint
     if not endpoint or evidence.observed_at is None:
         return None
+    if pools_provisioning(evidence):
+        return False
     stalled = stalled_for(endpoint, evidence.observed_at)
     return stalled is not None and stalled >= evidence.stall_threshold_s
 
@@ -196,6 +246,8 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "serverless": serverless,
     "gpu_instance": gpu_instance,
     "stalled_creating": stalled_creating,
+    "pools_provisioning": pools_provisioning,
+    "pools_exhausted": pools_exhausted,
     "failed_without_instance": failed_without_instance,
     "stalled_in_polls": stalled_in_polls,
     "copies_short": copies_short,

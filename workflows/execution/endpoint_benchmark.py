@@ -25,6 +25,7 @@ from workflows.benchmark.policy import POLICIES, policy_for
 from workflows.benchmark.run_config import config_for
 from workflows.benchmark.run_config import warmup_concurrency as default_warmup_clients
 from workflows.errors import DeployRejected, SpecInvalid
+from workflows.hosting.pools import pool_counts, served_types
 from workflows.reports.files import write_report
 from workflows.reports.result import bench_result
 from workflows.spec.pipeline import BenchmarkSpec
@@ -68,6 +69,17 @@ def describe_hosting(sagemaker: SageMakerClient, endpoint_name: str) -> dict[str
         "instance_type": variant.get("InstanceType"),
         "instance_count": live_count or variant.get("InitialInstanceCount") or 1,
     }
+    pooled = [
+        str(p["InstanceType"])
+        for p in sorted(variant.get("InstancePools") or [], key=lambda p: p["Priority"])
+    ]
+    if pooled:
+        # A pooled variant has no one InstanceType: the types holding instances are what is measured.
+        served = served_types(pool_counts(dict(endpoint), pooled))
+        hosting.update(
+            instance_type=next(iter(served)) if len(served) == 1 else pooled[0], instance_pools=pooled
+        )
+        hosting.update(served_instance_types=served, mixed_fleet=len(served) > 1)
     if variant.get("ServerlessConfig"):
         hosting.update(mode="serverless", memory_size_mb=variant["ServerlessConfig"].get("MemorySizeInMB"))
     elif (variant.get("ManagedInstanceScaling") or {}).get("MinInstanceCount") == 0:

@@ -83,6 +83,7 @@ class Follower:
         self.failed: set[str] = set()
         self.pending: StateEvent | None = None
         self.retries: dict[str, int] = {}
+        self.pools_line = ""
 
     def flush(self) -> list[StateEvent]:
         """The failure still held when the execution ended: it failed the execution."""
@@ -115,7 +116,9 @@ class Follower:
                         )
                     )
                 else:
-                    out.append(StateEvent("exited", name, at, (at - started).total_seconds()))
+                    out.append(
+                        StateEvent("exited", name, at, (at - started).total_seconds(), self._pools(detail))
+                    )
             elif kind in {"TaskScheduled", "LambdaFunctionScheduled"} and self.pending is not None:
                 held, self.pending = self.pending, None
                 self.failed.discard(held.state)  # tried again: the state has not failed (yet)
@@ -132,6 +135,19 @@ class Follower:
             elif kind in {"ExecutionFailed", "ExecutionTimedOut", "ExecutionAborted"}:
                 out += self.flush()
         return out
+
+    def _pools(self, detail: dict[str, Any]) -> str:
+        """The instance pools' counts when a state's output changed them (SageMaker's own fallback)."""
+        try:
+            output = json.loads(detail.get("output") or "{}")
+        except ValueError:
+            return ""
+        endpoint = output.get("endpoint") if isinstance(output, dict) else None
+        line = str((endpoint or {}).get("pools_line") or "") if isinstance(endpoint, dict) else ""
+        if not line or line == self.pools_line:
+            return ""
+        self.pools_line = line
+        return f"instance pools: {line}"
 
 
 def follow(

@@ -31,7 +31,8 @@ from workflows.contracts import (
     DescribeRequest,
     PreflightResult,
 )
-from workflows.errors import SpecInvalid
+from workflows.errors import PreflightBlocked, SpecInvalid
+from workflows.hosting import pools
 from workflows.hosting.network import endpoint_config_security, model_security
 from workflows.hosting.specs import _Instances, _ModelServer
 from workflows.images.accelerators import device_of, is_arm64
@@ -275,6 +276,8 @@ class HostingMode(ABC, Generic[SpecT]):
     """The ``images.yaml`` family the mode deploys unless ``hosting.image`` is set."""
     image_devices: ClassVar[tuple[str, ...]] = ("cpu", "gpu")
     """The devices the mode deploys that family on (its checks refuse the others)."""
+    supports_pools: ClassVar[bool] = False
+    """The mode's variant may carry InstancePools (``workflows/hosting/pools.py``)."""
 
     def spec_of(self, spec: RunSpec) -> SpecT:
         """The spec's hosting section as this mode's own spec type.
@@ -331,11 +334,22 @@ class HostingMode(ABC, Generic[SpecT]):
         ]
         config = naming.endpoint_config_name(request.run_id, attempt)
         endpoint = naming.endpoint_name(request.run_id, attempt)
+        variant = self.variant(planned.hosting, instance_type=instance_type, models=models)
+        types = pools.pool_types(
+            planned.hosting, request.attempt.instance_type_index, supported=self.supports_pools
+        )
+        if types:
+            variant = pools.pooled_for(request.spec, planned.hosting, variant, types)
+            problems = pools.variant_problems(variant)
+            if problems:
+                raise PreflightBlocked(
+                    f"instance pools {', '.join(types)}: {'; '.join(problems)}.", fix=pools.MIXED_DEVICES_FIX
+                )
         create_endpoint(
             clients.sagemaker,
             config=config,
             endpoint=endpoint,
-            variants=[self.variant(planned.hosting, instance_type=instance_type, models=models)],
+            variants=[variant],
             tags=tags,
             hosting=planned.hosting,
             **self.endpoint_config_extra(settings),
@@ -345,6 +359,8 @@ class HostingMode(ABC, Generic[SpecT]):
             endpoint_config_name=config,
             model_names=models,
             instance_type=instance_type,
+            instance_pools=types,
+            provision_timeout_s=variant.get("VariantInstanceProvisionTimeoutInSeconds"),
             created_at=clock.now(),
             mode=self.mode,
             effective_hosting=planned.hosting.model_dump(mode="json"),
@@ -386,7 +402,10 @@ class HostingMode(ABC, Generic[SpecT]):
 
 
 class InstanceMode(HostingMode[InstancesT]):
-    """A mode on instances: the attempt's instance type from the fallbacks, one variant on it."""
+    """A mode on instances: the attempt's instance type from the fallbacks, one variant on it (or
+    the fallbacks as instance pools, unless the mode says it has none)."""
+
+    supports_pools: ClassVar[bool] = True
 
     def instance_type(self, request: DeployRequest, hosting: InstancesT) -> str:
         return instance_type_for(request, hosting.instance_type_fallbacks)

@@ -33,6 +33,7 @@ from workflows.hosting.checks import (
     each_instance_type,
     memory_check,
 )
+from workflows.hosting.pools import POOLS
 from workflows.hosting.realtime import hf_container, hf_image
 from workflows.hosting.specs import MAIN_MODEL, InferenceComponentHosting
 from workflows.preflight.accelerators import ComponentPlacement, check_accelerator_devices, check_copies
@@ -261,7 +262,7 @@ class ComponentsMode(InstanceMode[ComponentsT]):
 class InferenceComponentMode(ComponentsMode[InferenceComponentHosting]):
     mode = "inference-component"
     spec_type = InferenceComponentHosting
-    checks = (*COMPONENT_CHECKS, GPU_RUNTIME)
+    checks = (*COMPONENT_CHECKS, POOLS, GPU_RUNTIME)
 
 
 STRATEGY = InferenceComponentMode()

@@ -24,6 +24,7 @@ from workflows.hosting.base import (
     image_for,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
+from workflows.hosting.pools import POOLS
 from workflows.hosting.sources import isolated_hub_ids, locate
 from workflows.hosting.specs import MAIN_MODEL, LmiHosting
 from workflows.hosting.staging import (
@@ -130,6 +131,7 @@ class LmiMode(InstanceMode[LmiHosting]):
     )
     checks = (
         INSTANCE_TYPES,
+        POOLS,
         Check("the CPU image gets the model's Python packages", ("F17",), _requirements),
         Check(
             "every model is an s3:// prefix or a Hub id the container can load", ("model-source",), _sources

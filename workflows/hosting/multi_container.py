@@ -69,6 +69,8 @@ def _containers_per_instance(hosting: MultiContainerHosting) -> int:
 class MultiContainerMode(InstanceMode[MultiContainerHosting]):
     mode = "multi-container"
     spec_type = MultiContainerHosting
+    # AWS documents pools for single-model endpoints and inference components only.
+    supports_pools = False
     # Direct mode refuses GPU instances (F04).
     image_devices = ("cpu",)
     checks = (

@@ -16,6 +16,7 @@ from workflows.hosting.base import (
     model_server_environment,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, STARTUP_TIMEOUT, memory_check
+from workflows.hosting.pools import POOLS
 from workflows.hosting.specs import RealtimeHosting
 from workflows.images.table import HF_INFERENCE
 from workflows.preflight.gpu import GPU_RUNTIME
@@ -48,6 +49,7 @@ class RealtimeMode(InstanceMode[RealtimeHosting]):
     spec_type = RealtimeHosting
     checks = (
         INSTANCE_TYPES,
+        POOLS,
         Check(
             "model x workers vs instance memory",
             ("F02", "F07"),

@@ -136,6 +136,8 @@ def _scaling(context: PreflightContext, hosting: ScaleToZeroHosting) -> list[Fin
 class ScaleToZeroMode(ComponentsMode[ScaleToZeroHosting]):
     mode = "scale-to-zero"
     spec_type = ScaleToZeroHosting
+    # Pools are not documented with ManagedInstanceScaling down to zero instances.
+    supports_pools = False
     uses_scaling = True
     local_blocker = (
         "Application Auto Scaling is moto's locally, which refuses the "

@@ -25,6 +25,8 @@ SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
 MAX_CONTAINERS = 15
 # Fallbacks are tried one by one after a capacity stall; remediation.next_instance_type allows 10.
 MAX_INSTANCE_TYPES = 11
+# CreateEndpointConfig's InstancePoolList takes 1-5 pools (botocore: InstancePoolList max 5).
+MAX_INSTANCE_POOLS = 5
 _IMAGE_VERSION = (
     "Build of the mode's image in workflows/data/images.yaml (deploybench images lists them), e.g. "
     "4.51.3 for the HF inference DLC with transformers 4.51.3; empty: the table's default (HF: "
@@ -55,6 +57,18 @@ class _Instances(Secured):
             "Only the first is deployed and measured; the next is tried only when the one before has no "
             "capacity (F06) or too little memory (F07). To measure several types, sweep them "
             "(matrix.instance_types). Formerly instance_types."
+        ),
+    )
+    capacity: Literal["pools", "recreate"] = Field(
+        "pools",
+        description=(
+            "How a capacity stall (F06) moves to the next type of instance_type_fallbacks. 'pools': the "
+            f"types (up to {MAX_INSTANCE_POOLS} from the attempt's) become the endpoint config's "
+            "InstancePools in that order and SageMaker falls back by itself within one endpoint, where the "
+            "mode supports pools (realtime, inference-component, triton, lmi, vllm); deploybench recreates on "
+            "the next type only once the pools are exhausted. 'recreate': one type per endpoint, deploybench "
+            "tears the stalled endpoint down and recreates it on the next type (also what modes without "
+            "pools do). CPU and GPU types in one pool list need one artifact per device: use 'recreate' there."
         ),
     )
     instance_count: int = Field(1, ge=1, le=10, description="Instances behind the endpoint.")

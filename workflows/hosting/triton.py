@@ -20,6 +20,7 @@ from workflows.hosting.base import (
     image_for,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, each_instance_type
+from workflows.hosting.pools import POOLS
 from workflows.hosting.specs import TritonHosting
 from workflows.hosting.staging import (
     StagedFile,
@@ -80,6 +81,7 @@ class TritonMode(InstanceMode[TritonHosting]):
     )
     checks = (
         INSTANCE_TYPES,
+        POOLS,
         Check(
             "config.pbtxt parses, backend file names, complete weights",
             ("F19", "F23", "F22"),

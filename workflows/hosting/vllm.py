@@ -29,6 +29,7 @@ from workflows.hosting.base import (
     image_for,
 )
 from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
+from workflows.hosting.pools import POOLS
 from workflows.hosting.sources import isolated_hub_ids, locate
 from workflows.hosting.specs import VllmHosting
 from workflows.hosting.staging import read_manifest, uncompressed_model_data
@@ -143,6 +144,7 @@ class VllmMode(InstanceMode[VllmHosting]):
     )
     checks = (
         INSTANCE_TYPES,
+        POOLS,
         Check("architecture in vLLM's registry", ("F25",), _architecture, ("artifact",)),
         Check("SM_VLLM_* name the requested model, pooling runner", ("F26",), _environment),
         Check("pair separator known for the model family", ("F27",), _pairs, ("artifact",)),

@@ -29,7 +29,9 @@ BEHAVIOUR: dict[str, str] = {
     "F04": "CreateEndpoint with a GPU instance type and InferenceExecutionConfig Direct is rejected with the field's text.",
     "F05": "CreateModel/CreateEndpoint with a multi-container model whose image lacks accept-bind-to-port is rejected.",
     "F06": "The endpoint stays Creating with no ProductionVariants and LastModifiedTime frozen 1 s after creation; "
-    "after stall_minutes (simulated) it turns Failed with an empty FailureReason.",
+    "after stall_minutes (simulated) it turns Failed with an empty FailureReason. With InstancePools, a pool "
+    "on such a type gets no instance and the next pool by priority serves; when every pool's type is "
+    "planned, the endpoint stalls until stall_minutes or the variant's provision timeout, whichever is first.",
     "F08": "CreateInferenceComponent on a GPU instance without NumberOfAcceleratorDevicesRequired is rejected.",
     "F09": "Inference component copies beyond the instance's GPUs are not placed (current < desired copies).",
     "F10": "CreateInferenceComponent with MinMemoryRequiredInMb above memory_limit_mb fails with the field's text.",

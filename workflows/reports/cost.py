@@ -78,16 +78,18 @@ def _endpoint_lines(result: dict[str, Any], prices: dict[str, Any]) -> list[dict
     if seconds is None or not instance_type:
         return lines
     count = int(hosting.get("instance_count") or 1)
-    hours = seconds / 3600 * count
-    lines.append(
-        _line(
-            f"endpoint {instance_type} × {count}",
-            hours,
-            "instance-hour",
-            sagemaker["inference_instance_hour"].get(instance_type),
-            lifetime.get("note", ""),
+    # A pooled endpoint pays each type's own price for the instances it held.
+    served = hosting.get("served_instance_types") or {instance_type: count}
+    for name, held in served.items():
+        lines.append(
+            _line(
+                f"endpoint {name} × {held}",
+                seconds / 3600 * held,
+                "instance-hour",
+                sagemaker["inference_instance_hour"].get(name),
+                lifetime.get("note", "") + ("; instance pool" if hosting.get("instance_pools") else ""),
+            )
         )
-    )
     if mode == "scale-to-zero":
         lag = prices["scale_to_zero"]["scale_in_lag_minutes"]
         lines.append(
@@ -193,11 +195,20 @@ def per_million(result: dict[str, Any], prices: dict[str, Any]) -> list[dict[str
             )
             basis = "memory × latency per sample"
         else:
-            hourly = sagemaker["inference_instance_hour"].get(hosting.get("instance_type", ""))
+            table = sagemaker["inference_instance_hour"]
             count = int(hosting.get("instance_count") or 1)
+            served = hosting.get("served_instance_types") or {hosting.get("instance_type", ""): count}
+            hourly_each = [table.get(name) for name in served]
+            hourly = (
+                None
+                if None in hourly_each
+                else sum(p * served[n] for p, n in zip(hourly_each, served, strict=True))
+            )
             throughput = m.get("samples_per_s") or 0.0
-            cost = None if hourly is None or throughput <= 0 else hourly * count / (throughput * 3600) * 1e6
+            cost = None if hourly is None or throughput <= 0 else hourly / (throughput * 3600) * 1e6
             basis = "instance-hours at the measured samples/s, fully busy"
+            if hosting.get("mixed_fleet"):
+                basis += "; mixed fleet (each type at its own price): no one type's cost"
         row["cost_per_million"] = None if cost is None else round(cost, 4)
         row["basis"] = basis
         rows.append(row)

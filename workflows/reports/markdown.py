@@ -39,6 +39,13 @@ def _summary(result: dict[str, Any]) -> list[str]:
         )
     else:
         lines.append(f"- hosting: {hosting.get('mode', '?')} on {where}")
+    fleet = result.get("fleet")
+    if fleet:
+        lines.append(
+            f"- instance pools: **{fleet['label']}**"
+            if fleet.get("mixed")
+            else f"- instance pools: {fleet['label']}"
+        )
     manifest = (result.get("convert") or {}).get("manifest")
     if manifest:
         parity = manifest["parity"]

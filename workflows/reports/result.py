@@ -52,6 +52,29 @@ def hosting_summary(state: PipelineState) -> dict[str, Any]:
     if state.attempt.overrides.extra_requirements:
         summary["extra_requirements"] = list(state.attempt.overrides.extra_requirements)
     summary["attempts"] = state.attempt.number
+    if state.deploy and state.deploy.instance_pools:
+        summary.update(served_fleet(state))
+    return summary
+
+
+def served_fleet(state: PipelineState) -> dict[str, Any]:
+    """A pooled endpoint's types: the pools by priority, the types that served and how many of each
+    (the benchmark's count after measuring, else the wait's at InService), and whether they mixed.
+    ``instance_type`` is the type that served when only one did (what the figures and the cost are
+    of), else the first pool's, marked as a mixed fleet."""
+    assert state.deploy is not None
+    fleet = state.benchmark.fleet if state.benchmark else {}
+    counts = dict(fleet.get("after") or (state.endpoint.instance_pools if state.endpoint else {}))
+    for name, count in (fleet.get("before") or {}).items():
+        counts[name] = max(count, counts.get(name, 0))
+    served = {name: count for name, count in counts.items() if count > 0}
+    summary: dict[str, Any] = {
+        "instance_pools": list(state.deploy.instance_pools),
+        "served_instance_types": served,
+        "mixed_fleet": len(served) > 1,
+    }
+    if len(served) == 1:
+        summary["instance_type"] = next(iter(served))
     return summary
 
 
@@ -107,6 +130,7 @@ def pipeline_result(
         ),
         **data,
         "hosting": hosting,
+        **({"fleet": _fleet_label(hosting)} if hosting.get("instance_pools") else {}),
         "model_source": model_source(state),
         "endpoint_lifetime": _lifetime(state, finished_at),
         "client": {
@@ -119,6 +143,17 @@ def pipeline_result(
         "cloudwatch": cloudwatch,
     }
     return with_cost(result)
+
+
+def _fleet_label(hosting: dict[str, Any]) -> dict[str, Any]:
+    """What the figures of a pooled endpoint are of: one type, or a mixture not to be read as a type's."""
+    served = hosting.get("served_instance_types") or {}
+    listed = ", ".join(f"{name} × {count}" for name, count in served.items()) or "none"
+    if hosting.get("mixed_fleet"):
+        label = f"MIXED FLEET ({listed}): the figures are a mixture of types, not any one type's"
+    else:
+        label = f"served by {listed} (instance pools {' then '.join(hosting['instance_pools'])})"
+    return {"served": served, "mixed": bool(hosting.get("mixed_fleet")), "label": label}
 
 
 def model_source(state: PipelineState) -> dict[str, Any]:

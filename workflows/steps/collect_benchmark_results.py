@@ -11,10 +11,12 @@ from workflows.benchmark.figures import compact, require_answers
 from workflows.benchmark.job import OUTPUT_FILE
 from workflows.contracts import BenchmarkJobRequest, BenchmarkResult
 from workflows.errors import BenchmarkJobFailed
+from workflows.hosting import pools
 
 
-def collect(request: BenchmarkJobRequest, *, s3: Any) -> BenchmarkResult:
-    """Read the job's output and keep the execution state's share of it.
+def collect(request: BenchmarkJobRequest, *, s3: Any, sagemaker: Any = None) -> BenchmarkResult:
+    """Read the job's output and keep the execution state's share of it, with a pooled endpoint's
+    instances per type from the job's start to now (``sagemaker`` given).
 
     Raises:
         BenchmarkFailed: a shape got no successful response at all.
@@ -26,6 +28,12 @@ def collect(request: BenchmarkJobRequest, *, s3: Any) -> BenchmarkResult:
     shapes, warm = compact(output)
     require_answers(shapes, f"see {detail_uri}")
     ended = request.job.ended_at or clock.now()
+    pooled = request.deploy.instance_pools
+    fleet = (
+        pools.fleet(request.job.fleet_before, pools.snapshot(sagemaker, request.deploy.endpoint_name, pooled))
+        if pooled and sagemaker is not None
+        else {}
+    )
     return BenchmarkResult(
         runner="processing-job",
         endpoint_url=output["environment"]["endpoint_url"],
@@ -33,4 +41,5 @@ def collect(request: BenchmarkJobRequest, *, s3: Any) -> BenchmarkResult:
         warm_checks=warm,
         detail_uri=detail_uri,
         seconds=round((ended - request.job.started_at).total_seconds(), 3),
+        fleet=fleet,
     )

@@ -15,6 +15,7 @@ from workflows import clock
 from workflows.aws.clients import aws_errors
 from workflows.contracts import DescribeRequest, EndpointStatus
 from workflows.errors import CapacityStall, EndpointFailed
+from workflows.hosting import pools
 from workflows.hosting.base import AwsClients, Progress
 from workflows.hosting.modes import strategy_for
 from workflows.hosting.polling import (
@@ -48,10 +49,14 @@ def describe(request: DescribeRequest, *, sagemaker: Any, runtime: Any = None) -
     polls = poll_number(request)
     waited = (now - request.deploy.created_at).total_seconds()
     wait = request.spec.wait
+    pooled = request.deploy.instance_pools
+    counts = pools.pool_counts(description, pooled) if pooled else []
+    pools_line = pools.describe_counts(counts)
     if status == FAILED:
         raise EndpointFailed(
             f"endpoint {name} is Failed after {waited:.0f} s; FailureReason: {reason or '(empty)'}; "
-            f"ProductionVariants: {'present' if description.get('ProductionVariants') else 'absent'}."
+            f"ProductionVariants: {'present' if description.get('ProductionVariants') else 'absent'}"
+            + (_exhausted(counts, pools_line) if pooled and not pools.served_types(counts) else ".")
         )
     progress = Progress(ready=False, phase="endpoint")
     if status == IN_SERVICE:
@@ -64,7 +69,16 @@ def describe(request: DescribeRequest, *, sagemaker: Any, runtime: Any = None) -
         )
     else:
         stall = stalled_for(description, now)
-        if stall is not None and stall >= wait.stall_threshold_min * 60:
+        # SageMaker is still walking the pools until its provision timeout: that is not a stall yet.
+        threshold = max(wait.stall_threshold_min * 60, request.deploy.provision_timeout_s or 0)
+        if stall is not None and stall >= threshold and not pools.served_types(counts):
+            if pooled:
+                raise CapacityStall(
+                    f"endpoint {name} is Creating with no instance in any pool past the "
+                    f"{request.deploy.provision_timeout_s} s provision timeout"
+                    f"{_exhausted(counts, pools_line)}",
+                    fix="retry on the types after the first pool, or in another region, or after some time",
+                )
             raise CapacityStall(
                 f"endpoint {name} on {request.deploy.instance_type} is Creating with no ProductionVariants and "
                 f"LastModifiedTime frozen for {stall / 60:.1f} min{pending_counts(description)}: no instance "
@@ -86,4 +100,11 @@ def describe(request: DescribeRequest, *, sagemaker: Any, runtime: Any = None) -
         polls=polls,
         next_wait_s=next_wait(polls, wait),
         waited_s=round(waited, 1),
+        instance_pools={pool.instance_type: pool.count for pool in counts},
+        pools_line=pools_line,
     )
+
+
+def _exhausted(counts: list[pools.PoolCount], line: str) -> str:
+    """The pooled-exhausted evidence the diagnosis reads (F06 with instance pools)."""
+    return f"; instance pools exhausted, no pool has an instance ({line}) (F06)."

@@ -16,13 +16,19 @@ from workflows.benchmark.engine import run
 from workflows.benchmark.figures import DETAIL_FILE, compact, require_answers
 from workflows.benchmark.run_config import engine_config, make_invoker
 from workflows.contracts import BenchmarkRequest, BenchmarkResult
+from workflows.hosting import pools
 from workflows.naming import results_prefix
 from workflows.settings import Settings
 from workflows.spec.pipeline import WARM_CHECK_ALLOWANCE_S
 
 
-def benchmark(request: BenchmarkRequest, *, runtime: Any, s3: Any, settings: Settings) -> BenchmarkResult:
+def benchmark(
+    request: BenchmarkRequest, *, runtime: Any, s3: Any, settings: Settings, sagemaker: Any = None
+) -> BenchmarkResult:
     """Measure in this process, write every figure under the run's results prefix.
+
+    A pooled endpoint's instances per type are read before and after the measurement (``sagemaker``
+    given): a scale-out onto another pool's type during it makes the figures a mixture.
 
     Raises:
         BenchmarkFailed: a shape got no successful response at all.
@@ -35,7 +41,10 @@ def benchmark(request: BenchmarkRequest, *, runtime: Any, s3: Any, settings: Set
         warmup_max_s=min(request.spec.benchmark.warmup_max_s, WARM_CHECK_ALLOWANCE_S),
     )
     invoker = make_invoker(runtime, config)
+    pooled, name = request.deploy.instance_pools, request.deploy.endpoint_name
+    before = pools.snapshot(sagemaker, name, pooled) if pooled and sagemaker is not None else None
     output = run(invoker, config, runner="lambda")
+    fleet = pools.fleet(before, pools.snapshot(sagemaker, name, pooled)) if before is not None else {}
     detail_uri = f"s3://{settings.bucket}/{results_prefix(request.run_id)}{DETAIL_FILE}"
     put_text(s3, detail_uri, json.dumps(output), "application/json")
     shapes, warm = compact(output)
@@ -47,4 +56,5 @@ def benchmark(request: BenchmarkRequest, *, runtime: Any, s3: Any, settings: Set
         warm_checks=warm,
         detail_uri=detail_uri,
         seconds=round(time.perf_counter() - started, 3),
+        fleet=fleet,
     )

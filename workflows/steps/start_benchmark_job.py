@@ -12,6 +12,7 @@ from workflows.aws.storage import put_text
 from workflows.benchmark.job import CONFIG_FILE, job_prefix, job_status, processing_job_request, upload_code
 from workflows.benchmark.run_config import engine_config
 from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus
+from workflows.hosting import pools
 from workflows.settings import Settings
 
 
@@ -33,4 +34,9 @@ def start(request: BenchmarkJobRequest, *, sagemaker: Any, s3: Any, settings: Se
             error
         ):
             raise translate(error, f"create processing job {request.plan.job_name}") from error
-    return job_status(request, settings, "InProgress")
+    status = job_status(request, settings, "InProgress")
+    if request.deploy.instance_pools:
+        # Which pooled types hold instances as the job starts (CollectBenchmarkResults reads them after).
+        before = pools.snapshot(sagemaker, request.deploy.endpoint_name, request.deploy.instance_pools)
+        status = status.model_copy(update={"fleet_before": before})
+    return status

@@ -219,6 +219,14 @@ def recommend(
                 )
             )
             continue
+        if run.hosting.get("mixed_fleet"):
+            # Instances of several pooled types served it: a mixture, no one type's figures.
+            served = ", ".join(run.hosting.get("served_instance_types") or {})
+            missed.append(
+                Ranked(rank=None, recommended=False, point=None, run_id=run.run_id, key=run.key,
+                       reason=f"mixed fleet ({served}): not one type's figures")
+            )  # fmt: skip
+            continue
         mine = run_points(run, policy, prices)
         points += mine
         meeting = [p for p in mine if p.meets_target]

@@ -47,7 +47,14 @@ if TYPE_CHECKING:
     from types_boto3_s3 import S3Client
 
 # The hosting settings a recommendation names and prices a run by.
-SUMMARY_HOSTING = ("mode", "instance_type", "instance_count", "memory_size_mb")
+SUMMARY_HOSTING = (
+    "mode",
+    "instance_type",
+    "instance_count",
+    "memory_size_mb",
+    "served_instance_types",
+    "mixed_fleet",
+)
 # 2: the comparison holds noise-aware verdicts (workflows.reports.compare); 1 held fixed thresholds.
 SUMMARY_SCHEMA_VERSION = 2
 

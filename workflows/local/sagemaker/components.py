@@ -64,7 +64,7 @@ class ComponentsApi(EndpointsApi):
         if body.get("VariantName") != variant.get("VariantName"):
             raise validation(f"Variant {body.get('VariantName')} does not exist on endpoint {endpoint.name}.")
         specification = dict(body.get("Specification") or {})
-        self._check_specification(specification, variant.get("InstanceType", ""))
+        self._check_specification(specification, endpoint.instance_type(variant))
         copies = (body.get("RuntimeConfig") or {}).get("CopyCount")
         if not isinstance(copies, int) or copies < 0:
             raise constraint(
@@ -116,7 +116,7 @@ class ComponentsApi(EndpointsApi):
         return component.desired
 
     def _place(self, component: InferenceComponent, variant: dict[str, Any]) -> None:
-        instance_type = variant.get("InstanceType", "")
+        instance_type = self._endpoint(component.endpoint).instance_type(variant)
         requirements = component.specification.get("ComputeResourceRequirements") or {}
         memory = self.fault_plan.find("F10", instance_type)
         if (

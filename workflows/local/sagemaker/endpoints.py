@@ -94,7 +94,8 @@ class EndpointsApi(ModelsApi):
     # --- bring-up ------------------------------------------------------------------------------
 
     def _stall(self, endpoint: Endpoint, stall_minutes: float) -> None:
-        """F06: no instance is ever assigned; Failed with an empty reason after the stall."""
+        """F06: no instance is ever assigned; Failed with an empty reason after the stall (for pools:
+        after their provision timeout, when it comes first)."""
         with self.lock:
             endpoint.modified = endpoint.created + timedelta(seconds=1)
         deadline = endpoint.created + timedelta(minutes=stall_minutes)
@@ -104,7 +105,9 @@ class EndpointsApi(ModelsApi):
             if endpoint.status == "Creating":
                 endpoint.status, endpoint.failure_reason, endpoint.modified = "Failed", "", clock.now()
 
-    def _assign_instances(self, endpoint: Endpoint, variant: dict[str, Any]) -> None:
+    def _assign_instances(
+        self, endpoint: Endpoint, variant: dict[str, Any], pools: list[dict[str, Any]] | None = None
+    ) -> None:
         summary: dict[str, Any] = {
             "VariantName": variant["VariantName"],
             "CurrentWeight": 1.0,
@@ -130,18 +133,49 @@ class EndpointsApi(ModelsApi):
             summary["VariantStatus"] = [{"Status": "Creating", "StartTime": epoch(clock.now())}]
             if variant.get("ManagedInstanceScaling"):
                 summary["ManagedInstanceScaling"] = dict(variant["ManagedInstanceScaling"])
+            if pools:
+                summary["InstancePools"] = [
+                    {"InstanceType": pool["InstanceType"], "CurrentInstanceCount": 0}
+                    for pool in sorted(pools, key=lambda p: int(p["Priority"]))
+                ]
         with self.lock:
             endpoint.variants = [summary]
             endpoint.modified = clock.now()
 
+    def _walk_pools(self, endpoint: Endpoint, variant: dict[str, Any]) -> tuple[dict[str, Any] | None, float]:
+        """SageMaker's pool fallback: the first pool by priority whose type has capacity (no planned
+        F06) serves, as a variant on that type and its model (ModelNameOverride); None when every
+        pool is out of capacity, with the minutes until the provision timeout gives up."""
+        stall_minutes = float("inf")
+        for pool in sorted(variant["InstancePools"], key=lambda p: int(p["Priority"])):
+            stall = self.planned_fault("F06", pool["InstanceType"])
+            if stall is None:
+                served = {k: v for k, v in variant.items() if k != "InstancePools"}
+                served["InstanceType"] = pool["InstanceType"]
+                served["ModelName"] = pool.get("ModelNameOverride") or variant.get("ModelName")
+                if served["ModelName"] is None:
+                    served.pop("ModelName")
+                with self.lock:
+                    endpoint.served_type = pool["InstanceType"]
+                return served, 0.0
+            stall_minutes = min(stall_minutes, stall.stall_minutes)
+        timeout = variant.get("VariantInstanceProvisionTimeoutInSeconds")
+        return None, min(stall_minutes, timeout / 60) if timeout else stall_minutes
+
     def _bring_up(self, endpoint: Endpoint, config: dict[str, Any]) -> None:
         variant = config["ProductionVariants"][0]
-        instance_type = variant.get("InstanceType")
-        stall = self.planned_fault("F06", instance_type)
-        if stall is not None:
-            self._stall(endpoint, stall.stall_minutes)
-            return
-        self._assign_instances(endpoint, variant)
+        if variant.get("InstancePools"):
+            served, stall_minutes = self._walk_pools(endpoint, variant)
+            if served is None:
+                self._stall(endpoint, stall_minutes)
+                return
+            variant = served
+        else:
+            stall = self.planned_fault("F06", variant.get("InstanceType"))
+            if stall is not None:
+                self._stall(endpoint, stall.stall_minutes)
+                return
+        self._assign_instances(endpoint, variant, config["ProductionVariants"][0].get("InstancePools"))
         try:
             if endpoint.kind in {"single", "direct"}:
                 notes = self._cuda_driver_fault(endpoint, variant)
@@ -166,6 +200,9 @@ class EndpointsApi(ModelsApi):
             if "DesiredInstanceCount" in summary:
                 summary["CurrentInstanceCount"] = summary["DesiredInstanceCount"]
                 summary.pop("VariantStatus", None)
+                for pool in summary.get("InstancePools") or []:
+                    if pool["InstanceType"] == endpoint.served_type:
+                        pool["CurrentInstanceCount"] = summary["DesiredInstanceCount"]
             endpoint.status, endpoint.modified = "InService", clock.now()
 
     def _cuda_driver_fault(self, endpoint: Endpoint, variant: dict[str, Any]) -> list[str]:

@@ -136,6 +136,26 @@ class ModelsApi(BackendState):
             self.tags[self.arn("endpoint-config", name)] = list(body.get("Tags") or [])
         return {"EndpointConfigArn": self.arn("endpoint-config", name)}
 
+    def _check_pools(self, variant: dict[str, Any], member: str) -> None:
+        """InstancePools: each type and priority once, an override model that exists, the provision
+        timeout in range (the shape's own limits are botocore's, checked by the client)."""
+        pools = list(variant["InstancePools"])
+        types = [pool.get("InstanceType") for pool in pools]
+        priorities = [pool.get("Priority") for pool in pools]
+        if len(set(types)) < len(types) or len(set(priorities)) < len(priorities):
+            raise validation(f"{member}: each InstancePools entry needs its own InstanceType and Priority.")
+        for pool in pools:
+            override = pool.get("ModelNameOverride")
+            if override and override not in self.models:
+                raise not_found("model", self.arn("model", str(override)))
+        timeout = variant.get("VariantInstanceProvisionTimeoutInSeconds")
+        if timeout is not None and not 300 <= timeout <= 3600:
+            raise constraint(
+                timeout,
+                f"{member}.variantInstanceProvisionTimeoutInSeconds",
+                "Member must have value between 300 and 3600",
+            )
+
     def _check_variant(self, variant: dict[str, Any], index: int) -> None:
         member = f"productionVariants.{index}.member"
         valid_name(variant, "VariantName")
@@ -148,8 +168,13 @@ class ModelsApi(BackendState):
             if model is None:
                 raise validation("A serverless production variant needs a ModelName.")
             return
-        if not variant.get("InstanceType"):
-            raise validation(f"{member}: InstanceType is required for a variant without ServerlessConfig.")
+        pools = variant.get("InstancePools")
+        if pools:
+            self._check_pools(variant, member)
+        elif not variant.get("InstanceType"):
+            raise validation(
+                f"{member}: InstanceType or InstancePools is required for a variant without ServerlessConfig."
+            )
         count = variant.get("InitialInstanceCount")
         if not isinstance(count, int) or count < 1:
             raise constraint(

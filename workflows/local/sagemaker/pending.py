@@ -27,7 +27,14 @@ def _variant(endpoint: Endpoint, variant: dict[str, Any], assigned: dict[str, An
     if variant.get("ServerlessConfig"):
         summary["DesiredServerlessConfig"] = dict(variant["ServerlessConfig"])
         return summary
-    summary["InstanceType"] = variant.get("InstanceType", "")
+    if variant.get("InstancePools"):
+        # Pooled: one count per pool (0 until that pool's instances are in service), no one type.
+        summary["InstancePools"] = [dict(pool) for pool in assigned.get("InstancePools") or []] or [
+            {"InstanceType": pool["InstanceType"], "CurrentInstanceCount": 0}
+            for pool in sorted(variant["InstancePools"], key=lambda p: int(p["Priority"]))
+        ]
+    else:
+        summary["InstanceType"] = variant.get("InstanceType", "")
     summary["CurrentInstanceCount"] = int(assigned.get("CurrentInstanceCount", 0))
     summary["DesiredInstanceCount"] = int(variant.get("InitialInstanceCount", 1))
     summary["VariantStatus"] = [dict(status) for status in assigned.get("VariantStatus") or []] or [

@@ -123,7 +123,7 @@ class RuntimeApi(ComponentsApi):
                 "ValidationError", f"Inference Component {name} not found on endpoint {endpoint.name}."
             )
         config = self.configs.get(endpoint.config_name) or {"ProductionVariants": [{}]}
-        instance_type = config["ProductionVariants"][0].get("InstanceType")
+        instance_type = endpoint.instance_type(config["ProductionVariants"][0])
         container = self.component_copy(name)
         if container is None or self.planned_fault("F12", instance_type):
             raise ApiError("ValidationError", NO_CAPACITY)

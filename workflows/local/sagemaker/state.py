@@ -56,6 +56,12 @@ class Endpoint:
     cold_start: threading.Lock = field(default_factory=threading.Lock)
     in_flight: int = 0
     turn: int = 0
+    served_type: str | None = None
+    """The pool's instance type that came up, for a variant with InstancePools."""
+
+    def instance_type(self, variant: dict[str, Any]) -> str:
+        """The type the variant's instances run on: the served pool's, else its InstanceType."""
+        return self.served_type or str(variant.get("InstanceType") or "")
 
 
 class BackendState:
