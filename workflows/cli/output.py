@@ -148,7 +148,7 @@ _INVALID = {
     "AuthFailure",
     "InvalidAccessKeyId",
 }
-_LOGIN = "run `aws configure`, or `aws sso login --profile NAME` and pass --profile NAME (or set AWS_PROFILE)"
+LOGIN = "run `aws configure`, or `aws sso login --profile NAME` and pass --profile NAME (or set AWS_PROFILE)"
 
 
 def aws_session(region: str | None = None, profile: str | None = None) -> Session:
@@ -167,6 +167,7 @@ def session_region(session: Session) -> str:
         fail(
             "no AWS region is set.",
             fix="pass --region (e.g. --region eu-west-1), set AWS_REGION, or set a region in the profile",
+            kind="NoRegion",
         )
     return str(session.region_name)
 
@@ -179,7 +180,7 @@ def aws_setup_problem(error: BaseException) -> tuple[str, str, str] | None:
     seen: BaseException | None = error
     while seen is not None:
         if isinstance(seen, bx.NoCredentialsError | bx.PartialCredentialsError):
-            return "NoCredentials", "no usable AWS credentials were found.", _LOGIN
+            return "NoCredentials", "no usable AWS credentials were found.", LOGIN
         if isinstance(seen, bx.TokenRetrievalError | bx.SSOTokenLoadError | bx.UnauthorizedSSOTokenError):
             return (
                 "ExpiredToken",
@@ -187,7 +188,7 @@ def aws_setup_problem(error: BaseException) -> tuple[str, str, str] | None:
                 "run `aws sso login` and try again",
             )
         if isinstance(seen, bx.CredentialRetrievalError):
-            return "NoCredentials", f"AWS credentials could not be retrieved ({seen}).", _LOGIN
+            return "NoCredentials", f"AWS credentials could not be retrieved ({seen}).", LOGIN
         if isinstance(seen, bx.ProfileNotFound):
             return (
                 "ProfileNotFound",
@@ -206,10 +207,10 @@ def aws_setup_problem(error: BaseException) -> tuple[str, str, str] | None:
                 return (
                     "ExpiredToken",
                     f"the AWS credentials have expired ({code}).",
-                    "refresh them (" + _LOGIN + ")",
+                    "refresh them (" + LOGIN + ")",
                 )
             if code in _INVALID:
-                return "InvalidCredentials", f"AWS refused the credentials ({code}).", _LOGIN
+                return "InvalidCredentials", f"AWS refused the credentials ({code}).", LOGIN
         seen = seen.__cause__ or seen.__context__
     return None
 
