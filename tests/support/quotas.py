@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-import boto3
+import botocore.session
 from botocore.stub import Stubber
 
 ACCOUNT = "123456789012"
@@ -63,7 +63,10 @@ def stubbed_quotas(
         asked: the names GetServiceQuota is expected for, in listing order (default: every one of
             ``values``).
     """
-    client = boto3.client("service-quotas", region_name=region)
+    # botocore's own session: boto3's may be patched to hand out this very client (serve_quotas).
+    client = botocore.session.get_session().create_client(
+        "service-quotas", region_name=region, aws_access_key_id="x", aws_secret_access_key="x"
+    )
     stubber = Stubber(client)
     listed = [service_quota(n, v, region) for n, v in {**OTHER_QUOTAS, **values}.items()]
     size = max(1, -(-len(listed) // pages))
@@ -86,3 +89,17 @@ def stubbed_quotas(
             )
     stubber.activate()
     return client, stubber
+
+
+def serve_quotas(monkeypatch: Any, values: Mapping[str, float]) -> None:
+    """Every boto3 session's Service Quotas client answers ``values`` (moto has no Service Quotas)."""
+    import boto3.session
+
+    real = boto3.session.Session.client
+
+    def client(self: Any, service_name: str, *args: Any, **kwargs: Any) -> Any:
+        if service_name == "service-quotas":
+            return stubbed_quotas(values, region=self.region_name or "us-east-1")[0]
+        return real(self, service_name, *args, **kwargs)
+
+    monkeypatch.setattr(boto3.session.Session, "client", client)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import ClientError, EndpointConnectionError
 
 from workflows.aws import error_code
 from workflows.contracts import Finding
@@ -29,6 +29,16 @@ if TYPE_CHECKING:
 SERVICE_CODE = "sagemaker"
 QUOTA_ID = "F39"
 SERVERLESS_CONCURRENCY = "Maximum total concurrency that can be allocated across all serverless endpoints"
+READ_ERRORS = frozenset(
+    {
+        "AccessDeniedException",
+        "NoSuchResourceException",
+        "IllegalArgumentException",
+        "ServiceException",
+        "TooManyRequestsException",
+    }
+)
+"""ListServiceQuotas' and GetServiceQuota's modelled errors: the quotas are then reported unread."""
 # PlanBenchmark's 'auto' runs a processing job past this planned measurement (plan_benchmark.py).
 AUTO_JOB_PLANNED_S = 720.0
 
@@ -174,8 +184,12 @@ def check_quotas(spec: RunSpec, client: ServiceQuotasClient, *, region: str) -> 
         return QuotaCheck([], {}, [], [])
     try:
         quotas = read_quotas(client, [n.name for n in needs])
-    except (ClientError, BotoCoreError) as error:
+    except (ClientError, EndpointConnectionError) as error:
+        # The operations' own errors (botocore's service-quotas model) and an unreachable endpoint are
+        # reported; anything else (expired or invalid credentials) is the caller's to report.
         code = error_code(error) if isinstance(error, ClientError) else type(error).__name__
+        if isinstance(error, ClientError) and code not in READ_ERRORS:
+            raise
         reason = f"{QUOTA_ID} account quotas: Service Quotas could not be read ({code}: {str(error)[:200]})"
         return QuotaCheck([], {}, [], [reason])
     findings = [
