@@ -149,6 +149,20 @@ def acknowledge(
         f"Hub tokens of private models (model.token_secret): the spec names the secret at run time, the spec "
         f"refuses names outside {TOKEN_SECRET_PREFIX}, and a secret's ARN ends with a suffix AWS assigns; read only.",
     )
+    a.add(
+        stack,
+        _wildcard(
+            stack,
+            stack.format_arn(
+                service="servicequotas",
+                resource="sagemaker",
+                resource_name="*",
+                arn_format=ArnFormat.SLASH_RESOURCE_NAME,
+            ),
+        ),
+        "CheckSpec reads the account's SageMaker quotas before any spend (F39): quota codes are found by "
+        "name with ListServiceQuotas at run time, so GetServiceQuota is scoped to SageMaker's quotas; read only.",
+    )
     # Parents follow their children's executions; the redeploy queue check reads its own machine's.
     followed = sorted({child for name in names() for child in children(name)} | {"redeploy_pipeline"})
     for name in followed:
@@ -168,7 +182,7 @@ def acknowledge(
     unscopable = (
         "Resource * only for actions AWS does not authorize per resource (sagemaker:List*, X-Ray "
         "PutTraceSegments/PutTelemetryRecords/GetSampling*, cloudwatch:GetMetric*, ecr:GetAuthorizationToken, CloudWatch "
-        "Logs delivery for Step Functions, tag:GetResources, EC2's DescribeNetworkInterfaces/DescribeVpcs/"
+        "Logs delivery for Step Functions, tag:GetResources, servicequotas:ListServiceQuotas, EC2's DescribeNetworkInterfaces/DescribeVpcs/"
         "DescribeDhcpOptions/DescribeSubnets/DescribeSecurityGroups and DeleteNetworkInterfacePermission, which "
         "names a permission id, not an interface); tests/stack/test_infra_iam.py asserts no other action has it."
     )

@@ -216,6 +216,22 @@ def model_source_step(scope: Scope) -> list[iam.PolicyStatement]:
     return [*pipeline_step(scope), _statement(["secretsmanager:GetSecretValue"], [scope.token_secrets()])]
 
 
+def check_spec_step(scope: Scope) -> list[iam.PolicyStatement]:
+    """CheckSpec: the model source step's access, and the account's SageMaker quotas read before any
+    spend (F39): quota codes listed by name, each quota's applied value read."""
+    quotas = scope.stack.format_arn(
+        service="servicequotas",
+        resource="sagemaker",
+        resource_name="*",
+        arn_format=ArnFormat.SLASH_RESOURCE_NAME,
+    )
+    return [
+        *model_source_step(scope),
+        _statement(["servicequotas:ListServiceQuotas"], ["*"]),
+        _statement(["servicequotas:GetServiceQuota"], [quotas]),
+    ]
+
+
 def scale_to_zero(scope: Scope) -> list[iam.PolicyStatement]:
     """Deploy registers components' copies for scaling and the no-capacity alarm; teardown removes them."""
     return [
@@ -347,7 +363,7 @@ PROFILES: dict[str, Callable[[Scope], list[iam.PolicyStatement]]] = {
     "CheckRedeployQueueFunctionArn": check_redeploy_queue,
     "StartRedeployFunctionArn": start_redeploy,
     "JanitorFunctionArn": janitor,
-    "CheckSpecFunctionArn": model_source_step,
+    "CheckSpecFunctionArn": check_spec_step,
     "ConvertToOnnxFunctionArn": model_source_step,
 }
 

@@ -31,6 +31,7 @@ UNSCOPABLE = frozenset(
         "application-autoscaling:DescribeScalableTargets",
         "application-autoscaling:DescribeScalingPolicies",
         "tag:GetResources",
+        "servicequotas:ListServiceQuotas",
         *UNSCOPED_EC2,
     }
 )

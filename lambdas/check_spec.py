@@ -20,9 +20,12 @@ from workflows.steps.check_spec import check_spec, spec_request
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = spec_request(event)
+    settings = clients.settings()
     secrets = clients.secretsmanager() if request.spec.model.token_secret else None
+    # The local SageMaker (an endpoint URL) has no account quotas; AWS's are read before any spend (F39).
+    quotas = None if settings.sagemaker_endpoint_url else clients.service_quotas()
     result = check_spec(
-        request.spec, s3=clients.s3(), region=clients.settings().region, secretsmanager=secrets
+        request.spec, s3=clients.s3(), region=settings.region, secretsmanager=secrets, quotas=quotas
     )
     logger.info("spec checked", extra={"run_id": request.run_id, "findings": [f.id for f in result.findings]})
     metrics.add_metric(name="SpecCheckWarnings", unit=MetricUnit.Count, value=len(result.findings))

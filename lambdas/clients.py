@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from types_boto3_sagemaker import SageMakerClient
     from types_boto3_sagemaker_runtime import SageMakerRuntimeClient
     from types_boto3_secretsmanager import SecretsManagerClient
+    from types_boto3_service_quotas import ServiceQuotasClient
     from types_boto3_sns import SNSClient
     from types_boto3_stepfunctions import SFNClient
 
@@ -79,6 +80,11 @@ def sns() -> SNSClient:
 @lru_cache(maxsize=1)
 def secretsmanager() -> SecretsManagerClient:
     return boto3.client("secretsmanager", config=_STANDARD)
+
+
+@lru_cache(maxsize=1)
+def service_quotas() -> ServiceQuotasClient:
+    return boto3.client("service-quotas", config=_STANDARD)
 
 
 def clear() -> None:

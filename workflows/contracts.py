@@ -71,6 +71,11 @@ class PreflightResult(Contract):
     findings: list[Finding] = Field(default_factory=list)
     checked: list[str] = Field(default_factory=list, description="Checks that ran, with their F-IDs.")
     skipped: list[str] = Field(default_factory=list, description="Checks that could not run, and why.")
+    quotas: dict[str, float] = Field(
+        default_factory=dict,
+        description="F39: the account's SageMaker quotas the run draws on, by Service Quotas name, as read "
+        "before the run (empty where none was read: locally, or Service Quotas refused).",
+    )
     canary: dict[str, Any] | None = Field(
         None,
         description="Local runs: the packed artifact loaded and asked once per task in the image's DLC-like "

@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.out.resolve() == RESULT.resolve():
             print("--plumbing-cpu never writes bench/results/gpu.json: pass --out elsewhere")
             return NO_GPU_EXIT
-        from workflows.local.sagemaker.cpu_stand_in import NOTE, STAND_IN_ENV
+        from workflows.container.cpu_stand_in import NOTE, STAND_IN_ENV
 
         os.environ[STAND_IN_ENV] = NOTE
     elif not present:

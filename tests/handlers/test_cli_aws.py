@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from tests.conftest import ROOT
 from tests.support.aws import Aws
 from tests.support.cli_aws import MOTO_CONFIG, PASS_DEFINITION, deploy_stack
+from tests.support.quotas import serve_quotas
 from workflows.cli.app import app
 
 runner = CliRunner()
@@ -36,6 +37,19 @@ def aws_bucket() -> None:
 @pytest.fixture
 def aws_moto_config() -> dict[str, Any]:
     return MOTO_CONFIG
+
+
+@pytest.fixture(autouse=True)
+def account_quotas(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example's quotas, as Service Quotas answers them (moto has none): run reads them first."""
+    serve_quotas(
+        monkeypatch,
+        {
+            "ml.c6i.xlarge for endpoint usage": 2,
+            "ml.c6i.2xlarge for endpoint usage": 2,
+            "ml.c5.xlarge for processing job usage": 1,
+        },
+    )
 
 
 def machine(name: str, definition: str = PASS_DEFINITION) -> str:

@@ -7,6 +7,8 @@ install (the stack's description comes through the Stubber too)."""
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -14,6 +16,8 @@ import pytest
 from botocore.stub import Stubber
 
 from tests.support.aws import Aws
+from tests.support.quotas import quota_code, stubbed_quotas
+from workflows.cli import main
 from workflows.cli.doctor import (
     FAIL,
     OK,
@@ -143,20 +147,24 @@ def test_simulated_decisions_become_ok_or_fail_naming_the_action_and_resource() 
     )
 
 
-def test_a_zero_endpoint_quota_fails_and_an_unlisted_one_is_unverified() -> None:
-    quotas = boto3.client(
-        "service-quotas", region_name=REGION, aws_access_key_id="x", aws_secret_access_key="x"
+def test_a_zero_endpoint_quota_fails_naming_the_increase_command_and_an_unlisted_one_is_unverified() -> None:
+    # Given an account whose listing has ml.g5.xlarge at 0, ml.c6i.xlarge at 4 and no ml.p5.48xlarge
+    quotas, stub = stubbed_quotas(
+        {"ml.g5.xlarge for endpoint usage": 0, "ml.c6i.xlarge for endpoint usage": 4}, region=REGION
     )
-    listed = [
-        {"QuotaName": "ml.g5.xlarge for endpoint usage", "Value": 0.0},
-        {"QuotaName": "ml.c6i.xlarge for endpoint usage", "Value": 4.0},
-    ]
-    with Stubber(quotas) as stub:
-        stub.add_response("list_service_quotas", {"Quotas": listed}, {"ServiceCode": "sagemaker"})
-        found = {
-            c.subject: c for c in check_quotas(quotas, ["ml.g5.xlarge", "ml.c6i.xlarge", "ml.p5.48xlarge"])
-        }
-    assert found["ml.g5.xlarge"].status == FAIL and "request an increase" in found["ml.g5.xlarge"].detail
+    # When the doctor reads the quotas of three types
+    found = {
+        c.subject: c
+        for c in check_quotas(quotas, ["ml.g5.xlarge", "ml.c6i.xlarge", "ml.p5.48xlarge"], region=REGION)
+    }
+    # Then the zero fails with the command that asks for one, the listed one passes, the unlisted is unverified
+    stub.assert_no_pending_responses()
+    code = quota_code("ml.g5.xlarge for endpoint usage")
+    assert found["ml.g5.xlarge"].status == FAIL
+    assert (
+        f"aws service-quotas request-service-quota-increase --service-code sagemaker --quota-code {code} "
+        f"--desired-value 1 --region {REGION}" in found["ml.g5.xlarge"].detail
+    )
     assert found["ml.c6i.xlarge"].status == OK
     assert found["ml.p5.48xlarge"].status == UNVERIFIED
 
@@ -165,14 +173,77 @@ def test_a_zero_quota_on_every_pooled_type_is_named_as_a_quota_limit_not_capacit
     quotas = boto3.client(
         "service-quotas", region_name=REGION, aws_access_key_id="x", aws_secret_access_key="x"
     )
-    # Given two pooled types, both at zero endpoint quota
+    # Given two pooled types, both at zero endpoint quota (codes listed, values applied, as AWS answers)
     listed = [
-        {"QuotaName": "ml.g6.xlarge for endpoint usage", "Value": 0.0},
-        {"QuotaName": "ml.g5.xlarge for endpoint usage", "Value": 0.0},
+        {"QuotaName": "ml.g6.xlarge for endpoint usage", "QuotaCode": "L-11111111", "Value": 0.0},
+        {"QuotaName": "ml.g5.xlarge for endpoint usage", "QuotaCode": "L-22222222", "Value": 0.0},
     ]
     with Stubber(quotas) as stub:
         stub.add_response("list_service_quotas", {"Quotas": listed}, {"ServiceCode": "sagemaker"})
+        for quota in listed:
+            stub.add_response(
+                "get_service_quota",
+                {"Quota": quota},
+                {"ServiceCode": "sagemaker", "QuotaCode": quota["QuotaCode"]},
+            )
         found = check_quotas(quotas, ["ml.g6.xlarge", "ml.g5.xlarge"])
     # Then the doctor says pools cannot help: it is the quota, not capacity
     [pools] = [c for c in found if c.subject == "instance pools"]
     assert pools.status == FAIL and "a quota limit, not a capacity stall" in pools.detail
+
+
+def _doctor_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as exited:
+        main(["doctor", "--aws", *argv])
+    out = capsys.readouterr()
+    return int(exited.value.code or 0), out.out + out.err
+
+
+@pytest.mark.parametrize(
+    ("env", "argv", "says"),
+    [
+        ({}, [], "NoRegion: no AWS region is set. Fix: pass --region"),
+        ({"AWS_REGION": "eu-west-1"}, [], "NoCredentials: no usable AWS credentials were found."),
+        ({"AWS_DEFAULT_REGION": "eu-west-1"}, [], "NoCredentials: no usable AWS credentials were found."),
+        ({"AWS_REGION": "eu-west-1"}, ["--profile", "nope"], "ProfileNotFound: The config profile (nope)"),
+    ],
+    ids=["no-region", "no-credentials", "default-region-no-credentials", "unknown-profile"],
+)
+def test_doctor_without_a_usable_setup_prints_one_line_and_exits_2(
+    env: dict[str, str],
+    argv: list[str],
+    says: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Given a machine with no AWS configuration but what the case sets
+    for name in [n for n in os.environ if n.startswith("AWS_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    # When the doctor runs
+    code, text = _doctor_cli(argv, capsys)
+    # Then it says what is missing in one line, with the fix, and exits 2
+    assert code == 2, text
+    assert text.strip().splitlines() == [text.strip()] and says in text
+    assert "Traceback" not in text
+
+
+def test_doctor_reads_the_region_from_aws_region_before_aws_default_region(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given credentials, AWS_DEFAULT_REGION eu-west-1 and AWS_REGION a region SageMaker has not
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "x")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "x")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
+    monkeypatch.setenv("AWS_REGION", "xx-fake-1")
+    # When the doctor runs without --region
+    code, text = _doctor_cli([], capsys)
+    # Then it took AWS_REGION's, and refused it in one line before any call
+    assert code == 2, text
+    assert "SpecInvalid: region 'xx-fake-1' is not a region where SageMaker is offered" in text
+    assert len(text.strip().splitlines()) == 1

@@ -164,7 +164,24 @@ def test_an_endpoint_still_creating_is_left_with_its_config_for_teardown() -> No
     client = boto3.client(
         "sagemaker", region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s"
     )
+    created = datetime(2026, 1, 1, tzinfo=UTC)
     with Stubber(client) as stub:
+        # (the endpoint exists: the attempt created it)
+        stub.add_response(
+            "list_endpoints",
+            {
+                "Endpoints": [
+                    {
+                        "EndpointName": "db-st-1-a1",
+                        "EndpointArn": "arn:aws:sagemaker:us-east-1:1:endpoint/db-st-1-a1",
+                        "CreationTime": created,
+                        "LastModifiedTime": created,
+                        "EndpointStatus": "Creating",
+                    }
+                ]
+            },
+            {"NameContains": "db-st-1-a1"},
+        )
         stub.add_client_error(
             "delete_endpoint",
             service_error_code="ValidationException",

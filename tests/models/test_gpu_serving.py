@@ -14,9 +14,9 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.support.gpu import convert_for, gpu_spec
+from workflows.container.cpu_stand_in import NOTE, STAND_IN_ENV, serve_on_cpu
 from workflows.conversion.manifest import MANIFEST_FILE
 from workflows.gpu.device import PROVIDERS
-from workflows.local.sagemaker.cpu_stand_in import NOTE, STAND_IN_ENV, serve_on_cpu
 
 GPU_SERVING = {
     "device": "gpu",

@@ -327,6 +327,51 @@ def test_a_bad_spec_or_model_is_refused_before_anything_starts(
     assert not results.exists()
 
 
+@pytest.mark.parametrize("case", SPECS, ids=lambda c: c.id)
+def test_preflight_refuses_each_bad_spec_with_the_words_run_refuses_it_with(
+    case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given a spec (and a model folder) that `run --local` refuses
+    model = case.model(tmp_path / "model") if case.model else tmp_path
+    spec = bad.write_spec(tmp_path / "spec.yaml", case.spec.replace("{model}", str(model)))
+    run_code, run_text, _ = refuse(
+        ["run", str(spec), "--local", "--results-dir", str(tmp_path / "r")], capsys
+    )
+    # When preflight checks it for the same target
+    code, text, seconds = refuse(
+        ["preflight", str(spec), "--local", *(["--json"] if run_code == BLOCKED else [])], capsys
+    )
+    # Then it refuses it with the same exit code and the same words, before anything starts
+    assert_refused_well(code, text if run_code == REFUSED else run_text, seconds, case.code, case.says)
+    assert code == run_code
+    if code == REFUSED:
+        assert text == run_text
+    else:
+        blocking = [f for f in json.loads(text)["findings"] if f["blocking"]]
+        assert blocking
+        for finding in blocking:
+            assert f"{finding['id']} (blocking): {finding['message']} Fix: {finding['fix']}" in run_text
+    assert not (tmp_path / "r").exists()
+
+
+def test_an_unknown_region_is_refused_by_preflight_and_run_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], aws: Aws
+) -> None:
+    # Given a valid spec and a region botocore's endpoint data does not know
+    spec = bad.write_spec(tmp_path / "spec.yaml", "name: x\n")
+    results = tmp_path / "results"
+    # When preflight and run are given it
+    code, text, seconds = refuse(["preflight", str(spec), "--region", "xx-fake-1"], capsys)
+    run_code, run_text, _ = refuse(
+        ["run", str(spec), "--region", "xx-fake-1", "--results-dir", str(results)], capsys
+    )
+    # Then both refuse it as a usage error, with the same words, naming the region and the fix
+    says = ("region 'xx-fake-1' is not a region where SageMaker is offered", "eu-west-1", "AWS_REGION")
+    assert_refused_well(code, text, seconds, REFUSED, says)
+    assert (run_code, run_text) == (code, text)
+    assert not results.exists()
+
+
 def test_an_empty_s3_prefix_is_refused_before_an_execution_starts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], aws: Aws
 ) -> None:

@@ -11,6 +11,7 @@ import state_machines
 from tests.conftest import fast_spec
 from tests.support import bad_inputs as bad
 from tests.support.aws import Aws
+from tests.support.quotas import stubbed_quotas
 from workflows.contracts import ConvertResult, Finding, PackResult, PreflightRequest, PreflightResult
 from workflows.conversion.manifest import MANIFEST_FILE
 from workflows.errors import ModelSourceInvalid, PreflightBlocked, SpecInvalid
@@ -79,10 +80,17 @@ def upload(s3: Any, folder: Path, prefix: str) -> str:
     return f"s3://artifacts/{prefix}"
 
 
-def test_the_handler_reads_an_s3_model_without_downloading_it(s3: Any, tmp_path: Path) -> None:
+def test_the_handler_reads_an_s3_model_without_downloading_it(
+    s3: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lambdas.clients
     from lambdas.check_spec import handler
 
-    # Given a complete model folder under an S3 prefix
+    # Given a complete model folder under an S3 prefix, and an account with quota for the run
+    quotas, stubber = stubbed_quotas(
+        {"ml.c6i.xlarge for endpoint usage": 2, "ml.c5.xlarge for processing job usage": 1}
+    )
+    monkeypatch.setattr(lambdas.clients, "service_quotas", lambda: quotas)
     source = upload(s3, bad.model_folder(tmp_path / "m"), "sources/run-1/")
     event = {
         "run_id": "run-1",
@@ -95,6 +103,12 @@ def test_the_handler_reads_an_s3_model_without_downloading_it(s3: Any, tmp_path:
     assert any("max_sequence_length 128 <= 512" in line for line in result.checked)
     assert any(line.startswith("F20 ") for line in result.checked)
     assert not any(line.startswith(("F01", "F02")) for line in result.checked)  # those need the artifact
+    # And the account's quotas were read before any spend
+    assert result.quotas == {
+        "ml.c6i.xlarge for endpoint usage": 2.0,
+        "ml.c5.xlarge for processing job usage": 1.0,
+    }
+    stubber.assert_no_pending_responses()
 
 
 @pytest.mark.parametrize(

@@ -17,9 +17,9 @@ from tests.support.local_sagemaker import (
     upload_artifact,
     wait_for,
 )
+from workflows.container.cpu_stand_in import NOTE
 from workflows.gpu.served_by import served_by
 from workflows.local.engine import LocalEngine
-from workflows.local.sagemaker.cpu_stand_in import NOTE
 from workflows.reports.markdown import render_report
 
 

@@ -174,3 +174,31 @@ def test_cuda_803_redeploys_with_the_inference_ami_for_the_image_cuda(
     assert "CUDA Forward Compatibility mode ENABLED" in finished.log
     assert finished.left == EMPTY
     assert serving_processes() == []
+
+
+def test_an_account_quota_of_zero_on_create_endpoint_redeploys_on_the_next_instance_type(
+    tiny_bert: Path, tmp_path: Path
+) -> None:
+    # Given an account whose ml.c6i.xlarge endpoint quota is 0: CreateEndpoint is refused with
+    # ResourceLimitExceeded and AWS's text (F39)
+    plan = FaultPlan(faults=[Fault(id="F39", instance_types=["ml.c6i.xlarge"])])
+    spec = fast_spec(tiny_bert, hosting={"instance_type_fallbacks": ["ml.c6i.xlarge", "ml.c6i.2xlarge"]})
+    state = PipelineState(run_id="rem-quota-1", spec=spec)
+    # When the pipeline runs
+    finished = run_to_the_end(state, tmp_path, time_scale=TIME_SCALE, fault_plan=plan)
+    outcome, result = finished.outcome, finished.result
+    # Then the refusal was named F39, and the run went on, and succeeded, on the next type
+    assert outcome.status == "SUCCEEDED", outcome.cause
+    assert result["hosting"]["instance_type"] == "ml.c6i.2xlarge"
+    [refused] = result["attempt"]["history"]
+    assert (refused["diagnosis_id"], refused["action"], refused["applied"]) == (
+        "F39",
+        "next_instance_type",
+        True,
+    )
+    assert refused["changes"] == [
+        {"setting": "instance_type", "before": "ml.c6i.xlarge", "after": "ml.c6i.2xlarge"}
+    ]
+    assert "ResourceLimitExceeded" in refused["error"] or any(
+        "ml.c6i.xlarge for endpoint usage" in line for line in refused["evidence"]
+    )

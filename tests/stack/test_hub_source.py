@@ -239,9 +239,10 @@ def test_where_huggingface_hub_is_not_installed_check_spec_leaves_the_hub_check_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Given a function without huggingface_hub (the zip functions: only the convert image ships it)
+    from workflows.preflight import gate
     from workflows.steps import check_spec as step
 
-    monkeypatch.setattr(step, "HUB_PACKAGE", "huggingface_hub_not_installed")
+    monkeypatch.setattr(gate, "HUB_PACKAGE", "huggingface_hub_not_installed")
     # When CheckSpec checks an hf:// spec
     result = step.check_spec(fast_spec(f"hf://{REPO}"), s3=None)
     # Then it says which check it left to ConvertToOnnx instead of failing on the import

@@ -20,6 +20,7 @@ IAM_PREFIX = {
     "sagemaker-runtime": "sagemaker",
     "resourcegroupstaggingapi": "tag",
     "stepfunctions": "states",
+    "service-quotas": "servicequotas",
 }
 AUTOSCALING_SERVICE = "sagemaker.application-autoscaling.amazonaws.com"
 AUTOSCALING_ROLE = (
@@ -53,6 +54,7 @@ UNSCOPED = {
     "application-autoscaling": {"DescribeScalableTargets", "DescribeScalingPolicies"},
     "resourcegroupstaggingapi": {"GetResources"},
     "logs": {"DescribeLogGroups"},
+    "service-quotas": {"ListServiceQuotas"},
 }
 # Calls no IAM policy governs.
 UNAUTHORIZED = {("sts", "GetCallerIdentity")}
@@ -288,6 +290,19 @@ def _secretsmanager(request: Request, where: Where) -> list[Access]:
     return [Access("secretsmanager:GetSecretValue", arn)]
 
 
+def _service_quotas(request: Request, where: Where) -> list[Access]:
+    # GetServiceQuota is authorized on the quota: arn:<partition>:servicequotas:<region>:<account>:<service>/<code>.
+    if request.operation != "GetServiceQuota":
+        raise LookupError
+    p = request.params
+    return [
+        Access(
+            "servicequotas:GetServiceQuota",
+            where.arn("servicequotas", f"{p['ServiceCode']}/{p['QuotaCode']}"),
+        )
+    ]
+
+
 RULES: dict[str, Callable[[Request, Where], list[Access]]] = {
     "s3": _s3,
     "sagemaker": _sagemaker,
@@ -298,6 +313,7 @@ RULES: dict[str, Callable[[Request, Where], list[Access]]] = {
     "stepfunctions": _stepfunctions,
     "sns": _sns,
     "secretsmanager": _secretsmanager,
+    "service-quotas": _service_quotas,
 }
 
 

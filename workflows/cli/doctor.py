@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from workflows.cli.options import JsonOption, ProfileOption, RegionOption, StackOption
-from workflows.cli.output import fail, guarded
+from workflows.cli.output import LOGIN, aws_session, fail, guarded, session_region
 from workflows.naming import OUTPUT_BUCKET, PREFIX, STACK_NAME
 from workflows.readiness.findings import FAIL, OK, UNVERIFIED, DoctorCheck
 
@@ -169,30 +169,30 @@ def check_images(ecr_for: Any, uris: list[str]) -> list[DoctorCheck]:
     return found
 
 
-def check_quotas(quotas: ServiceQuotasClient, instance_types: list[str]) -> list[DoctorCheck]:
-    """The account's SageMaker "<type> for endpoint usage" quota of each instance type (0 blocks a deploy)."""
+def check_quotas(
+    quotas: ServiceQuotasClient, instance_types: list[str], *, region: str = "us-east-1"
+) -> list[DoctorCheck]:
+    """The account's SageMaker "<type> for endpoint usage" quota of each instance type (0 blocks a
+    deploy: F39), read as preflight reads it (``workflows.preflight.quotas``), with the command that
+    asks for more."""
+    from workflows.preflight.quotas import endpoint_quota, increase_command, read_quotas
+
+    names = {name: endpoint_quota(name) for name in instance_types}
     try:
-        pages = quotas.get_paginator("list_service_quotas").paginate(ServiceCode="sagemaker")
-        listed = {q["QuotaName"]: q.get("Value") for page in pages for q in page["Quotas"]}
-    except Exception as error:
+        found_quotas = read_quotas(quotas, list(names.values()))
+    except Exception as error:  # a denied or unsupported read is reported, never fatal
         return [DoctorCheck("quotas", t, UNVERIFIED, _denied(error)) for t in instance_types]
     found = []
-    for name in instance_types:
-        value = listed.get(f"{name} for endpoint usage")
-        if value is None:
-            found.append(
-                DoctorCheck("quotas", name, UNVERIFIED, f"no '{name} for endpoint usage' quota listed")
-            )
-        else:
-            found.append(
-                DoctorCheck(
-                    "quotas",
-                    name,
-                    OK if value > 0 else FAIL,
-                    f"{value:g} instances"
-                    + ("" if value > 0 else ": request an increase in the Service Quotas console"),
-                )
-            )
+    for name, quota_name in names.items():
+        quota = found_quotas.get(quota_name)
+        if quota is None:
+            found.append(DoctorCheck("quotas", name, UNVERIFIED, f"no '{quota_name}' quota listed"))
+            continue
+        enough = quota.value > 0
+        detail = f"'{quota_name}' ({quota.code}) {quota.value:g} instances"
+        if not enough:
+            detail += f": request an increase: {increase_command(quota, 1, region)}"
+        found.append(DoctorCheck("quotas", name, OK if enough else FAIL, detail))
     if len(found) > 1 and all(check.status == FAIL for check in found):
         found.append(
             DoctorCheck(
@@ -205,6 +205,22 @@ def check_quotas(quotas: ServiceQuotasClient, instance_types: list[str]) -> list
             )
         )
     return found
+
+
+def _stack(cloudformation: CloudFormationClient, stack_name: str, region: str) -> Any:
+    """The deployed stack, or exit 2 naming it, the region and the fix."""
+    from botocore.exceptions import ClientError
+
+    try:
+        return cloudformation.describe_stacks(StackName=stack_name)["Stacks"][0]
+    except ClientError as error:
+        if "does not exist" not in str(error):
+            raise
+        fail(
+            f"CloudFormation stack {stack_name} does not exist in {region}.",
+            fix="deploy it (`npx aws-cdk@2 deploy`, README 'AWS quick start'), or pass --stack-name / --region",
+            kind="StackNotFound",
+        )
 
 
 def doctor(
@@ -225,7 +241,7 @@ def doctor(
 
     region = session.region_name
     cloudformation, iam = cloudformation or session.client("cloudformation"), session.client("iam")
-    stack = cloudformation.describe_stacks(StackName=stack_name)["Stacks"][0]
+    stack = _stack(cloudformation, stack_name, region)
     bucket = {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}.get(OUTPUT_BUCKET, "")
     found, role = check_roles(stack_roles(cloudformation, iam, stack_name))
     modes = deployed_images(region)["modes"]
@@ -237,7 +253,7 @@ def doctor(
         wanted = key_permissions(bucket=bucket, images=images, partition=partition)
         found += check_permissions(iam, role, wanted, region=region)
     found += check_images(lambda r: session.client("ecr", region_name=r), images)
-    found += check_quotas(session.client("service-quotas"), instance_types)
+    found += check_quotas(session.client("service-quotas"), instance_types, region=region)
     if spec is not None:
         from workflows.readiness.network import check_spec_network
 
@@ -261,18 +277,25 @@ def doctor_command(
         str | None, typer.Option("--spec", help="A run spec whose VPC (subnets, zones, routes) to check.")
     ] = None,
 ) -> None:
-    """Check, read-only, the deployed stack's roles, key permissions, images and quotas in your account."""
+    """Check, read-only, the deployed stack's roles, key permissions, images and quotas in your account.
+
+    The region is --region, else AWS_REGION, else AWS_DEFAULT_REGION, else the profile's; no region,
+    no credentials or an unknown profile is one line and exit 2.
+    """
     if not aws:
         fail(
             "doctor checks your AWS account and needs --aws.",
             fix="pass --aws (it only reads; nothing is created)",
         )
-    import boto3
-
+    from workflows.preflight.gate import check_region
     from workflows.spec.pipeline import load_spec
 
     spec = load_spec(spec_file) if spec_file else None
-    session = boto3.Session(profile_name=profile, region_name=region)
+    session = aws_session(region, profile)
+    where = session_region(session)
+    if session.get_credentials() is None:
+        fail("no usable AWS credentials were found.", fix=LOGIN, kind="NoCredentials")
+    check_region(where)
     types = [t for t in instance_types.split(",") if t]
     found = doctor(session, stack_name=stack_name, instance_types=types, spec=spec)
     if as_json:

@@ -209,7 +209,7 @@ _INVALID = {
     "AuthFailure",
     "InvalidAccessKeyId",
 }
-_LOGIN = "run `aws configure`, or `aws sso login --profile NAME` and pass --profile NAME (or set AWS_PROFILE)"
+LOGIN = "run `aws configure`, or `aws sso login --profile NAME` and pass --profile NAME (or set AWS_PROFILE)"
 
 
 def aws_session(region: str | None = None, profile: str | None = None) -> Session:
@@ -237,7 +237,7 @@ def aws_setup_problem(error: BaseException) -> tuple[str, str, str] | None:
     seen: BaseException | None = error
     while seen is not None:
         if isinstance(seen, bx.NoCredentialsError | bx.PartialCredentialsError):
-            return NoCredentials.__name__, "no usable AWS credentials were found.", _LOGIN
+            return NoCredentials.__name__, "no usable AWS credentials were found.", LOGIN
         if isinstance(seen, bx.TokenRetrievalError | bx.SSOTokenLoadError | bx.UnauthorizedSSOTokenError):
             return (
                 ExpiredToken.__name__,
@@ -245,7 +245,7 @@ def aws_setup_problem(error: BaseException) -> tuple[str, str, str] | None:
                 "run `aws sso login` and try again",
             )
         if isinstance(seen, bx.CredentialRetrievalError):
-            return NoCredentials.__name__, f"AWS credentials could not be retrieved ({seen}).", _LOGIN
+            return NoCredentials.__name__, f"AWS credentials could not be retrieved ({seen}).", LOGIN
         if isinstance(seen, bx.ProfileNotFound):
             return (
                 ProfileNotFound.__name__,
@@ -264,10 +264,10 @@ def aws_setup_problem(error: BaseException) -> tuple[str, str, str] | None:
                 return (
                     ExpiredToken.__name__,
                     f"the AWS credentials have expired ({code}).",
-                    "refresh them (" + _LOGIN + ")",
+                    "refresh them (" + LOGIN + ")",
                 )
             if code in _INVALID:
-                return InvalidCredentials.__name__, f"AWS refused the credentials ({code}).", _LOGIN
+                return InvalidCredentials.__name__, f"AWS refused the credentials ({code}).", LOGIN
         seen = seen.__cause__ or seen.__context__
     return None
 

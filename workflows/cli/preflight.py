@@ -57,28 +57,53 @@ def preflight(
             help="Converted artifact folder or packed model.tar.gz, for the artifact-level checks.",
         ),
     ] = None,
+    local: Annotated[
+        bool,
+        typer.Option(
+            "--local",
+            help="Check as `run --local` does: the local engine's modes and region, no AWS read.",
+        ),
+    ] = False,
     region: RegionOption = None,
     profile: ProfileOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run the failure catalogue's static checks on SPEC before anything is created; exit 1 on a blocking finding.
+    """Run the failure catalogue's checks on SPEC before anything is created; exit 1 on a blocking finding.
 
-    Images resolve for the region of --region, AWS_REGION, AWS_DEFAULT_REGION or the profile
-    (us-east-1 when none is set); no AWS call is made.
+    The same gate as `run` and the pipeline's CheckSpec (workflows/preflight/gate.py): the region,
+    the model source, the images, the hosting mode's checks and, on AWS, the account's SageMaker
+    quotas (read with the credentials of --profile / AWS_PROFILE when there are any; skipped, and
+    said so, when there are none). Images resolve for the region of --region, AWS_REGION,
+    AWS_DEFAULT_REGION or the profile (us-east-1 when none is set).
     """
     from workflows.hosting.modes import run_checks
     from workflows.preflight import build_context, open_artifact
+    from workflows.preflight.gate import LOCAL_REGION, GateClients, gate
     from workflows.preflight.triton import check_repository_result, is_model_repository
     from workflows.spec.pipeline import load_spec
+    from workflows.steps.check_spec import gate_clients
 
-    where = aws_session(region, profile).region_name or DEFAULT_REGION
     spec = load_spec(spec_path)
+    if local:
+        where, clients = LOCAL_REGION, GateClients()
+    else:
+        session = aws_session(region, profile)
+        where = session.region_name or DEFAULT_REGION
+        clients = gate_clients(spec, session)
+    result = gate(spec, region=where, local=local, clients=clients)
     with tempfile.TemporaryDirectory(prefix="deploybench-preflight-") as scratch:
         if artifact is not None and is_model_repository(artifact):
-            result = check_repository_result(artifact)
+            further = check_repository_result(artifact)
         else:
             view = open_artifact(artifact, Path(scratch)) if artifact is not None else None
-            result = run_checks(build_context(spec, view, region=where))
+            further = run_checks(build_context(spec, view, region=where), "artifact")
+    result = result.model_copy(
+        update={
+            "findings": sorted([*result.findings, *further.findings], key=lambda f: f.severity != "blocking"),
+            "checked": [*result.checked, *further.checked],
+            "skipped": [*result.skipped, *further.skipped],
+        }
+    )
     emit(
         preflight_json(result, where),
         as_json=as_json,

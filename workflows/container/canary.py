@@ -22,8 +22,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workflows.container.environment import ensure_dlc_environment
+from workflows.container.cpu_stand_in import NOTE, STAND_IN_ENV
+from workflows.container.environment import ensure_device_wheels, ensure_dlc_environment
 from workflows.container.versions import libraries_for_image
+from workflows.conversion.manifest import MANIFEST_FILE
 
 # One request per task the artifact's manifest can name; a task not listed gets a single text.
 TASK_REQUESTS: dict[str, list[dict[str, Any]]] = {
@@ -65,6 +67,8 @@ class CanaryResult:
     tasks: list[str] = field(default_factory=list)
     load_s: float | None = None
     error: str = ""
+    served_on: str = ""
+    """A GPU artifact loaded here (no GPU): the note saying it ran on the CPU provider; empty otherwise."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -76,6 +80,17 @@ def _unpack(artifact: Path, into: Path) -> Path:
     with tarfile.open(artifact, "r:*") as archive:
         archive.extractall(into, filter="data")
     return into
+
+
+def _served_on_cpu(model_dir: Path) -> str | None:
+    """The CPU stand-in note for a GPU artifact (its manifest's serving device), None for a CPU one."""
+    manifest = model_dir / MANIFEST_FILE
+    if not manifest.is_file():
+        return None
+    serving = json.loads(manifest.read_text(encoding="utf-8")).get("serving") or {}
+    if serving.get("device") != "gpu":
+        return None
+    return f"{NOTE} (requested {(serving.get('providers') or ['?'])[0]})"
 
 
 def run_canary(artifact: Path, *, image: str | None, task: str, timeout_s: float = TIMEOUT_S) -> CanaryResult:
@@ -105,11 +120,17 @@ def run_canary(artifact: Path, *, image: str | None, task: str, timeout_s: float
         }
         requirements = model_dir / "code" / "requirements.txt"
         wanted = requirements.read_bytes() if requirements.is_file() else b""
+        note = _served_on_cpu(model_dir)
+        if note is not None:
+            # A GPU artifact here: its onnxruntime-gpu installs as pinned, and runs on the CPU provider.
+            env[STAND_IN_ENV] = note
+            result.served_on = note
         # Installed once per requirements file and environment (its wheelhouse is fixed).
         pydeps = environment.root / "canary-deps" / hashlib.sha256(wanted).hexdigest()[:16]
         partial: Path | None = None
         try:
             if wanted and not pydeps.is_dir():
+                ensure_device_wheels(environment, wanted.decode("utf-8", errors="replace"))
                 pydeps.parent.mkdir(parents=True, exist_ok=True)
                 partial = Path(tempfile.mkdtemp(prefix="partial-", dir=pydeps.parent))
                 pip = [str(environment.python), "-m", "pip", "install", "--quiet", "--no-index"]

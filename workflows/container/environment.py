@@ -223,6 +223,61 @@ def ensure_dlc_environment(
     return environment
 
 
+DEVICE_PACKAGES = ("onnxruntime-gpu",)
+"""Builds an artifact pins for its device that the base wheelhouse does not hold (a GPU artifact's
+onnxruntime-gpu, at whatever version it pins): fetched from the index into the wheelhouse on first
+need, so every requirement the artifact pins installs offline, as on the image."""
+
+
+def device_pins(requirements: str) -> list[str]:
+    """The ``package==version`` lines of ``requirements`` naming a device build (``DEVICE_PACKAGES``)."""
+    pins = []
+    for line in requirements.splitlines():
+        text = line.split("#", 1)[0].strip().replace(" ", "")
+        name, _, pinned = text.partition("==")
+        if pinned and name.lower().replace("_", "-") in DEVICE_PACKAGES:
+            pins.append(f"{name}=={pinned}")
+    return pins
+
+
+def _has_wheel(wheelhouse: Path, pin: str) -> bool:
+    name, _, pinned = pin.partition("==")
+    stem = name.lower().replace("-", "_")
+    return any(wheelhouse.glob(f"{stem}-{pinned}-*.whl"))
+
+
+def ensure_device_wheels(
+    environment: DlcEnvironment, requirements: str, *, announce: Announce = announce_to_stderr
+) -> list[str]:
+    """Put the device builds ``requirements`` pins into the environment's wheelhouse (downloaded once,
+    constrained by the base like the rest of the wheelhouse); returns the pins added.
+
+    Raises:
+        DlcUnavailable: the index has no such build, or cannot be reached (the pip log is in the message).
+    """
+    missing = [pin for pin in device_pins(requirements) if not _has_wheel(environment.wheelhouse, pin)]
+    if not missing:
+        return []
+    root = environment.root
+    env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME"}}
+    with _exclusive(root.parent / f"{root.name}.lock"):
+        missing = [pin for pin in missing if not _has_wheel(environment.wheelhouse, pin)]
+        if not missing:
+            return []
+        announce(
+            f"Adding {', '.join(missing)} to the wheelhouse of {root} (the artifact's device build; "
+            "first use only) ..."
+        )
+        pip = [str(environment.python), "-m", "pip", "--disable-pip-version-check"]
+        _run(
+            [*pip, "download", "--quiet", "-d", str(environment.wheelhouse), *missing]
+            + ["-c", str(root / "base-freeze.txt")],
+            root.parent / f"{root.name}.device-wheels.log",
+            env,
+        )
+    return missing
+
+
 def java_version() -> str | None:
     """``openjdk version "17.0.15"`` style first line of ``java -version``, or None without Java."""
     java = shutil.which("java")

@@ -99,9 +99,10 @@ def load_catalogue() -> Catalogue:
 def static_checks() -> dict[str, list[StaticCheck]]:
     """Every preflight check the hosting modes declare, by the catalogue IDs it covers."""
     from workflows.hosting.modes import strategies
+    from workflows.preflight.registry import ACCOUNT_CHECKS
 
-    modes_of: dict[str, list[str]] = {}
-    ids_of: dict[str, tuple[str, ...]] = {}
+    modes_of: dict[str, list[str]] = {name: ["every mode"] for name in ACCOUNT_CHECKS}
+    ids_of: dict[str, tuple[str, ...]] = dict(ACCOUNT_CHECKS)
     for mode, strategy in strategies().items():
         for check in strategy.checks:
             modes_of.setdefault(check.name, []).append(mode)

