@@ -29,6 +29,7 @@ from workflows.local.sagemaker.backend import ACCOUNT, LocalSageMaker
 from workflows.local.sagemaker.server import LocalSageMakerServer
 from workflows.local.timing import TimeScale
 from workflows.naming import function_name, state_machine_name
+from workflows.processes import groups
 from workflows.settings import CONVERSION_CACHE_ENV
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ class LocalEngine:
         fault_plan: FaultPlan | None = None,
         serving: str | None = None,
         announce: Announce = announce_to_stderr,
+        run_id: str = "",
     ) -> None:
         self.workdir = (workdir or Path(tempfile.mkdtemp(prefix="deploybench-local-"))).resolve()
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -59,6 +61,8 @@ class LocalEngine:
         self.fault_plan = fault_plan or FaultPlan()
         self.serving = serving
         self.announce = announce
+        self.run_id = run_id
+        self.reaped: list[groups.Reaped] = []
         self.lambda_log_path = self.workdir / "lambda.log"
         self.state_machine_arns: dict[str, str] = {}
         self.leaked_endpoints: list[str] = []
@@ -81,6 +85,12 @@ class LocalEngine:
 
         import lambdas.clients
 
+        # What an earlier run left when it was killed outright (its lifeline should have ended it).
+        self.reaped = groups.reap()
+        for reaped in self.reaped:
+            self.announce(reaped.line())
+        groups.set_run(self.run_id, self.workdir.parent)
+        self._stack.callback(groups.clear_run)
         clock.reset()
         self._stack.callback(clock.reset)
         self._stack.enter_context(_environment(self._base_environment()))
