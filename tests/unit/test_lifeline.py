@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -38,17 +39,17 @@ OWNER = textwrap.dedent(
 )
 
 
-def _wait_until(predicate, deadline_s: float) -> bool:
+def _wait_until(predicate: Callable[[], object], deadline_s: float) -> bool:
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:
         if predicate():
             return True
         time.sleep(0.05)
-    return predicate()
+    return bool(predicate())
 
 
 @pytest.fixture
-def owner() -> tuple[subprocess.Popen[str], int]:
+def owner() -> Iterator[tuple[subprocess.Popen[str], int]]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True, env=env)
     assert process.stdout is not None
