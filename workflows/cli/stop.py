@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from workflows.cli.follow import region_of
 from workflows.cli.options import BucketOption, JsonOption, ProfileOption, RegionOption, StackOption
 from workflows.cli.output import FAILED, OK, aws_session, emit, fail, guarded, out, progress, stack_outputs
 from workflows.errors import DeploybenchError
@@ -25,6 +24,12 @@ if TYPE_CHECKING:
     from types_boto3_stepfunctions import SFNClient
 
 STOP_ERROR = "StoppedByUser"
+
+
+def _region_of(arn: str) -> str | None:
+    """``arn:aws:states:eu-west-1:...`` -> ``eu-west-1`` (command modules do not import each other)."""
+    parts = arn.split(":")
+    return parts[3] if len(parts) > 3 and parts[3] else None
 
 
 def stop_and_wait(
@@ -83,7 +88,7 @@ def stop(
             f"{execution_arn!r} is not an execution ARN.",
             fix="pass arn:aws:states:REGION:ACCOUNT:execution:MACHINE:NAME (`deploybench run` prints it)",
         )
-    session = aws_session(region or region_of(execution_arn), profile)
+    session = aws_session(region or _region_of(execution_arn), profile)
     bucket_name = bucket or stack_outputs(session, stack_name)[OUTPUT_BUCKET]
     progress().print(f"Stopping {execution_arn}; waiting for its teardown (up to {timeout_s:.0f} s)")
     try:
