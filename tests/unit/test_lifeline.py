@@ -162,3 +162,39 @@ def test_sigterm_and_sighup_raise_like_ctrl_c_and_a_second_signal_does_not_cut_t
     # Then it is noted, not raised; and the default handler is back afterwards
     assert guard.received == [signal.SIGTERM]
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+WATCHING_OWNER = textwrap.dedent(
+    """
+    import os, subprocess, sys, time
+    from workflows.processes import lifeline
+    code = "from workflows.processes import lifeline; lifeline.watch_from_environment(); import time; time.sleep(120)"
+    env, fds = lifeline.child_environment(dict(os.environ))
+    child = subprocess.Popen([sys.executable, "-c", code], env=env, pass_fds=fds, start_new_session=True)
+    print(child.pid, flush=True)
+    time.sleep(120)
+    """
+)
+
+
+def test_a_child_that_watches_its_lifeline_dies_with_its_owner_on_sigkill() -> None:
+    # Given a deploybench child (as the bounded conversion pass) watching its owner's lifeline, no thread
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    owner = subprocess.Popen(
+        [sys.executable, "-c", WATCHING_OWNER], stdout=subprocess.PIPE, text=True, env=env
+    )
+    assert owner.stdout is not None
+    child = int(owner.stdout.readline())
+    try:
+        time.sleep(1.0)
+        assert group_members(child) == [child]
+        # When the owner is killed outright
+        owner.send_signal(signal.SIGKILL)
+        owner.wait()
+        # Then the child is gone within seconds
+        assert _wait_until(lambda: not group_members(child), 5), group_members(child)
+    finally:
+        owner.kill()
+        owner.wait()
+        if group_members(child):
+            os.killpg(child, signal.SIGKILL)

@@ -6,12 +6,13 @@ this process is gone, and every reader of the other end sees end-of-file then:
 
 * :func:`bound` wraps a command in ``guardian.py``, which reads the lifeline and kills its process
   group on end-of-file (a local container, a processing job: commands that are not deploybench's);
-* :func:`watch_from_environment` is the same watch inside a deploybench child that needs no
+* :func:`watch_from_environment` is the same watch, by SIGIO, inside a deploybench child that needs no
   guardian process (the bounded conversion pass, whose own memory and status its parent reads).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import sys
@@ -53,20 +54,22 @@ def child_environment(env: dict[str, str]) -> tuple[dict[str, str], tuple[int, .
 
 
 def watch_from_environment() -> None:
-    """In a child started with :func:`child_environment`: kill this process group once the parent is gone."""
+    """In a child started with :func:`child_environment`: end this process once the parent is gone.
+
+    No thread: the kernel signals it. The lifeline is put in async mode owned by this process, so
+    its end-of-file raises SIGIO, whose default action ends the process. A thread would reserve
+    address space that a child under RLIMIT_AS (the bounded pass) cannot spare.
+    """
     value = os.environ.pop(LIFELINE_ENV, "")
     if not value.isdigit():
         return
-    threading.Thread(target=_watch, args=(int(value),), daemon=True, name="lifeline").start()
-
-
-def _watch(fd: int) -> None:
-    while True:
-        try:
-            if not os.read(fd, 1024):
-                break
-        except InterruptedError:
-            continue
-        except OSError:
-            break
-    os.killpg(os.getpgrp(), signal.SIGKILL)
+    fd = int(value)
+    signal.signal(signal.SIGIO, signal.SIG_DFL)
+    fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC | os.O_NONBLOCK)
+    try:
+        gone = os.read(fd, 1) == b""
+    except BlockingIOError:
+        gone = False
+    if gone:  # the parent ended before the watch was set: no edge will come
+        os.killpg(os.getpgrp(), signal.SIGKILL)
