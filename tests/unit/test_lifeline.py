@@ -198,3 +198,21 @@ def test_a_child_that_watches_its_lifeline_dies_with_its_owner_on_sigkill() -> N
         owner.wait()
         if group_members(child):
             os.killpg(child, signal.SIGKILL)
+
+
+def test_a_watching_child_leaves_the_guardians_lifeline_blocking() -> None:
+    # Given a bound group, and then a deploybench child that watches the same lifeline
+    command, fds = lifeline.bound(["sleep", "120"])
+    guarded = subprocess.Popen(command, start_new_session=True, pass_fds=fds)
+    env, child_fds = lifeline.child_environment(dict(os.environ, PYTHONPATH=str(ROOT)))
+    code = "from workflows.processes import lifeline; lifeline.watch_from_environment()"
+    try:
+        # When the child sets up its watch and exits
+        subprocess.run([sys.executable, "-c", code], env=env, pass_fds=child_fds, check=True, timeout=60)
+        time.sleep(0.5)
+        # Then the guardian's group runs on (its watch did not mistake the change for its owner's end)
+        assert guarded.poll() is None
+        assert len(group_members(guarded.pid)) == 2
+    finally:
+        os.killpg(guarded.pid, signal.SIGKILL)
+        guarded.wait()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -57,12 +58,17 @@ def kill_others(pgid: int) -> None:
 
 
 def watch(fd: int) -> None:
-    """Block until the owner's end of the lifeline closes, then kill the whole group (this process too)."""
+    """Block until the owner's end of the lifeline closes, then kill the whole group (this process too).
+
+    The descriptor's open file may be shared and made non-blocking by another reader: wait in
+    ``select``, and read only what it says is ready.
+    """
     while True:
         try:
+            select.select([fd], [], [])
             if not os.read(fd, 1024):
                 break
-        except InterruptedError:
+        except (InterruptedError, BlockingIOError):
             continue
         except OSError:
             break

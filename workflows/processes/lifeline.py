@@ -63,10 +63,14 @@ def watch_from_environment() -> None:
     value = os.environ.pop(LIFELINE_ENV, "")
     if not value.isdigit():
         return
-    fd = int(value)
+    inherited = int(value)
+    # An open file of its own for the pipe: async mode and non-blocking are flags of the open file,
+    # and the inherited one is shared with every guardian's watch.
+    fd = os.open(f"/proc/self/fd/{inherited}", os.O_RDONLY | os.O_NONBLOCK)
+    os.close(inherited)
     signal.signal(signal.SIGIO, signal.SIG_DFL)
     fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())
-    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC | os.O_NONBLOCK)
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC)
     try:
         gone = os.read(fd, 1) == b""
     except BlockingIOError:
