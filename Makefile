@@ -44,9 +44,10 @@ test: lint
 	$(BIN)/pytest tests/unit tests/handlers tests/models tests/stack -m "not matrix" -n 2 --durations=25
 	$(BIN)/pytest tests/paths tests/e2e -m "not matrix" --durations=25
 
-# Every encoder family converted, served by the real container stack and run end to end (~5 min each).
+# Every encoder family converted, served by the real container stack and run end to end (~5 min each);
+# and a local run interrupted in every state by SIGINT, SIGTERM and SIGKILL (~2 min each).
 test-matrix: setup
-	$(BIN)/pytest tests/e2e/test_architectures_served.py -m matrix --durations=0
+	$(BIN)/pytest tests/e2e/test_architectures_served.py tests/e2e/test_interrupted_runs.py -m matrix --durations=0
 
 clean:
 	rm -rf $(VENV) deploybench-results .pytest_cache .mypy_cache .ruff_cache

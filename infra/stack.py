@@ -89,6 +89,8 @@ class DeploybenchStack(Stack):
             sweep_schedule=settings.sweep_schedule,
             sweep_enabled=settings.sweep_enabled,
             janitor_schedule=settings.janitor_schedule,
+            stoppable=list(machines.by_name.values()),
+            teardown_stopped=functions.by_placeholder["TeardownStoppedExecutionFunctionArn"],
         )
         monitoring = Monitoring(
             self,

@@ -28,6 +28,7 @@ from constructs import Construct
 
 from infra.constants import MODELS_PREFIX, ROOT, SPEC_FILE
 from workflows.redeploy.triggers import STATE_MACHINE_ENV
+from workflows.stops.teardown import stopped_event_pattern
 from workflows.sweeps.spec import SweepSpec, load_sweep
 
 # The S3 event fields the redeploy pipeline's input (workflows.redeploy.triggers.RedeployTrigger) is made of.
@@ -54,6 +55,14 @@ def redeploy_event_pattern(bucket_name: str) -> events.EventPattern:
     )
 
 
+def stopped_pattern(state_machine_arns: list[str]) -> events.EventPattern:
+    """The stopped-execution rule's pattern: the one the local engine's router matches too."""
+    pattern = stopped_event_pattern(state_machine_arns)
+    return events.EventPattern(
+        source=pattern["source"], detail_type=pattern["detail-type"], detail=pattern["detail"]
+    )
+
+
 def sweep_input(path: Path) -> dict[str, Any]:
     """The sweep state machine's input: the validated sweep (a bad sweep file fails the synth)."""
     sweep: SweepSpec = load_sweep(path)
@@ -77,6 +86,8 @@ class Triggers(Construct):
         sweep_schedule: str,
         sweep_enabled: bool,
         janitor_schedule: str,
+        stoppable: list[sfn.IStateMachine] | None = None,
+        teardown_stopped: lambda_.IFunction | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         self.dead_letters = sqs.Queue(
@@ -120,6 +131,24 @@ class Triggers(Construct):
             description=f"deploybench: a new {MODELS_PREFIX}<model>/{SPEC_FILE} starts the redeploy pipeline",
             event_pattern=redeploy_event_pattern(bucket.bucket_name),
         )
+        self.stopped_rule: events.Rule | None = None
+        if teardown_stopped is not None and stoppable:
+            # StopExecution and a machine's timeout skip its Catch branches: the run's teardown
+            # starts from the status change instead (workflows/stops/teardown.py).
+            self.stopped_rule = events.Rule(
+                self,
+                "ExecutionStopped",
+                description="deploybench: an aborted or timed-out execution's run is torn down at once",
+                event_pattern=stopped_pattern([m.state_machine_arn for m in stoppable]),
+            )
+            self.stopped_rule.add_target(
+                events_targets.LambdaFunction(
+                    teardown_stopped,
+                    dead_letter_queue=self.dead_letters,
+                    retry_attempts=8,
+                    max_event_age=Duration.hours(6),
+                )
+            )
         self.redeploy_rule.add_target(
             events_targets.LambdaFunction(
                 start_redeploy,

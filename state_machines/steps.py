@@ -255,6 +255,15 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
         "Start a redeploy for an S3 upload",
         timeout_s=30,
     ),
+    # An aborted or timed-out execution's run, torn down at once (EventBridge; pipeline IAM profile).
+    LambdaFunction(
+        "TeardownStoppedExecution",
+        "workflows.stops.teardown:teardown_stopped",
+        "workflows.stops.teardown:ExecutionStatusChange",
+        "workflows.stops.teardown:StoppedTeardown",
+        "Tear down a stopped execution's run",
+        timeout_s=900,
+    ),
     LambdaFunction(
         "Janitor",
         "workflows.janitor.cleanup:run_janitor",

@@ -331,6 +331,25 @@ class StackNotFound(TerminalError):
     )
 
 
+# --- not a Step Functions error: the CLI process itself was told to stop ---------------------
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """The local run received SIGINT, SIGTERM or SIGHUP: it tears down and exits 128 + the signal.
+
+    A ``KeyboardInterrupt`` so that no ``except Exception`` on the way swallows it, exactly as Ctrl-C.
+    """
+
+    def __init__(self, signum: int) -> None:
+        import signal
+
+        self.signum = signum
+        self.signal_name = signal.Signals(signum).name
+        self.interruption: object = None
+        """What the run tore down and where its partial results are (``workflows.execution.pipeline.Interruption``)."""
+        super().__init__(self.signal_name)
+
+
 def _leaves(base: type[DeploybenchError]) -> list[type[DeploybenchError]]:
     found: list[type[DeploybenchError]] = []
     for cls in base.__subclasses__():

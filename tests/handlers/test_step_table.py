@@ -89,7 +89,7 @@ def test_every_function_state_of_every_definition_is_a_row() -> None:
     # Then each runs the function its row names, and no row names a state no definition has
     # (but the trigger-started ones)
     assert {state: named.get(state) for state in states} == states
-    triggered = {"StartRedeploy", "Janitor"}
+    triggered = {"StartRedeploy", "Janitor", "TeardownStoppedExecution"}
     assert set(named) - set(states) == triggered
 
 

@@ -248,8 +248,9 @@ def test_the_sagemaker_role_reads_artifacts_writes_results_and_deletes_nothing(s
         "ec2:DeleteNetworkInterface",
         "ec2:DeleteNetworkInterfacePermission",
     ]
+    # InvokeEndpoint is authorised on the endpoint, and with InferenceComponentName on the component too
     assert actions["sagemaker:InvokeEndpoint"] and all(
-        r.endswith(":endpoint/db-*") for r in actions["sagemaker:InvokeEndpoint"]
+        r.endswith((":endpoint/db-*", ":inference-component/db-*")) for r in actions["sagemaker:InvokeEndpoint"]
     )
 
 
@@ -357,3 +358,42 @@ def test_a_task_resource_without_a_permission_rule_stops_the_synth() -> None:
     }
     with pytest.raises(ValueError, match="Outer/Query: no permission rule for Task resource"):
         grants_for(definition)
+
+
+def test_a_stopped_execution_is_torn_down_by_a_rule_with_the_teardowns_own_grants(synth: Synthesized) -> None:
+    # Given the rule on the state machines' status changes
+    from workflows.stops.teardown import DETAIL_TYPE, STOPPED_STATUSES
+
+    [rule] = [
+        r["Properties"]
+        for r in synth.of_type("AWS::Events::Rule").values()
+        if r["Properties"].get("EventPattern", {}).get("detail-type") == [DETAIL_TYPE]
+    ]
+    pattern = rule["EventPattern"]
+    # Then it matches ABORTED and TIMED_OUT of every state machine of the stack, and nothing else
+    assert pattern["source"] == ["aws.states"]
+    assert sorted(pattern["detail"]["status"]) == sorted(STOPPED_STATUSES)
+    machines = {
+        f"<{machine_id(synth, name)}>" for name in ("deploy_pipeline", "benchmark_sweep", "redeploy_pipeline")
+    }
+    assert {flat(arn) for arn in pattern["detail"]["stateMachineArn"]} == machines
+    # And its one target is the stopped-execution teardown, with retries and the dead-letter queue
+    [target] = rule["Targets"]
+    teardown_id = function_id(synth, "TeardownStoppedExecutionFunctionArn")
+    assert target["Arn"] == {"Fn::GetAtt": [teardown_id, "Arn"]}
+    assert target["RetryPolicy"]["MaximumRetryAttempts"] == 8 and "DeadLetterConfig" in target
+    # And EventBridge may invoke it: a Lambda permission for events.amazonaws.com from that rule
+    permissions = [
+        p["Properties"]
+        for p in synth.of_type("AWS::Lambda::Permission").values()
+        if p["Properties"]["Principal"] == "events.amazonaws.com"
+        and p["Properties"]["FunctionName"] == {"Fn::GetAtt": [teardown_id, "Arn"]}
+    ]
+    assert permissions and permissions[0]["Action"] == "lambda:InvokeFunction"
+
+    # And the function may do exactly what the pipeline's teardown may (each writes its own log group)
+    def grants(placeholder: str) -> dict[str, set[str]]:
+        granted = actions_of_role(synth, role_of(synth, function_id(synth, placeholder)))
+        return {action: resources for action, resources in granted.items() if not action.startswith("logs:")}
+
+    assert grants("TeardownStoppedExecutionFunctionArn") == grants("TeardownEndpointFunctionArn")

@@ -33,6 +33,7 @@ FORCED = {
     "run": ["run", "/nonexistent.yaml"],
     "scale-timing": ["scale-timing", "--endpoint", "e", "--component", "c", "--profile", "nosuch"],
     "schema": ["schema", "--sweep", "--kind", "x"],
+    "stop": ["stop", "not-an-arn"],
     "sweep": ["sweep", "/nonexistent.yaml"],
 }
 

@@ -33,6 +33,8 @@ RUN = {
 """Offline and fast: the line as written, and the exit code the README gives it."""
 
 NOT_RUN = {
+    "deploybench stop EXECUTION_ARN": "a synopsis; needs a running execution (tests/handlers/test_cli_aws.py -k stop)",
+    "deploybench janitor --local": "reaps this machine's recorded groups (tests/unit/test_lifeline.py)",
     "deploybench run examples/minilm-realtime.yaml": "AWS: starts an execution of the deployed stack",
     "deploybench run SPEC --local": "a placeholder; `make run` runs it on the default (minutes: tests/e2e/test_e2e.py)",
     "deploybench run SPEC": "AWS, and a placeholder",

@@ -29,6 +29,7 @@ from workflows.cli import (
     run,
     scale_timing,
     schema,
+    stop,
     sweep,
 )
 from workflows.cli.help import PlainGroup
@@ -63,6 +64,7 @@ def _main(
 
 app.command()(run.run)
 app.command(name="follow")(follow.follow_execution)
+app.command()(stop.stop)
 app.command()(schema.schema)
 app.command()(definition.definition)
 app.command()(preflight.preflight)

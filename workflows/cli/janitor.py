@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -11,10 +11,55 @@ from workflows.cli.output import FAILED, OK, aws_session, emit, guarded, out, st
 from workflows.naming import STACK_NAME
 
 
+def _local(*, dry_run: bool, as_json: bool) -> NoReturn:
+    """The local janitor: every recorded process group whose run is gone, killed (or, dry, listed)."""
+    from workflows.processes.groups import reap, registry
+
+    reaped = reap(dry_run=dry_run)
+    killed = [r for r in reaped if r.processes]
+
+    def human() -> None:
+        for item in reaped:
+            out.print(item.line())
+        verb = "left running" if dry_run else "reaped"
+        out.print(
+            f"{len(killed)} process group(s) {verb}, {len(reaped) - len(killed)} record(s) of ended groups; records: {registry()}"
+        )
+
+    emit(
+        {
+            "dry_run": dry_run,
+            "registry": str(registry()),
+            "groups": [
+                {
+                    "pgid": r.pgid,
+                    "what": r.what,
+                    "run_id": r.run_id,
+                    "results": r.results,
+                    "processes": r.processes,
+                }
+                for r in reaped
+            ],
+            "reaped": 0 if dry_run else len(killed),
+            "remaining": len(killed) if dry_run else 0,
+        },
+        as_json=as_json,
+        human=human,
+    )
+    raise typer.Exit(OK)
+
+
 @guarded
 def janitor(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="List what would be removed; remove nothing.")
+    ] = False,
+    local: Annotated[
+        bool,
+        typer.Option(
+            "--local",
+            help="Reap what killed local runs left: recorded process groups whose run is gone (no AWS call).",
+        ),
     ] = False,
     stack_name: StackOption = STACK_NAME,
     bucket: BucketOption = None,
@@ -22,7 +67,11 @@ def janitor(
     profile: ProfileOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Delete SageMaker resources and staging folders of deploybench runs past their TTL (what the hourly schedule does)."""
+    """Delete SageMaker resources and staging folders of deploybench runs past their TTL (what the hourly schedule does).
+
+    With --local: kill the process groups of local runs that were killed outright (SIGKILL, out of memory)."""
+    if local:
+        _local(dry_run=dry_run, as_json=as_json)
     from workflows.janitor.cleanup import run_janitor
 
     session = aws_session(region, profile)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -15,12 +15,15 @@ from workflows.cli.output import (
     RESULTS_DIR,
     aws_session,
     emit,
+    err,
     fail,
     guarded,
     out,
+    print_json,
     progress,
     stack_outputs,
 )
+from workflows.errors import RunInterrupted
 from workflows.naming import STACK_NAME
 
 if TYPE_CHECKING:
@@ -36,6 +39,59 @@ def _aws_target(
         return state_machine_arn, bucket
     outputs = stack_outputs(session, stack_name)
     return state_machine_arn or outputs[OUTPUT_DEPLOY_PIPELINE_ARN], bucket or outputs[OUTPUT_BUCKET]
+
+
+def _interrupted(stop: RunInterrupted, *, as_json: bool) -> NoReturn:
+    """A local run stopped by a signal: one line (what was torn down, where the results are), 128 + signal."""
+    from workflows.execution.pipeline import Interruption
+
+    interruption = stop.interruption
+    code = 128 + stop.signum
+    if not isinstance(interruption, Interruption):
+        raise typer.Exit(code)
+    if as_json:
+        print_json(
+            {
+                "run_id": interruption.run_id,
+                "engine": "local",
+                "status": "INTERRUPTED",
+                "signal": interruption.signal_name,
+                "state": interruption.state,
+                "torn_down": interruption.torn_down,
+                "results": str(interruption.results),
+                "result_file": str(interruption.result_file) if interruption.result_file else None,
+            }
+        )
+    else:
+        out.print(f"[bold yellow]{interruption.line()}[/]")
+    raise typer.Exit(code)
+
+
+def _detached(
+    stop: RunInterrupted, execution_arn: str | None, *, region: str | None, as_json: bool
+) -> NoReturn:
+    """Ctrl-C (or SIGTERM) while following an AWS execution: it goes on; say how to follow or stop it."""
+    code = 128 + stop.signum
+    if execution_arn is None:
+        err.print(f"{stop.signal_name}: stopped before the execution started; nothing was created.")
+        raise typer.Exit(code)
+    where = f" --region {region}" if region else ""
+    if as_json:
+        print_json(
+            {
+                "status": "RUNNING",
+                "execution_arn": execution_arn,
+                "follow": f"deploybench follow {execution_arn}{where}",
+                "stop": f"deploybench stop {execution_arn}{where}",
+            }
+        )
+    else:
+        err.print(
+            f"{stop.signal_name}: stopped following; the execution goes on (and tears its endpoint down). "
+            f"Follow it: deploybench follow {execution_arn}{where}   "
+            f"Stop it and tear down now: deploybench stop {execution_arn}{where}"
+        )
+    raise typer.Exit(code)
 
 
 @guarded
@@ -97,25 +153,39 @@ def run(
     progress().print(f"Run [bold]{state.run_id}[/] ({'local engine' if local else 'AWS Step Functions'})")
     leaked: list[str] = []
     if local:
-        outcome, leaked = run_local(
-            state, results_dir=results_dir, time_scale=time_scale, fault_plan=plan, on_event=print_event
-        )
+        try:
+            outcome, leaked = run_local(
+                state, results_dir=results_dir, time_scale=time_scale, fault_plan=plan, on_event=print_event
+            )
+        except RunInterrupted as stop:
+            _interrupted(stop, as_json=as_json)
     else:
         assert session is not None
         from workflows.cli.canary import canary_before_start, record_canary
+        from workflows.local.interrupts import signals_raise
 
         arn, bucket_name = _aws_target(session, stack_name, state_machine_arn, bucket)
         canary = canary_before_start(spec, run_id=state.run_id, skip=skip_canary, region=session.region_name)
-        outcome = run_aws(
-            state,
-            sfn=session.client("stepfunctions"),
-            s3=session.client("s3"),
-            state_machine_arn=arn,
-            bucket=bucket_name,
-            results_dir=results_dir,
-            on_event=print_event,
-            on_start=lambda execution: progress().print(f"Console: {console_url(execution)}"),
-        )
+        started: list[str] = []
+
+        def on_start(execution: str) -> None:
+            started.append(execution)
+            progress().print(f"Console: {console_url(execution)}")
+
+        try:
+            with signals_raise():
+                outcome = run_aws(
+                    state,
+                    sfn=session.client("stepfunctions"),
+                    s3=session.client("s3"),
+                    state_machine_arn=arn,
+                    bucket=bucket_name,
+                    results_dir=results_dir,
+                    on_event=print_event,
+                    on_start=on_start,
+                )
+        except RunInterrupted as stop:
+            _detached(stop, started[0] if started else None, region=session.region_name, as_json=as_json)
         record_canary(results_dir / state.run_id, canary)
 
     def human() -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import workflows
+from workflows.processes import lifeline
 
 # task name -> "module:function"; the function takes the JSON arguments and returns a JSON object.
 TASKS = {
@@ -111,13 +112,17 @@ class BoundedRun:
             ),
             encoding="utf-8",
         )
+        # The pass ends with this process, even on SIGKILL (it watches the lifeline itself: its
+        # parent reads its memory and its exit signal, which a guardian process in between would hide).
+        env, lifeline_fds = lifeline.child_environment(_child_environment())
         with self._log.open("w", encoding="utf-8") as errors:
             self._child = subprocess.Popen(
                 [sys.executable, "-m", "workflows.conversion.bounded", str(request)],
                 stdout=errors,
                 stderr=errors,
-                env=_child_environment(),
+                env=env,
                 start_new_session=True,
+                pass_fds=lifeline_fds,
             )
         self._watcher = threading.Thread(target=self._watch, daemon=True)
         self._watcher.start()
@@ -187,6 +192,7 @@ def run_bounded(
 
 
 def main(argv: list[str]) -> int:
+    lifeline.watch_from_environment()
     request = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
     limit = int(request["memory_bytes"])
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))

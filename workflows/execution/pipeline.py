@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from workflows.aws.storage import download_folder, upload_folder
 from workflows.contracts import PipelineState
-from workflows.errors import SpecInvalid
+from workflows.errors import RunInterrupted, SpecInvalid
 from workflows.naming import results_prefix
 
 if TYPE_CHECKING:
@@ -189,6 +189,75 @@ def follow(
     )
 
 
+@dataclass
+class Interruption:
+    """What a stopped local run left: where it stopped, what was torn down, where its results are."""
+
+    signal_name: str
+    exit_code: int
+    run_id: str
+    state: str | None
+    """The state the execution was in (None: stopped before its first state)."""
+    execution_arn: str | None
+    torn_down: list[str]
+    results: Path
+    result_file: Path | None = None
+
+    def line(self) -> str:
+        where = f"in {self.state}" if self.state else "before the first state"
+        removed = "; ".join(self.torn_down) if self.torn_down else "nothing had been created"
+        result = f" ({self.result_file.name} says INTERRUPTED)" if self.result_file else ""
+        return (
+            f"Interrupted by {self.signal_name} {where}: torn down: {removed}. "
+            f"Partial results: {self.results}/{result}"
+        )
+
+
+def last_state(sfn: SFNClient, execution_arn: str) -> tuple[str | None, dict[str, Any] | None]:
+    """The state the execution was last in, and the last execution state (``PipelineState``) seen."""
+    name: str | None = None
+    payload: dict[str, Any] | None = None
+    for event in _history(sfn, execution_arn):
+        detail = _detail(event)
+        if event["type"].endswith("StateEntered"):
+            name = detail.get("name", name)
+        for key in ("input", "output"):
+            text = detail.get(key)
+            if not isinstance(text, str):
+                continue
+            try:
+                candidate = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(candidate, dict) and "run_id" in candidate and "spec" in candidate:
+                payload = candidate
+    return name, payload
+
+
+def write_interrupted_result(state: PipelineState, interruption: Interruption) -> Path:
+    """``result.json`` of a stopped run: status INTERRUPTED, the state it stopped in, no figures."""
+    from workflows.reports.files import RESULT_FILE
+    from workflows.reports.result import pipeline_result
+
+    result = pipeline_result(
+        state,
+        "INTERRUPTED",
+        detail=None,
+        cloudwatch={"available": False, "reason": "the run was interrupted", "shapes": []},
+    )
+    result["interrupted"] = {
+        "signal": interruption.signal_name,
+        "state": interruption.state,
+        "execution_arn": interruption.execution_arn,
+        "torn_down": interruption.torn_down,
+        "complete": False,
+    }
+    interruption.results.mkdir(parents=True, exist_ok=True)
+    path = interruption.results / RESULT_FILE
+    path.write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
+    return path
+
+
 def run_local(
     state: PipelineState,
     *,
@@ -199,19 +268,71 @@ def run_local(
 ) -> tuple[ExecutionOutcome, list[str]]:
     """Run the deploy pipeline on the local engine; returns the outcome and any leaked endpoints.
 
+    SIGINT, SIGTERM and SIGHUP stop the execution and tear down what it created, as the engine's
+    exit does; ``result.json`` then says INTERRUPTED with the state the run was in.
+
     Raises:
         NotServableLocally: the hosting mode needs what the local engine lacks (before anything starts).
+        RunInterrupted: a signal stopped the run; its ``interruption`` says what was torn down.
     """
     from workflows.hosting.modes import refuse_unservable_locally
     from workflows.local.engine import LocalEngine
+    from workflows.local.interrupts import signals_raise
+    from workflows.processes import groups
 
     refuse_unservable_locally(state.spec.hosting.mode)
     target = results_dir / state.run_id
-    with LocalEngine(workdir=target / "engine", time_scale=time_scale, fault_plan=fault_plan) as engine:
-        arn = engine.start_execution("deploy_pipeline", state.model_dump(mode="json"), name=state.run_id)
-        outcome = follow(engine.client("stepfunctions"), arn, on_event=on_event)
-        outcome.results = engine.download_results(state.run_id, target)
-    return outcome, engine.leaked_endpoints
+    stopped: RunInterrupted | None = None
+    where: tuple[str | None, dict[str, Any] | None] = (None, None)
+    arn: str | None = None
+    with signals_raise() as guard:
+        engine = LocalEngine(
+            workdir=target / "engine", time_scale=time_scale, fault_plan=fault_plan, run_id=state.run_id
+        )
+        try:
+            with engine:
+                try:
+                    arn = engine.start_execution(
+                        "deploy_pipeline", state.model_dump(mode="json"), name=state.run_id
+                    )
+                    outcome = follow(engine.client("stepfunctions"), arn, on_event=on_event)
+                    outcome.results = engine.download_results(state.run_id, target)
+                except RunInterrupted as error:
+                    guard.hold()
+                    stopped = error
+                    if arn is not None:
+                        where = last_state(engine.client("stepfunctions"), arn)
+                    engine.download_results(state.run_id, target)
+                finally:
+                    # Teardown (the engine's exit) runs to its end, whatever arrives meanwhile.
+                    guard.hold()
+                    running = groups.owned()
+        except RunInterrupted as error:  # while the engine started: it closed what it had started
+            stopped = error
+            running = groups.owned()
+    if stopped is None:
+        return outcome, engine.leaked_endpoints
+    name, payload = where
+    last = PipelineState.model_validate(payload) if payload else state
+    torn_down = [f"execution {state.run_id} stopped"] if arn else []
+    torn_down += [f"endpoint {endpoint} deleted" for endpoint in engine.leaked_endpoints]
+    left = [g for g in running if groups.members(g)]
+    torn_down.append(
+        f"{len(running) - len(left)} process group(s) ended"
+        + (f", {len(left)} still running: {left}" if left else "")
+    )
+    interruption = Interruption(
+        signal_name=stopped.signal_name,
+        exit_code=128 + stopped.signum,
+        run_id=state.run_id,
+        state=name,
+        execution_arn=arn,
+        torn_down=torn_down,
+        results=target,
+    )
+    interruption.result_file = write_interrupted_result(last, interruption)
+    stopped.interruption = interruption
+    raise stopped
 
 
 def prepare_aws_source(state: PipelineState, *, s3: S3Client, bucket: str) -> PipelineState:

@@ -23,13 +23,16 @@ from workflows import clock
 from workflows.container.canary import CANARY_ENV
 from workflows.container.environment import Announce, announce_to_stderr, cache_root
 from workflows.local import children
+from workflows.local.events import ExecutionEvents, Rule
 from workflows.local.faults import FaultPlan
 from workflows.local.lambda_seam import LambdaSeam, RegisteredFunction
 from workflows.local.sagemaker.backend import ACCOUNT, LocalSageMaker
 from workflows.local.sagemaker.server import LocalSageMakerServer
 from workflows.local.timing import TimeScale
 from workflows.naming import function_name, state_machine_name
+from workflows.processes import groups
 from workflows.settings import CONVERSION_CACHE_ENV
+from workflows.stops.teardown import stopped_event_pattern
 
 if TYPE_CHECKING:
     from types_boto3_iam import IAMClient
@@ -52,6 +55,7 @@ class LocalEngine:
         fault_plan: FaultPlan | None = None,
         serving: str | None = None,
         announce: Announce = announce_to_stderr,
+        run_id: str = "",
     ) -> None:
         self.workdir = (workdir or Path(tempfile.mkdtemp(prefix="deploybench-local-"))).resolve()
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -59,10 +63,13 @@ class LocalEngine:
         self.fault_plan = fault_plan or FaultPlan()
         self.serving = serving
         self.announce = announce
+        self.run_id = run_id
+        self.reaped: list[groups.Reaped] = []
         self.lambda_log_path = self.workdir / "lambda.log"
         self.state_machine_arns: dict[str, str] = {}
         self.leaked_endpoints: list[str] = []
         self.sagemaker: LocalSageMaker | None = None
+        self.events: ExecutionEvents | None = None
         self._stack = contextlib.ExitStack()
         self._server: LocalSageMakerServer | None = None
 
@@ -81,6 +88,12 @@ class LocalEngine:
 
         import lambdas.clients
 
+        # What an earlier run left when it was killed outright (its lifeline should have ended it).
+        self.reaped = groups.reap()
+        for reaped in self.reaped:
+            self.announce(reaped.line())
+        groups.set_run(self.run_id, self.workdir.parent)
+        self._stack.callback(groups.clear_run)
         clock.reset()
         self._stack.callback(clock.reset)
         self._stack.enter_context(_environment(self._base_environment()))
@@ -119,6 +132,7 @@ class LocalEngine:
         os.environ["AWS_ENDPOINT_URL_SAGEMAKER"] = self._server.url
         os.environ["AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"] = self._server.url
         self._provision()
+        self._route_events()
 
     def __exit__(self, *exc: object) -> None:
         self._stack.close()
@@ -215,6 +229,27 @@ class LocalEngine:
             self.state_machine_arns[name] = arns[state_machine_placeholder(name)] = sfn.create_state_machine(
                 name=state_machine_name(name), definition=render(name, arns), roleArn=role
             )["stateMachineArn"]
+
+    def _route_events(self) -> None:
+        """The stack's stopped-execution rule, locally: a StopExecution tears its run down (events.py).
+
+        Stopped before the engine stops its own executions at exit: those are torn down by the
+        local SageMaker's shutdown, not by a teardown racing it."""
+        self.events = ExecutionEvents(
+            sfn=lambda: self.client("stepfunctions"),
+            lam=lambda: self.client("lambda"),
+            machines=list(self.state_machine_arns.values()),
+            rules=[
+                Rule(
+                    stopped_event_pattern(list(self.state_machine_arns.values())),
+                    function_name("TeardownStoppedExecutionFunctionArn"),
+                )
+            ],
+            account=ACCOUNT,
+            region=REGION,
+        )
+        self.events.start()
+        self._stack.callback(self.events.stop)
 
     def _stop_executions(self) -> None:
         sfn = self.client("stepfunctions")

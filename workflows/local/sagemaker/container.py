@@ -33,6 +33,7 @@ from workflows.local.sagemaker import launch
 from workflows.local.sagemaker.container_spec import ContainerSpec
 from workflows.local.sagemaker.logs import LogShipper
 from workflows.local.sagemaker.memory import MemoryCap, memory_cap_support
+from workflows.processes import groups, lifeline
 
 # A request the serving code answers (or rejects with its own error): either way the handler ran.
 PROBE_BODY = json.dumps({"inputs": ["ping"]}).encode()
@@ -172,16 +173,20 @@ class Container:
             port=self.port,
             spec=self.spec,
         )
+        # Bound to the engine's life: a SIGKILLed CLI leaves no server running (processes/lifeline.py).
+        command, lifeline_fds = lifeline.bound(prefix + command)
         with self.spec.log_path.open("ab") as out:
             self.process = subprocess.Popen(
-                prefix + command,
+                command,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 env=env,
                 cwd=self.workdir,
                 start_new_session=True,
+                pass_fds=lifeline_fds,
             )
+        groups.record(self.process.pid, what=f"container {self.spec.endpoint}/{self.spec.hostname}")
         if self.shipper is not None and self.spec.log_stream:
             self.shipper.follow(self.spec.log_path, group=self.spec.log_group, stream=self.spec.log_stream)
 
@@ -307,6 +312,8 @@ class Container:
                 else:
                     continue
                 break
+            if not launch.group_members(process.pid):
+                groups.forget(process.pid)
         if self.memory is not None and self._own_memory:
             # Nothing about the kill goes to the container log: the field saw no OOM line there (F02, F14).
             self.memory.remove()

@@ -26,6 +26,7 @@ from workflows.local.sagemaker.api import ApiError, epoch, not_found, valid_name
 from workflows.local.sagemaker.launch import group_members
 from workflows.local.sagemaker.logs import PROCESSING_LOG_GROUP, instance_id
 from workflows.local.sagemaker.state import BackendState
+from workflows.processes import groups, lifeline
 
 CONTAINER_ROOT = "/opt/ml/"
 EXIT_MESSAGE_CHARS = 1024
@@ -185,11 +186,14 @@ class ProcessingJobsApi(BackendState):
         limit = float(
             (request.get("StoppingCondition") or {}).get("MaxRuntimeInSeconds") or DEFAULT_MAX_RUNTIME_S
         )
+        # Bound to the engine's life: a SIGKILLed CLI leaves no load generator running.
+        command, lifeline_fds = lifeline.bound(command)
         with log_path.open("ab") as log:
             process = subprocess.Popen(
                 command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                cwd=job_dir, start_new_session=True,
+                cwd=job_dir, start_new_session=True, pass_fds=lifeline_fds,
             )  # fmt: skip
+        groups.record(process.pid, what=f"processing job {job.name}")
         with self.lock:
             job.process = process
         if self.shipper is not None:
@@ -208,7 +212,10 @@ class ProcessingJobsApi(BackendState):
                 break
             time.sleep(0.1)
         kill_group(process)  # whatever the job left running in its group
-        return process.wait()
+        code = process.wait()
+        if not group_members(process.pid):
+            groups.forget(process.pid)
+        return code
 
     def _upload_outputs(self, request: dict[str, Any], job_dir: Path) -> None:
         for item in (request.get("ProcessingOutputConfig") or {}).get("Outputs") or []:

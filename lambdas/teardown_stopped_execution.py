@@ -1,0 +1,40 @@
+"""TeardownStoppedExecution: an aborted or timed-out execution's run is torn down (EventBridge target)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.parser import event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from lambdas import clients
+from lambdas.observability import MetricUnit, logger, metrics, tracer
+from workflows.stops.teardown import ExecutionStatusChange, teardown_stopped
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+@event_parser(model=ExecutionStatusChange)
+def handler(event: ExecutionStatusChange, context: LambdaContext) -> dict[str, Any]:
+    result = teardown_stopped(
+        event,
+        sagemaker=clients.sagemaker(),
+        s3=clients.s3(),
+        settings=clients.settings(),
+        autoscaling=clients.application_autoscaling(),
+        cloudwatch=clients.cloudwatch(),
+        tagging=clients.tagging(),
+    )
+    deleted = result.teardown.deleted if result.teardown else []
+    logger.info(
+        "stopped execution torn down",
+        extra={
+            "run_id": result.run_id,
+            "status": result.status,
+            "skipped": result.skipped,
+            "deleted": deleted,
+        },
+    )
+    metrics.add_metric(name="ResourcesDeleted", unit=MetricUnit.Count, value=len(deleted))
+    return result.model_dump(mode="json")
