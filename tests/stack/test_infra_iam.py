@@ -250,7 +250,8 @@ def test_the_sagemaker_role_reads_artifacts_writes_results_and_deletes_nothing(s
     ]
     # InvokeEndpoint is authorised on the endpoint, and with InferenceComponentName on the component too
     assert actions["sagemaker:InvokeEndpoint"] and all(
-        r.endswith((":endpoint/db-*", ":inference-component/db-*")) for r in actions["sagemaker:InvokeEndpoint"]
+        r.endswith((":endpoint/db-*", ":inference-component/db-*"))
+        for r in actions["sagemaker:InvokeEndpoint"]
     )
 
 
