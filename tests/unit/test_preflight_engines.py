@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.support.preflight import HF_CPU, HF_GPU, ids
+from workflows.images.table import image_cuda
 from workflows.preflight import containers, scaling, triton, vllm
 
 TRITON = "763104351884.dkr.ecr.us-east-1.amazonaws.com/sagemaker-tritonserver:26.05-py3"
@@ -18,10 +19,13 @@ VLLM = "763104351884.dkr.ecr.us-east-1.amazonaws.com/vllm:0.26.0-gpu-py312-cu129
 
 
 def table_with(monkeypatch: pytest.MonkeyPatch, families: dict[str, Any]) -> None:
+    from workflows.images import table as images
     from workflows.images.table import image_records, image_table
 
     table = {**image_table(), "families": {**image_table()["families"], **families}}
-    monkeypatch.setattr(containers, "image_records", lambda: image_records(table))
+    monkeypatch.setattr(
+        images, "image_records", lambda node=None: image_records(table if node is None else node)
+    )
 
 
 def test_f05_labels_from_the_image_table(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -78,7 +82,7 @@ def test_f20_cuda_13_image_needs_the_580_ami(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_f20_hf_cuda_12_image() -> None:
     # Given the HF GPU DLC (cu124)
-    assert containers.image_cuda(HF_GPU) == (12, 4)
+    assert image_cuda(HF_GPU) == (12, 4)
     # Then on g6 (535, CUDA 12.2) it relies on forward compatibility; with gpu-3-1 (CUDA 12.4) it is native
     on_g6 = containers.check_cuda_driver(instance_type="ml.g6.xlarge", image=HF_GPU, ami_version=None)
     assert ids(on_g6) == [("F20", "warning")]

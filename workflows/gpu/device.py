@@ -129,8 +129,7 @@ def image_cudnn_major(image: str) -> int | None:
 def serving_image_cuda_major(hosting: Any) -> int | None:
     """The CUDA major of the image a GPU artifact is served by: ``hosting.image``, else the HF PyTorch
     inference GPU build the spec selects; None when the table does not say."""
-    from workflows.images.table import HF_INFERENCE, image_entry
-    from workflows.preflight.containers import image_cuda
+    from workflows.images.table import HF_INFERENCE, image_cuda, image_entry
 
     image = getattr(hosting, "image", None)
     if not image:

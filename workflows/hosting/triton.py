@@ -32,8 +32,8 @@ from workflows.hosting.staging import (
 )
 from workflows.hosting.triton_repository import check_plan, default_model, plan_repository
 from workflows.images.accelerators import is_gpu_instance
-from workflows.images.table import TRITON
-from workflows.preflight.containers import check_cuda_driver, image_cuda, minimum_ami
+from workflows.images.table import TRITON, image_cuda
+from workflows.preflight.containers import check_cuda_driver, minimum_ami
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.findings import refuse_blocking
 from workflows.preflight.isolation import ISOLATION

@@ -7,7 +7,6 @@ without them is reported as unverifiable, never assumed fine.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
@@ -16,47 +15,13 @@ from typing import Any
 import yaml
 
 from workflows.contracts import Finding
-from workflows.images.table import image_records, repository_of
+from workflows.images.table import image_cuda, image_label, repository_of
 from workflows.preflight.instances import instance
-
-_CUDA_TAG = re.compile(r"cu(\d{2})(\d)\b")
-_CUDA_WORD = re.compile(r"cuda[-_]?(\d{2})\.(\d)")
 
 
 @lru_cache(maxsize=1)
 def _amis() -> dict[str, Any]:
     return yaml.safe_load((files("workflows") / "data" / "inference_amis.yaml").read_text(encoding="utf-8"))
-
-
-def _tag_of(uri: str) -> str:
-    return uri.rsplit(":", 1)[-1] if ":" in uri.rsplit("/", 1)[-1] else ""
-
-
-def image_entries(uri: str) -> list[dict[str, Any]]:
-    """Entries of the image table with the URI's repository (the tag's entry first when listed)."""
-    repository, tag = repository_of(uri), _tag_of(uri)
-    entries = [e for e in image_records() if e.get("repository") == repository]
-    return sorted(entries, key=lambda e: e.get("tag") != tag)
-
-
-def image_label(uri: str, label: str) -> bool | None:
-    """The label's value from the image table; None when the table does not say."""
-    for entry in image_entries(uri):
-        labels = entry.get("labels") or {}
-        if label in labels:
-            return bool(labels[label])
-    return None
-
-
-def image_cuda(uri: str) -> tuple[int, int] | None:
-    """The image's CUDA version from the table's ``cuda`` field or the tag (``cu124``, ``cuda12.4``)."""
-    for entry in image_entries(uri):
-        if entry.get("tag") == _tag_of(uri) and entry.get("cuda"):
-            major, minor = str(entry["cuda"]).split(".")[:2]
-            return int(major), int(minor)
-    tag = _tag_of(uri)
-    match = _CUDA_TAG.search(tag) or _CUDA_WORD.search(tag)
-    return (int(match.group(1)), int(match.group(2))) if match else None
 
 
 def check_image_labels(*, images: list[str], label: str = "accept-bind-to-port") -> list[Finding]:

@@ -13,8 +13,8 @@ from typing import Any
 
 from workflows.contracts import DeployOverrides, Diagnosis, PipelineState
 from workflows.hosting.base import image_for
-from workflows.images.table import HF_INFERENCE
-from workflows.preflight.containers import Ami, amis, image_cuda, minimum_ami
+from workflows.images.table import HF_INFERENCE, image_cuda
+from workflows.preflight.containers import Ami, amis, minimum_ami
 from workflows.preflight.instances import instance
 from workflows.preflight.quotas import endpoint_quota, has_quota, values_of
 from workflows.remediation.overrides import configured
