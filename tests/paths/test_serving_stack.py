@@ -34,8 +34,8 @@ from tests.support.local_sagemaker import (
 from workflows.container.environment import resolve_serving_stack
 from workflows.conversion.manifest import file_entries, read_manifest, write_manifest
 from workflows.local.engine import LocalEngine
-from workflows.local.sagemaker.launch import group_members
 from workflows.local.sagemaker.memory import memory_cap_support
+from workflows.processes.guardian import group_members
 
 ROLE = "arn:aws:iam::123456789012:role/deploybench-local"
 

@@ -34,6 +34,7 @@ from workflows.local.sagemaker.container_spec import ContainerSpec
 from workflows.local.sagemaker.logs import LogShipper
 from workflows.local.sagemaker.memory import MemoryCap, memory_cap_support
 from workflows.processes import groups, lifeline
+from workflows.processes.guardian import group_members
 
 # A request the serving code answers (or rejects with its own error): either way the handler ran.
 PROBE_BODY = json.dumps({"inputs": ["ping"]}).encode()
@@ -292,7 +293,7 @@ class Container:
     # --- stop ----------------------------------------------------------------------------------
 
     def alive(self) -> bool:
-        return self.process is not None and bool(launch.group_members(self.process.pid))
+        return self.process is not None and bool(group_members(self.process.pid))
 
     def stop(self) -> None:
         """Kill the container's whole process group, wait until it is empty, and clean up."""
@@ -306,13 +307,13 @@ class Container:
                 deadline = time.monotonic() + wait_s
                 while time.monotonic() < deadline:
                     process.poll()
-                    if process.returncode is not None and not launch.group_members(process.pid):
+                    if process.returncode is not None and not group_members(process.pid):
                         break
                     time.sleep(0.1)
                 else:
                     continue
                 break
-            if not launch.group_members(process.pid):
+            if not group_members(process.pid):
                 groups.forget(process.pid)
         if self.memory is not None and self._own_memory:
             # Nothing about the kill goes to the container log: the field saw no OOM line there (F02, F14).

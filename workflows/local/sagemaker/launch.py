@@ -90,19 +90,3 @@ def command_and_environment(
         env.pop("PIP_FIND_LINKS")
         env.update(dict.fromkeys(ISOLATED_PROXIES, UNREACHABLE))
     return [str(dlc.python), str(DLC_ENTRYPOINT)], env
-
-
-def group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes of a process group."""
-    members = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", encoding="utf-8") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            members.append(int(name))
-    return members

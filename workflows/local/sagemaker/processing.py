@@ -23,10 +23,10 @@ from typing import Any
 
 from workflows import clock
 from workflows.local.sagemaker.api import ApiError, epoch, not_found, valid_name, validation
-from workflows.local.sagemaker.launch import group_members
 from workflows.local.sagemaker.logs import PROCESSING_LOG_GROUP, instance_id
 from workflows.local.sagemaker.state import BackendState
 from workflows.processes import groups, lifeline
+from workflows.processes.guardian import group_members
 
 CONTAINER_ROOT = "/opt/ml/"
 EXIT_MESSAGE_CHARS = 1024
