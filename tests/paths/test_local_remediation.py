@@ -182,7 +182,11 @@ def test_an_account_quota_of_zero_on_create_endpoint_redeploys_on_the_next_insta
     # Given an account whose ml.c6i.xlarge endpoint quota is 0: CreateEndpoint is refused with
     # ResourceLimitExceeded and AWS's text (F39)
     plan = FaultPlan(faults=[Fault(id="F39", instance_types=["ml.c6i.xlarge"])])
-    spec = fast_spec(tiny_bert, hosting={"instance_type_fallbacks": ["ml.c6i.xlarge", "ml.c6i.2xlarge"]})
+    # (recreate: deploybench's own next-type path; instance pools fall back on capacity, not on quota)
+    spec = fast_spec(
+        tiny_bert,
+        hosting={"instance_type_fallbacks": ["ml.c6i.xlarge", "ml.c6i.2xlarge"], "capacity": "recreate"},
+    )
     state = PipelineState(run_id="rem-quota-1", spec=spec)
     # When the pipeline runs
     finished = run_to_the_end(state, tmp_path, time_scale=TIME_SCALE, fault_plan=plan)

@@ -78,7 +78,12 @@ def synth() -> Synthesized:
 
 def rule_target(synth: Synthesized) -> tuple[dict[str, Any], dict[str, Any]]:
     """The deployed rule's pattern (bucket reference resolved to BUCKET) and its only target."""
-    [rule] = synth.of_type("AWS::Events::Rule").values()
+    # The S3-upload rule (the stack also has the stopped-executions rule, on Step Functions events)
+    [rule] = [
+        r
+        for r in synth.of_type("AWS::Events::Rule").values()
+        if "aws.s3" in r["Properties"]["EventPattern"].get("source", [])
+    ]
     pattern = json.loads(json.dumps(rule["Properties"]["EventPattern"]))
     [artifact_bucket] = [
         k for k, v in synth.of_type("AWS::S3::Bucket").items() if "LoggingConfiguration" in v["Properties"]
