@@ -41,6 +41,8 @@ from workflows.errors import ArtifactIncomplete, DeployRejected
 from workflows.settings import Settings
 
 INPUTS_FILE = "inputs.json"
+# The model files' digests by file state (DigestMemo), beside a local store's entries.
+DIGESTS_FILE = ".digests.json"
 CONVERTING_FILE = ".converting"
 # A convert Lambda runs at most 15 minutes: a marker older than that belongs to no live conversion.
 CLAIM_STALE_S = 900.0
@@ -98,13 +100,56 @@ def _digest_file(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def folder_digest(root: Path) -> str:
+class DigestMemo:
+    """Files' sha256 by file state, so that an unchanged model folder is read once, not on every run.
+
+    A file's state is its resolved path, size, mtime_ns, ctime_ns and inode: a rewrite changes the
+    mtime and the ctime (which no utime call can set back), a replacement changes the inode, so any
+    change to a file's content is a new state and is hashed again. Kept as JSON at ``path`` (None:
+    in this process only); a memo that cannot be read is an empty one.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._known: dict[str, list[Any]] = {}
+        self._changed = False
+        if path is not None:
+            with contextlib.suppress(OSError, ValueError):
+                loaded = json.loads(path.read_text(encoding="utf-8"))
+                if isinstance(loaded, dict):
+                    self._known = loaded
+
+    def digest(self, file: Path) -> str:
+        stat = file.stat()
+        state = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
+        name = str(file.resolve())
+        known = self._known.get(name)
+        if isinstance(known, list) and known[:-1] == state:
+            return str(known[-1])
+        digest = _digest_file(file)
+        self._known[name] = [*state, digest]
+        self._changed = True
+        return digest
+
+    def save(self) -> None:
+        """Write the memo atomically (a concurrent run's write may win: both are correct)."""
+        if self.path is None or not self._changed:
+            return
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            partial = self.path.with_name(f"{self.path.name}.{os.getpid()}")
+            partial.write_text(json.dumps(self._known), encoding="utf-8")
+            os.replace(partial, self.path)
+        self._changed = False
+
+
+def folder_digest(root: Path, memo: DigestMemo | None = None) -> str:
     """sha256 over every file's relative path and content (names and bytes, nothing else)."""
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(b"\0")
-        digest.update(_digest_file(path).encode())
+        digest.update((memo.digest(path) if memo is not None else _digest_file(path)).encode())
         digest.update(b"\n")
     return digest.hexdigest()
 
@@ -134,15 +179,19 @@ def converter_version() -> str:
     return digest.hexdigest()
 
 
-def cache_inputs(request: StepRequest, source: Path) -> dict[str, Any]:
-    """Everything the artifact depends on, as one JSON-able document (its sha256 is the key)."""
+def cache_inputs(request: StepRequest, source: Path, memo: DigestMemo | None = None) -> dict[str, Any]:
+    """Everything the artifact depends on, as one JSON-able document (its sha256 is the key).
+
+    Args:
+        memo: the model files' digests by file state (None: every file is read).
+    """
     import onnxruntime
 
     from workflows.gpu.plan import serving_plan
 
     spec = request.spec
     return {
-        "model_files": folder_digest(source),
+        "model_files": folder_digest(source, memo),
         # Every model setting but where the files came from (their content is model_files).
         "model": spec.model.model_dump(mode="json", exclude={"source", "token_secret"}),
         "convert": spec.convert.model_dump(mode="json"),
@@ -363,7 +412,10 @@ def converted(
     """
     if store is None:
         return build(), ConversionCacheOutcome()
-    inputs = cache_inputs(request, source)
+    # Beside a local store's entries; an S3 store's runs (Lambdas) keep it for one process.
+    memo = DigestMemo(store.root / DIGESTS_FILE if isinstance(store, LocalStore) else None)
+    inputs = cache_inputs(request, source, memo)
+    memo.save()
     if hub is not None:
         inputs["hub"] = hub
     key = cache_key(inputs)
@@ -379,4 +431,13 @@ def converted(
     return manifest, ConversionCacheOutcome(status=status, key=key, location=store.where(key))
 
 
-__all__ = ["MANIFEST_FILE", "CacheBounds", "LocalStore", "S3Store", "converted", "open_store", "prune"]
+__all__ = [
+    "MANIFEST_FILE",
+    "CacheBounds",
+    "DigestMemo",
+    "LocalStore",
+    "S3Store",
+    "converted",
+    "open_store",
+    "prune",
+]
