@@ -152,6 +152,8 @@ def measure(served: Served, local: InProcess, *, rounds: int, block: int) -> dic
             "served_p50_ms": round(statistics.median(served_ms), 3),
             "inprocess_p50_ms": round(statistics.median(local_ms), 3),
             "ratio": round(statistics.median(served_ms) / statistics.median(local_ms), 3),
+            # What serving adds per request in ms: the ratio alone grows when predict_fn gets faster.
+            "overhead_p50_ms": round(statistics.median(served_ms) - statistics.median(local_ms), 3),
             "samples": len(served_ms),
         }
     return figures
@@ -181,10 +183,13 @@ def main() -> None:
             print(f"skipping mms: {resolve_serving_stack('auto').reason}")
             continue
         served = Served(kind, artifact, workdir)
+        # The host is shared: the load beside each stack's figures says how far other work moved them.
+        results[f"{kind}_load_average_1m_before"] = round(os.getloadavg()[0], 2)
         try:
             figures = measure(served, local, rounds=args.rounds, block=args.block)
         finally:
             served.close()
+        results[f"{kind}_load_average_1m_after"] = round(os.getloadavg()[0], 2)
         measured.append(kind)
         for label, row in figures.items():
             for key, value in row.items():
