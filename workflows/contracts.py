@@ -207,6 +207,40 @@ class DescribeRequest(StepRequest):
     poll: EndpointStatus | None = None
 
 
+CPU_CEILING_PCT = 90.0
+"""CPU at or over this share of the instance's cores, averaged over a window: the shape is CPU-bound."""
+GPU_MEMORY_CEILING_PCT = 95.0
+"""GPU memory at or over this share: the device is full (the next batch or sequence length may not fit)."""
+
+
+class Utilisation(Contract):
+    """What the host did during one measurement's window: averages over ``started_at``..``ended_at``.
+
+    Every figure is a percentage (CPU of all cores, so up to 100 whatever the core count) and None
+    where it was not measured (no GPU, or no datapoint in the window).
+    """
+
+    source: Literal["cloudwatch", "local"] = Field(
+        description="cloudwatch: the endpoint's /aws/sagemaker/Endpoints metrics; local: the local "
+        "serving process group's own /proc figures (not an instance's)."
+    )
+    cpu_pct: float | None = None
+    memory_pct: float | None = None
+    gpu_pct: float | None = None
+    gpu_memory_pct: float | None = None
+    started_at: float = 0.0
+    ended_at: float = 0.0
+
+    def ceilings(self) -> list[str]:
+        """The limits the window reached, worded for the report (empty: none)."""
+        hit: list[str] = []
+        if self.cpu_pct is not None and self.cpu_pct >= CPU_CEILING_PCT:
+            hit.append(f"CPU {self.cpu_pct:.0f}% >= {CPU_CEILING_PCT:.0f}%")
+        if self.gpu_memory_pct is not None and self.gpu_memory_pct >= GPU_MEMORY_CEILING_PCT:
+            hit.append(f"GPU memory {self.gpu_memory_pct:.0f}% >= {GPU_MEMORY_CEILING_PCT:.0f}%")
+        return hit
+
+
 class ShapeStats(Contract):
     """One shape at one concurrency: the figures of the last three (stable) windows.
 
@@ -244,6 +278,9 @@ class ShapeStats(Contract):
     unstable_reason: str = Field("", description="Each part of the stopping rule missed, when not stable.")
     started_at: float = Field(0.0, description="Epoch seconds: start of the windows kept.")
     ended_at: float = Field(0.0, description="Epoch seconds: end of the windows kept.")
+    utilisation: Utilisation | None = Field(
+        None, description="The host over started_at..ended_at; None where it was not read."
+    )
 
 
 class ShapeWarmup(Contract):

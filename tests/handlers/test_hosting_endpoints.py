@@ -20,10 +20,22 @@ ARN = "arn:aws:sagemaker:us-east-1:123456789012:model/db-run-1-a1-m0"
 
 
 def expect_endpoint(stub: Any, variant: dict[str, Any], **config_extra: Any) -> None:
+    # A real-time config publishes enhanced utilisation every 10 s; a serverless one has no instance.
+    metrics = (
+        {}
+        if "ServerlessConfig" in variant
+        else {"MetricsConfig": {"EnableEnhancedMetrics": True, "MetricPublishFrequencyInSeconds": 10}}
+    )
     stub.add_response(
         "create_endpoint_config",
         {"EndpointConfigArn": ARN},
-        {"EndpointConfigName": CONFIG, "ProductionVariants": [variant], "Tags": ANY, **config_extra},
+        {
+            "EndpointConfigName": CONFIG,
+            "ProductionVariants": [variant],
+            "Tags": ANY,
+            **metrics,
+            **config_extra,
+        },
     )
     stub.add_response(
         "create_endpoint",

@@ -25,6 +25,8 @@ GROUPS = ["sg-0123456789abcdef0"]
 KEY = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 VPC = {"subnets": SUBNETS, "security_groups": GROUPS}
 ARN = "arn:aws:sagemaker:us-east-1:123456789012:model/db-run-1-a1-m0"
+METRICS = {"MetricsConfig": {"EnableEnhancedMetrics": True, "MetricPublishFrequencyInSeconds": 10}}
+"""Every real-time endpoint config publishes enhanced utilisation every 10 s."""
 MODEL = botocore.session.get_session().get_service_model("sagemaker")
 
 
@@ -209,7 +211,7 @@ def test_realtime_model_and_config_carry_vpc_isolation_and_key_in_botocore_shape
         stub.add_response(
             "create_endpoint_config",
             {"EndpointConfigArn": ARN},
-            {"EndpointConfigName": ANY, "ProductionVariants": ANY, "Tags": ANY, "KmsKeyId": KEY},
+            {"EndpointConfigName": ANY, "ProductionVariants": ANY, "Tags": ANY, "KmsKeyId": KEY, **METRICS},
         )
         stub.add_response(
             "create_endpoint",
@@ -243,7 +245,7 @@ def test_an_unsecured_spec_sends_none_of_the_fields() -> None:
         stub.add_response(
             "create_endpoint_config",
             {"EndpointConfigArn": ARN},
-            {"EndpointConfigName": ANY, "ProductionVariants": ANY, "Tags": ANY},
+            {"EndpointConfigName": ANY, "ProductionVariants": ANY, "Tags": ANY, **METRICS},
         )
         stub.add_response(
             "create_endpoint",
@@ -278,6 +280,7 @@ def test_a_components_endpoint_config_carries_the_vpc_its_instances_run_in() -> 
             "create_endpoint_config",
             {"EndpointConfigArn": ARN},
             {
+                **METRICS,
                 "EndpointConfigName": ANY,
                 "ProductionVariants": ANY,
                 "Tags": ANY,
