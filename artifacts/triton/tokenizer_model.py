@@ -1,18 +1,39 @@
 """Triton python-backend model: tokenizes TEXT into the ONNX graph's inputs (the ensemble's first step).
 
-Shipped as ``tokenizer/1/model.py`` next to the run's ``tokenizer.json``. It needs the ``tokenizers``
-package in the Python that the python backend runs (an image that has it, or a conda-pack'd
-environment named by the model's EXECUTION_ENV_PATH parameter); without it the model fails to load
-with "No module named 'tokenizers'".
+Shipped as ``tokenizer/1/model.py`` next to the run's ``tokenizer.json`` and ``tokenizers.whl``. The
+Triton image's Python has no ``tokenizers`` package (the model would fail to load with "No module named
+'tokenizers'") and Triton installs nothing at start-up, so pack stages the wheel of the release that
+wrote ``tokenizer.json`` and the model unpacks it into a scratch folder on its import path at load.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
+import tempfile
+import zipfile
 from typing import Any
 
 import numpy as np
+
+WHEEL = "tokenizers.whl"
+
+
+def use_shipped_wheel(folder: str) -> str | None:
+    """Put the wheel shipped in ``folder`` first on the import path; the unpacked folder, or None.
+
+    A scratch folder, since the model repository may be mounted read-only; a wheel is a zip whose
+    top level is importable as is.
+    """
+    wheel = os.path.join(folder, WHEEL)
+    if not os.path.isfile(wheel):
+        return None
+    target = tempfile.mkdtemp(prefix="tokenizers-")
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(target)
+    sys.path.insert(0, target)
+    return target
 
 
 def load_tokenizer(folder: str, max_length: int) -> Any:
@@ -47,6 +68,7 @@ class TritonPythonModel:
         parameters = {k: v["string_value"] for k, v in (config.get("parameters") or {}).items()}
         folder = os.path.join(args["model_repository"], args["model_version"])
         self.outputs = parameters["outputs"].split(",")
+        use_shipped_wheel(folder)
         self.tokenizer = load_tokenizer(folder, int(parameters["max_length"]))
 
     def execute(self, requests: list[Any]) -> list[Any]:

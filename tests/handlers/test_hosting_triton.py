@@ -17,7 +17,7 @@ from tests.support.hosting import BUCKET, ROLE, SETTINGS, request, stubbed
 from workflows.aws.storage import upload_folder
 from workflows.contracts import ArtifactManifest
 from workflows.conversion.manifest import read_manifest
-from workflows.errors import PreflightBlocked
+from workflows.errors import ArtifactIncomplete, PreflightBlocked
 from workflows.hosting import triton_repository as repo
 from workflows.hosting.triton import ami_for
 from workflows.preflight.triton import parse_config
@@ -122,6 +122,8 @@ def staged(aws: Aws, tiny_artifact: Path) -> tuple[Any, ArtifactManifest]:
     """The converted folder in the run's staging prefix."""
     s3 = aws.s3
     upload_folder(s3, tiny_artifact, f"s3://{BUCKET}/staging/run-1/")
+    # What pack stages for a Triton spec beside the converted folder (the real wheel: tests/models)
+    s3.put_object(Bucket=BUCKET, Key=f"staging/run-1/{repo.TOKENIZER_WHEEL}", Body=b"PK wheel bytes")
     return s3, read_manifest(tiny_artifact)
 
 
@@ -182,6 +184,8 @@ def test_triton_deploy_writes_the_repository_then_creates_model_and_endpoint(sta
     onnx = s3.head_object(Bucket=BUCKET, Key="staging/run-1/a1/triton/model/1/model.onnx")["ContentLength"]
     assert onnx == next(f.size_bytes for f in manifest.files if f.path == manifest.onnx_file)
     assert "staging/run-1/a1/triton/ensemble/config.pbtxt" in keys
+    # And the tokenizers wheel sits beside the tokenizer's model.py, which unpacks it at load
+    assert "staging/run-1/a1/triton/tokenizer/1/tokenizers.whl" in keys
     assert result.staging_uris == [repository]
     assert result.effective_hosting["inference_ami_version"] == "al2023-ami-sagemaker-inference-gpu-4-1"
 
@@ -210,3 +214,20 @@ def test_the_templates_ship_inside_the_artifacts_package() -> None:
     assert json.dumps(names) == json.dumps(
         ["ensemble.pbtxt", "model.pbtxt", "tokenizer.pbtxt", "tokenizer_model.py"]
     )
+
+
+def test_a_tokenizer_ensemble_without_the_staged_wheel_stops_before_any_write(
+    staged: tuple[Any, Any],
+) -> None:
+    # Given an artifact packed without the tokenizers wheel (packed for another mode)
+    s3, _ = staged
+    s3.delete_object(Bucket=BUCKET, Key=f"staging/run-1/{repo.TOKENIZER_WHEEL}")
+    req = request({"mode": "triton", "instance_type_fallbacks": ["ml.g5.xlarge"]})
+    # When it is deployed, Then it stops naming the wheel and the fix, with nothing created or written
+    with (
+        stubbed("sagemaker") as (sagemaker, _),
+        pytest.raises(ArtifactIncomplete, match="tokenizers wheel") as stop,
+    ):
+        deploy(req, sagemaker=sagemaker, settings=SETTINGS, s3=s3)
+    assert "tokenizer_ensemble: false" in str(stop.value.fix)
+    assert s3.list_objects_v2(Bucket=BUCKET, Prefix="staging/run-1/a1/")["KeyCount"] == 0

@@ -34,6 +34,7 @@ from workflows.diagnosis.collect import add_component_log_events
 from workflows.diagnosis.evidence import Evidence
 from workflows.hosting import resources
 from workflows.hosting.scale_to_zero import register_scaling, scaling_plan
+from workflows.hosting.triton_repository import TOKENIZER_WHEEL
 from workflows.images.table import image_table
 from workflows.local.lambda_seam import LocalLambdaContext
 
@@ -110,6 +111,8 @@ def test_triton_and_lmi_model_folders_are_listed_and_read_by_the_sagemaker_role(
     aws.s3.put_object(
         Bucket=BUCKET, Key=f"staging/run-1/{MANIFEST_FILE}", Body=(tiny_artifact / MANIFEST_FILE).read_bytes()
     )
+    if mode == "triton":  # what pack stages for the tokenizer ensemble (the real wheel: tests/models)
+        aws.s3.put_object(Bucket=BUCKET, Key=f"staging/run-1/{TOKENIZER_WHEEL}", Body=b"PK wheel bytes")
     hosting = {"mode": mode, "instance_type_fallbacks": [GPU]}
     event = request(hosting, source=f"s3://{BUCKET}/sources/run-1/", overrides=DeployOverrides())
     from lambdas.deploy_endpoint import handler

@@ -12,13 +12,19 @@ index, ``PIP_FIND_LINKS``, its cache), or ``find_links`` when given.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from workflows.conversion.manifest import read_manifest
 from workflows.errors import ArtifactIncomplete
 from workflows.hosting.base import image_for
+from workflows.hosting.specs import TritonHosting
+from workflows.hosting.triton_repository import TOKENIZER_WHEEL, TRITON_PYTHON
 from workflows.images.table import HF_INFERENCE
 from workflows.preflight.artifact import requirement_names
 from workflows.preflight.isolation import WHEELS_DIR
@@ -36,6 +42,21 @@ def container_python(image: str) -> str:
     """The container's Python from its image tag (``...-cpu-py312-ubuntu22.04`` -> ``3.12``)."""
     found = _PYTHON_TAG.search(image)
     return f"{found.group(1)}.{found.group(2)}" if found else DEFAULT_PYTHON
+
+
+def _download_command(
+    dest: Path, python_version: str, platforms: tuple[str, ...], find_links: tuple[Path, ...]
+) -> list[str]:
+    """``pip download`` of binary wheels for the container's Python and platforms into ``dest``."""
+    command = [sys.executable, "-m", "pip", "download", "--only-binary=:all:", "--implementation", "cp"]
+    command += ["--python-version", python_version, "--dest", str(dest), "--disable-pip-version-check"]
+    for platform in platforms:
+        command += ["--platform", platform]
+    if find_links:
+        command.append("--no-index")
+    for folder in find_links:
+        command += ["--find-links", str(folder)]
+    return command
 
 
 def vendor_wheels(
@@ -64,14 +85,7 @@ def vendor_wheels(
         return []
     wheels = root / "code" / WHEELS_DIR
     wheels.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "pip", "download", "--only-binary=:all:", "--implementation", "cp"]
-    command += ["--python-version", python_version, "--dest", str(wheels), "--disable-pip-version-check"]
-    for platform in platforms:
-        command += ["--platform", platform]
-    if find_links:
-        command.append("--no-index")
-    for folder in find_links:
-        command += ["--find-links", str(folder)]
+    command = _download_command(wheels, python_version, platforms, find_links)
     kept = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("-")]
     listed = root / "code" / "requirements.vendored.txt"
     listed.write_text("\n".join(kept) + "\n", encoding="utf-8")
@@ -109,3 +123,46 @@ def vendor_for_spec(root: Path, spec: Any, settings: Settings) -> list[str]:
             image_for(HF_INFERENCE, hosting, types[0] if types else None, settings.region)
         )
     return vendor_wheels(root, python_version=version)
+
+
+def tokenizers_version(root: Path) -> str:
+    """The tokenizers release that wrote the artifact's tokenizer.json (it reads it back), else this one's."""
+    manifest = read_manifest(root)
+    saved = manifest.tokenizer.saved_by.get("tokenizers") if manifest.tokenizer else None
+    return saved or version("tokenizers")
+
+
+def vendor_triton_tokenizer(root: Path, spec: Any, *, find_links: tuple[Path, ...] = ()) -> str | None:
+    """Stage the tokenizers wheel for a Triton tokenizer ensemble at ``TOKENIZER_WHEEL`` (None otherwise).
+
+    The python backend runs the Triton image's Python, which has no tokenizers package, and Triton
+    installs nothing at start-up: the wheel travels with the model repository and the model unpacks it.
+
+    Raises:
+        ArtifactIncomplete: no wheel of that release for the image's Python and platform.
+    """
+    hosting = spec.hosting
+    if not isinstance(hosting, TritonHosting) or not hosting.tokenizer_ensemble:
+        return None
+    wanted = f"tokenizers=={tokenizers_version(root)}"
+    with tempfile.TemporaryDirectory(prefix="tokenizers-wheel-") as scratch:
+        command = _download_command(Path(scratch), TRITON_PYTHON, PLATFORMS, find_links)
+        done = subprocess.run(
+            [*command, "--no-deps", wanted],
+            capture_output=True,
+            text=True,
+            timeout=PIP_TIMEOUT_S,
+            check=False,
+        )
+        found = sorted(Path(scratch).glob("tokenizers-*.whl"))
+        if done.returncode != 0 or not found:
+            raise ArtifactIncomplete(
+                f"the Triton tokenizer's {wanted} wheel could not be fetched for Python {TRITON_PYTHON} on "
+                f"{PLATFORMS[0]}: {done.stderr.strip()[-600:]}",
+                fix="make the wheel reachable to pack (a package index, PIP_FIND_LINKS), or set "
+                "hosting.tokenizer_ensemble: false to serve token ids",
+            )
+        target = root / TOKENIZER_WHEEL
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(found[0], target)
+    return found[0].name

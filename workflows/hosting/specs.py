@@ -316,8 +316,9 @@ class TritonHosting(_Instances):
     tokenizer_ensemble: bool = Field(
         True,
         description=(
-            "Serve text through an ensemble (a python-backend tokenizer, then the ONNX model). The python "
-            "backend needs the tokenizers package in the image's Python; false serves token ids only."
+            "Serve text through an ensemble (a python-backend tokenizer, then the ONNX model). The Triton "
+            "image has no tokenizers package: pack ships its wheel beside the tokenizer's model.py. "
+            "false serves token ids only."
         ),
     )
 

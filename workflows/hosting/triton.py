@@ -11,8 +11,13 @@ spec that is too old is refused.
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
+from botocore.exceptions import ClientError
+
+from workflows.aws.clients import split_s3_uri
 from workflows.contracts import DeployRequest, Finding
+from workflows.errors import ArtifactIncomplete
 from workflows.hosting.base import (
     AwsClients,
     InstanceMode,
@@ -30,7 +35,7 @@ from workflows.hosting.staging import (
     uncompressed_model_data,
     write_prefix,
 )
-from workflows.hosting.triton_repository import check_plan, default_model, plan_repository
+from workflows.hosting.triton_repository import TOKENIZER_WHEEL, check_plan, default_model, plan_repository
 from workflows.images.accelerators import is_gpu_instance
 from workflows.images.table import TRITON, image_cuda
 from workflows.preflight.containers import check_cuda_driver, minimum_ami
@@ -39,6 +44,9 @@ from workflows.preflight.findings import refuse_blocking
 from workflows.preflight.isolation import ISOLATION
 from workflows.preflight.registry import Check
 from workflows.settings import Settings
+
+if TYPE_CHECKING:
+    from types_boto3_s3 import S3Client
 
 ENGINE = "triton"
 
@@ -69,6 +77,22 @@ def _driver(context: PreflightContext, hosting: TritonHosting) -> list[Finding]:
         hosting.instance_type_fallbacks,
         lambda name: ami_for(_image(hosting, name, context.region), name, hosting.inference_ami_version)[1],
     )
+
+
+def _require_staged(s3: S3Client, uri: str) -> None:
+    """Stop before any write when pack did not stage ``uri`` (an artifact packed for another mode)."""
+    bucket, key = split_s3_uri(uri)
+    try:
+        s3.head_object(Bucket=bucket, Key=key)
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") not in ("404", "NoSuchKey", "NotFound"):
+            raise
+        raise ArtifactIncomplete(
+            f"{uri} is missing: the tokenizer ensemble's python backend needs the tokenizers wheel, "
+            "which the Triton image does not ship.",
+            fix="pack the artifact again with this spec (pack stages the wheel for Triton), or set "
+            "hosting.tokenizer_ensemble: false to serve token ids",
+        ) from None
 
 
 class TritonMode(InstanceMode[TritonHosting]):
@@ -111,6 +135,8 @@ class TritonMode(InstanceMode[TritonHosting]):
         refuse_blocking(findings + check_plan(planned), mode=self.mode)
         repository = engine_uri(settings.bucket, request.run_id, request.attempt.number, ENGINE)
         staging = staging_uri(settings.bucket, request.run_id)
+        if hosting.tokenizer_ensemble:
+            _require_staged(s3, staging + TOKENIZER_WHEEL)
         write_prefix(
             s3,
             repository,

@@ -1,7 +1,8 @@
 """A Triton model repository planned from the ONNX artifact, checked before anything is uploaded.
 
 The plan is a list of files: generated ``config.pbtxt`` texts (from ``artifacts/triton/*.pbtxt``)
-and files copied from the run's staging folder (``model.onnx``, the tokenizer). Every config is
+and files copied from the run's staging folder (``model.onnx``, the tokenizer and, for the python
+backend, the ``tokenizers`` wheel that the Triton image lacks). Every config is
 parsed with the real ``inference.ModelConfig`` protobuf (F19); each version folder must hold the
 file its backend loads (onnxruntime -> model.onnx, python -> model.py: F23), and weights must be
 complete (F22). The repository then goes to S3 as an uncompressed prefix that SageMaker mounts at
@@ -22,6 +23,11 @@ MODEL, TOKENIZER, ENSEMBLE = "model", "tokenizer", "ensemble"
 ONNX_TYPE = "TYPE_INT64"  # the tokenizer's ids and masks, exported as int64 (workflows/conversion/export.py)
 OUTPUT_TYPE = "TYPE_FP32"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
+# The Triton image's Python has no ``tokenizers`` package, and Triton runs no install step: pack stages
+# the wheel (workflows/artifact/vendoring.py) and the python-backend model unpacks it at load.
+TOKENIZER_WHEEL = "triton/tokenizers.whl"
+# Triton 26.05 is Ubuntu 24.04, whose python3 the python backend runs; tokenizers' wheel is abi3 (cp310+).
+TRITON_PYTHON = "3.12"
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,7 @@ def plan_repository(manifest: ArtifactManifest, hosting: TritonHosting, *, gpu: 
         planned += [
             PlannedFile(f"{TOKENIZER}/config.pbtxt", text=tokenizer_config(manifest, hosting)),
             PlannedFile(f"{TOKENIZER}/1/model.py", text=code),
+            PlannedFile(f"{TOKENIZER}/1/{TOKENIZER_WHEEL.rsplit('/', 1)[-1]}", source=TOKENIZER_WHEEL),
             *(
                 PlannedFile(
                     f"{TOKENIZER}/1/{name}",

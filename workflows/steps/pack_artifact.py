@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from workflows.artifact.vendoring import vendor_for_spec
+from workflows.artifact.vendoring import vendor_for_spec, vendor_triton_tokenizer
 from workflows.aws.storage import download_folder, upload_file, upload_folder
 from workflows.contracts import PackRequest, PackResult
 from workflows.conversion.manifest import (
@@ -17,6 +17,7 @@ from workflows.conversion.manifest import (
     verify_artifact,
 )
 from workflows.errors import ArtifactIncomplete, OutputNotWritable
+from workflows.hosting.triton_repository import TOKENIZER_WHEEL
 from workflows.naming import artifact_key
 from workflows.remediation.requirements import apply_requirements
 from workflows.settings import Settings
@@ -80,6 +81,11 @@ def pack(request: PackRequest, *, s3: S3Client, settings: Settings, workdir: Pat
     if vendor_for_spec(root, request.spec, settings):  # F37: an isolated container reaches no index
         # The preflight reads the staged code/: it must see the wheels and the offline requirements.
         upload_folder(s3, root / "code", request.convert.staging_uri.rstrip("/") + "/code/")
+    if vendor_triton_tokenizer(root, request.spec):  # the Triton image's Python has no tokenizers
+        # Deploy copies it from staging into the model repository, next to the tokenizer's model.py.
+        upload_file(
+            s3, root / TOKENIZER_WHEEL, request.convert.staging_uri.rstrip("/") + "/" + TOKENIZER_WHEEL
+        )
     compression = request.spec.pack.compression
     key = artifact_key(request.run_id, compression)
     tarball = workdir / Path(key).name
