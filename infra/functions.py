@@ -31,8 +31,11 @@ from workflows.settings import KMS_KEY_ENV
 # Lambda's ceiling for memory and /tmp: a 1 GB model, its ONNX export and the packed tarball fit.
 CONTAINER_STORAGE_MB = 10240
 LOG_RETENTION = logs.RetentionDays.ONE_MONTH
-# Creates that name the key (KmsKeyId, VolumeKmsKeyId): SageMaker then creates a grant as the caller.
-KEYED_CREATES = frozenset({"sagemaker:CreateEndpointConfig", "sagemaker:CreateProcessingJob"})
+# The steps whose creates name the key (CreateEndpointConfig's KmsKeyId in DeployEndpoint,
+# CreateProcessingJob's VolumeKmsKeyId in StartBenchmarkJob): SageMaker then creates a grant as the
+# caller. The other steps share the pipeline-step profile's SageMaker creates but never send a key,
+# so they get no kms:CreateGrant (tests/stack/test_encryption.py finds the call sites).
+KEYED_CREATORS = frozenset({"DeployEndpoint", "StartBenchmarkJob"})
 
 
 class Functions(Construct):
@@ -104,7 +107,7 @@ class Functions(Construct):
         actions = {action for statement in statements for action in statement.actions}
         key = self.access.artifact_key
         if key is not None and any(a.startswith("s3:") and a != "s3:ListBucket" for a in actions):
-            key.grant_use(role, for_sagemaker=bool(actions & KEYED_CREATES))
+            key.grant_use(role, for_sagemaker=row.state in KEYED_CREATORS)
         return role
 
     def _build_function(self, row: LambdaFunction) -> lambda_.Function:

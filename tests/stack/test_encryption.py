@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from infra.functions import KEYED_CREATORS
+from state_machines import FUNCTIONS
 from tests.support.aws import Aws
 from tests.support.iam import Binding, allowed, function_role, principal, sagemaker_role_id
 from tests.support.iam_actions import Access
@@ -124,6 +127,37 @@ def test_each_function_may_use_the_key_only_as_far_as_it_needs(
     assert not allowed(node, Access("kms:CreateGrant", key, {"kms:GrantIsForAWSResource": "false"}))
     # And no other key
     assert not allowed(node, Access("kms:Decrypt", f"arn:aws:kms:{REGION}:123456789012:key/other"))
+
+
+# The AWS calls that name the key (KmsKeyId, VolumeKmsKeyId) and the modules that make them on AWS.
+KEYED_CALLS = re.compile(r"\.create_(endpoint_config|processing_job)\(")
+
+
+def test_only_the_steps_that_send_the_key_may_let_sagemaker_grant_on_it() -> None:
+    # Given every place outside the local SageMaker that makes a keyed create call
+    sources = [
+        p
+        for p in [*Path("workflows").rglob("*.py"), *Path("lambdas").rglob("*.py")]
+        if "local" not in p.parts
+    ]
+    callers = sorted(str(p) for p in sources if KEYED_CALLS.search(p.read_text(encoding="utf-8")))
+    # Then they are the hosting modes' endpoint creation (reached only from DeployEndpoint) and the
+    # benchmark job's start: adding another call site means adding its step to KEYED_CREATORS
+    assert callers == ["workflows/hosting/base.py", "workflows/steps/start_benchmark_job.py"]
+    deployers = sorted(str(p) for p in sources if ".deploy(request" in p.read_text(encoding="utf-8"))
+    assert deployers == ["workflows/steps/deploy_endpoint.py"]
+    # And of every function's role as deployed, exactly those steps' may let SageMaker create grants
+    synth = synthesize()
+    key = key_arn()
+    granting = {
+        row.state
+        for row in FUNCTIONS
+        if allowed(
+            principal(function_role(synth, row.placeholder), BINDING),
+            Access("kms:CreateGrant", key, {"kms:GrantIsForAWSResource": "true"}),
+        )
+    }
+    assert granting == set(KEYED_CREATORS) == {"DeployEndpoint", "StartBenchmarkJob"}
 
 
 def test_the_sagemaker_role_reads_and_writes_with_the_key_and_grants_for_its_volumes() -> None:
