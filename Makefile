@@ -7,7 +7,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: run test check test-matrix lint setup clean
+.PHONY: run test check test-matrix lint setup clean bench-peers
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,5 +49,17 @@ test: lint
 test-matrix: setup
 	$(BIN)/pytest tests/e2e/test_architectures_served.py tests/e2e/test_interrupted_runs.py -m matrix --durations=0
 
+# deploybench's CPU artifacts against sentence-transformers' PyTorch, ONNX, O3 and qint8 peers, the peers in
+# their own environment (bench/peers-requirements.txt): writes bench/results/peers.json.
+PEERS_VENV ?= .venv-peers
+$(PEERS_VENV)/.installed: bench/peers-requirements.txt
+	$(PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_VENV)/bin/python -m pip install --quiet -r bench/peers-requirements.txt
+	touch $@
+
+bench-peers: setup $(PEERS_VENV)/.installed
+	$(BIN)/python bench/peers.py build .peers-work
+	$(PEERS_VENV)/bin/python bench/peers.py measure .peers-work
+
 clean:
-	rm -rf $(VENV) deploybench-results .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(PEERS_VENV) .peers-work deploybench-results .pytest_cache .mypy_cache .ruff_cache
