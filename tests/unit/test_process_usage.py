@@ -1,0 +1,58 @@
+"""A process group's CPU and memory over a window, from /proc: what a local measurement's
+utilisation is made of (the serving group's own figures, not an instance's)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from workflows.processes.usage import CLOCK_TICKS, Reading, UsageSampler, usage_between
+
+
+def _burn(seconds: float) -> None:
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
+        sum(i * i for i in range(1000))
+
+
+def test_a_group_that_burns_cpu_reads_above_zero_and_holds_memory() -> None:
+    # Given a sampler on this test's own process group, reading every 50 ms
+    sampler = UsageSampler(os.getpgrp(), interval_s=0.05).start()
+    started = time.time()
+    try:
+        # When this process burns 0.3 s of CPU and the window is closed with a reading
+        _burn(0.3)
+        sampler.sample_now()
+        ended = time.time()
+    finally:
+        sampler.stop()
+    usage = sampler.window(started - 0.1, ended)
+    # Then the window read CPU above zero (at most all cores) and this process's resident memory
+    assert usage is not None
+    assert 0.0 < usage.cpu_pct <= 100.0
+    assert usage.memory_pct > 0.0
+    assert started - 0.1 <= usage.started_at < usage.ended_at <= ended
+
+
+def test_a_window_with_fewer_than_two_readings_has_no_usage() -> None:
+    # Given a sampler stopped right after its first reading
+    sampler = UsageSampler(os.getpgrp(), interval_s=60.0).start()
+    sampler.stop()
+    # When a window holding that one reading, and one holding none, are asked for
+    at = sampler.readings[0].at
+    # Then neither has a figure (a rate needs two readings)
+    assert sampler.window(at - 1, at + 1) is None
+    assert sampler.window(at + 10, at + 20) is None
+
+
+def test_a_member_that_exits_does_not_take_cpu_below_zero_and_a_new_one_counts_from_zero() -> None:
+    # Given two readings 1 s apart on 4 cores: pid 1 used 2 s more, pid 2 exited, pid 3 was born
+    # with 1 s used, and the group held 1 GiB then 3 GiB of 8 GiB
+    gib = 1 << 30
+    first = Reading(at=100.0, ticks={1: 10 * CLOCK_TICKS, 2: 50 * CLOCK_TICKS}, rss_bytes=gib)
+    last = Reading(at=101.0, ticks={1: 12 * CLOCK_TICKS, 3: 1 * CLOCK_TICKS}, rss_bytes=3 * gib)
+    # When the usage between them is taken
+    usage = usage_between(first, last, [], cores=4, memory=8 * gib)
+    # Then CPU is 3 core-seconds of 4 in 1 s (75%), and memory the mean 2 GiB of 8 (25%)
+    assert usage.cpu_pct == 75.0
+    assert usage.memory_pct == 25.0
