@@ -17,32 +17,32 @@ def _burn(seconds: float) -> None:
 
 def test_a_group_that_burns_cpu_reads_above_zero_and_holds_memory() -> None:
     # Given a sampler on this test's own process group, reading every 50 ms
-    sampler = UsageSampler(os.getpgrp(), interval_s=0.05).start()
+    sampler = UsageSampler([os.getpgrp()], interval_s=0.05).start()
     started = time.time()
     try:
         # When this process burns 0.3 s of CPU and the window is closed with a reading
         _burn(0.3)
-        sampler.sample_now()
         ended = time.time()
     finally:
         sampler.stop()
-    usage = sampler.window(started - 0.1, ended)
+    usage = sampler.window(started, ended)
     # Then the window read CPU above zero (at most all cores) and this process's resident memory
     assert usage is not None
     assert 0.0 < usage.cpu_pct <= 100.0
     assert usage.memory_pct > 0.0
-    assert started - 0.1 <= usage.started_at < usage.ended_at <= ended
+    assert usage.started_at <= started < ended <= usage.ended_at
 
 
-def test_a_window_with_fewer_than_two_readings_has_no_usage() -> None:
-    # Given a sampler stopped right after its first reading
-    sampler = UsageSampler(os.getpgrp(), interval_s=60.0).start()
+def test_a_window_no_reading_brackets_has_no_usage() -> None:
+    # Given a sampler started and stopped at once (its first and last readings only)
+    sampler = UsageSampler([os.getpgrp()], interval_s=60.0).start()
     sampler.stop()
-    # When a window holding that one reading, and one holding none, are asked for
-    at = sampler.readings[0].at
-    # Then neither has a figure (a rate needs two readings)
-    assert sampler.window(at - 1, at + 1) is None
-    assert sampler.window(at + 10, at + 20) is None
+    first, last = sampler.readings[0].at, sampler.readings[-1].at
+    # When a window starting before its first reading, and one ending after its last, are asked for
+    # Then neither has a figure, while the span between the two readings has one
+    assert sampler.window(first - 1, last) is None
+    assert sampler.window(first, last + 10) is None
+    assert sampler.window(first, last) is not None
 
 
 def test_a_member_that_exits_does_not_take_cpu_below_zero_and_a_new_one_counts_from_zero() -> None:

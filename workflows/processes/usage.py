@@ -83,17 +83,17 @@ def usage_between(first: Reading, last: Reading, middle: list[Reading], *, cores
 
 
 class UsageSampler:
-    """Reads one process group every ``interval_s`` on a daemon thread until ``stop``."""
+    """Reads process groups (one host's, summed) every ``interval_s`` on a daemon thread until ``stop``."""
 
-    def __init__(self, pgid: int, *, interval_s: float = 1.0) -> None:
-        self.pgid = pgid
+    def __init__(self, pgids: list[int], *, interval_s: float = 1.0) -> None:
+        self.pgids = list(pgids)
         self.interval_s = interval_s
         self.cores = os.cpu_count() or 1
         self.memory = memory_total_bytes()
         self.readings: list[Reading] = []
         self._lock = threading.Lock()
         self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True, name=f"usage-{pgid}")
+        self._thread = threading.Thread(target=self._loop, daemon=True, name="process-usage")
 
     def start(self) -> UsageSampler:
         self._take()
@@ -101,12 +101,19 @@ class UsageSampler:
         return self
 
     def stop(self) -> None:
+        """End the thread, with a last reading (the last window's end)."""
         self._stopped.set()
         if self._thread.is_alive():
             self._thread.join(timeout=self.interval_s + 5.0)
+        self._take()
 
     def _take(self) -> None:
-        reading = read_group(self.pgid)
+        parts = [read_group(pgid) for pgid in self.pgids]
+        reading = Reading(
+            at=time.time(),
+            ticks={pid: t for part in parts for pid, t in part.ticks.items()},
+            rss_bytes=sum(part.rss_bytes for part in parts),
+        )
         with self._lock:
             self.readings.append(reading)
 
@@ -114,14 +121,17 @@ class UsageSampler:
         while not self._stopped.wait(self.interval_s):
             self._take()
 
-    def sample_now(self) -> None:
-        """Take a reading at once (a window's end that should not wait for the next tick)."""
-        self._take()
-
     def window(self, started_at: float, ended_at: float) -> Usage | None:
-        """The averages over the readings inside ``started_at``..``ended_at``; None: fewer than two."""
+        """The averages from the last reading at or before ``started_at`` to the first at or after
+        ``ended_at`` (a window shorter than ``interval_s`` still gets a figure, over a little more
+        than itself); None where no reading brackets it."""
         with self._lock:
-            inside = [r for r in self.readings if started_at <= r.at <= ended_at]
-        if len(inside) < 2:
+            readings = list(self.readings)
+        before = [i for i, r in enumerate(readings) if r.at <= started_at]
+        after = [i for i, r in enumerate(readings) if r.at >= ended_at]
+        if not before or not after:
             return None
-        return usage_between(inside[0], inside[-1], inside[1:-1], cores=self.cores, memory=self.memory)
+        first, last = before[-1], after[0]
+        return usage_between(
+            readings[first], readings[last], readings[first + 1 : last], cores=self.cores, memory=self.memory
+        )
