@@ -3,9 +3,15 @@ utilisation is made of (the serving group's own figures, not an instance's)."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
+from pathlib import Path
 
+import pytest
+
+from workflows.container.environment import CACHE_ENV
+from workflows.processes import groups
 from workflows.processes.usage import CLOCK_TICKS, Reading, UsageSampler, usage_between
 
 
@@ -56,3 +62,22 @@ def test_a_member_that_exits_does_not_take_cpu_below_zero_and_a_new_one_counts_f
     # Then CPU is 3 core-seconds of 4 in 1 s (75%), and memory the mean 2 GiB of 8 (25%)
     assert usage.cpu_pct == 75.0
     assert usage.memory_pct == 25.0
+
+
+def test_an_endpoints_serving_groups_are_its_live_recorded_containers_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given this process recorded as a container group of endpoint ep-a, and a record of ep-b
+    # and one of ep-a whose leader start time is another process's (a reused group id)
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    pgid = os.getpid()
+    groups.record(pgid, what="container ep-a/primary")
+    folder = groups.registry()
+    (folder / "1.json").write_text(json.dumps({"pgid": 1, "leader_start": -1, "what": "container ep-a/x"}))
+    (folder / "2.json").write_text(
+        json.dumps({"pgid": pgid, "leader_start": groups.start_time(pgid), "what": "container ep-b/primary"})
+    )
+    # When the groups serving ep-a, and those of an endpoint with none, are asked for
+    # Then ep-a has only its live group, and the other none
+    assert groups.serving("ep-a") == [pgid]
+    assert groups.serving("ep-c") == []
