@@ -56,6 +56,10 @@ def test_happy_path_runs_every_step_and_leaves_nothing(tiny_bert: Path, tmp_path
     assert result["convert"]["manifest"]["parity"]["passed"]
     # And the result holds every figure: windows and latency samples, the warmup, the cold start
     assert all(m["windows"] and m["latencies_ms"] for m in result["measurements"])
+    # And each measurement's utilisation is the local serving group's own, over its window
+    used = [m["utilisation"] for m in result["measurements"]]
+    assert all(u["source"] == "local" and u["memory_pct"] > 0 for u in used), used
+    assert any(u["cpu_pct"] > 0 for u in used) and all(0 <= u["cpu_pct"] <= 100 for u in used), used
     assert result["warmup"]["cold_start"]["latency_ms"] > 0
     assert result["warmup"]["shapes"][0]["concurrency"] >= 1
     # And CloudWatch figures are not faked for a local endpoint

@@ -7,6 +7,7 @@ import numpy as np
 
 from tests.support.result_docs import measurement, result
 from workflows.benchmark.stats import percentile_intervals
+from workflows.contracts import ShapeStats, Utilisation
 from workflows.reports.markdown import render_report
 
 
@@ -47,3 +48,43 @@ def test_a_result_written_before_intervals_gets_them_from_its_samples() -> None:
     assert cells[3] == "600"
     assert cells[6].endswith(f"({low:.2f}–{high:.2f})")
     assert cells[-1] == "yes"
+
+
+def _shape(utilisation: Utilisation | None, *, batch: int) -> dict[str, object]:
+    stats = ShapeStats(
+        **{k: v for k, v in measurement(12.0, batch=batch).items() if k in ShapeStats.model_fields},
+        utilisation=utilisation,
+    )
+    return stats.model_dump(mode="json")
+
+
+def test_utilisation_sits_beside_the_figures_and_a_shape_at_a_ceiling_is_flagged() -> None:
+    # Given a result whose b1 shape read CPU at 96% locally, whose b4 shape read a GPU near full,
+    # and whose b8 shape read nothing
+    hot = Utilisation(source="local", cpu_pct=96.4, memory_pct=12.2)
+    gpu = Utilisation(source="cloudwatch", cpu_pct=40.0, memory_pct=30.0, gpu_pct=88.0, gpu_memory_pct=97.0)
+    rows = [_shape(hot, batch=1), _shape(gpu, batch=4), _shape(None, batch=8)]
+    # When its report is rendered
+    report = render_report(result("util-1", rows))
+    header = _row(report, "| batch |")
+    b1, b4, b8 = (_row(report, f"| {b} | natural | 1 |") for b in (1, 4, 8))
+    at = header.index("CPU %")
+    # Then the utilisation columns follow samples/s and req/s, each shape shows its own figures,
+    # source and ceiling, a shape without any shows dashes, and the note names both sources
+    assert header[at - 2 : at] == ["samples/s", "req/s"]
+    assert b1[at : at + 6] == ["96", "12", "-", "-", "local", "**CPU 96% >= 90%**"]
+    assert b4[at : at + 6] == ["40", "30", "88", "97", "cloudwatch", "**GPU memory 97% >= 95%**"]
+    assert b8[at : at + 6] == ["-"] * 6
+    assert "local: the local serving process group's own /proc figures" in report
+    assert "cloudwatch: the endpoint's instance and container metrics" in report
+
+
+def test_a_result_without_utilisation_keeps_its_table() -> None:
+    # Given a result whose shapes read no utilisation (an older result, or a run that read none)
+    rows = [_shape(None, batch=1)]
+    # When its report is rendered
+    report = render_report(result("plain-1", rows))
+    # Then no utilisation column or note appears, and samples/s is still followed by req/s, errors
+    header = _row(report, "| batch |")
+    assert "CPU %" not in header and "Utilisation:" not in report
+    assert header[header.index("samples/s") + 1 : header.index("samples/s") + 3] == ["req/s", "errors"]

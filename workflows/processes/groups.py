@@ -96,6 +96,27 @@ def owned() -> list[int]:
     return found
 
 
+def serving(endpoint: str) -> list[int]:
+    """The live recorded groups of the local containers serving ``endpoint`` (none off the local engine).
+
+    A group counts only while its leader is the process recorded (a pid and start time), so a
+    reused group id is never read as the endpoint's.
+    """
+    folder = registry()
+    found = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            body = json.loads(path.read_text(encoding="utf-8"))
+            pgid = int(body["pgid"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        leader = start_time(pgid)
+        ours = str(body.get("what", "")).startswith(f"container {endpoint}/")
+        if ours and leader is not None and leader == body.get("leader_start"):
+            found.append(pgid)
+    return found
+
+
 @dataclass(frozen=True)
 class Reaped:
     """A recorded group whose owner was gone: what it was, and what the reaper found and did."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from workflows.benchmark.stats import samples_for_upper_bound
+from workflows.contracts import CPU_CEILING_PCT, GPU_MEMORY_CEILING_PCT, Utilisation
 from workflows.reports.compare import key
 from workflows.reports.engines import engine_build_lines
 from workflows.reports.plots import label
@@ -155,10 +156,51 @@ def _warm_checks(result: dict[str, Any]) -> list[str]:
     return ["", "Warm check before measuring: " + "; ".join(cells) + "."]
 
 
+UTILISATION_HEADER = ["CPU %", "mem %", "GPU %", "GPU mem %", "util. source", "ceiling"]
+
+
+def utilisation_cells(measurement: dict[str, Any]) -> list[Any]:
+    """The cells under ``UTILISATION_HEADER`` for one measurement (all '-' where it has none)."""
+    raw = measurement.get("utilisation")
+    if not raw:
+        return [None] * len(UTILISATION_HEADER)
+    used = Utilisation.model_validate(raw)
+    hit = used.ceilings()
+    return [
+        *(_percent(v) for v in (used.cpu_pct, used.memory_pct, used.gpu_pct, used.gpu_memory_pct)),
+        used.source,
+        f"**{'; '.join(hit)}**" if hit else "no",
+    ]
+
+
+def _percent(value: float | None) -> str | None:
+    return None if value is None else f"{value:.0f}"
+
+
+def _utilisation_note(rows: list[dict[str, Any]]) -> list[str]:
+    sources: set[str] = {str(m["utilisation"]["source"]) for m in rows if m.get("utilisation")}
+    if not sources:
+        return []
+    words = {
+        "cloudwatch": "cloudwatch: the endpoint's instance and container metrics",
+        "local": "local: the local serving process group's own /proc figures (CPU of all this "
+        "host's cores, memory of its RAM), not the named instance's",
+    }
+    return [
+        "",
+        "Utilisation: averages over each shape's kept windows; "
+        + "; ".join(words[s] for s in sorted(sources))
+        + f". Ceiling: CPU >= {CPU_CEILING_PCT:.0f}% or GPU memory >= {GPU_MEMORY_CEILING_PCT:.0f}%, "
+        "where the figures above may be the host's limit rather than the model's.",
+    ]
+
+
 def _measurements(result: dict[str, Any]) -> list[str]:
     rows = result.get("measurements") or []
     if not rows:
         return []
+    # Older results and runs that read no utilisation keep the table they always had.
+    used = any(m.get("utilisation") for m in rows)
     lines = ["", "## Benchmark (client-side latency)", *_warm_checks(result), ""]
     lines += table(
         [
@@ -174,6 +216,7 @@ def _measurements(result: dict[str, Any]) -> list[str]:
             "std ms",
             "samples/s",
             "req/s",
+            *(UTILISATION_HEADER if used else []),
             "errors",
             "retries",
             "stable",
@@ -192,6 +235,7 @@ def _measurements(result: dict[str, Any]) -> list[str]:
                 m["std_ms"],
                 m["samples_per_s"],
                 m["requests_per_s"],
+                *(utilisation_cells(m) if used else []),
                 m.get("errors_by_kind") or m["errors"],
                 m.get("retries", 0),
                 stable_cell(m),
@@ -207,6 +251,7 @@ def _measurements(result: dict[str, Any]) -> list[str]:
         "the largest sample, above the interpolated figure: the true p99 is then likely above every "
         "sample. Stable: at least min_requests, at least min_duration_s, and the last three windows "
         "agreeing.",
+        *_utilisation_note(rows),
     ]
     return lines
 

@@ -15,9 +15,11 @@ from workflows.aws.storage import put_text
 from workflows.benchmark.engine import run
 from workflows.benchmark.figures import DETAIL_FILE, compact, require_answers
 from workflows.benchmark.run_config import engine_config, make_invoker
-from workflows.contracts import BenchmarkRequest, BenchmarkResult
+from workflows.contracts import BenchmarkRequest, BenchmarkResult, Utilisation
 from workflows.hosting import pools
 from workflows.naming import results_prefix
+from workflows.processes import groups
+from workflows.processes.usage import UsageSampler
 from workflows.settings import Settings
 from workflows.spec.pipeline import WARM_CHECK_ALLOWANCE_S
 
@@ -43,7 +45,14 @@ def benchmark(
     invoker = make_invoker(runtime, config)
     pooled, name = request.deploy.instance_pools, request.deploy.endpoint_name
     before = pools.snapshot(sagemaker, name, pooled) if pooled and sagemaker is not None else None
-    output = run(invoker, config, runner="lambda")
+    sampler = local_usage(request.deploy.endpoint_name)
+    try:
+        output = run(invoker, config, runner="lambda")
+    finally:
+        if sampler is not None:
+            sampler.stop()
+    if sampler is not None:
+        with_utilisation(output["measurements"], sampler)
     fleet = pools.fleet(before, pools.snapshot(sagemaker, name, pooled)) if before is not None else {}
     detail_uri = f"s3://{settings.bucket}/{results_prefix(request.run_id)}{DETAIL_FILE}"
     put_text(s3, detail_uri, json.dumps(output), "application/json")
@@ -58,3 +67,31 @@ def benchmark(
         seconds=round(time.perf_counter() - started, 3),
         fleet=fleet,
     )
+
+
+USAGE_INTERVAL_S = 0.25
+"""How often the local serving groups are read: several readings in the shortest measurement."""
+
+
+def local_usage(endpoint_name: str) -> UsageSampler | None:
+    """A sampler on the local containers serving the endpoint; None where there are none (AWS).
+
+    On the local engine this step runs in the process that started them, and their groups are
+    recorded (``workflows.processes.groups``): their /proc figures stand in for the instance's.
+    """
+    pgids = groups.serving(endpoint_name)
+    return UsageSampler(pgids, interval_s=USAGE_INTERVAL_S).start() if pgids else None
+
+
+def with_utilisation(measurements: list[dict[str, Any]], sampler: UsageSampler) -> None:
+    """Each measurement gets the serving groups' usage over its own kept windows (when read)."""
+    for measurement in measurements:
+        usage = sampler.window(measurement["started_at"], measurement["ended_at"])
+        if usage is not None:
+            measurement["utilisation"] = Utilisation(
+                source="local",
+                cpu_pct=usage.cpu_pct,
+                memory_pct=usage.memory_pct,
+                started_at=round(usage.started_at, 3),
+                ended_at=round(usage.ended_at, 3),
+            ).model_dump(mode="json")
