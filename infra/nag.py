@@ -163,6 +163,12 @@ def acknowledge(
         "CheckSpec reads the account's SageMaker quotas before any spend (F39): quota codes are found by "
         "name with ListServiceQuotas at run time, so GetServiceQuota is scoped to SageMaker's quotas; read only.",
     )
+    a.add(
+        stack,
+        _wildcard(stack, stack.format_arn(service="sagemaker", resource="training-plan", resource_name="*")),
+        "CheckSpec reads the training plan a spec's hosting.capacity_reservation names (F06), before any spend: "
+        "the user's reservation, named at run time; DescribeTrainingPlan only.",
+    )
     # Parents follow their children's executions; the redeploy queue check reads its own machine's.
     followed = sorted({child for name in names() for child in children(name)} | {"redeploy_pipeline"})
     for name in followed:

@@ -157,6 +157,10 @@ class Scope:
         )
 
 
+RESERVATION_READS = ("sagemaker:DescribeTrainingPlan",)
+"""The only SageMaker actions on resources the project does not name: the user's own ML reservation."""
+
+
 def _statement(
     actions: list[str], resources: list[str], **conditions: Mapping[str, object]
 ) -> iam.PolicyStatement:
@@ -217,18 +221,22 @@ def model_source_step(scope: Scope) -> list[iam.PolicyStatement]:
 
 
 def check_spec_step(scope: Scope) -> list[iam.PolicyStatement]:
-    """CheckSpec: the model source step's access, and the account's SageMaker quotas read before any
-    spend (F39): quota codes listed by name, each quota's applied value read."""
+    """CheckSpec: the model source step's access, the account's SageMaker quotas read before any spend
+    (F39): quota codes listed by name, each quota's applied value read; and the capacity reservation a
+    spec names (F06)."""
     quotas = scope.stack.format_arn(
         service="servicequotas",
         resource="sagemaker",
         resource_name="*",
         arn_format=ArnFormat.SLASH_RESOURCE_NAME,
     )
+    # A spec's hosting.capacity_reservation (a training plan) is read too (F06).
+    reservations = [scope.stack.format_arn(service="sagemaker", resource="training-plan", resource_name="*")]
     return [
         *model_source_step(scope),
         _statement(["servicequotas:ListServiceQuotas"], ["*"]),
         _statement(["servicequotas:GetServiceQuota"], [quotas]),
+        _statement(list(RESERVATION_READS), reservations),
     ]
 
 

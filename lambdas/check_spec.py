@@ -23,9 +23,17 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     settings = clients.settings()
     secrets = clients.secretsmanager() if request.spec.model.token_secret else None
     # The local SageMaker (an endpoint URL) has no account quotas; AWS's are read before any spend (F39).
-    quotas = None if settings.sagemaker_endpoint_url else clients.service_quotas()
+    on_aws = not settings.sagemaker_endpoint_url
+    quotas = clients.service_quotas() if on_aws else None
+    # The reservation a spec names is read before any spend too (F06); the local SageMaker holds none.
+    reserved = on_aws and getattr(request.spec.hosting, "capacity_reservation", None)
     result = check_spec(
-        request.spec, s3=clients.s3(), region=settings.region, secretsmanager=secrets, quotas=quotas
+        request.spec,
+        s3=clients.s3(),
+        region=settings.region,
+        secretsmanager=secrets,
+        quotas=quotas,
+        sagemaker=clients.sagemaker() if reserved else None,
     )
     logger.info("spec checked", extra={"run_id": request.run_id, "findings": [f.id for f in result.findings]})
     metrics.add_metric(name="SpecCheckWarnings", unit=MetricUnit.Count, value=len(result.findings))

@@ -188,7 +188,10 @@ def test_placement_creates_components_once_the_endpoint_serves(monkeypatch: pyte
                         "MinMemoryRequiredInMb": 1024,
                         "NumberOfAcceleratorDevicesRequired": 1,
                     },
-                    "StartupParameters": {"ContainerStartupHealthCheckTimeoutInSeconds": 600},
+                    "StartupParameters": {
+                        "ContainerStartupHealthCheckTimeoutInSeconds": 600,
+                        "ModelDataDownloadTimeoutInSeconds": 600,
+                    },
                 },
                 "RuntimeConfig": {"CopyCount": 1},
                 "Tags": ANY,

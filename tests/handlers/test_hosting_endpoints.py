@@ -96,6 +96,7 @@ def test_realtime_creates_model_config_endpoint_with_overrides_applied() -> None
                 "InstanceType": "ml.g5.xlarge",
                 "InitialInstanceCount": 1,
                 "ContainerStartupHealthCheckTimeoutInSeconds": 600,
+                "ModelDataDownloadTimeoutInSeconds": 600,
                 "InferenceAmiVersion": "al2023-ami-sagemaker-inference-gpu-4-1",
             },
         )
@@ -202,6 +203,7 @@ def test_multi_container_direct_co_hosts_every_model_with_its_hostname() -> None
                 "InstanceType": "ml.c6i.2xlarge",
                 "InitialInstanceCount": 1,
                 "ContainerStartupHealthCheckTimeoutInSeconds": 600,
+                "ModelDataDownloadTimeoutInSeconds": 600,
             },
         )
         result = deploy(req, sagemaker=sagemaker, settings=SETTINGS)

@@ -166,6 +166,7 @@ def test_triton_deploy_writes_the_repository_then_creates_model_and_endpoint(sta
                         "InstanceType": "ml.g5.xlarge",
                         "InitialInstanceCount": 1,
                         "ContainerStartupHealthCheckTimeoutInSeconds": 600,
+                        "ModelDataDownloadTimeoutInSeconds": 600,
                         "InferenceAmiVersion": "al2023-ami-sagemaker-inference-gpu-4-1",
                     }
                 ],

@@ -81,6 +81,30 @@ def test_serverless_runs_cold_start_and_all(tiny_bert: Path, tmp_path: Path) -> 
     assert left == ({}, {}) and serving_processes() == []
 
 
+def test_serverless_with_provisioned_concurrency_starts_warm_and_prices_the_held_concurrency(
+    tiny_bert: Path, tmp_path: Path
+) -> None:
+    # Given a serverless spec that keeps one request warm
+    outcome, result, left = run_mode(
+        tiny_bert,
+        tmp_path,
+        "slp-1",
+        {"mode": "serverless", "memory_size_mb": 2048, "max_concurrency": 2, "provisioned_concurrency": 1},
+    )
+    assert outcome.status == "SUCCEEDED", outcome.cause
+    # Then the endpoint waited for its container (Creating until it served), and the result says so
+    assert "WaitForEndpoint" in collapse(outcome.states)
+    assert result["hosting"]["provisioned_concurrency"] == 1
+    # And the first request, a warm one now, is still reported apart from the measured figures
+    assert result["warmup"]["cold_start"]["latency_ms"] > 0
+    assert all(m["requests"] > 0 for m in result["measurements"])
+    # And the cost holds the concurrency for the endpoint's life, at its own (unfilled) rate
+    lines = {line["item"]: line for line in result["cost"]["lines"]}
+    held = lines["provisioned concurrency 1 × 2048 MB"]
+    assert held["quantity"] > 0 and held["cost"] is None
+    assert left == ({}, {}) and serving_processes() == []
+
+
 def test_inference_components_are_placed_by_their_own_state_and_torn_down(
     tiny_bert: Path, tmp_path: Path
 ) -> None:

@@ -103,6 +103,10 @@ def test_endpoint_turns_in_service_once_a_real_invocation_is_answered(
             "Value '201' at 'productionVariants.1.member.serverlessConfig.maxConcurrency' failed to satisfy "
             "constraint: Member must have value less than or equal to 200",
         ),
+        (
+            {"MemorySizeInMB": 2048, "MaxConcurrency": 2, "ProvisionedConcurrency": 3},
+            "ProvisionedConcurrency (3) must be less than or equal to MaxConcurrency (2).",
+        ),
     ],
 )
 def test_serverless_memory_sizes_outside_1024_to_6144_in_1_gb_steps_are_refused(
@@ -121,6 +125,32 @@ def test_serverless_memory_sizes_outside_1024_to_6144_in_1_gb_steps_are_refused(
     assert error["Code"] == "ValidationException"
     assert message in error["Message"]
     assert sagemaker.list_endpoint_configs()["EndpointConfigs"] == []
+
+
+def test_provisioned_concurrency_starts_the_serverless_container_before_in_service(
+    engine: LocalEngine, model_uri: str
+) -> None:
+    sagemaker = engine.client("sagemaker")
+    # Given a serverless endpoint that provisions one concurrent request
+    deploy(
+        sagemaker,
+        "ep-provisioned",
+        {"PrimaryContainer": container(model_uri)},
+        ServerlessConfig={"MemorySizeInMB": 2048, "MaxConcurrency": 2, "ProvisionedConcurrency": 1},
+    )
+    # When it turns InService
+    final = endpoint_settled(sagemaker, "ep-provisioned")[-1]
+    assert final["EndpointStatus"] == "InService", final.get("FailureReason")
+    assert final["ProductionVariants"][0]["CurrentServerlessConfig"]["ProvisionedConcurrency"] == 1
+    # Then its container is already serving, before any request (an on-demand one starts on the first)
+    assert engine.sagemaker is not None
+    assert len(engine.sagemaker.running_containers()) == 1
+    answer = runtime(engine).invoke_endpoint(
+        EndpointName="ep-provisioned", Body=ONE_TEXT, ContentType="application/json"
+    )
+    assert len(json.loads(answer["Body"].read())["embeddings"]) == 1
+    sagemaker.delete_endpoint(EndpointName="ep-provisioned")
+    assert engine.sagemaker.running_containers() == []
 
 
 def test_control_plane_refuses_bad_names_duplicates_and_unknown_resources(

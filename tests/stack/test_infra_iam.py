@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import state_machines
+from infra.permissions import RESERVATION_READS
 from infra.unscopable import UNSCOPABLE
 from tests.support.infra import Synthesized, as_list, flat, policy_statements, synthesize
 from workflows.naming import function_name, state_machine_name
@@ -103,12 +104,31 @@ def test_resource_policies_allow_no_wildcard_action_but_the_key_administrators(s
 
 def test_sagemaker_actions_are_scoped_to_the_project_name_prefix(synth: Synthesized) -> None:
     for owner, actions, resources, _ in allowed(synth):
-        scoped = [a for a in actions if a.startswith("sagemaker:") and a not in UNSCOPABLE]
+        scoped = [
+            a
+            for a in actions
+            if a.startswith("sagemaker:") and a not in UNSCOPABLE and a not in RESERVATION_READS
+        ]
         if scoped:
             assert all(r.split(":sagemaker:")[-1].split("/")[-1] == "db-*" for r in resources), (
                 owner,
                 resources,
             )
+
+
+def test_the_users_reservations_are_only_described_and_only_by_check_spec(synth: Synthesized) -> None:
+    # Given the statements that name the user's ML reservations (not db-* resources)
+    found = [
+        (owner, actions, resources)
+        for owner, actions, resources, _ in allowed(synth)
+        if set(actions) & set(RESERVATION_READS)
+    ]
+    # Then one statement, CheckSpec's, may only describe them, on their own resource types
+    assert len(found) == 1
+    owner, actions, resources = found[0]
+    assert "CheckSpec" in owner
+    assert sorted(actions) == sorted(RESERVATION_READS)
+    assert [r.rsplit(":", 1)[-1] for r in resources] == ["training-plan/*"]
 
 
 def test_sagemaker_creates_require_the_managed_tag(synth: Synthesized) -> None:

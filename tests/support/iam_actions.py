@@ -175,6 +175,9 @@ def _sagemaker(request: Request, where: Where) -> list[Access]:
                 Access(action, where.sagemaker("inference-component", p["InferenceComponentName"]))
             )
         return invoked
+    if op == "DescribeTrainingPlan":
+        plan = str(p["TrainingPlanName"])
+        return [Access(action, plan if plan.startswith("arn:") else where.sagemaker("training-plan", plan))]
     names = [(SAGEMAKER_NAMES[k], str(v)) for k, v in p.items() if k in SAGEMAKER_NAMES]
     if op in SAGEMAKER_CREATES:
         kind = SAGEMAKER_CREATES[op]

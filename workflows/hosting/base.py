@@ -37,7 +37,8 @@ from workflows.hosting.network import endpoint_config_security, model_security
 from workflows.hosting.specs import _Instances, _ModelServer
 from workflows.images.accelerators import device_of, is_arm64
 from workflows.images.table import HF_INFERENCE, image_uri
-from workflows.preflight.context import PreflightContext
+from workflows.preflight.context import MB, PreflightContext
+from workflows.preflight.memory import download_timeout_for
 from workflows.preflight.registry import Check, Scope, run_declared
 from workflows.remediation.overrides import with_overrides
 from workflows.settings import Settings
@@ -189,19 +190,51 @@ def image_for(family: str, hosting: ImageChoice, instance_type: str | None, regi
     return image_uri(family, gpu=device == "gpu", region=region, version=hosting.image_version)
 
 
+CAPACITY_RESERVATIONS_ONLY = "capacity-reservations-only"
+"""The one CapacityReservationPreference botocore's model offers."""
+
+
+def capacity_reservation_config(hosting: InstanceSettings) -> dict[str, Any]:
+    """``CapacityReservationConfig`` for the hosting's ML reservation (F06 for reserved capacity); none
+    without one."""
+    if not hosting.capacity_reservation:
+        return {}
+    return {
+        "CapacityReservationConfig": {
+            "CapacityReservationPreference": CAPACITY_RESERVATIONS_ONLY,
+            "MlReservationArn": hosting.capacity_reservation,
+        }
+    }
+
+
+def with_download_timeout(hosting: SpecT, artifact_bytes: int) -> SpecT:
+    """The hosting with ``model_data_download_timeout_s`` derived from the packed artifact's size when
+    the spec left it empty (modes without the field are returned as they are)."""
+    if "model_data_download_timeout_s" not in type(hosting).model_fields:
+        return hosting
+    if getattr(hosting, "model_data_download_timeout_s", None) is not None:
+        return hosting
+    derived = download_timeout_for(artifact_bytes / MB)
+    return hosting.model_copy(update={"model_data_download_timeout_s": derived})
+
+
 def instance_variant(hosting: InstanceSettings, *, instance_type: str, model: str | None) -> dict[str, Any]:
-    """A ProductionVariant on instances: the model (none for inference components), the health check
-    timeout (it must cover downloading and loading the model, F07), the AMI when asked (F20)."""
+    """A ProductionVariant on instances: the model (none for inference components), the download and
+    health check timeouts (they must cover downloading and loading the model, F07), the AMI when asked
+    (F20), the capacity reservation when one is named (F06)."""
     variant: dict[str, Any] = {
         "VariantName": VARIANT,
         "InstanceType": instance_type,
         "InitialInstanceCount": hosting.instance_count,
         "ContainerStartupHealthCheckTimeoutInSeconds": hosting.startup_health_check_timeout_s,
     }
+    if hosting.model_data_download_timeout_s is not None:
+        variant["ModelDataDownloadTimeoutInSeconds"] = hosting.model_data_download_timeout_s
     if model is not None:
         variant["ModelName"] = model
     if hosting.inference_ami_version:
         variant["InferenceAmiVersion"] = hosting.inference_ami_version
+    variant.update(capacity_reservation_config(hosting))
     return variant
 
 
@@ -316,8 +349,10 @@ class HostingMode(ABC, Generic[SpecT]):
         return hosting
 
     def hosting_for(self, request: DeployRequest) -> SpecT:
-        """The settings this attempt deploys: the spec's, with the remediation's overrides applied."""
-        return with_overrides(self.spec_of(request.spec), request.attempt.overrides)
+        """The settings this attempt deploys: the spec's, with the remediation's overrides applied and
+        the download timeout derived from the packed artifact where the spec left it empty."""
+        hosting = with_overrides(self.spec_of(request.spec), request.attempt.overrides)
+        return with_download_timeout(hosting, request.pack.size_bytes)
 
     def recorded_hosting(self, request: DescribeRequest) -> SpecT:
         """The settings the deploy used (recorded in its result, overrides applied); the spec's when

@@ -20,7 +20,7 @@ from workflows.hosting.base import ImageChoice, InstanceSettings
 from workflows.preflight.containers import check_cuda_driver
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.instances import check_instance_types, instance
-from workflows.preflight.memory import check_instance_memory, check_startup_timeout
+from workflows.preflight.memory import check_download_timeout, check_instance_memory, check_startup_timeout
 from workflows.preflight.registry import Check
 
 
@@ -94,6 +94,13 @@ def startup_timeout(context: PreflightContext, hosting: ServedOnInstances) -> li
     )
 
 
+def download_timeout(context: PreflightContext, hosting: InstanceSettings) -> list[Finding]:
+    assert context.model_mb is not None
+    return check_download_timeout(
+        artifact_mb=context.model_mb, timeout_s=hosting.model_data_download_timeout_s
+    )
+
+
 def cuda_check(
     image_for: Callable[[ImageChoice, str, str], str],
 ) -> Callable[[PreflightContext, InstanceSettings], list[Finding]]:
@@ -135,4 +142,7 @@ def spec_problem(finding_id: str, run: Callable[[], object]) -> list[Finding]:
 INSTANCE_TYPES: Check[InstanceSettings] = Check("instance types known", ("instance-type",), instance_types)
 STARTUP_TIMEOUT: Check[ServedOnInstances] = Check(
     "startup health check covers the model download", ("F07",), startup_timeout, ("model_size",)
+)
+DOWNLOAD_TIMEOUT: Check[InstanceSettings] = Check(
+    "model data download timeout covers the artifact", ("F07",), download_timeout, ("model_size",)
 )

@@ -26,6 +26,7 @@ from workflows.hosting.base import (
     instance_variant,
 )
 from workflows.hosting.checks import (
+    DOWNLOAD_TIMEOUT,
     INSTANCE_TYPES,
     STARTUP_TIMEOUT,
     containers_per_instance,
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from types_boto3_sagemaker.type_defs import (
         InferenceComponentComputeResourceRequirementsTypeDef,
         InferenceComponentSpecificationTypeDef,
+        InferenceComponentStartupParametersTypeDef,
     )
 
 IN_SERVICE, FAILED = "InService", "Failed"
@@ -86,13 +88,12 @@ def specification(hosting: InferenceComponentHosting, model: str) -> InferenceCo
         requirements["NumberOfAcceleratorDevicesRequired"] = hosting.accelerator_devices
     if hosting.cpu_cores is not None:
         requirements["NumberOfCpuCoresRequired"] = hosting.cpu_cores
-    return {
-        "ModelName": model,
-        "ComputeResourceRequirements": requirements,
-        "StartupParameters": {
-            "ContainerStartupHealthCheckTimeoutInSeconds": hosting.startup_health_check_timeout_s
-        },
+    startup: InferenceComponentStartupParametersTypeDef = {
+        "ContainerStartupHealthCheckTimeoutInSeconds": hosting.startup_health_check_timeout_s
     }
+    if hosting.model_data_download_timeout_s is not None:
+        startup["ModelDataDownloadTimeoutInSeconds"] = hosting.model_data_download_timeout_s
+    return {"ModelName": model, "ComputeResourceRequirements": requirements, "StartupParameters": startup}
 
 
 def component_status(described: dict[str, Any]) -> ComponentStatus:
@@ -151,6 +152,7 @@ COMPONENT_CHECKS: tuple[Check[InferenceComponentHosting], ...] = (
     ),
     Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_check(hf_image)),
     STARTUP_TIMEOUT,
+    DOWNLOAD_TIMEOUT,
     *ONNX_ARTIFACT_CHECKS,
 )
 """The checks of every mode on inference components (scale to zero adds its own)."""
@@ -193,7 +195,9 @@ class ComponentsMode(InstanceMode[ComponentsT]):
     def variant(self, hosting: ComponentsT, *, instance_type: str, models: list[str]) -> dict[str, Any]:
         """No model on the variant (the components carry them), ManagedInstanceScaling."""
         variant = instance_variant(hosting, instance_type=instance_type, model=None)
-        variant.pop("ContainerStartupHealthCheckTimeoutInSeconds")  # set per component instead
+        # Set per component instead: the variant has no model of its own to download or health-check.
+        variant.pop("ContainerStartupHealthCheckTimeoutInSeconds")
+        variant.pop("ModelDataDownloadTimeoutInSeconds", None)
         variant["ManagedInstanceScaling"] = {
             "Status": "ENABLED",
             "MinInstanceCount": hosting.min_instance_count,

@@ -17,7 +17,13 @@ from workflows.hosting.base import (
     Planned,
     model_server_environment,
 )
-from workflows.hosting.checks import INSTANCE_TYPES, STARTUP_TIMEOUT, each_instance_type, memory_check
+from workflows.hosting.checks import (
+    DOWNLOAD_TIMEOUT,
+    INSTANCE_TYPES,
+    STARTUP_TIMEOUT,
+    each_instance_type,
+    memory_check,
+)
 from workflows.hosting.realtime import hf_image
 from workflows.hosting.specs import MAIN_MODEL, MultiContainerHosting
 from workflows.preflight.accelerators import check_direct_mode
@@ -83,6 +89,7 @@ class MultiContainerMode(InstanceMode[MultiContainerHosting]):
             ("model_size",),
         ),
         STARTUP_TIMEOUT,
+        DOWNLOAD_TIMEOUT,
         *ONNX_ARTIFACT_CHECKS,
     )
 

@@ -15,7 +15,7 @@ from workflows.hosting.base import (
     image_for,
     model_server_environment,
 )
-from workflows.hosting.checks import INSTANCE_TYPES, STARTUP_TIMEOUT, memory_check
+from workflows.hosting.checks import DOWNLOAD_TIMEOUT, INSTANCE_TYPES, STARTUP_TIMEOUT, memory_check
 from workflows.hosting.pools import POOLS
 from workflows.hosting.specs import RealtimeHosting
 from workflows.images.table import HF_INFERENCE
@@ -57,6 +57,7 @@ class RealtimeMode(InstanceMode[RealtimeHosting]):
             ("model_size",),
         ),
         STARTUP_TIMEOUT,
+        DOWNLOAD_TIMEOUT,
         Check("image CUDA vs the instance's GPU driver", ("F20",), cuda_driver),
         *ONNX_ARTIFACT_CHECKS,
         GPU_RUNTIME,

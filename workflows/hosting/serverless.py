@@ -3,7 +3,9 @@
 Memory is 1024...6144 MB in 1 GB steps, the only values SageMaker accepts; the container, PyTorch
 and the tokenizer cost several times the model (1137 MB of ONNX died at 2048 MB, served at 6144,
 F14). A cold start can outlast botocore's 60 s read timeout, so the client reads for 300 s (F15,
-``workflows/benchmark/policy.py``).
+``workflows/benchmark/policy.py``). ``provisioned_concurrency`` keeps that many containers started
+(ServerlessConfig.ProvisionedConcurrency), so requests up to it meet no cold start (F15, F16) at a
+price for every second the endpoint exists (``workflows/reports/cost.py``).
 """
 
 from __future__ import annotations
@@ -54,14 +56,13 @@ class ServerlessMode(HostingMode[ServerlessHosting]):
         return one_hf_model(request, hosting, hf_image(hosting, None, settings.region))
 
     def variant(self, hosting: ServerlessHosting, *, instance_type: str, models: list[str]) -> dict[str, Any]:
-        return {
-            "VariantName": VARIANT,
-            "ModelName": models[0],
-            "ServerlessConfig": {
-                "MemorySizeInMB": hosting.memory_size_mb,
-                "MaxConcurrency": hosting.max_concurrency,
-            },
+        config: dict[str, Any] = {
+            "MemorySizeInMB": hosting.memory_size_mb,
+            "MaxConcurrency": hosting.max_concurrency,
         }
+        if hosting.provisioned_concurrency is not None:
+            config["ProvisionedConcurrency"] = hosting.provisioned_concurrency
+        return {"VariantName": VARIANT, "ModelName": models[0], "ServerlessConfig": config}
 
 
 STRATEGY = ServerlessMode()

@@ -27,6 +27,11 @@ MAX_CONTAINERS = 15
 MAX_INSTANCE_TYPES = 11
 # CreateEndpointConfig's InstancePoolList takes 1-5 pools (botocore: InstancePoolList max 5).
 MAX_INSTANCE_POOLS = 5
+# botocore's MlReservationArn pattern: a resource type of at most 14 characters (training-plan/NAME).
+ML_RESERVATION_ARN = re.compile(r"^arn:aws[a-z\-]*:sagemaker:[a-z0-9\-]*:[0-9]{12}:[a-z0-9\-]{1,14}/.*$")
+# botocore's ProductionVariantModelDataDownloadTimeoutInSeconds and ServerlessProvisionedConcurrency.
+DOWNLOAD_TIMEOUT_RANGE_S = (60, 3600)
+MAX_PROVISIONED_CONCURRENCY = 200
 _IMAGE_VERSION = (
     "Build of the mode's image in workflows/data/images.yaml (deploybench images lists them), e.g. "
     "4.51.3 for the HF inference DLC with transformers 4.51.3; empty: the table's default (HF: "
@@ -81,6 +86,27 @@ class _Instances(Secured):
     startup_health_check_timeout_s: int = Field(
         600, ge=60, le=3600, description="ContainerStartupHealthCheckTimeoutInSeconds (60-3600)."
     )
+    model_data_download_timeout_s: int | None = Field(
+        None,
+        ge=DOWNLOAD_TIMEOUT_RANGE_S[0],
+        le=DOWNLOAD_TIMEOUT_RANGE_S[1],
+        description=(
+            "ModelDataDownloadTimeoutInSeconds (60-3600): how long SageMaker may take to download and "
+            "extract the artifact onto each instance. Empty: derived from the packed artifact's size at "
+            "deploy (three times its download at 50 MB/s, at least 600 s); preflight warns when an artifact "
+            "would need more than 3600 s."
+        ),
+    )
+    capacity_reservation: str | None = Field(
+        None,
+        description=(
+            "ARN of the SageMaker training plan that holds an ML capacity reservation for endpoints, to "
+            "launch the endpoint's instances into: sent as CapacityReservationConfig with the only "
+            "preference botocore offers, capacity-reservations-only (no capacity left there: the launch "
+            "fails, F06). Preflight reads the plan (DescribeTrainingPlan) and checks its instance type, "
+            "free instances, state and that it may serve endpoints. Needs exactly one instance type."
+        ),
+    )
     inference_ami_version: InferenceAmiVersion | None = Field(
         None,
         description="ProductionVariant InferenceAmiVersion (botocore's ProductionVariantInferenceAmiVersion), "
@@ -99,6 +125,26 @@ class _Instances(Secured):
         if repeated:
             raise ValueError(f"instance types repeat ({', '.join(repeated)}); list each fallback once")
         return value
+
+    @field_validator("capacity_reservation")
+    @classmethod
+    def _reservation(cls, value: str | None) -> str | None:
+        if value is not None and not (20 <= len(value) <= 258 and ML_RESERVATION_ARN.match(value)):
+            raise ValueError(
+                f"'{value}' is not an ML reservation ARN (botocore's MlReservationArn: "
+                "arn:aws:sagemaker:REGION:ACCOUNT:training-plan/NAME, 20-258 characters)"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _reserved_type(self) -> Any:
+        if self.capacity_reservation and len(self.instance_type_fallbacks) > 1:
+            raise ValueError(
+                "a capacity reservation holds one instance type, and capacity-reservations-only launches "
+                f"nothing outside it: list only the reserved type in instance_type_fallbacks (got "
+                f"{', '.join(self.instance_type_fallbacks)})"
+            )
+        return self
 
 
 class _ModelServer(Strict):
@@ -201,6 +247,16 @@ class ServerlessHosting(_ModelServer):
         description="ServerlessConfig.MemorySizeInMB: 1024, 2048, 3072, 4096, 5120 or 6144 (F14).",
     )
     max_concurrency: int = Field(5, ge=1, le=200, description="ServerlessConfig.MaxConcurrency (1-200).")
+    provisioned_concurrency: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_PROVISIONED_CONCURRENCY,
+        description=(
+            "ServerlessConfig.ProvisionedConcurrency (1-200, at most max_concurrency): that many concurrent "
+            "requests find a warm container, with no cold start (F15, F16). Billed for as long as the "
+            "endpoint exists, at its own rate (the cost section prices it). Empty: on demand."
+        ),
+    )
     image: Word | None = Field(
         None, description="Container image URI; empty picks the HF PyTorch inference DLC (CPU)."
     )
@@ -214,6 +270,15 @@ class ServerlessHosting(_ModelServer):
                 f"{value} MB is not accepted; use one of {', '.join(map(str, SERVERLESS_MEMORY_MB))}"
             )
         return value
+
+    @model_validator(mode="after")
+    def _provisioned(self) -> Any:
+        if self.provisioned_concurrency is not None and self.provisioned_concurrency > self.max_concurrency:
+            raise ValueError(
+                f"provisioned_concurrency {self.provisioned_concurrency} is above max_concurrency "
+                f"{self.max_concurrency}; SageMaker requires provisioned <= max: lower it or raise max_concurrency"
+            )
+        return self
 
 
 class ComponentModel(CoHostedModel):

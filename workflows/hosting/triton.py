@@ -24,7 +24,7 @@ from workflows.hosting.base import (
     Planned,
     image_for,
 )
-from workflows.hosting.checks import INSTANCE_TYPES, each_instance_type
+from workflows.hosting.checks import DOWNLOAD_TIMEOUT, INSTANCE_TYPES, each_instance_type
 from workflows.hosting.pools import POOLS
 from workflows.hosting.specs import TritonHosting
 from workflows.hosting.staging import (
@@ -105,6 +105,7 @@ class TritonMode(InstanceMode[TritonHosting]):
     )
     checks = (
         INSTANCE_TYPES,
+        DOWNLOAD_TIMEOUT,
         POOLS,
         Check(
             "config.pbtxt parses, backend file names, complete weights",

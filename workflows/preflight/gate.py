@@ -9,7 +9,8 @@ for a reason ``preflight`` could have seen, and a refusal reads the same in all 
 - the model source, read without converting it (``workflows.spec.model_source``);
 - the image of every instance type the run may deploy, resolved as the deploy step resolves it;
 - the hosting mode's checks on the spec alone (``run_checks(..., "spec")``);
-- on AWS, the account's quotas for what the run creates (F39, ``workflows.preflight.quotas``).
+- on AWS, the account's quotas for what the run creates (F39, ``workflows.preflight.quotas``), and the
+  capacity reservation the spec names (F06, ``workflows.preflight.reservations``).
 
 Errors in the spec are raised (exit 2 from the CLI); findings are returned, and the caller decides
 what a blocking one does: CheckSpec raises ``PreflightBlocked``, ``preflight`` prints and exits 1.
@@ -28,6 +29,7 @@ from workflows.images.accelerators import device_of
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.quotas import check_quotas
 from workflows.preflight.registry import accepted
+from workflows.preflight.reservations import check_reservation
 from workflows.spec.model import HUB_SCHEME
 from workflows.spec.pipeline import BUNDLED_MODEL, RunSpec
 
@@ -54,6 +56,8 @@ class GateClients:
     """Reads the account's SageMaker quotas (F39); None skips them, saying why."""
     quotas_skipped: str = ""
     """Why ``quotas`` is None, for the report (empty: a local run, where no quota applies)."""
+    sagemaker: Any | None = None
+    """Reads the capacity reservation ``hosting.capacity_reservation`` names (F06); None skips it."""
 
 
 @lru_cache(maxsize=1)
@@ -174,5 +178,14 @@ def gate(spec: RunSpec, *, region: str, local: bool, clients: GateClients | None
         quotas = found.values
     elif not local:
         skipped.append(f"F39 account quotas: {clients.quotas_skipped or 'no Service Quotas client here'}")
+    if getattr(spec.hosting, "capacity_reservation", None):
+        if clients.sagemaker is not None:
+            reserved = check_reservation(spec, clients.sagemaker)
+            findings += [accepted(f) if f.id in spec.preflight.accept else f for f in reserved.findings]
+            checked += reserved.checked
+            skipped += reserved.skipped
+        else:
+            where = "the local SageMaker holds no reservations" if local else "no SageMaker client here"
+            skipped.append(f"F06 capacity reservation: not read ({where})")
     findings.sort(key=lambda f: f.severity != "blocking")
     return PreflightResult(findings=findings, checked=checked, skipped=skipped, quotas=quotas)

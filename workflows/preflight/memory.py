@@ -27,6 +27,12 @@ SERVERLESS_SIZES_MB = (1024, 2048, 3072, 4096, 5120, 6144)
 # container is a conservative rate for one instance, plus a minute to start the server.
 DOWNLOAD_MB_PER_S = 50
 SERVER_START_S = 60
+# ModelDataDownloadTimeoutInSeconds, derived from the artifact: three times its download at that rate
+# (a slower volume, an S3 prefix shared with other instances), never below the health check's default,
+# never above botocore's maximum.
+DOWNLOAD_SAFETY = 3
+MIN_DOWNLOAD_TIMEOUT_S = 600
+MAX_DOWNLOAD_TIMEOUT_S = 3600
 
 
 def container_mb(model_mb: float, workers: int) -> float:
@@ -97,6 +103,48 @@ def check_startup_timeout(*, model_mb: float, startup_timeout_s: int, server_tim
             fix=f"raise hosting.startup_health_check_timeout_s to at least {math.ceil(needed)} and "
             f"SAGEMAKER_MODEL_SERVER_TIMEOUT (now {server_timeout_s}) with it",
             evidence=f"model {model_mb:.0f} MB, timeout {startup_timeout_s} s",
+        )
+    ]
+
+
+def download_estimate_s(artifact_mb: float) -> float:
+    """Seconds to download and extract ``artifact_mb`` onto one instance, with the safety factor."""
+    return DOWNLOAD_SAFETY * artifact_mb / DOWNLOAD_MB_PER_S
+
+
+def download_timeout_for(artifact_mb: float) -> int:
+    """ModelDataDownloadTimeoutInSeconds for an artifact of ``artifact_mb``: the estimate, clamped to
+    600..3600 s."""
+    needed = math.ceil(download_estimate_s(artifact_mb))
+    return max(MIN_DOWNLOAD_TIMEOUT_S, min(MAX_DOWNLOAD_TIMEOUT_S, needed))
+
+
+def check_download_timeout(*, artifact_mb: float, timeout_s: int | None) -> list[Finding]:
+    """F07: the artifact's download must fit ModelDataDownloadTimeoutInSeconds (at most 3600 s)."""
+    needed = download_estimate_s(artifact_mb)
+    limit = MAX_DOWNLOAD_TIMEOUT_S if timeout_s is None else timeout_s
+    if needed <= limit:
+        return []
+    evidence = f"artifact {artifact_mb:.0f} MB, ~{needed:.0f} s to download, timeout {limit} s"
+    if timeout_s is not None and timeout_s < MAX_DOWNLOAD_TIMEOUT_S:
+        fix = (
+            f"raise hosting.model_data_download_timeout_s to {min(MAX_DOWNLOAD_TIMEOUT_S, math.ceil(needed))}, "
+            "or leave it empty to derive it from the artifact"
+        )
+    else:
+        fix = (
+            f"SageMaker allows at most {MAX_DOWNLOAD_TIMEOUT_S} s: make the artifact smaller (convert.precision "
+            "int8, one copy of the weights) or serve it from an uncompressed S3 prefix"
+        )
+    return [
+        Finding(
+            id="F07",
+            severity="warning",
+            message=f"ModelDataDownloadTimeoutInSeconds={limit} may not cover downloading and extracting "
+            f"{artifact_mb:.0f} MB (~{needed:.0f} s at {DOWNLOAD_MB_PER_S} MB/s, {DOWNLOAD_SAFETY}x margin): "
+            "the variant would fail before its health check starts.",
+            fix=fix,
+            evidence=evidence,
         )
     ]
 

@@ -58,20 +58,9 @@ def _endpoint_lines(result: dict[str, Any], prices: dict[str, Any]) -> list[dict
     hosting = result.get("hosting") or {}
     mode = hosting.get("mode", "realtime")
     sagemaker = prices["sagemaker"]
-    lines = []
+    lines: list[dict[str, Any]] = []
     if mode == "serverless":
-        gb_s = _serverless_gb_seconds(result, hosting)
-        if gb_s is not None:
-            lines.append(
-                _line(
-                    "serverless compute",
-                    gb_s,
-                    "GB-second",
-                    sagemaker["serverless_gb_second"],
-                    "memory × client-side latency of every measured request (an upper bound)",
-                )
-            )
-        return lines
+        return _serverless_lines(result, hosting, sagemaker)
     lifetime = result.get("endpoint_lifetime") or {}
     seconds = _seconds(lifetime.get("start"), lifetime.get("end"))
     instance_type = hosting.get("instance_type")
@@ -104,14 +93,61 @@ def _endpoint_lines(result: dict[str, Any], prices: dict[str, Any]) -> list[dict
     return lines
 
 
-def _serverless_gb_seconds(result: dict[str, Any], hosting: dict[str, Any]) -> float | None:
+def provisioned_share(hosting: dict[str, Any], concurrency: int) -> float:
+    """The share of a measurement's requests that provisioned concurrency serves: all of them up to
+    ``provisioned_concurrency`` clients, that many of ``concurrency`` beyond it (the rest on demand)."""
+    provisioned = int(hosting.get("provisioned_concurrency") or 0)
+    return min(1.0, provisioned / max(1, concurrency))
+
+
+def _serverless_lines(
+    result: dict[str, Any], hosting: dict[str, Any], sagemaker: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Compute per GB-second of every measured request (on demand, or at the provisioned rate for the
+    requests provisioned concurrency serves), and the provisioned concurrency held for the endpoint's life."""
     memory_mb = hosting.get("memory_size_mb") or hosting.get("memory_mb")
     if not memory_mb:
-        return None
-    busy_s = sum(
-        (m.get("mean_ms") or 0.0) / 1000 * (m.get("requests") or 0) for m in result.get("measurements") or []
+        return []
+    gb = float(memory_mb) / 1024
+    on_demand_s = provisioned_s = 0.0
+    for m in result.get("measurements") or []:
+        busy = (m.get("mean_ms") or 0.0) / 1000 * (m.get("requests") or 0)
+        share = provisioned_share(hosting, int(m.get("concurrency") or 1))
+        provisioned_s += busy * share
+        on_demand_s += busy * (1 - share)
+    upper = "memory × client-side latency of every measured request (an upper bound)"
+    lines = []
+    if on_demand_s or not provisioned_s:
+        lines.append(
+            _line(
+                "serverless compute", gb * on_demand_s, "GB-second", sagemaker["serverless_gb_second"], upper
+            )
+        )
+    provisioned = int(hosting.get("provisioned_concurrency") or 0)
+    if not provisioned:
+        return lines
+    lines.append(
+        _line(
+            "serverless compute, served by provisioned concurrency",
+            gb * provisioned_s,
+            "GB-second",
+            sagemaker.get("serverless_provisioned_inference_gb_second"),
+            upper,
+        )
     )
-    return float(memory_mb) / 1024 * busy_s
+    lifetime = result.get("endpoint_lifetime") or {}
+    seconds = _seconds(lifetime.get("start"), lifetime.get("end"))
+    if seconds is not None:
+        lines.append(
+            _line(
+                f"provisioned concurrency {provisioned} × {memory_mb} MB",
+                provisioned * gb * seconds,
+                "GB-second",
+                sagemaker.get("serverless_provisioned_concurrency_gb_second"),
+                "held from creation to deletion, idle or not",
+            )
+        )
+    return lines
 
 
 def _job_lines(result: dict[str, Any], prices: dict[str, Any]) -> list[dict[str, Any]]:
@@ -186,14 +222,7 @@ def per_million(result: dict[str, Any], prices: dict[str, Any]) -> list[dict[str
     for m in result.get("measurements") or []:
         row = {k: m[k] for k in ("batch_size", "sequence_length", "concurrency", "samples_per_s")}
         if mode == "serverless":
-            memory_mb = hosting.get("memory_size_mb") or hosting.get("memory_mb")
-            seconds_per_sample = (m.get("mean_ms") or 0.0) / 1000 / m["batch_size"]
-            cost = (
-                None
-                if not memory_mb
-                else float(memory_mb) / 1024 * seconds_per_sample * 1e6 * sagemaker["serverless_gb_second"]
-            )
-            basis = "memory × latency per sample"
+            cost, basis = _serverless_per_million(hosting, m, sagemaker)
         else:
             table = sagemaker["inference_instance_hour"]
             count = int(hosting.get("instance_count") or 1)
@@ -213,6 +242,37 @@ def per_million(result: dict[str, Any], prices: dict[str, Any]) -> list[dict[str
         row["basis"] = basis
         rows.append(row)
     return rows
+
+
+def _serverless_per_million(
+    hosting: dict[str, Any], m: dict[str, Any], sagemaker: dict[str, Any]
+) -> tuple[float | None, str]:
+    """1M samples on serverless: memory × latency per sample at the rate of whoever serves them, plus,
+    with provisioned concurrency, the concurrency held while the 1M are served at the measured rate."""
+    memory_mb = hosting.get("memory_size_mb") or hosting.get("memory_mb")
+    if not memory_mb:
+        return None, "memory × latency per sample"
+    gb = float(memory_mb) / 1024
+    busy_gb_s = gb * (m.get("mean_ms") or 0.0) / 1000 / m["batch_size"] * 1e6
+    provisioned = int(hosting.get("provisioned_concurrency") or 0)
+    if not provisioned:
+        return busy_gb_s * sagemaker["serverless_gb_second"], "memory × latency per sample"
+    share = provisioned_share(hosting, int(m.get("concurrency") or 1))
+    rates = (
+        sagemaker["serverless_gb_second"],
+        sagemaker.get("serverless_provisioned_inference_gb_second"),
+        sagemaker.get("serverless_provisioned_concurrency_gb_second"),
+    )
+    throughput = m.get("samples_per_s") or 0.0
+    basis = (
+        f"memory × latency per sample ({share:.0%} served by the provisioned concurrency), plus "
+        f"{provisioned} provisioned × {memory_mb} MB held for the 1M at the measured samples/s"
+    )
+    if None in rates or throughput <= 0:
+        return None, basis
+    on_demand, served, held = (float(r) for r in rates)  # type: ignore[arg-type]
+    cost = busy_gb_s * ((1 - share) * on_demand + share * served) + provisioned * gb * 1e6 / throughput * held
+    return cost, basis
 
 
 def run_cost(result: dict[str, Any], prices: dict[str, Any] | None = None) -> dict[str, Any]:

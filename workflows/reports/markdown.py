@@ -92,6 +92,21 @@ def canary_line(canary: dict[str, Any]) -> str:
     )
 
 
+def _provisioned_note(result: dict[str, Any]) -> str:
+    """What a serverless cold start meant: on demand it started a container; with provisioned
+    concurrency requests up to it found one started."""
+    hosting = result.get("hosting") or {}
+    if hosting.get("mode") != "serverless":
+        return ""
+    provisioned = hosting.get("provisioned_concurrency")
+    if provisioned:
+        return (
+            f" Provisioned concurrency {provisioned}: up to {provisioned} concurrent requests find a started "
+            "container, so this is a warm first request; the concurrency held is priced in the cost section."
+        )
+    return " On demand: the first request started the container (F15); `hosting.provisioned_concurrency` avoids it."
+
+
 def _warmup(result: dict[str, Any]) -> list[str]:
     warmup = result.get("warmup") or {}
     lines: list[str] = []
@@ -105,7 +120,7 @@ def _warmup(result: dict[str, Any]) -> list[str]:
             f"({cold['shape']}): {fmt(cold['latency_ms'])} ms"
             + (f", error {cold['error']}" if cold.get("error") else "")
             + f", {cold['retries']} retries, first success after {fmt(cold['time_to_first_success_s'])} s."
-            " Reported apart from the warm figures below.",
+            " Reported apart from the warm figures below." + _provisioned_note(result),
         ]
     shapes = warmup.get("shapes") or []
     if shapes:

@@ -42,13 +42,21 @@ def environment(detail: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
+PRICED_FIELDS = ("max_concurrency", "provisioned_concurrency", "capacity_reservation")
+"""Settings the cost and the reader of a result need beside the mode and its size."""
+
+
 def hosting_summary(state: PipelineState) -> dict[str, Any]:
     """The configuration the last attempt deployed: the spec's, with remediation's overrides applied."""
     hosting = with_overrides(state.spec.hosting, state.attempt.overrides).model_dump(mode="json")
     # The mode, its size, and every setting a remediation can change (where the mode has it).
-    shown = {"mode", "instance_count", *HOSTING_FIELD.values()}
+    shown = {"mode", "instance_count", *HOSTING_FIELD.values(), *PRICED_FIELDS}
     summary = {k: v for k, v in hosting.items() if k in shown and v is not None}
     summary["instance_type"] = state.deploy.instance_type if state.deploy else None
+    deployed = state.deploy.effective_hosting if state.deploy else {}
+    if deployed.get("model_data_download_timeout_s") is not None:
+        # Derived at deploy from the packed artifact where the spec left it empty.
+        summary["model_data_download_timeout_s"] = deployed["model_data_download_timeout_s"]
     if state.attempt.overrides.extra_requirements:
         summary["extra_requirements"] = list(state.attempt.overrides.extra_requirements)
     summary["attempts"] = state.attempt.number

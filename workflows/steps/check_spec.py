@@ -52,6 +52,7 @@ def check_spec(
     secretsmanager: Any | None = None,
     quotas: ServiceQuotasClient | None = None,
     local: bool = False,
+    sagemaker: Any | None = None,
 ) -> PreflightResult:
     """Check ``spec`` before any work: the gate (``workflows.preflight.gate``), and stop on a blocking finding.
 
@@ -63,6 +64,7 @@ def check_spec(
         secretsmanager: a Secrets Manager client where ``model.token_secret`` is to be read (AWS).
         quotas: a Service Quotas client where the account's quotas are to be read (AWS, F39).
         local: the run goes to the local engine.
+        sagemaker: a SageMaker client where ``hosting.capacity_reservation`` is to be read (AWS, F06).
 
     Returns:
         What was checked, the warnings found and the quotas read.
@@ -77,6 +79,7 @@ def check_spec(
         secretsmanager=secretsmanager,
         quotas=quotas,
         quotas_skipped="" if quotas else "the local SageMaker has no account quotas",
+        sagemaker=sagemaker,
     )
     result = gate(spec, region=region, local=local, clients=clients)
     blocking = [f for f in result.findings if f.severity == "blocking"]
@@ -99,7 +102,13 @@ def gate_clients(spec: RunSpec, session: Any) -> GateClients:
         return GateClients(
             s3=s3, secretsmanager=secrets, quotas_skipped="no AWS credentials here to read them"
         )
-    return GateClients(s3=s3, secretsmanager=secrets, quotas=session.client("service-quotas"))
+    reserved = getattr(spec.hosting, "capacity_reservation", None)
+    return GateClients(
+        s3=s3,
+        secretsmanager=secrets,
+        quotas=session.client("service-quotas"),
+        sagemaker=session.client("sagemaker") if reserved else None,
+    )
 
 
 def check_before_start(spec: RunSpec, *, local: bool, session: Any = None) -> PreflightResult:

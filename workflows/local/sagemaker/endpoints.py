@@ -192,6 +192,11 @@ class EndpointsApi(ModelsApi):
                 return
         self._assign_instances(endpoint, variant, config["ProductionVariants"][0].get("InstancePools"))
         try:
+            if endpoint.kind == "serverless" and (variant["ServerlessConfig"].get("ProvisionedConcurrency")):
+                # Provisioned concurrency: the container is started before the endpoint is InService,
+                # so the first request finds it warm.
+                with clock.real_work():
+                    self.start_serverless(endpoint)
             if endpoint.kind in {"single", "direct"}:
                 notes = self._cuda_driver_fault(endpoint, variant)
                 # Starting containers is real work: the engine's clock must not skip through it.
@@ -199,7 +204,7 @@ class EndpointsApi(ModelsApi):
                     instances = self._start_instances(endpoint, variant, notes)
                 with self.lock:
                     endpoint.instances = instances
-        except ContainerFailed as error:
+        except (ContainerFailed, ApiError) as error:
             with self.lock:
                 endpoint.status, endpoint.failure_reason, endpoint.modified = (
                     "Failed",
@@ -219,6 +224,14 @@ class EndpointsApi(ModelsApi):
                     if pool["InstanceType"] == endpoint.served_type:
                         pool["CurrentInstanceCount"] = summary["DesiredInstanceCount"]
             endpoint.status, endpoint.modified = "InService", clock.now()
+
+    def start_serverless(self, endpoint: Endpoint) -> None:
+        """Start a serverless endpoint's container now, as a cold call would (the runtime does).
+
+        Raises:
+            ApiError: the container did not start.
+        """
+        raise NotImplementedError("the runtime starts serverless containers")
 
     def _cuda_driver_fault(self, endpoint: Endpoint, variant: dict[str, Any]) -> list[str]:
         """F20: a GPU variant without InferenceAmiVersion gets the default AMI's older driver and its

@@ -180,14 +180,13 @@ class ModelsApi(BackendState):
             raise constraint(
                 count, f"{member}.initialInstanceCount", "Member must have value greater than or equal to 1"
             )
-        timeout = variant.get("ContainerStartupHealthCheckTimeoutInSeconds")
-        if timeout is not None and not 60 <= timeout <= 3600:
-            rule = "greater than or equal to 60" if timeout < 60 else "less than or equal to 3600"
-            raise constraint(
-                timeout,
-                f"{member}.containerStartupHealthCheckTimeoutInSeconds",
-                f"Member must have value {rule}",
-            )
+        for field in ("ContainerStartupHealthCheckTimeoutInSeconds", "ModelDataDownloadTimeoutInSeconds"):
+            timeout = variant.get(field)
+            if timeout is not None and not 60 <= timeout <= 3600:
+                rule = "greater than or equal to 60" if timeout < 60 else "less than or equal to 3600"
+                raise constraint(
+                    timeout, f"{member}.{field[0].lower()}{field[1:]}", f"Member must have value {rule}"
+                )
 
     def _config(self, name: str) -> dict[str, Any]:
         config = self.configs.get(name)
@@ -240,3 +239,15 @@ def check_serverless(config: dict[str, Any], member: str) -> None:
         raise constraint(concurrency, path, "Member must have value greater than or equal to 1")
     if concurrency > 200:
         raise constraint(concurrency, path, "Member must have value less than or equal to 200")
+    provisioned = config.get("ProvisionedConcurrency")
+    if provisioned is None:
+        return
+    path = f"{member}.serverlessConfig.provisionedConcurrency"
+    if not isinstance(provisioned, int) or provisioned < 1:
+        raise constraint(provisioned, path, "Member must have value greater than or equal to 1")
+    if provisioned > 200:
+        raise constraint(provisioned, path, "Member must have value less than or equal to 200")
+    if provisioned > concurrency:
+        raise validation(
+            f"ProvisionedConcurrency ({provisioned}) must be less than or equal to MaxConcurrency ({concurrency})."
+        )

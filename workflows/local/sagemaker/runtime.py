@@ -129,6 +129,9 @@ class RuntimeApi(ComponentsApi):
             raise ApiError("ValidationError", NO_CAPACITY)
         return container
 
+    def start_serverless(self, endpoint: Endpoint) -> None:
+        self._cold_start(endpoint)
+
     def _cold_start(self, endpoint: Endpoint) -> Container:
         with endpoint.cold_start:
             if endpoint.instances:
