@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
-from botocore.stub import Stubber
+from botocore.stub import ANY, Stubber
 
 from tests.support.result_docs import measurement, result
 from workflows.benchmark.cloudwatch import endpoint_metrics
@@ -247,3 +248,70 @@ def test_cloudwatch_latencies_are_read_in_microseconds_and_shown_in_ms() -> None
     assert figures["shapes"][0]["OverheadLatency_p50_ms"] == 1.2
     assert all(s["shares_minutes_with_other_shapes"] for s in figures["shapes"])
     assert figures["shapes"][0]["cloudwatch_invocations"] == 600
+
+
+def test_the_instances_utilisation_is_read_for_each_measurements_window_per_core_and_per_gpu() -> None:
+    # Given a 40 s measurement on a 4-vCPU, 1-GPU instance (ml.g5.xlarge) served by SageMaker
+    cloudwatch = boto3.client("cloudwatch", region_name="us-east-1")
+    shape = measurement(20.0)
+    shape["started_at"], shape["ended_at"] = 1_800_000_003.0, 1_800_000_043.0
+    with Stubber(cloudwatch) as stub:
+        stub.add_response("get_metric_data", {"MetricDataResults": []})
+        stub.add_response(
+            "get_metric_data",
+            {
+                "MetricDataResults": [
+                    # Summed over cores: 4 vCPUs fully busy read 400%
+                    {"Id": "u_cpu_pct", "Values": [360.0, 380.0, 370.0, 374.0]},
+                    {"Id": "u_memory_pct", "Values": [41.0, 43.0]},
+                    {"Id": "u_gpu_pct", "Values": [55.0]},
+                    {"Id": "u_gpu_memory_pct", "Values": []},
+                ]
+            },
+            {
+                "MetricDataQueries": ANY,
+                # The window rounded out to the 10 s the endpoint config publishes at
+                "StartTime": datetime.fromtimestamp(1_800_000_000, UTC),
+                "EndTime": datetime.fromtimestamp(1_800_000_050, UTC),
+            },
+        )
+        figures = endpoint_metrics(
+            cloudwatch,
+            endpoint_url="https://runtime.sagemaker.us-east-1.amazonaws.com",
+            endpoint_name="e",
+            variant_name="primary",
+            measurements=[shape],
+            instance_type="ml.g5.xlarge",
+        )
+    # Then each figure reads 0-100% of the instance, with no GPU memory where none was published
+    used = figures["shapes"][0]["utilisation"]
+    assert used == {
+        "source": "cloudwatch",
+        "cpu_pct": 92.8,
+        "memory_pct": 42.0,
+        "gpu_pct": 55.0,
+        "gpu_memory_pct": None,
+        "started_at": 1_800_000_000.0,
+        "ended_at": 1_800_000_050.0,
+    }
+    # And the measurement carries it into result.json, where the report flags the CPU ceiling
+    from workflows.benchmark.cloudwatch import with_cloudwatch_utilisation
+    from workflows.contracts import Utilisation
+
+    with_cloudwatch_utilisation([shape], figures)
+    assert Utilisation.model_validate(shape["utilisation"]).ceilings() == ["CPU 93% >= 90%"]
+
+
+def test_serverless_has_no_instance_to_read_utilisation_from() -> None:
+    cloudwatch = boto3.client("cloudwatch", region_name="us-east-1")
+    with Stubber(cloudwatch) as stub:
+        stub.add_response("get_metric_data", {"MetricDataResults": []})
+        figures = endpoint_metrics(
+            cloudwatch,
+            endpoint_url="https://runtime.sagemaker.us-east-1.amazonaws.com",
+            endpoint_name="e",
+            variant_name="primary",
+            measurements=[measurement(20.0)],
+            instance_type=None,
+        )
+    assert figures["shapes"][0]["utilisation"] is None

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -15,28 +17,39 @@ from workflows.processes import groups
 from workflows.processes.usage import CLOCK_TICKS, Reading, UsageSampler, usage_between
 
 
-def _burn(seconds: float) -> None:
-    deadline = time.process_time() + seconds
-    while time.process_time() < deadline:
-        sum(i * i for i in range(1000))
-
-
 def test_a_group_that_burns_cpu_reads_above_zero_and_holds_memory() -> None:
-    # Given a sampler on this test's own process group, reading every 50 ms
-    sampler = UsageSampler([os.getpgrp()], interval_s=0.05).start()
-    started = time.time()
+    # Given a child in a process group of its own that burns CPU for 0.4 s, then idles (the group is
+    # its alone: this test's own group may hold other busy test workers)
+    child = subprocess.Popen(
+        [sys.executable, "-c", BURN_THEN_IDLE], start_new_session=True, stdout=subprocess.PIPE, text=True
+    )
     try:
-        # When this process burns 0.3 s of CPU and the window is closed with a reading
-        _burn(0.3)
+        assert child.stdout is not None and child.stdout.readline().strip() == "started"
+        # When a sampler reads that group every 50 ms over the burn
+        sampler = UsageSampler([child.pid], interval_s=0.05).start()
+        started = time.time()
+        time.sleep(0.5)
         ended = time.time()
-    finally:
         sampler.stop()
+    finally:
+        child.kill()
+        child.wait()
     usage = sampler.window(started, ended)
-    # Then the window read CPU above zero (at most all cores) and this process's resident memory
+    # Then the window read CPU above zero (at most all cores) and the child's resident memory
     assert usage is not None
     assert 0.0 < usage.cpu_pct <= 100.0
     assert usage.memory_pct > 0.0
     assert usage.started_at <= started < ended <= usage.ended_at
+
+
+BURN_THEN_IDLE = """
+import time
+print("started", flush=True)
+deadline = time.process_time() + 0.4
+while time.process_time() < deadline:
+    sum(i * i for i in range(1000))
+time.sleep(30)
+"""
 
 
 def test_a_window_no_reading_brackets_has_no_usage() -> None:

@@ -22,6 +22,17 @@ NAMESPACE = "AWS/SageMaker"
 METRICS = ("ModelLatency", "OverheadLatency")
 STATS = {"p50": "p50_ms", "p99": "p99_ms", "Average": "mean_ms"}
 PERIOD_S = 60
+UTILISATION_NAMESPACE = "/aws/sagemaker/Endpoints"
+UTILISATION_METRICS = {
+    "CPUUtilization": "cpu_pct",
+    "MemoryUtilization": "memory_pct",
+    "GPUUtilization": "gpu_pct",
+    "GPUMemoryUtilization": "gpu_memory_pct",
+}
+"""The instance metrics SageMaker publishes per variant. CPU and GPU figures are summed over cores and
+GPUs (four vCPUs read 0-400%): they are divided by the instance's count to read 0-100%."""
+UTILISATION_PERIOD_S = 10
+"""The endpoint config publishes them every 10 s (MetricsConfig); each measurement averages its own."""
 _SAGEMAKER_HOSTS = (".amazonaws.com", ".amazonaws.com.cn", ".api.aws")
 
 
@@ -66,6 +77,82 @@ def _queries(index: int, dimensions: list[DimensionTypeDef], span_s: int) -> lis
     return queries
 
 
+def _utilisation_window(started_at: float, ended_at: float) -> tuple[int, int]:
+    step = UTILISATION_PERIOD_S
+    start = int(math.floor(started_at / step) * step)
+    return start, max(int(math.ceil(ended_at / step) * step), start + step)
+
+
+def _divisors(instance_type: str | None) -> dict[str, int] | None:
+    """What each summed metric is divided by on ``instance_type``; None where no instance reports."""
+    from workflows.preflight.instances import instance
+
+    row = instance(instance_type) if instance_type else None
+    if row is None:
+        return None
+    gpus = max(1, row.accelerators) if row.accelerator_kind == "gpu" else 1
+    return {"cpu_pct": max(1, row.vcpus), "memory_pct": 1, "gpu_pct": gpus, "gpu_memory_pct": gpus}
+
+
+def utilisation(
+    cloudwatch: CloudWatchClient,
+    *,
+    endpoint_name: str,
+    variant_name: str,
+    instance_type: str | None,
+    measurement: dict[str, Any],
+) -> dict[str, Any] | None:
+    """The instance's CPU, memory, GPU and GPU memory over one measurement's own window, as a
+    ``Utilisation`` (source cloudwatch); None where the instance type is unknown (serverless) or no
+    datapoint was published in the window."""
+    from workflows.contracts import Utilisation
+
+    divisors = _divisors(instance_type)
+    if divisors is None:
+        return None
+    start, end = _utilisation_window(measurement["started_at"], measurement["ended_at"])
+    dimensions: list[DimensionTypeDef] = [
+        {"Name": "EndpointName", "Value": endpoint_name},
+        {"Name": "VariantName", "Value": variant_name},
+    ]
+    queries: list[MetricDataQueryTypeDef] = [
+        {
+            "Id": f"u_{key}",
+            "MetricStat": {
+                "Metric": {
+                    "Namespace": UTILISATION_NAMESPACE,
+                    "MetricName": metric,
+                    "Dimensions": dimensions,
+                },
+                "Period": UTILISATION_PERIOD_S,
+                "Stat": "Average",
+            },
+            "ReturnData": True,
+        }
+        for metric, key in UTILISATION_METRICS.items()
+    ]
+    response = cloudwatch.get_metric_data(
+        MetricDataQueries=queries,
+        StartTime=datetime.fromtimestamp(start, UTC),
+        EndTime=datetime.fromtimestamp(end, UTC),
+    )
+    figures: dict[str, float | None] = {}
+    for result in response.get("MetricDataResults", []):
+        values = list(result.get("Values") or [])
+        key = result["Id"].removeprefix("u_")
+        figures[key] = round(sum(values) / len(values) / divisors[key], 1) if values else None
+    if all(v is None for v in figures.values()):
+        return None
+    return Utilisation(source="cloudwatch", started_at=start, ended_at=end, **figures).model_dump(mode="json")
+
+
+def with_cloudwatch_utilisation(measurements: list[dict[str, Any]], figures: dict[str, Any]) -> None:
+    """Each measurement that has no utilisation of its own gets CloudWatch's, read for its window."""
+    for measurement, shape in zip(measurements, figures.get("shapes") or [], strict=False):
+        if not measurement.get("utilisation") and shape.get("utilisation"):
+            measurement["utilisation"] = shape["utilisation"]
+
+
 def endpoint_metrics(
     cloudwatch: CloudWatchClient | None,
     *,
@@ -74,8 +161,12 @@ def endpoint_metrics(
     variant_name: str,
     measurements: list[dict[str, Any]],
     inference_component: str | None = None,
+    instance_type: str | None = None,
 ) -> dict[str, Any]:
-    """CloudWatch figures for each measurement's time range, beside the client's figures."""
+    """CloudWatch figures for each measurement's time range, beside the client's figures: the
+    endpoint's latencies, and the instance's utilisation over the measurement's own window
+    (``instance_type`` given: an instance-backed endpoint, whose summed CPU and GPU figures are read
+    per core and per GPU)."""
     if not served_by_sagemaker(endpoint_url):
         return not_available(endpoint_url)
     if cloudwatch is None:
@@ -120,6 +211,13 @@ def endpoint_metrics(
                 value = values.get(f"m{index}_{metric.lower()}_{stat.lower()}")
                 # CloudWatch reports these two in microseconds.
                 figures[f"{metric}_{key}"] = None if value is None else round(value / 1000.0, 3)
+        figures["utilisation"] = utilisation(
+            cloudwatch,
+            endpoint_name=endpoint_name,
+            variant_name=variant_name,
+            instance_type=instance_type,
+            measurement=measurement,
+        )
         shapes.append(figures)
     published = any(s["cloudwatch_invocations"] for s in shapes)
     return {

@@ -18,7 +18,7 @@ from botocore.exceptions import ClientError
 
 from workflows.aws.clients import aws_errors, is_not_found
 from workflows.benchmark.client import Invoker
-from workflows.benchmark.cloudwatch import endpoint_metrics, served_by_sagemaker
+from workflows.benchmark.cloudwatch import endpoint_metrics, served_by_sagemaker, with_cloudwatch_utilisation
 from workflows.benchmark.engine import run
 from workflows.benchmark.figures import WarmupOutcome, cold_start_of, compact
 from workflows.benchmark.policy import POLICIES, policy_for
@@ -190,6 +190,7 @@ def bench_endpoint(
             variant_name=hosting.get("variant", DEFAULT_VARIANT),
             measurements=output["measurements"],
             inference_component=config.target.get("InferenceComponentName"),
+            instance_type=None if hosting.get("mode") == "serverless" else hosting.get("instance_type"),
         )
 
     if served_by_sagemaker(invoker.endpoint_url) and cloudwatch is not None:
@@ -197,6 +198,7 @@ def bench_endpoint(
         figures = wait_for_cloudwatch(fetch, wait_s=cloudwatch_wait_s)
     else:
         figures = fetch()
+    with_cloudwatch_utilisation(output["measurements"], figures)
     run_id = f"bench-{endpoint_name}-{datetime.now(UTC):%Y%m%d-%H%M%S}"
     result = bench_result(
         output,

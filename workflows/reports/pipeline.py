@@ -17,6 +17,7 @@ from workflows.benchmark.job import OUTPUT_FILE
 from workflows.contracts import PipelineState, ReportResult
 from workflows.errors import DeploybenchError
 from workflows.hosting.realtime import VARIANT
+from workflows.hosting.serverless import INSTANCE_TYPE as SERVERLESS
 from workflows.naming import results_prefix
 from workflows.reports.files import REPORT_FILE, RESULT_FILE, write_report
 from workflows.reports.result import pipeline_result
@@ -64,6 +65,7 @@ def _cloudwatch(
             endpoint_name=deploy.endpoint_name,
             variant_name=VARIANT,
             measurements=measurements,
+            instance_type=None if deploy.instance_type == SERVERLESS else deploy.instance_type,
         )
     except ClientError as error:
         return {

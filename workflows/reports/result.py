@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from workflows import clock
+from workflows.benchmark.cloudwatch import with_cloudwatch_utilisation
 from workflows.contracts import PipelineState
 from workflows.errors import ResultInvalid
 from workflows.remediation.overrides import HOSTING_FIELD, with_overrides
@@ -123,6 +124,8 @@ def pipeline_result(
     measurements = (detail or {}).get("measurements")
     if measurements is None and benchmark is not None:
         measurements = [s.model_dump(mode="json") for s in benchmark.shapes]
+    # On AWS the instance's utilisation comes from CloudWatch, read by now for each measurement's window.
+    with_cloudwatch_utilisation(measurements or [], cloudwatch)
     hosting = hosting_summary(state)
     result = {
         "schema_version": RESULT_SCHEMA_VERSION,
