@@ -306,3 +306,23 @@ def test_the_benchmark_jobs_customer_key_is_granted_to_its_role_and_no_other_key
         },
     )
     assert other and not any(allowed(role, a) for a in other)
+
+
+def test_the_report_may_read_the_endpoints_utilisation_and_checkspec_the_users_training_plan() -> None:
+    # Given the utilisation query WriteReport sends for an instance-backed endpoint, and CheckSpec's
+    # read of the training plan a spec names
+    from tests.stack.test_iam_tags import role_of
+    from tests.support.iam_actions import accesses
+    from tests.support.iam_recording import Request
+
+    where = Where(REGION, "123456789012")
+    read = accesses(Request(None, "cloudwatch", "GetMetricData", REGION, {"MetricDataQueries": []}), where)
+    plan = f"arn:aws:sagemaker:{REGION}:123456789012:training-plan/endpoints-g5"
+    described = accesses(
+        Request(None, "sagemaker", "DescribeTrainingPlan", REGION, {"TrainingPlanName": plan}), where
+    )
+    # Then each role is allowed what it sends, and the report no training plan
+    report, check = role_of("WriteReportFunctionArn"), role_of("CheckSpecFunctionArn")
+    assert [a.describe() for a in read if not allowed(report, a)] == []
+    assert [a.describe() for a in described if not allowed(check, a)] == []
+    assert not any(allowed(report, a) for a in described)

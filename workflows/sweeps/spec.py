@@ -163,11 +163,14 @@ def item_key(spec: RunSpec) -> str:
         f"b={','.join(map(str, bench.batch_sizes))} seq={','.join(map(str, bench.sequence_lengths))} "
         f"c={','.join(map(str, bench.concurrency))}"
     )
-    # Serverless has no instance type: its memory size is where it runs.
+    # Serverless has no instance type: its memory size is where it runs, and provisioned
+    # concurrency (kept warm) is another run than on demand.
     where = getattr(hosting, "instance_type_fallbacks", None) or [
         f"{getattr(hosting, 'memory_size_mb', '?')} MB"
     ]
-    return f"{spec.model.source} · {hosting.mode} · {','.join(where)} · {shapes}"
+    provisioned = getattr(hosting, "provisioned_concurrency", None)
+    kept = f" · {provisioned} provisioned" if provisioned else ""
+    return f"{spec.model.source} · {hosting.mode} · {','.join(where)}{kept} · {shapes}"
 
 
 def expand(sweep: SweepSpec) -> list[SweepItem]:
