@@ -341,3 +341,37 @@ def test_when_none_meets_the_target_the_decision_names_the_closest() -> None:
         f"none met p99 ≤ 10 ms; the closest was {M5} realtime at {closest:.2f} ms"
     )
     assert "unbounded above" in recommendation.decision and "n=100" in recommendation.decision
+
+
+def serverless_run(index: int, provisioned: int | None) -> RunSummary:
+    hosting: dict[str, Any] = {"mode": "serverless", "instance_type": "serverless", "memory_size_mb": 3072}
+    if provisioned:
+        hosting["provisioned_concurrency"] = provisioned
+    run = summary_run(index, "serverless", {1: 40.0})
+    return run.model_copy(update={"hosting": hosting, "key": f"bundled · serverless · 3072 MB · {index}"})
+
+
+def test_serverless_on_demand_and_provisioned_are_told_apart_and_priced_by_their_own_rates() -> None:
+    # Given the same serverless endpoint on demand and with two provisioned, and a table holding the
+    # provisioned rates
+    table = price_table()
+    prices = {
+        **table,
+        "sagemaker": {
+            **table["sagemaker"],
+            "serverless_provisioned_concurrency_gb_second": 1e-6,
+            "serverless_provisioned_inference_gb_second": 1e-5,
+        },
+    }
+    policy = RecommendPolicy(p99_ms=1000, batch_size=8)
+    ranked = recommend([serverless_run(0, None), serverless_run(1, 2)], policy, prices)
+    by_run = {r.run_id: r.point for r in ranked.ranked if r.point}
+    # Then each names how it serves, and the provisioned one costs its held concurrency on top
+    assert by_run["run-0"].instance_type == "3072 MB serverless, on demand"
+    assert by_run["run-1"].instance_type == "3072 MB serverless, 2 provisioned"
+    assert by_run["run-1"].cost_per_million != by_run["run-0"].cost_per_million
+    # And with the table as shipped (no provisioned rate), the provisioned run is unpriced, never guessed
+    unpriced = recommend([serverless_run(0, None), serverless_run(1, 2)], policy, table)
+    missed = next(r for r in unpriced.ranked if r.run_id == "run-1")
+    assert missed.point is not None and missed.point.cost_per_million is None
+    assert "no price" in (missed.reason or missed.point.reason)

@@ -13,7 +13,7 @@ the first is recommended. A run that never meets the target is listed after, wit
 A ranking states a difference only when the data supports it: the first two runs are compared on
 their slowest judged shape's median, with each median's distribution-free 95% interval; when the
 intervals overlap, the two are indistinguishable at this n, the cheaper by the hour is
-recommended, and the n that would separate them is named (intervals narrow as 1/√n). Runs
+recommended (per 1M inferences where either is serverless, which has no hourly price), and the n that would separate them is named (intervals narrow as 1/√n). Runs
 measured on one local host shared its CPUs with each other and with their load generators, and
 are marked so.
 """
@@ -97,6 +97,13 @@ class Recommendation(Contract):
 
 def _where(run: RunSummary) -> str:
     hosting = run.hosting
+    if hosting.get("mode") == "serverless" or (
+        hosting.get("memory_size_mb") and not hosting.get("instance_type")
+    ):
+        # No instance type: the memory, and whether requests meet a provisioned (warm) container.
+        provisioned = hosting.get("provisioned_concurrency")
+        kept = f", {provisioned} provisioned" if provisioned else ", on demand"
+        return f"{hosting.get('memory_size_mb') or '?'} MB serverless{kept}"
     if hosting.get("instance_type"):
         count = int(hosting.get("instance_count") or 1)
         return str(hosting["instance_type"]) + (f" × {count}" if count > 1 else "")
@@ -193,6 +200,18 @@ def separation(first: Point, second: Point) -> Separation:
     return Separation(**ids, distinguishable=False, n=n, n_to_separate=needed)
 
 
+def _price_of(point: Point) -> str:
+    """What the point costs, as its buyer reads it: an instance by the hour, serverless per 1M."""
+    if point.mode == "serverless":
+        return f"{point.cost_per_million or 0.0:.4g} USD per 1M inferences"
+    return f"{_hourly(point):.4g} USD an hour"
+
+
+def _hourly_priced(*points: Point) -> bool:
+    """Whether every point is on instances, priced by the hour (serverless is priced by use)."""
+    return all(point.mode != "serverless" for point in points)
+
+
 def _hourly(point: Point) -> float:
     """The instance's price per hour, back from cost per 1M and throughput."""
     return (point.cost_per_million or 0.0) * point.samples_per_s * 3600 / 1e6
@@ -249,9 +268,10 @@ def recommend(
     apart = None
     if len(best) > 1 and best[0][1].stable and best[1][1].stable:
         apart = separation(best[0][1], best[1][1])
-        if apart.distinguishable is False and _hourly(best[1][1]) < _hourly(best[0][1]):
+        hourly = _hourly_priced(best[0][1], best[1][1])
+        if apart.distinguishable is False and hourly and _hourly(best[1][1]) < _hourly(best[0][1]):
             # The measurements cannot tell them apart: the cost per 1M difference is noise, the
-            # price per hour is not.
+            # price per hour is not (serverless has none: there the cost per 1M order stands).
             best[0], best[1] = best[1], best[0]
     ranked = [
         Ranked(
@@ -325,7 +345,7 @@ def decision(recommendation: Recommendation) -> str:
         return (
             f"{p.instance_type} and {other.instance_type} are indistinguishable at this n (n={apart.n}, "
             f"median intervals overlap{more}); pick the cheaper: {p.instance_type} {p.mode} at "
-            f"{p.concurrency} clients, {_hourly(p):.4g} USD an hour, p99 {fmt(p.p99_ms)} ms "
+            f"{p.concurrency} clients, {_price_of(p)}, p99 {fmt(p.p99_ms)} ms "
             f"({interval_text(p.p99_ci_ms)}){estimate}"
         )
     return (
@@ -348,6 +368,10 @@ def _cell(point: Point | None) -> str:
     return figures + (" ✓" if point.meets_target else "") + ("" if point.stable else " (not stable)")
 
 
+def _top_two(recommendation: Recommendation) -> list[Point]:
+    return [r.point for r in recommendation.ranked if r.rank in (1, 2) and r.point is not None]
+
+
 def render(recommendation: Recommendation, runs: list[RunSummary]) -> list[str]:
     """Markdown: the ranking with the recommended row marked, then every run's figures side by side."""
     policy = recommendation.policy
@@ -356,8 +380,9 @@ def render(recommendation: Recommendation, runs: list[RunSummary]) -> list[str]:
     if apart is not None:
         judged = {
             True: "their medians' 95% intervals do not overlap: the ranking rests on a measured difference",
-            False: "their medians' 95% intervals overlap: indistinguishable at this n, so the cheaper by the "
-            "hour ranks first"
+            False: "their medians' 95% intervals overlap: indistinguishable at this n, so the cheaper "
+            + ("by the hour" if _hourly_priced(*_top_two(recommendation)) else "per 1M inferences")
+            + " ranks first"
             + (
                 f" (about {apart.n_to_separate} samples each would separate them)"
                 if apart.n_to_separate

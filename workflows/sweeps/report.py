@@ -52,6 +52,8 @@ SUMMARY_HOSTING = (
     "instance_type",
     "instance_count",
     "memory_size_mb",
+    "max_concurrency",
+    "provisioned_concurrency",
     "served_instance_types",
     "mixed_fleet",
 )

@@ -130,9 +130,11 @@ class RuntimeApi(ComponentsApi):
         return container
 
     def start_serverless(self, endpoint: Endpoint) -> None:
-        self._cold_start(endpoint)
+        # Provisioned: initialized and ready to respond, as the instance-backed endpoints are when
+        # InService (a real invocation answered), not only listening.
+        self._cold_start(endpoint, probe=True)
 
-    def _cold_start(self, endpoint: Endpoint) -> Container:
+    def _cold_start(self, endpoint: Endpoint, *, probe: bool = False) -> Container:
         with endpoint.cold_start:
             if endpoint.instances:
                 return next(iter(endpoint.instances[0].containers.values()))
@@ -157,8 +159,9 @@ class RuntimeApi(ComponentsApi):
             try:
                 self.place_model_data(container, definition)
                 container.launch()
-                # Serverless has no health check before traffic: the request waits on the cold start.
-                container.wait_healthy(COLD_START_TIMEOUT_S, probe=False)
+                # On demand, serverless has no health check before traffic: the request waits on the
+                # cold start.
+                container.wait_healthy(COLD_START_TIMEOUT_S, probe=probe)
             except ContainerFailed as error:
                 container.stop()
                 raise self._model_error(endpoint.name, 500, "primary", str(error)) from error
