@@ -178,7 +178,10 @@ def check_interrupted(spec: Path, tmp_path: Path, state: str, signum: int) -> No
         # (a short state may be over before the signal lands: then a later one is named, never an earlier)
         stopped_in = result["interrupted"]["state"]
         assert stopped_in in HAPPY_PATH[HAPPY_PATH.index(state) :], stopped_in
-        assert result["measurements"] == []
+        if HAPPY_PATH.index(stopped_in) <= HAPPY_PATH.index("RunBenchmark"):
+            # Stopped before or in the measurement: no figures. One that finished before the signal
+            # landed (a loaded host) leaves its complete figures, and the run names a later state.
+            assert result["measurements"] == []
     # And the next run succeeds: no port, lock or leftover in its way
     marker = uuid.uuid4().hex
     completed = subprocess.run(
