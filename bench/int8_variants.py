@@ -5,7 +5,8 @@ against fp32 on the validation set (workflows.conversion.parity.validation_items
 
 * dynamic (``quantize_dynamic``, what ships): outlier channels split into fp32 (the shipped
   factor 4 / at most 8 channels), not split, or split with another factor/limit; first and last
-  encoder layer left in fp32;
+  encoder layer left in fp32; attention's activation MatMuls (Q.K^T, P.V) quantized too, as
+  sentence-transformers' qint8 export does;
 * static QDQ (``quantize_static``, QuantFormat.QDQ, uint8 activations, per-channel int8 weights),
   calibrated on the convert step's calibration texts (parity.calibration_items): MinMax,
   Percentile or Entropy ranges; every MatMul or only the weight MatMuls (attention score
@@ -216,6 +217,10 @@ def variants(
         "dynamic_split_first_last_fp32": dynamic("dynamic_split_first_last_fp32", exclude=edges),
         "dynamic_split_ffn_fp32": dynamic("dynamic_split_ffn_fp32", exclude=ffn),
         "dynamic_split_head_fp32": dynamic("dynamic_split_head_fp32", exclude=head),
+        "dynamic_split_attention_int8": dynamic("dynamic_split_attention_int8", activation_matmuls=True),
+        "dynamic_no_split_attention_int8": dynamic(
+            "dynamic_no_split_attention_int8", split=False, activation_matmuls=True
+        ),
         **(
             {
                 "fused_dynamic_split": dynamic("fused_dynamic_split", source=fused),

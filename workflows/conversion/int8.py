@@ -17,7 +17,9 @@ from workflows.spec.pipeline import ConvertSpec
 INT8_METHOD = (
     "onnxruntime quantize_dynamic: per-channel symmetric int8 weights, per-tensor uint8 activations (u8s8); "
     f"outlier activation channels (> {OUTLIER_FACTOR:g}x the median channel range, at most {MAX_OUTLIERS} "
-    "per input) split into fp32 MatMuls added after the bias, which stays fused into the INT8 MatMul"
+    "per input) split into fp32 MatMuls added after the bias, which stays fused into the INT8 MatMul; "
+    "one graph for every x86-64 ISA: onnxruntime picks the u8s8 kernel (AMX-INT8, AVX-512 VNNI, AVX-VNNI "
+    "or AVX2) on the serving CPU at session load"
 )
 
 
