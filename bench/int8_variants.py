@@ -5,7 +5,8 @@ against fp32 on the validation set (workflows.conversion.parity.validation_items
 
 * dynamic (``quantize_dynamic``, what ships): outlier channels split into fp32 (the shipped
   factor 4 / at most 8 channels), not split, or split with another factor/limit; first and last
-  encoder layer left in fp32;
+  encoder layer left in fp32; attention's activation MatMuls (Q.K^T, P.V) quantized too, as
+  sentence-transformers' qint8 export does;
 * static QDQ (``quantize_static``, QuantFormat.QDQ, uint8 activations, per-channel int8 weights),
   calibrated on the convert step's calibration texts (parity.calibration_items): MinMax,
   Percentile or Entropy ranges; every MatMul or only the weight MatMuls (attention score
@@ -49,6 +50,9 @@ from conversion_support import (  # noqa: E402
 B1_CALLS = 10
 """b1 calls per timed block: one b1 call is a few ms, too short to time alone on a shared host."""
 
+SESSION_ATTRIBUTES = ("enable_mem_pattern", "enable_cpu_mem_arena")
+"""Session options set as ``SessionOptions`` attributes ("0"/"1") rather than config entries."""
+
 Built = tuple[Path, dict[str, str], str]
 """A variant's graph, its session config entries, and its graph optimization level."""
 
@@ -65,7 +69,10 @@ def session(path: Path, config: dict[str, str] | None = None, level: str = "all"
         "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
     }[level]
     for key, value in (config or {}).items():
-        options.add_session_config_entry(key, value)
+        if key in SESSION_ATTRIBUTES:  # SessionOptions attributes, not config entries
+            setattr(options, key, value == "1")
+        else:
+            options.add_session_config_entry(key, value)
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
@@ -154,17 +161,20 @@ def static_qdq(
     return target
 
 
-def variants(plain: Path, work: Path, batches: list[dict[str, np.ndarray]]) -> dict[str, Callable[[], Built]]:
-    """Name -> builder of one variant of ``plain`` (built lazily, in ``work``)."""
+def variants(
+    plain: Path, work: Path, batches: list[dict[str, np.ndarray]], fused: Path | None = None
+) -> dict[str, Callable[[], Built]]:
+    """Name -> builder of one variant of ``plain`` (built lazily, in ``work``); ``fused`` (the fp32
+    artifact's graph, after onnxruntime's transformer fusions) is quantized by the ``fused_`` ones."""
     from workflows.conversion.quantize import quantize_graph, save_calibration
 
     work.mkdir(parents=True, exist_ok=True)
     npz = str(save_calibration(batches, work / "calibration.npz"))
 
-    def dynamic(name: str, **options: Any) -> Callable[[], Built]:
+    def dynamic(name: str, source: Path | None = None, **options: Any) -> Callable[[], Built]:
         def build() -> Built:
             target = work / f"{name}.onnx"
-            quantize_graph(str(plain), str(target), npz, **options)
+            quantize_graph(str(source or plain), str(target), npz, **options)
             return target, {}, "all"
 
         return build
@@ -187,11 +197,38 @@ def variants(plain: Path, work: Path, batches: list[dict[str, np.ndarray]]) -> d
     return {
         "dynamic_shipped": dynamic("dynamic_shipped"),
         "dynamic_no_split": dynamic("dynamic_no_split", split=False),
+        "dynamic_split_bias_unfused": dynamic("dynamic_split_bias_unfused", fuse_bias=False),
         "dynamic_split_f3_l16": dynamic("dynamic_split_f3_l16", factor=3.0, limit=16),
         "dynamic_split_f8_l4": dynamic("dynamic_split_f8_l4", factor=8.0, limit=4),
+        **{
+            f"dynamic_smooth_a{round(alpha * 100):02d}": dynamic(
+                f"dynamic_smooth_a{round(alpha * 100):02d}", smooth=alpha, split=False
+            )
+            for alpha in (0.5, 0.6, 0.65, 0.7, 0.75, 0.8)
+        },
+        "dynamic_smooth_every_a65": dynamic(
+            "dynamic_smooth_every_a65", smooth=0.65, smooth_every=True, split=False
+        ),
+        "dynamic_smooth_a50_split": dynamic("dynamic_smooth_a50_split", smooth=0.5),
+        "dynamic_smooth_a65_split": dynamic("dynamic_smooth_a65_split", smooth=0.65),
+        "dynamic_smooth_a65_split_f8_l4": dynamic(
+            "dynamic_smooth_a65_split_f8_l4", smooth=0.65, factor=8.0, limit=4
+        ),
         "dynamic_split_first_last_fp32": dynamic("dynamic_split_first_last_fp32", exclude=edges),
         "dynamic_split_ffn_fp32": dynamic("dynamic_split_ffn_fp32", exclude=ffn),
         "dynamic_split_head_fp32": dynamic("dynamic_split_head_fp32", exclude=head),
+        "dynamic_split_attention_int8": dynamic("dynamic_split_attention_int8", activation_matmuls=True),
+        "dynamic_no_split_attention_int8": dynamic(
+            "dynamic_no_split_attention_int8", split=False, activation_matmuls=True
+        ),
+        **(
+            {
+                "fused_dynamic_split": dynamic("fused_dynamic_split", source=fused),
+                "fused_dynamic_no_split": dynamic("fused_dynamic_no_split", source=fused, split=False),
+            }
+            if fused is not None
+            else {}
+        ),
         "static_minmax_all_matmuls": static("static_minmax_all_matmuls", method="MinMax", weights_only=False),
         "static_minmax": static("static_minmax", method="MinMax", weights_only=True),
         "static_percentile": static("static_percentile", method="Percentile", weights_only=True),
@@ -203,6 +240,18 @@ def variants(plain: Path, work: Path, batches: list[dict[str, np.ndarray]]) -> d
         "shipped_x64quantprecision": shipped_with({"session.x64quantprecision": "1"}, "all"),
         "shipped_opt_extended": shipped_with({}, "extended"),
         "shipped_opt_basic": shipped_with({}, "basic"),
+        **(
+            {
+                f"fp32_{label}": (lambda config=config: (fused, config, "all"))
+                for label, config in {
+                    "no_spinning": {"session.intra_op.allow_spinning": "0"},
+                    "no_mem_pattern": {"enable_mem_pattern": "0"},
+                    "no_arena": {"enable_cpu_mem_arena": "0"},
+                }.items()
+            }
+            if fused is not None
+            else {}
+        ),
     }
 
 
@@ -242,7 +291,7 @@ def min_cosine(reference: np.ndarray, candidate: np.ndarray) -> float:
     return float(np.min(cosines(reference, candidate)))
 
 
-def classifier_figures(work: Path) -> dict[str, Any]:
+def classifier_figures(work: Path, prefixes: tuple[str, ...] = ()) -> dict[str, Any]:
     """Argmax agreement of every variant on the random DeBERTa-v2 classifier, and the guard's verdict."""
     from workflows.conversion import guard
     from workflows.conversion.random_models import build_random_model
@@ -267,6 +316,8 @@ def classifier_figures(work: Path) -> dict[str, Any]:
     margins = np.sort(reference, axis=1)
     out["classifier_median_top2_margin"] = round(float(np.median(margins[:, -1] - margins[:, -2])), 4)
     for name, build in variants(plain, work / "deberta-variants", calibration).items():
+        if prefixes and not name.startswith(prefixes) and name != "dynamic_shipped":
+            continue
         try:
             path, config, level = build()
             logits = run_all(session(path, config, level), check)
@@ -284,6 +335,10 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument(
+        "--only", default="", help="comma-separated variant name prefixes to build (default: every variant)"
+    )
+    parser.add_argument("--no-classifier", action="store_true", help="skip the random DeBERTa classifier")
     args = parser.parse_args()
     import onnxruntime
 
@@ -299,7 +354,10 @@ def main() -> None:
     fp32, plain, tokenizer, check, calibration = prepare(bundled_model_path(), "embedding", work / "minilm")
     reference = run_all(session(fp32), check)
     sessions: dict[str, Any] = {"fp32": session(fp32)}
-    for name, build in variants(plain, work / "minilm-variants", calibration).items():
+    prefixes = tuple(p for p in args.only.split(",") if p)
+    for name, build in variants(plain, work / "minilm-variants", calibration, fused=fp32).items():
+        if prefixes and not name.startswith(prefixes) and name != "dynamic_shipped":
+            continue
         try:
             path, config, level = build()
             sessions[name] = session(path, config, level)
@@ -317,7 +375,8 @@ def main() -> None:
             if name != "fp32":
                 figures[f"variant_{name}_{shape}_ms"] = round(ms[name], 3)
                 figures[f"variant_{name}_{shape}_over_fp32"] = round(ms["fp32"] / ms[name], 3)
-    figures.update(classifier_figures(work))
+    if not args.no_classifier:
+        figures.update(classifier_figures(work, prefixes))
     figures["load_average_1m_after"] = round(__import__("os").getloadavg()[0], 2)
     rows = []
     for name in (n for n in sessions if n != "fp32"):

@@ -18,6 +18,7 @@ from workflows.conversion.quantize import (
     outlier_channels,
     quantize_graph,
     save_calibration,
+    smooth_outliers,
     split_outliers,
     weight_matmuls,
 )
@@ -168,12 +169,61 @@ def test_outlier_channels_are_split_exactly(tiny_bert: Path, tmp_path: Path) -> 
     # When the outliers are split off
     kept, channels = split_outliers(model, ranges)
     onnx.save(model, str(tmp_path / "split.onnx"))
-    # Then one channel per input went to fp32, and the fp32 graph computes the same thing
+    # Then one channel per input went to fp32, added after the bias (which stays next to its MatMul),
+    # and the fp32 graph computes the same thing
     assert channels == len(ranges)
     assert len(kept) > channels
+    assert any(o.endswith("_biased") for n in model.graph.node for o in n.output)
     before = parity.run_onnx(artifact / "model.onnx", batches)
     after = parity.run_onnx(tmp_path / "split.onnx", batches)
     np.testing.assert_allclose(after, before, atol=1e-5)
+
+
+def test_smoothing_moves_outliers_into_the_weights_exactly(tiny_bert: Path, tmp_path: Path) -> None:
+    # Given the tiny BERT's plain export, and ranges where one channel of every input is an outlier
+    from transformers import AutoTokenizer
+
+    artifact = convert_folder(tiny_bert, tmp_path / "fp32", optimize="none")
+    model = onnx.load(str(artifact / "model.onnx"))
+    tokenizer = AutoTokenizer.from_pretrained(str(artifact / "tokenizer"))
+    batches = parity.check_batches(tokenizer, parity.validation_items("embedding")[:16], max_length=64)
+    weights = {i.name: i for i in model.graph.initializer}
+    ranges = {}
+    for tensor, consumers in weight_matmuls(model).items():
+        ranges[tensor] = np.ones(weights[consumers[0].input[1]].dims[0])
+        ranges[tensor][3] = 50.0
+    inputs = len(ranges)
+    # When the outliers are migrated into the weights (before any quantization)
+    smoothed = smooth_outliers(model, ranges, alpha=0.5)
+    onnx.save(model, str(tmp_path / "smooth.onnx"))
+    # Then every input was smoothed, its smoothed range is flat, and the graph computes the same thing
+    assert smoothed == inputs
+    flat = [r for name, r in ranges.items() if name.startswith("int8_smooth_")]
+    assert len(flat) == inputs
+    assert all(r.max() / np.median(r) < 50.0 for r in flat)
+    before = parity.run_onnx(artifact / "model.onnx", batches)
+    after = parity.run_onnx(tmp_path / "smooth.onnx", batches)
+    np.testing.assert_allclose(after, before, atol=1e-4)
+
+
+def test_smoothing_leaves_inputs_without_outliers_alone() -> None:
+    # Given a graph whose one weight-MatMul input has no outlier channel
+    from onnx import TensorProto, helper
+
+    weight = numpy_helper.from_array(np.ones((4, 2), np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])],
+        [weight],
+    )
+    model = helper.make_model(graph)
+    # When smoothed (outliers only), then nothing changes; with every=True, the input is smoothed
+    assert smooth_outliers(model, {"x": np.ones(4)}) == 0
+    assert [n.op_type for n in model.graph.node] == ["MatMul"]
+    assert smooth_outliers(model, {"x": np.ones(4)}, every=True) == 1
+    assert [n.op_type for n in model.graph.node] == ["Mul", "MatMul"]
 
 
 def test_outlier_channels_are_the_large_ones_only() -> None:

@@ -10,11 +10,17 @@ import numpy as np
 from workflows.contracts import QuantizationReport
 from workflows.conversion import guard, parity
 from workflows.conversion.bounded import run_bounded
-from workflows.conversion.quantize import save_calibration
+from workflows.conversion.quantize import MAX_OUTLIERS, OUTLIER_FACTOR, save_calibration
 from workflows.errors import ConversionFailed, QuantizationCollapsed
 from workflows.spec.pipeline import ConvertSpec
 
-INT8_METHOD = "onnxruntime quantize_dynamic: per-channel int8 weights, per-tensor uint8 activations"
+INT8_METHOD = (
+    "onnxruntime quantize_dynamic: per-channel symmetric int8 weights, per-tensor uint8 activations (u8s8); "
+    f"outlier activation channels (> {OUTLIER_FACTOR:g}x the median channel range, at most {MAX_OUTLIERS} "
+    "per input) split into fp32 MatMuls added after the bias, which stays fused into the INT8 MatMul; "
+    "one graph for every x86-64 ISA: onnxruntime picks the u8s8 kernel (AMX-INT8, AVX-512 VNNI, AVX-VNNI "
+    "or AVX2) on the serving CPU at session load"
+)
 
 
 def _thresholds(convert: ConvertSpec) -> guard.GuardThresholds:
