@@ -34,7 +34,7 @@ from workflows.contracts import (
 from workflows.errors import PreflightBlocked, SpecInvalid
 from workflows.hosting import pools
 from workflows.hosting.network import endpoint_config_security, model_security
-from workflows.hosting.specs import _Instances, _ModelServer
+from workflows.hosting.spec_bases import _Instances, _ModelServer
 from workflows.images.accelerators import device_of, is_arm64
 from workflows.images.table import HF_INFERENCE, image_uri
 from workflows.preflight.context import MB, PreflightContext

@@ -34,9 +34,10 @@ from workflows.hosting.checks import (
     each_instance_type,
     memory_check,
 )
+from workflows.hosting.cohosted import MAIN_MODEL
 from workflows.hosting.pools import POOLS
 from workflows.hosting.realtime import hf_container, hf_image
-from workflows.hosting.specs import MAIN_MODEL, InferenceComponentHosting
+from workflows.hosting.specs import InferenceComponentHosting
 from workflows.preflight.accelerators import ComponentPlacement, check_accelerator_devices, check_copies
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.findings import refuse_blocking

@@ -24,8 +24,9 @@ from workflows.hosting.checks import (
     each_instance_type,
     memory_check,
 )
+from workflows.hosting.cohosted import MAIN_MODEL
 from workflows.hosting.realtime import hf_image
-from workflows.hosting.specs import MAIN_MODEL, MultiContainerHosting
+from workflows.hosting.specs import MultiContainerHosting
 from workflows.preflight.accelerators import check_direct_mode
 from workflows.preflight.containers import check_image_labels
 from workflows.preflight.context import PreflightContext
