@@ -161,3 +161,9 @@ class _ModelServer(Strict):
             "(which MMS reads in minutes)."
         ),
     )
+
+
+InstanceSettings = _Instances
+"""What every mode on instances has in its spec (all but serverless), for code those modes share."""
+ModelServerSettings = _ModelServer
+"""The HF inference DLC's model server settings, for code the modes on that image share."""
