@@ -23,7 +23,7 @@ from tests.support.hosting import (
 from workflows import clock
 from workflows.contracts import DeployOverrides, DeployResult
 from workflows.errors import InferenceComponentFailed, PreflightBlocked
-from workflows.hosting.base import model_server_environment
+from workflows.hosting.create_calls import model_server_environment
 from workflows.hosting.scale_to_zero import DIMENSION, TRACKED_METRIC
 from workflows.steps.deploy_endpoint import deploy
 from workflows.steps.describe_endpoint import describe

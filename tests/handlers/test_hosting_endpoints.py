@@ -11,7 +11,8 @@ from tests.support.aws import Aws
 from tests.support.hosting import ARTIFACT, CPU_IMAGE, GPU_IMAGE, ROLE, SETTINGS, request, stubbed, tags_match
 from workflows.contracts import DeployOverrides
 from workflows.errors import PreflightBlocked
-from workflows.hosting.base import AwsClients, model_server_environment
+from workflows.hosting.base import AwsClients
+from workflows.hosting.create_calls import model_server_environment
 from workflows.hosting.modes import strategy_for
 from workflows.steps.deploy_endpoint import deploy
 

@@ -21,9 +21,9 @@ from workflows.reports.cost import price_table
 from workflows.settings import Settings
 from workflows.sweeps.compare import RunSummary
 from workflows.sweeps.download import finish_folder
-from workflows.sweeps.recommend import RecommendPolicy, recommend
+from workflows.sweeps.recommend import recommend
 from workflows.sweeps.report import CompareRequest, RunOutcome, compare_sweep
-from workflows.sweeps.spec import expand, load_sweep, parse_sweep
+from workflows.sweeps.spec import RecommendPolicy, expand, load_sweep, parse_sweep
 
 SETTINGS = Settings(bucket="sweep-bucket", sagemaker_role_arn="arn:aws:iam::123456789012:role/sm")
 SMALL, LARGE = "ml.c6i.xlarge", "ml.c6i.2xlarge"

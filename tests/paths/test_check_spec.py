@@ -206,7 +206,8 @@ def test_the_bundled_model_accepts_its_own_limit_and_refuses_past_it() -> None:
 
 
 def test_spec_bounds_agree_with_the_service_model() -> None:
-    from workflows.hosting.specs import SERVERLESS_MEMORY_MB, InferenceComponentHosting, ServerlessHosting
+    from workflows.hosting.spec_bases import SERVERLESS_MEMORY_MB
+    from workflows.hosting.specs import InferenceComponentHosting, ServerlessHosting
 
     def field_bounds(model: Any, name: str) -> tuple[Any, Any]:
         meta = model.model_fields[name].metadata

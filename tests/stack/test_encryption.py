@@ -143,7 +143,7 @@ def test_only_the_steps_that_send_the_key_may_let_sagemaker_grant_on_it() -> Non
     callers = sorted(str(p) for p in sources if KEYED_CALLS.search(p.read_text(encoding="utf-8")))
     # Then they are the hosting modes' endpoint creation (reached only from DeployEndpoint) and the
     # benchmark job's start: adding another call site means adding its step to KEYED_CREATORS
-    assert callers == ["workflows/hosting/base.py", "workflows/steps/start_benchmark_job.py"]
+    assert callers == ["workflows/hosting/create_calls.py", "workflows/steps/start_benchmark_job.py"]
     deployers = sorted(str(p) for p in sources if ".deploy(request" in p.read_text(encoding="utf-8"))
     assert deployers == ["workflows/steps/deploy_endpoint.py"]
     # And of every function's role as deployed, exactly those steps' may let SageMaker create grants

@@ -11,7 +11,7 @@ import pytest
 from tests.support.infra import Synthesized, synthesize
 from workflows.cli.images import deployed_images
 from workflows.errors import SpecInvalid
-from workflows.hosting.base import image_for
+from workflows.hosting.image_choice import image_for
 from workflows.hosting.modes import strategies
 from workflows.hosting.specs import RealtimeHosting
 from workflows.images.sdk import SELECTIONS, TARGET, config_dir, render

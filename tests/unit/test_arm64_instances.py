@@ -6,7 +6,7 @@ import botocore.session
 import pytest
 
 from workflows.errors import SpecInvalid
-from workflows.hosting.base import image_for
+from workflows.hosting.image_choice import image_for
 from workflows.hosting.modes import run_checks
 from workflows.images.accelerators import is_arm64
 from workflows.preflight import build_context

@@ -7,7 +7,7 @@ import pytest
 from tests.conftest import fast_spec
 from workflows.container.environment import base_requirements, environment_key
 from workflows.container.versions import TOOLKIT_TRANSFORMERS_CEILING, libraries_for_image
-from workflows.hosting.base import image_for
+from workflows.hosting.image_choice import image_for
 from workflows.images.table import HF_INFERENCE, build_versions, family_entry
 
 

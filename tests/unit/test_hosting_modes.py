@@ -11,7 +11,7 @@ from tests.conftest import ROOT
 from tests.support.hosting import request, spec_with
 from workflows.errors import SpecInvalid
 from workflows.gpu.device import ARTIFACT_MODES
-from workflows.hosting import base, modes
+from workflows.hosting import create_calls, modes
 from workflows.hosting.base import HostingMode
 from workflows.hosting.modes import strategies, strategy_for
 from workflows.preflight.context import PreflightContext
@@ -62,13 +62,13 @@ def test_no_mode_overrides_the_deploy_template() -> None:
 def test_the_deploy_template_builds_requests_only_through_the_shared_helpers() -> None:
     # Given the template's source
     template = inspect.getsource(HostingMode.deploy)
-    # Then CreateModel and CreateEndpointConfig/CreateEndpoint go through base.create_model and
-    # base.create_endpoint, the one place those requests are built
+    # Then CreateModel and CreateEndpointConfig/CreateEndpoint go through create_calls.create_model and
+    # create_calls.create_endpoint, the one place those requests are built
     assert "create_model(" in template and "create_endpoint(" in template
     for strategy in strategies().values():
         source = inspect.getsource(inspect.getmodule(type(strategy)))
         assert ".create_model(" not in source and ".create_endpoint_config(" not in source
-    assert inspect.getsource(base.create_model).count("sagemaker.create_model(") == 1
+    assert inspect.getsource(create_calls.create_model).count("sagemaker.create_model(") == 1
 
 
 def test_the_gpu_runtime_check_is_declared_by_exactly_the_modes_that_serve_the_artifact() -> None:

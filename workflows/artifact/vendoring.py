@@ -22,7 +22,7 @@ from typing import Any
 
 from workflows.conversion.manifest import read_manifest
 from workflows.errors import ArtifactIncomplete
-from workflows.hosting.base import image_for
+from workflows.hosting.image_choice import image_for
 from workflows.hosting.specs import TritonHosting
 from workflows.hosting.triton_repository import TOKENIZER_WHEEL, TRITON_PYTHON
 from workflows.images.table import HF_INFERENCE

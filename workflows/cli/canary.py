@@ -37,7 +37,7 @@ def canary_before_start(spec: RunSpec, *, run_id: str, skip: bool, region: str) 
     from workflows.contracts import StepRequest
     from workflows.conversion.source import resolve_source
     from workflows.diagnosis import diagnose, evidence_from_text
-    from workflows.hosting.base import image_for
+    from workflows.hosting.image_choice import image_for
     from workflows.images.table import HF_INFERENCE
     from workflows.steps.convert_to_onnx import build_artifact
     from workflows.steps.pack_artifact import write_tarball

@@ -181,7 +181,7 @@ def pipeline_canary(spec: Any, pack_uri: str, *, s3: Any, region: str) -> Canary
     """The canary of a local run's preflight step, on the packed model.tar.gz in S3; None when the
     engine did not ask for one (the light server, or ``DEPLOYBENCH_LOCAL_CANARY=0``)."""
     from workflows.aws.clients import split_s3_uri
-    from workflows.hosting.base import image_for
+    from workflows.hosting.image_choice import image_for
     from workflows.images.table import HF_INFERENCE
 
     if os.environ.get(CANARY_ENV) != "1":

@@ -14,16 +14,14 @@ from the run id and found by that prefix (``workflows/hosting/resources.py``).
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, overload
 
 from pydantic import BaseModel
 
 from workflows import clock, naming
-from workflows.aws.clients import aws_errors
 from workflows.contracts import (
     ComponentStatus,
     DeployRequest,
@@ -33,10 +31,9 @@ from workflows.contracts import (
 )
 from workflows.errors import PreflightBlocked, SpecInvalid
 from workflows.hosting import pools
-from workflows.hosting.network import endpoint_config_security, model_security
-from workflows.hosting.specs import _Instances, _ModelServer
-from workflows.images.accelerators import device_of, is_arm64
-from workflows.images.table import HF_INFERENCE, image_uri
+from workflows.hosting.create_calls import create_endpoint, create_model, instance_variant, run_tags
+from workflows.hosting.spec_bases import InstanceSettings
+from workflows.images.table import HF_INFERENCE
 from workflows.preflight.context import MB, PreflightContext
 from workflows.preflight.memory import download_timeout_for
 from workflows.preflight.registry import Check, Scope, run_declared
@@ -49,28 +46,10 @@ if TYPE_CHECKING:
     from types_boto3_cloudwatch import CloudWatchClient
     from types_boto3_s3 import S3Client
     from types_boto3_sagemaker import SageMakerClient
-    from types_boto3_sagemaker.type_defs import ProductionVariantTypeDef, TagTypeDef
     from types_boto3_sagemaker_runtime import SageMakerRuntimeClient
-
-VARIANT = "primary"
-
-InstanceSettings = _Instances
-"""What every mode on instances has in its spec (all but serverless), for code those modes share."""
-ModelServerSettings = _ModelServer
-"""The HF inference DLC's model server settings, for code the modes on that image share."""
 
 SpecT = TypeVar("SpecT", bound=BaseModel)
 InstancesT = TypeVar("InstancesT", bound=InstanceSettings)
-
-
-class ImageChoice(Protocol):
-    """What picks a mode's image: every hosting spec has both fields."""
-
-    @property
-    def image(self) -> str | None: ...
-
-    @property
-    def image_version(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -120,27 +99,6 @@ class Planned(Generic[SpecT]):
     """Further ``DeployResult`` fields of the mode (targets, staging URIs, inference components)."""
 
 
-def model_server_environment(hosting: ModelServerSettings) -> dict[str, str]:
-    """Environment of the HF inference DLC's model server (Multi Model Server).
-
-    Without SAGEMAKER_MODEL_SERVER_WORKERS the server starts one worker per vCPU, each with its own
-    ONNX session: 1137 MB x 8 workers x 2 containers exhausted 16 GB in the field (F02).
-    MMS 1.1.11 reads ``default_response_timeout`` in minutes (ConfigManager multiplies it by 60) and
-    ``default_response_timeout_seconds`` as given; the inference toolkit (sagemaker-inference 1.10)
-    fills them from SAGEMAKER_MODEL_SERVER_TIMEOUT and SAGEMAKER_MODEL_SERVER_TIMEOUT_SECONDS. The
-    seconds variant wins where the toolkit knows it; the minutes one, rounded up, keeps older
-    toolkits from reading 120 s as two hours. The same timeout bounds how long a worker may take to
-    load the model.
-    """
-    seconds = int(hosting.model_server_timeout_s)
-    return {
-        "SAGEMAKER_MODEL_SERVER_WORKERS": str(hosting.workers),
-        "ORT_INTRA_OP_THREADS": str(hosting.ort_intra_op_threads),
-        "SAGEMAKER_MODEL_SERVER_TIMEOUT_SECONDS": str(seconds),
-        "SAGEMAKER_MODEL_SERVER_TIMEOUT": str(max(1, math.ceil(seconds / 60))),
-    }
-
-
 def instance_type_for(request: DeployRequest, types: Sequence[str]) -> str:
     """The attempt's instance type among ``types`` (F06/F07 fallbacks move the index).
 
@@ -157,56 +115,6 @@ def instance_type_for(request: DeployRequest, types: Sequence[str]) -> str:
     return str(types[index])
 
 
-def run_tags(request: DeployRequest) -> list[TagTypeDef]:
-    return naming.tags(request.run_id, request.spec)
-
-
-def image_for(family: str, hosting: ImageChoice, instance_type: str | None, region: str) -> str:
-    """The spec's image, else ``family``'s build (``hosting.image_version`` or the default) from
-    ``images.yaml`` for the instance's device (CPU when there is no instance: serverless).
-
-    Raises:
-        SpecInvalid: the instance's accelerators are not CUDA GPUs (Neuron, Gaudi), the build is
-            unknown, it has no image for the device, or it is not published in ``region``.
-    """
-    explicit = hosting.image
-    if explicit:
-        return str(explicit)
-    if instance_type and is_arm64(instance_type):
-        raise SpecInvalid(
-            f"{instance_type} has an arm64 CPU (AWS Graviton, or Grace): every {family} image in "
-            "workflows/data/images.yaml is built for x86_64, so its container would not start (exec format "
-            "error), and the artifact's onnxruntime wheel is x86_64 too.",
-            fix="use an x86_64 instance type (ml.c7i, ml.m7i, ml.c6i), or set hosting.image to an image "
-            "built for linux/arm64",
-        )
-    device = device_of(instance_type) if instance_type else "cpu"
-    if device not in ("cpu", "gpu"):
-        raise SpecInvalid(
-            f"{instance_type} carries {device} accelerators, not CUDA GPUs: no {family} image in "
-            "workflows/data/images.yaml runs there.",
-            fix="use a GPU or CPU instance type, or set hosting.image to an image built for this accelerator",
-        )
-    return image_uri(family, gpu=device == "gpu", region=region, version=hosting.image_version)
-
-
-CAPACITY_RESERVATIONS_ONLY = "capacity-reservations-only"
-"""The one CapacityReservationPreference botocore's model offers."""
-
-
-def capacity_reservation_config(hosting: InstanceSettings) -> dict[str, Any]:
-    """``CapacityReservationConfig`` for the hosting's ML reservation (F06 for reserved capacity); none
-    without one."""
-    if not hosting.capacity_reservation:
-        return {}
-    return {
-        "CapacityReservationConfig": {
-            "CapacityReservationPreference": CAPACITY_RESERVATIONS_ONLY,
-            "MlReservationArn": hosting.capacity_reservation,
-        }
-    }
-
-
 def with_download_timeout(hosting: SpecT, artifact_bytes: int) -> SpecT:
     """The hosting with ``model_data_download_timeout_s`` derived from the packed artifact's size when
     the spec left it empty (modes without the field are returned as they are)."""
@@ -216,103 +124,6 @@ def with_download_timeout(hosting: SpecT, artifact_bytes: int) -> SpecT:
         return hosting
     derived = download_timeout_for(artifact_bytes / MB)
     return hosting.model_copy(update={"model_data_download_timeout_s": derived})
-
-
-def instance_variant(hosting: InstanceSettings, *, instance_type: str, model: str | None) -> dict[str, Any]:
-    """A ProductionVariant on instances: the model (none for inference components), the download and
-    health check timeouts (they must cover downloading and loading the model, F07), the AMI when asked
-    (F20), the capacity reservation when one is named (F06)."""
-    variant: dict[str, Any] = {
-        "VariantName": VARIANT,
-        "InstanceType": instance_type,
-        "InitialInstanceCount": hosting.instance_count,
-        "ContainerStartupHealthCheckTimeoutInSeconds": hosting.startup_health_check_timeout_s,
-    }
-    if hosting.model_data_download_timeout_s is not None:
-        variant["ModelDataDownloadTimeoutInSeconds"] = hosting.model_data_download_timeout_s
-    if model is not None:
-        variant["ModelName"] = model
-    if hosting.inference_ami_version:
-        variant["InferenceAmiVersion"] = hosting.inference_ami_version
-    variant.update(capacity_reservation_config(hosting))
-    return variant
-
-
-def create_model(
-    sagemaker: SageMakerClient,
-    name: str,
-    *,
-    settings: Settings,
-    tags: list[TagTypeDef],
-    hosting: Any,
-    **spec: Any,
-) -> str:
-    """CreateModel with the run's role, tags, and the hosting's VPC and network isolation.
-
-    Args:
-        hosting: the attempt's hosting settings; its ``vpc`` and ``network_isolation`` (when the mode
-            has them) become VpcConfig and EnableNetworkIsolation.
-    """
-    with aws_errors(f"create model {name}"):
-        sagemaker.create_model(
-            ModelName=name,
-            ExecutionRoleArn=settings.sagemaker_role_arn,
-            Tags=tags,
-            **model_security(hosting),
-            **spec,
-        )
-    return name
-
-
-METRIC_PUBLISH_FREQUENCY_S = 10
-"""The finest of botocore's MetricPublishFrequencyInSeconds values (10, 30, 60, 120, 180, 240, 300): a
-benchmark window of a minute then holds several utilisation points, not one or none."""
-
-
-def metrics_config(variants: list[dict[str, Any]]) -> dict[str, Any]:
-    """``MetricsConfig`` for an endpoint config: enhanced, per-instance utilisation every 10 s.
-
-    AWS documents enhanced metrics for real-time endpoints (instance, container and GPU dimensions);
-    a serverless variant has no instance to report on, so its config carries none.
-    """
-    if any("ServerlessConfig" in variant for variant in variants):
-        return {}
-    return {
-        "MetricsConfig": {
-            "EnableEnhancedMetrics": True,
-            "MetricPublishFrequencyInSeconds": METRIC_PUBLISH_FREQUENCY_S,
-        }
-    }
-
-
-def create_endpoint(
-    sagemaker: SageMakerClient,
-    *,
-    config: str,
-    endpoint: str,
-    variants: list[dict[str, Any]],
-    tags: list[TagTypeDef],
-    hosting: Any,
-    **extra: Any,
-) -> None:
-    """The endpoint config (with the hosting's KmsKeyId), then the endpoint (returns while it is Creating).
-
-    An endpoint config with an ExecutionRoleArn hosts inference components on its own instances, so it
-    also carries the hosting's VPC and network isolation.
-    """
-    security = endpoint_config_security(hosting, hosts_components="ExecutionRoleArn" in extra)
-    security.update(metrics_config(variants))
-    with aws_errors(f"create endpoint config {config}"):
-        sagemaker.create_endpoint_config(
-            EndpointConfigName=config,
-            # Each mode builds its variants as plain dicts from its own spec; the keys are SageMaker's.
-            ProductionVariants=cast("list[ProductionVariantTypeDef]", variants),
-            Tags=tags,
-            **security,
-            **extra,
-        )
-    with aws_errors(f"create endpoint {endpoint}"):
-        sagemaker.create_endpoint(EndpointName=endpoint, EndpointConfigName=config, Tags=tags)
 
 
 class HostingMode(ABC, Generic[SpecT]):

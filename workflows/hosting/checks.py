@@ -16,7 +16,8 @@ from typing import Protocol, TypeVar
 
 from workflows.contracts import Finding
 from workflows.errors import SpecInvalid
-from workflows.hosting.base import ImageChoice, InstanceSettings
+from workflows.hosting.image_choice import ImageChoice
+from workflows.hosting.spec_bases import InstanceSettings
 from workflows.preflight.containers import check_cuda_driver
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.instances import check_instance_types, instance

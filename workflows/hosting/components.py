@@ -17,14 +17,7 @@ from workflows import naming
 from workflows.aws.clients import aws_errors, is_not_found, translate
 from workflows.contracts import ComponentStatus, DeployRequest, DescribeRequest, Finding
 from workflows.errors import InferenceComponentFailed
-from workflows.hosting.base import (
-    VARIANT,
-    AwsClients,
-    InstanceMode,
-    Planned,
-    Progress,
-    instance_variant,
-)
+from workflows.hosting.base import AwsClients, InstanceMode, Planned, Progress
 from workflows.hosting.checks import (
     DOWNLOAD_TIMEOUT,
     INSTANCE_TYPES,
@@ -34,9 +27,11 @@ from workflows.hosting.checks import (
     each_instance_type,
     memory_check,
 )
+from workflows.hosting.cohosted import MAIN_MODEL
+from workflows.hosting.create_calls import VARIANT, instance_variant
 from workflows.hosting.pools import POOLS
 from workflows.hosting.realtime import hf_container, hf_image
-from workflows.hosting.specs import MAIN_MODEL, InferenceComponentHosting
+from workflows.hosting.specs import InferenceComponentHosting
 from workflows.preflight.accelerators import ComponentPlacement, check_accelerator_devices, check_copies
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.findings import refuse_blocking

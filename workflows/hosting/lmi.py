@@ -17,16 +17,13 @@ from string import Template
 from typing import TYPE_CHECKING, Any
 
 from workflows.contracts import DeployRequest, Finding
-from workflows.hosting.base import (
-    AwsClients,
-    InstanceMode,
-    Planned,
-    image_for,
-)
+from workflows.hosting.base import AwsClients, InstanceMode, Planned
 from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
+from workflows.hosting.cohosted import MAIN_MODEL
+from workflows.hosting.image_choice import image_for
 from workflows.hosting.pools import POOLS
 from workflows.hosting.sources import isolated_hub_ids, locate
-from workflows.hosting.specs import MAIN_MODEL, LmiHosting
+from workflows.hosting.specs import LmiHosting
 from workflows.hosting.staging import (
     StagedFile,
     copies_of_prefix,

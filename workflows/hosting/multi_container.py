@@ -11,12 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from workflows.contracts import DeployRequest, Finding
-from workflows.hosting.base import (
-    AwsClients,
-    InstanceMode,
-    Planned,
-    model_server_environment,
-)
+from workflows.hosting.base import AwsClients, InstanceMode, Planned
 from workflows.hosting.checks import (
     DOWNLOAD_TIMEOUT,
     INSTANCE_TYPES,
@@ -24,8 +19,10 @@ from workflows.hosting.checks import (
     each_instance_type,
     memory_check,
 )
+from workflows.hosting.cohosted import MAIN_MODEL
+from workflows.hosting.create_calls import model_server_environment
 from workflows.hosting.realtime import hf_image
-from workflows.hosting.specs import MAIN_MODEL, MultiContainerHosting
+from workflows.hosting.specs import MultiContainerHosting
 from workflows.preflight.accelerators import check_direct_mode
 from workflows.preflight.containers import check_image_labels
 from workflows.preflight.context import PreflightContext

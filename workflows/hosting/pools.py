@@ -22,7 +22,7 @@ from typing import Any
 
 from workflows.aws.clients import aws_errors
 from workflows.contracts import Finding
-from workflows.hosting.specs import MAX_INSTANCE_POOLS as MAX_INSTANCE_POOLS
+from workflows.hosting.spec_bases import MAX_INSTANCE_POOLS as MAX_INSTANCE_POOLS
 from workflows.images.accelerators import device_of
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check

@@ -6,17 +6,12 @@ from functools import partial
 from typing import Any, TypeVar
 
 from workflows.contracts import DeployRequest
-from workflows.hosting.base import (
-    VARIANT,
-    AwsClients,
-    InstanceMode,
-    ModelServerSettings,
-    Planned,
-    image_for,
-    model_server_environment,
-)
+from workflows.hosting.base import AwsClients, InstanceMode, Planned
 from workflows.hosting.checks import DOWNLOAD_TIMEOUT, INSTANCE_TYPES, STARTUP_TIMEOUT, memory_check
+from workflows.hosting.create_calls import VARIANT, model_server_environment
+from workflows.hosting.image_choice import image_for
 from workflows.hosting.pools import POOLS
+from workflows.hosting.spec_bases import ModelServerSettings
 from workflows.hosting.specs import RealtimeHosting
 from workflows.images.table import HF_INFERENCE
 from workflows.preflight.gpu import GPU_RUNTIME

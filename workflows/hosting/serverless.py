@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from workflows.contracts import DeployRequest, Finding
-from workflows.hosting.base import VARIANT, AwsClients, HostingMode, Planned
+from workflows.hosting.base import AwsClients, HostingMode, Planned
+from workflows.hosting.create_calls import VARIANT
 from workflows.hosting.realtime import hf_image, one_hf_model
 from workflows.hosting.specs import ServerlessHosting
 from workflows.preflight.context import PreflightContext

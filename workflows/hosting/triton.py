@@ -18,13 +18,9 @@ from botocore.exceptions import ClientError
 from workflows.aws.clients import split_s3_uri
 from workflows.contracts import DeployRequest, Finding
 from workflows.errors import ArtifactIncomplete
-from workflows.hosting.base import (
-    AwsClients,
-    InstanceMode,
-    Planned,
-    image_for,
-)
+from workflows.hosting.base import AwsClients, InstanceMode, Planned
 from workflows.hosting.checks import DOWNLOAD_TIMEOUT, INSTANCE_TYPES, each_instance_type
+from workflows.hosting.image_choice import image_for
 from workflows.hosting.pools import POOLS
 from workflows.hosting.specs import TritonHosting
 from workflows.hosting.staging import (

@@ -21,14 +21,9 @@ import yaml
 from workflows.aws.clients import aws_errors
 from workflows.contracts import DeployRequest, DescribeRequest, Finding
 from workflows.errors import InvocationFailed, ServedModelMismatch, SpecInvalid
-from workflows.hosting.base import (
-    AwsClients,
-    InstanceMode,
-    Planned,
-    Progress,
-    image_for,
-)
+from workflows.hosting.base import AwsClients, InstanceMode, Planned, Progress
 from workflows.hosting.checks import INSTANCE_TYPES, cuda_check, spec_problem
+from workflows.hosting.image_choice import image_for
 from workflows.hosting.pools import POOLS
 from workflows.hosting.sources import isolated_hub_ids, locate
 from workflows.hosting.specs import VllmHosting

@@ -106,9 +106,9 @@ def check_images(spec: RunSpec, region: str) -> list[str]:
 
     Raises:
         SpecInvalid: the build is unknown, has no image for a type's device, or is not published in
-            ``region`` (``workflows.hosting.base.image_for``'s words).
+            ``region`` (``workflows.hosting.image_choice.image_for``'s words).
     """
-    from workflows.hosting.base import image_for
+    from workflows.hosting.image_choice import image_for
     from workflows.hosting.modes import strategy_for
 
     strategy = strategy_for(spec.hosting.mode)

@@ -12,7 +12,7 @@ from workflows.artifact.manifest import ArtifactManifest
 from workflows.artifact.requirements import requirement_names, requirements_of
 from workflows.contracts import Finding
 from workflows.gpu.device import CPU_PACKAGE, GPU_PACKAGE, gpu_build, image_cudnn_major, newest_build_for
-from workflows.hosting.base import InstanceSettings
+from workflows.hosting.spec_bases import InstanceSettings
 from workflows.images.table import HF_INFERENCE, image_cuda, image_entries, image_uri, repository_of
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.registry import Check

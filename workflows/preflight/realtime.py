@@ -8,8 +8,9 @@ on the HF DLC (real-time, multi-container, serverless, inference components list
 from __future__ import annotations
 
 from workflows.contracts import Finding
-from workflows.hosting.base import InstanceSettings, image_for
 from workflows.hosting.checks import each_instance_type
+from workflows.hosting.image_choice import image_for
+from workflows.hosting.spec_bases import InstanceSettings
 from workflows.images.table import HF_INFERENCE
 from workflows.preflight.artifact import (
     check_artifact_complete,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workflows.contracts import DeployOverrides, Diagnosis, PipelineState
-from workflows.hosting.base import image_for
+from workflows.hosting.image_choice import image_for
 from workflows.images.table import HF_INFERENCE, image_cuda
 from workflows.preflight.containers import Ami, amis, minimum_ami
 from workflows.preflight.instances import instance

@@ -38,9 +38,10 @@ from workflows.sweeps.compare import (
     compare_runs,
     comparison_table,
 )
-from workflows.sweeps.recommend import Recommendation, recommend
-from workflows.sweeps.recommend import one_line as recommendation_line
-from workflows.sweeps.recommend import render as render_recommendation
+from workflows.sweeps.recommend import recommend
+from workflows.sweeps.recommend_render import one_line as recommendation_line
+from workflows.sweeps.recommend_render import render as render_recommendation
+from workflows.sweeps.recommendation import Recommendation
 from workflows.sweeps.spec import SweepSpec
 
 if TYPE_CHECKING:
