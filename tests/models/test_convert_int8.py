@@ -153,8 +153,11 @@ def test_collapsed_embeddings_are_refused() -> None:
     assert "the vectors collapsed" in result.diagnosis
 
 
-def test_outlier_channels_are_split_exactly(tiny_bert: Path, tmp_path: Path) -> None:
-    # Given the tiny BERT's plain export, and ranges where one channel of every input is an outlier
+def _plain_export_with_outliers(
+    tiny_bert: Path, tmp_path: Path
+) -> tuple[Path, Any, list[dict[str, np.ndarray]], dict[str, np.ndarray]]:
+    """The tiny BERT's plain export, its graph, validation batches, and ranges where channel 3 of
+    every weight-MatMul input is an outlier."""
     from transformers import AutoTokenizer
 
     artifact = convert_folder(tiny_bert, tmp_path / "fp32", optimize="none")
@@ -166,6 +169,12 @@ def test_outlier_channels_are_split_exactly(tiny_bert: Path, tmp_path: Path) -> 
     for tensor, consumers in weight_matmuls(model).items():
         ranges[tensor] = np.ones(weights[consumers[0].input[1]].dims[0])
         ranges[tensor][3] = 50.0
+    return artifact, model, batches, ranges
+
+
+def test_outlier_channels_are_split_exactly(tiny_bert: Path, tmp_path: Path) -> None:
+    # Given the tiny BERT's plain export, and ranges where one channel of every input is an outlier
+    artifact, model, batches, ranges = _plain_export_with_outliers(tiny_bert, tmp_path)
     # When the outliers are split off
     kept, channels = split_outliers(model, ranges)
     onnx.save(model, str(tmp_path / "split.onnx"))
@@ -181,17 +190,7 @@ def test_outlier_channels_are_split_exactly(tiny_bert: Path, tmp_path: Path) -> 
 
 def test_smoothing_moves_outliers_into_the_weights_exactly(tiny_bert: Path, tmp_path: Path) -> None:
     # Given the tiny BERT's plain export, and ranges where one channel of every input is an outlier
-    from transformers import AutoTokenizer
-
-    artifact = convert_folder(tiny_bert, tmp_path / "fp32", optimize="none")
-    model = onnx.load(str(artifact / "model.onnx"))
-    tokenizer = AutoTokenizer.from_pretrained(str(artifact / "tokenizer"))
-    batches = parity.check_batches(tokenizer, parity.validation_items("embedding")[:16], max_length=64)
-    weights = {i.name: i for i in model.graph.initializer}
-    ranges = {}
-    for tensor, consumers in weight_matmuls(model).items():
-        ranges[tensor] = np.ones(weights[consumers[0].input[1]].dims[0])
-        ranges[tensor][3] = 50.0
+    artifact, model, batches, ranges = _plain_export_with_outliers(tiny_bert, tmp_path)
     inputs = len(ranges)
     # When the outliers are migrated into the weights (before any quantization)
     smoothed = smooth_outliers(model, ranges, alpha=0.5)

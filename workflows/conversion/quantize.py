@@ -121,6 +121,16 @@ def bias_add(model: Any, tensor: str, weights: dict[str, Any]) -> Any | None:
     return consumers[0]
 
 
+def insert_nodes(model: Any, before: dict[str, list[Any]], after: dict[str, list[Any]]) -> None:
+    """Put each ``before[name]`` right before node ``name`` and each ``after[name]`` right after it
+    (the graph's node order stays topological)."""
+    ordered = []
+    for node in model.graph.node:
+        ordered.extend([*before.get(node.name, []), node, *after.get(node.name, [])])
+    del model.graph.node[:]
+    model.graph.node.extend(ordered)
+
+
 def split_outliers(
     model: Any,
     ranges: dict[str, np.ndarray],
@@ -189,11 +199,7 @@ def split_outliers(
                 helper.make_node("Add", [summand, f"{part}_fp32"], [output], name=f"{part}_sum"),
             ]
             keep_fp32.append(f"{part}_fp32")
-    ordered = []
-    for node in model.graph.node:
-        ordered.extend([*before.get(node.name, []), node, *after.get(node.name, [])])
-    del model.graph.node[:]
-    model.graph.node.extend(ordered)
+    insert_nodes(model, before, after)
     return keep_fp32, split
 
 
@@ -244,11 +250,7 @@ def smooth_outliers(
             node.input[0], node.input[1] = f"{prefix}_x", name
         ranges[f"{prefix}_x"] = (reach / scale).astype(np.float32)
         smoothed += 1
-    ordered = []
-    for node in model.graph.node:
-        ordered.extend([*before.get(node.name, []), node])
-    del model.graph.node[:]
-    model.graph.node.extend(ordered)
+    insert_nodes(model, before, {})
     return smoothed
 
 
