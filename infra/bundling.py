@@ -1,8 +1,9 @@
 """The one zip asset every zip function shares: the project's code plus its dependencies, built without Docker.
 
 CDK calls ``FunctionBundler.try_bundle`` at synth (``BundlingOptions.local``); it copies the code
-packages and installs ``infra/requirements-functions.txt`` with pip for the Lambda platform
-(``--platform manylinux2014_x86_64 --only-binary=:all: --python-version 3.11``): wheels built for
+packages and installs ``infra/requirements-functions.lock`` (every version and its hashes, as the
+tests ran them; ``make lock`` writes it) with pip for the Lambda platform (``--platform
+manylinux2014_x86_64 --only-binary=:all: --python-version 3.11 --require-hashes``): wheels built for
 the runtime, whatever machine synthesizes, so no Docker engine is needed.
 
 When ``DEPLOYBENCH_TEST_SYNTH=1`` (tests only) the dependencies are not installed: the asset
@@ -69,6 +70,7 @@ def install_dependencies(target: Path, requirements: Path = FUNCTION_REQUIREMENT
         "--python-version",
         PYTHON_VERSION,
         "--only-binary=:all:",
+        "--require-hashes",
         "--requirement",
         str(requirements),
     ]

@@ -24,7 +24,7 @@ from workflows.redeploy.triggers import SPEC_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGE_DOCKERFILE = "infra/image/Dockerfile"
-FUNCTION_REQUIREMENTS = ROOT / "infra" / "requirements-functions.txt"
+FUNCTION_REQUIREMENTS = ROOT / "infra" / "requirements-functions.lock"
 # What the shared zip asset holds (besides its dependencies), relative to ROOT.
 CODE_PACKAGES = ("lambdas", "workflows", "state_machines", "artifacts")
 

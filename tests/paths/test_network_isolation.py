@@ -3,6 +3,7 @@ the local SageMaker gives an isolated container no index to reach."""
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 import zipfile
@@ -143,17 +144,15 @@ def test_pack_vendors_the_wheels_and_the_artifact_then_installs_offline(tmp_path
     assert check_isolation(isolated=True, requirements=requirements, wheels=vendored) == []
     # And pip, with no index reachable, installs from the artifact alone
     target = tmp_path / "installed"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--target",
-            str(target),
-            "-r",
-            str(artifact / "code" / "requirements.txt"),
-        ],
+    done = offline_install(artifact / "code" / "requirements.txt", target, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (target / "isoprobe.py").is_file()
+
+
+def offline_install(requirements: Path, target: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """pip install -r, with no configuration, no cache and no reachable index."""
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--target", str(target), "-r", str(requirements)],
         env={
             "PATH": "/usr/bin:/bin",
             "PIP_CONFIG_FILE": "/dev/null",
@@ -163,10 +162,52 @@ def test_pack_vendors_the_wheels_and_the_artifact_then_installs_offline(tmp_path
         capture_output=True,
         text=True,
         timeout=120,
-        cwd=tmp_path,
+        cwd=cwd,
     )
+
+
+def test_the_vendored_requirements_are_a_lock_and_a_changed_wheel_does_not_install(tmp_path: Path) -> None:
+    # Given an artifact whose requirement is a range, vendored from a folder that serves one release
+    wheel = make_wheel(tmp_path / "index", "isoprobe", "1.2")
+    artifact = tmp_path / "artifact"
+    (artifact / "code").mkdir(parents=True)
+    (artifact / "code" / "requirements.txt").write_text("isoprobe>=1.0\n", encoding="utf-8")
+    vendor_wheels(artifact, python_version="3.12", find_links=(tmp_path / "index",))
+    # Then the requirements pin the vendored release with its file's sha256, and keep the asked line as a comment
+    requirements = (artifact / "code" / "requirements.txt").read_text(encoding="utf-8")
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    assert f"isoprobe==1.2 --hash=sha256:{digest}" in requirements.splitlines()
+    assert "#   isoprobe>=1.0" in requirements.splitlines()
+    # When the vendored wheel is swapped for another build of the same release
+    vendored = artifact / "code" / "wheels" / wheel.name
+    with zipfile.ZipFile(vendored, "a") as changed:
+        changed.writestr("extra.py", "CHANGED = True\n")
+    done = offline_install(artifact / "code" / "requirements.txt", tmp_path / "installed", tmp_path)
+    # Then pip, in hash-checking mode, refuses it
+    assert done.returncode != 0
+    assert "THESE PACKAGES DO NOT MATCH THE HASHES" in done.stderr
+
+
+def test_a_repack_vendors_afresh_from_its_own_lock_and_a_line_added_since(tmp_path: Path) -> None:
+    # Given an artifact vendored once, to which a remediation then adds a requirement
+    make_wheel(tmp_path / "index", "isoprobe", "1.0")
+    make_wheel(tmp_path / "index", "isoextra", "2.0")
+    artifact = tmp_path / "artifact"
+    (artifact / "code").mkdir(parents=True)
+    (artifact / "code" / "requirements.txt").write_text("isoprobe==1.0\n", encoding="utf-8")
+    vendor_wheels(artifact, python_version="3.12", find_links=(tmp_path / "index",))
+    with (artifact / "code" / "requirements.txt").open("a", encoding="utf-8") as requirements:
+        requirements.write("isoextra==2.0\n")
+    # When pack vendors again
+    vendored = vendor_wheels(artifact, python_version="3.12", find_links=(tmp_path / "index",))
+    # Then both are vendored and locked, once each, and the artifact installs offline
+    assert vendored == ["isoextra-2.0-py3-none-any.whl", "isoprobe-1.0-py3-none-any.whl"]
+    pinned = [
+        line for line in (artifact / "code" / "requirements.txt").read_text().splitlines() if "--hash" in line
+    ]
+    assert [line.split(" ")[0] for line in pinned] == ["isoextra==2.0", "isoprobe==1.0"]
+    done = offline_install(artifact / "code" / "requirements.txt", tmp_path / "installed", tmp_path)
     assert done.returncode == 0, done.stderr
-    assert (target / "isoprobe.py").is_file()
 
 
 def test_a_requirement_without_a_wheel_for_the_container_stops_pack(tmp_path: Path) -> None:

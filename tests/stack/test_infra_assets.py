@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -19,12 +18,12 @@ from infra.bundling import MARKER
 from infra.constants import CODE_PACKAGES, FUNCTION_REQUIREMENTS, ROOT, TEST_SYNTH_ENV
 from tests.support.imports import distributions_of, reachable
 from tests.support.infra import Synthesized, synthesize
+from workflows.cli.lockfile import read_pins
 
-IMAGE_REQUIREMENTS = ROOT / "infra" / "image" / "requirements.txt"
-# In the image only: the Lambda Runtime Interface Client (the image is not a Lambda base image).
-IMAGE_ONLY = {"awslambdaric"}
-# Pinned below the tested version for the Lambda platform (see the comment in the requirements file).
-PLATFORM_PINNED = {FUNCTION_REQUIREMENTS.name: {"numpy"}}
+IMAGE_REQUIREMENTS = ROOT / "infra" / "image" / "requirements.lock"
+# In the image only: the Lambda Runtime Interface Client (the image is not a Lambda base image), and
+# what it brings.
+IMAGE_ONLY = {"awslambdaric", "simplejson", "snapshot-restore-py"}
 
 
 @pytest.fixture(scope="module")
@@ -79,39 +78,41 @@ def test_image_is_staged_at_synth_without_a_docker_engine(synth: Synthesized) ->
             assert (context / (row.handler.rpartition(".")[0].replace(".", "/") + ".py")).is_file()
 
 
-def pins(path: Path) -> dict[str, Requirement]:
-    lines = [line.split("#")[0].strip() for line in path.read_text().splitlines()]
-    requirements = [Requirement(line) for line in lines if line]
-    return {canonical(r.name): r for r in requirements}
+def pins(path: Path) -> dict[str, str]:
+    """``{name: version}`` of a lock."""
+    return read_pins(path.read_text(encoding="utf-8"))
 
 
 def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def project_requirements() -> dict[str, Requirement]:
-    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    found = [Requirement(r) for r in data["project"]["dependencies"]]
-    return {canonical(r.name): r for r in found}
+def own_pins(lock: Path) -> dict[str, str]:
+    """The exact pins a lock's input sets itself (the rest of its versions are the project lock's)."""
+    found = {}
+    for raw in lock.with_suffix(".in").read_text(encoding="utf-8").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line:
+            requirement = Requirement(line)
+            found.update(
+                {canonical(requirement.name): s.version for s in requirement.specifier if s.operator == "=="}
+            )
+    return found
 
 
 @pytest.mark.parametrize("path", [FUNCTION_REQUIREMENTS, IMAGE_REQUIREMENTS], ids=lambda p: p.name)
-def test_asset_pins_agree_with_the_project_and_the_tested_versions(path: Path) -> None:
-    project = project_requirements()
-    for name, requirement in pins(path).items():
-        if name in IMAGE_ONLY:
-            continue
-        [pinned] = [s.version for s in requirement.specifier if s.operator == "=="]
-        # Exactly what the tests run with...
-        if name not in PLATFORM_PINNED.get(path.name, set()):
-            assert metadata.version(name) == pinned, (
-                f"{name}: tests run {metadata.version(name)}, asset pins {pinned}"
-            )
-        # ...and allowed by pyproject.toml where the project names it
-        if name in project:
-            assert project[name].specifier.contains(pinned), (
-                f"{name}=={pinned} is outside pyproject's {project[name]}"
-            )
+def test_asset_locks_hold_the_versions_the_tests_run(path: Path) -> None:
+    # Given an AWS environment's lock, and what its input pins for its platform
+    locked, own = pins(path), own_pins(path)
+    # Then every other package it shares with this environment is at the version the tests run
+    differ = {
+        name: (version, metadata.version(name))
+        for name, version in locked.items()
+        if name not in own and name not in IMAGE_ONLY and metadata.version(name) != version
+    }
+    assert differ == {}, f"{path.name} (locked, tested): {differ}"
+    # And every own pin is in the lock as written
+    assert {name: locked.get(name) for name in own} == own
 
 
 def closure(names: set[str]) -> set[str]:
@@ -283,3 +284,28 @@ def test_the_container_check_catches_a_removed_tritonclient() -> None:
     # Then RunPreflight, which imports tritonclient.grpc.model_config_pb2 for Triton specs, is reported
     unresolved = unresolved_in_image(requirements)
     assert "tritonclient" in unresolved.get("lambdas.run_preflight.handler", set()), unresolved
+
+
+def test_the_function_lock_installs_on_the_lambda_platform(tmp_path: Path) -> None:
+    # Given every pin of the zip bundle's lock (versions only: the hashes are pip's at install)
+    listed = tmp_path / "pins.txt"
+    listed.write_text("".join(f"{n}=={v}\n" for n, v in pins(FUNCTION_REQUIREMENTS).items()))
+    # When pip resolves them for the python3.11 runtime's platform, as infra/bundling.py installs them
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--ignore-installed", "--no-deps"]
+        + [
+            "--target",
+            str(tmp_path / "asset"),
+            "--platform",
+            "manylinux2014_x86_64",
+            "--implementation",
+            "cp",
+        ]
+        + ["--python-version", "3.11", "--only-binary=:all:", "-r", str(listed)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    # Then each has a manylinux2014 wheel (glibc 2.26, Amazon Linux 2): none needs a pin in the input
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -23,7 +23,7 @@ FORCED = {
     "convert": ["convert", "/nonexistent/model"],
     "definition": ["definition", "nope"],
     "diagnose": ["diagnose"],
-    "doctor": ["doctor"],
+    "doctor": ["doctor", "--aws", "--profile", "nosuch"],
     "follow": ["follow", "not-an-arn"],
     "images": ["images", "--region", "xx-nowhere-1"],
     "input": ["input", "/nonexistent.yaml"],

@@ -78,6 +78,7 @@ def test_command_modules_never_import_the_app_nor_each_other() -> None:
         "workflows.cli.help",
         "workflows.cli.executions",
         "workflows.cli.canary",
+        "workflows.cli.lockfile",
     }
     commands = set(package) - shared - {"workflows.cli.app", "workflows.cli.__main__"}
 

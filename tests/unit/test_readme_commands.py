@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from scripts.quotes import QUOTED_SPECS, refresh
 from workflows.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,16 +58,6 @@ NOT_RUN = {
     "deploybench janitor --dry-run": "AWS: lists the account's resources",
 }
 """Why a README command does not run here."""
-
-QUOTED_SPECS = {
-    "typo.yaml": "name: typo\nhosting:\n  instance_type_fallbacks: [ml.c6i.xlargee]\n",
-    "gpu-direct.yaml": (
-        "name: gpu-direct\nhosting:\n  mode: multi-container\n  instance_type_fallbacks: [ml.g5.xlarge]\n"
-        "  models: [{name: aux}]\n"
-    ),
-    "long.yaml": "name: long\nmodel: {max_sequence_length: 4096}\n",
-}
-"""The spec files the README's quoted refusals name (the README shows their output, not their text)."""
 
 
 def readme_lines() -> list[tuple[str, str]]:
@@ -140,6 +131,12 @@ def test_a_quoted_refusal_prints_what_the_readme_shows(
     assert " ".join(result.stderr.split()) == " ".join(quoted.split())
     assert result.exit_code == (1 if quoted.startswith("PreflightBlocked") else 2)
     assert not (tmp_path / "deploybench-results").exists()
+
+
+def test_the_quotes_are_what_the_cli_prints_now() -> None:
+    # Given the README as committed, When its quoted outputs are produced again by the CLI (`make quotes`)
+    # Then nothing changes: a version or count in a quote comes from the installed packages
+    assert refresh(README) == README
 
 
 def test_the_set_up_puts_deploybench_in_the_venv_and_the_readme_says_how_to_reach_it() -> None:

@@ -7,10 +7,15 @@ requirement, and their dependencies, for the container's Python and platform (``
 requirements to install from there offline: ``--no-index`` and ``--find-links wheels``, which pip
 resolves next to the requirements file. Where the wheels come from is pip's own configuration (the
 index, ``PIP_FIND_LINKS``, its cache), or ``find_links`` when given.
+
+The rewritten file is a lock: every vendored wheel, dependencies included, pinned to its version with
+its sha256, so the container's pip runs in hash-checking mode and installs exactly the files pack
+vendored (a changed or substituted wheel stops the install). The lines as written stay as comments.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import subprocess
@@ -19,6 +24,8 @@ import tempfile
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
+
+from packaging.utils import parse_wheel_filename
 
 from workflows.conversion.manifest import read_manifest
 from workflows.errors import ArtifactIncomplete
@@ -84,9 +91,17 @@ def vendor_wheels(
     if not requirement_names(text):
         return []
     wheels = root / "code" / WHEELS_DIR
-    wheels.mkdir(parents=True, exist_ok=True)
+    # A repack vendors afresh: the lock lists exactly the wheels of this download.
+    shutil.rmtree(wheels, ignore_errors=True)
+    wheels.mkdir(parents=True)
     command = _download_command(wheels, python_version, platforms, find_links)
-    kept = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("-")]
+    # Requirement lines without their per-line options: a repack reads back its own lock, whose --hash
+    # options would put pip download in hash-checking mode for the lines a remediation added.
+    kept = [
+        line.split(" --", 1)[0].strip()
+        for line in text.splitlines()
+        if line.strip() and not line.lstrip().startswith(("-", "#"))
+    ]
     listed = root / "code" / "requirements.vendored.txt"
     listed.write_text("\n".join(kept) + "\n", encoding="utf-8")
     try:
@@ -96,14 +111,30 @@ def vendor_wheels(
     finally:
         listed.unlink(missing_ok=True)
     if done.returncode != 0:
+        shutil.rmtree(wheels, ignore_errors=True)
         raise ArtifactIncomplete(
             f"the isolated container's wheels could not be vendored for Python {python_version} on "
             f"{platforms[0]}: {done.stderr.strip()[-600:]}",
             fix="make the wheels reachable to pack (a package index, PIP_FIND_LINKS), pin versions that publish "
             "wheels for that Python and platform, or set hosting.network_isolation: false",
         )
-    requirements.write_text(OFFLINE_HEADER + "\n".join(kept) + "\n", encoding="utf-8")
-    return sorted(p.name for p in wheels.glob("*.whl"))
+    vendored = sorted(wheels.glob("*.whl"))
+    requirements.write_text(OFFLINE_HEADER + locked_requirements(kept, vendored), encoding="utf-8")
+    return [p.name for p in vendored]
+
+
+def locked_requirements(asked: list[str], wheels: list[Path]) -> str:
+    """The requirement lines of a vendored artifact: each wheel pinned with its sha256, the asked lines as comments."""
+    lines = [
+        "# Locked by pack: every vendored wheel with its sha256 (pip installs in hash-checking mode).",
+        "# Asked:",
+    ]
+    lines += [f"#   {line.strip()}" for line in asked]
+    for wheel in wheels:
+        name, version, _, _ = parse_wheel_filename(wheel.name)
+        digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        lines.append(f"{name}=={version} --hash=sha256:{digest}")
+    return "\n".join(lines) + "\n"
 
 
 def vendor_for_spec(root: Path, spec: Any, settings: Settings) -> list[str]:

@@ -1,4 +1,9 @@
-"""``deploybench doctor --aws``: read-only checks, in your account, of what no offline test can prove.
+"""``deploybench doctor``: this environment against the lock CI tested; with ``--aws``, read-only
+checks, in your account, of what no offline test can prove.
+
+The environment part names the versions that matter (the AWS SDK, the serving and conversion stacks,
+the local engine) and every package installed at another version than ``requirements.lock``'s: what
+runs is then not what the tests ran.
 
 Offline, the tests prove the template's policies, the image table and the bundles against AWS's own
 contracts. Only the account can say whether the deployed stack's roles exist and trust the right
@@ -12,10 +17,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Annotated, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from workflows.cli.lockfile import KEY_PACKAGES, PROJECT_LOCK, PackageState, installed_version, package_states
 from workflows.cli.options import JsonOption, ProfileOption, RegionOption, StackOption
 from workflows.cli.output import LOGIN, aws_session, fail, guarded, session_region
 from workflows.naming import OUTPUT_BUCKET, PREFIX, STACK_NAME
@@ -261,6 +268,44 @@ def doctor(
     return found
 
 
+REINSTALL = "run `make setup` (it installs requirements.lock exactly)"
+
+
+def _state_check(state: PackageState) -> DoctorCheck:
+    if not state.drifted:
+        return DoctorCheck("environment", state.name, OK, f"{state.installed}, as locked")
+    return DoctorCheck(
+        "environment",
+        state.name,
+        FAIL,
+        f"{state.installed or 'not installed'}, the lock has {state.locked}: {REINSTALL}",
+    )
+
+
+def environment_checks(lock: Path = PROJECT_LOCK) -> list[DoctorCheck]:
+    """The versions that matter here, and every package that differs from the lock CI tested."""
+    if not lock.is_file():
+        return [
+            DoctorCheck(
+                "environment",
+                name,
+                UNVERIFIED,
+                f"{installed_version(name) or 'not installed'}; no {lock.name} beside this installation to "
+                "compare with (installed from a wheel, not from a checkout)",
+            )
+            for name in KEY_PACKAGES
+        ]
+    checks = [_state_check(state) for state in package_states(lock, KEY_PACKAGES)]
+    others = [s for s in package_states(lock) if s.drifted and s.name not in KEY_PACKAGES]
+    checks += [_state_check(state) for state in others]
+    if not others:
+        total = len(package_states(lock))
+        checks.append(
+            DoctorCheck("environment", "locked packages", OK, f"all {total} at the lock's versions")
+        )
+    return checks
+
+
 @guarded
 def doctor_command(
     aws: Annotated[
@@ -277,16 +322,14 @@ def doctor_command(
         str | None, typer.Option("--spec", help="A run spec whose VPC (subnets, zones, routes) to check.")
     ] = None,
 ) -> None:
-    """Check, read-only, the deployed stack's roles, key permissions, images and quotas in your account.
+    """Check this environment against the tested lock; with --aws, the deployed stack's roles, key
+    permissions, images and quotas in your account (read-only).
 
     The region is --region, else AWS_REGION, else AWS_DEFAULT_REGION, else the profile's; no region,
-    no credentials or an unknown profile is one line and exit 2.
+    no credentials or an unknown profile is one line and exit 2. A check that fails exits 1.
     """
     if not aws:
-        fail(
-            "doctor checks your AWS account and needs --aws.",
-            fix="pass --aws (it only reads; nothing is created)",
-        )
+        _report(environment_checks(), as_json)
     from workflows.preflight.gate import check_region
     from workflows.spec.pipeline import load_spec
 
@@ -297,7 +340,11 @@ def doctor_command(
         fail("no usable AWS credentials were found.", fix=LOGIN, kind="NoCredentials")
     check_region(where)
     types = [t for t in instance_types.split(",") if t]
-    found = doctor(session, stack_name=stack_name, instance_types=types, spec=spec)
+    found = environment_checks() + doctor(session, stack_name=stack_name, instance_types=types, spec=spec)
+    _report(found, as_json)
+
+
+def _report(found: Sequence[DoctorCheck], as_json: bool) -> NoReturn:
     if as_json:
         typer.echo(json.dumps([asdict(c) for c in found], indent=2))
     else:
