@@ -1,6 +1,6 @@
 # Two entry points: `make run` (set up, then a local end-to-end run of the bundled default)
 # and `make test` (set up, then lint, type-check and the whole test suite: CI runs it).
-# `make check` is the habit before every commit: lint, types and the fast tiers (unit, handlers).
+# `make check` is the habit before every commit: lint, types, the docs site and the fast tiers (unit, handlers).
 # The tiers are folders under tests/: unit, handlers (moto), models (real conversions), stack (CDK),
 # paths (state machines on the local engine) and e2e (the real serving stack, minutes each).
 VENV ?= .venv
@@ -49,8 +49,10 @@ lint: setup
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# The fast tiers: no model conversion, no server, no synthesis.
+# The docs site (mkdocs.yml), built strict: a broken link or anchor, or a page left out of the nav,
+# fails. Then the fast tiers: no model conversion, no server, no synthesis.
 check: lint
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 	$(BIN)/pytest tests/unit tests/handlers -q -m "not slow" -n 2
 
 # Everything but the architecture matrix, slowest tests listed at the end: the tiers without an
@@ -79,4 +81,4 @@ bench-peers: setup $(PEERS_VENV)/.installed
 	$(PEERS_VENV)/bin/python bench/peers.py measure .peers-work
 
 clean:
-	rm -rf $(VENV) $(PEERS_VENV) .peers-work deploybench-results .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(PEERS_VENV) .peers-work deploybench-results site .pytest_cache .mypy_cache .ruff_cache

@@ -1,6 +1,6 @@
 """The step table: one row per Lambda-backed step (its state, handler, logic, request and result models),
 and every function deployed. The definitions name a Task by its state (``resource``); CDK creates one
-function per row; the README's step index is generated from it."""
+function per row; the docs' step index (docs/concepts/index.md) is generated from it."""
 
 from __future__ import annotations
 

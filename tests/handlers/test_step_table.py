@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import state_machines
-from state_machines.steps_index import render_index, stale_sections
+from state_machines.steps_index import PAGE, render_index, stale_sections
 from tests.support.step_table import handler_tests
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,17 +129,17 @@ def test_steps_do_not_import_other_steps(path: Path) -> None:
     assert steps == set(), f"{path.name} imports {sorted(steps)}"
 
 
-def test_the_readme_steps_index_is_generated_and_up_to_date() -> None:
-    # Given the committed README
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_docs_steps_index_is_generated_and_up_to_date() -> None:
+    # Given the committed page that holds the index
+    page = PAGE.read_text(encoding="utf-8")
     # Then its Steps index is what the table renders (regenerate: python -m state_machines.steps_index --write)
-    assert stale_sections(readme) == [], (
-        "README's steps index is stale: python -m state_machines.steps_index --write"
+    assert stale_sections(page) == [], (
+        "the steps index of docs/concepts/index.md is stale: python -m state_machines.steps_index --write"
     )
-    assert render_index() in readme
+    assert render_index() in page
 
 
 def test_a_stale_index_is_found() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    stale = readme.replace("`lambdas/warm_up_shapes.py`", "`lambdas/warmup.py`")
+    page = PAGE.read_text(encoding="utf-8")
+    stale = page.replace("`lambdas/warm_up_shapes.py`", "`lambdas/warmup.py`")
     assert stale_sections(stale) == ["steps"]

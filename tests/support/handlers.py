@@ -93,7 +93,7 @@ def converted(run_id: str, bucket: str) -> ConvertResult:
 
 def deployed_state(handler: ModuleType, run_id: str, instance_types: list[str], **spec: Any) -> PipelineState:
     """The run's state once ``handler`` (the DeployEndpoint handler module, which the calling test
-    imports: the README's steps index names it so) created its realtime endpoint in moto."""
+    imports: the steps index of docs/concepts/index.md names it so) created its realtime endpoint in moto."""
     from tests.support.hosting import BUCKET, request
 
     # moto's CreateEndpointConfig requires InstanceType (it has no InstancePools): one type per endpoint.

@@ -1,4 +1,4 @@
-"""Each package says what it is, and the README's package map is what the packages say."""
+"""Each package says what it is, and the package map of docs/contributing.md is what the packages say."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.support.package_map import README, docstring, packages, readme_block, render
+from tests.support.package_map import PAGE, ROOT, docstring, packages, page_block, render
 
 
 @pytest.mark.parametrize("package", packages(), ids=lambda path: path.name)
@@ -22,18 +22,18 @@ def test_every_package_says_its_role_and_its_place_in_the_layers(package) -> Non
     )
 
 
-def test_the_readme_package_map_is_generated_and_up_to_date() -> None:
-    # Given the README's package map block
-    block = readme_block(README.read_text())
+def test_the_docs_package_map_is_generated_and_up_to_date() -> None:
+    # Given the package map block of docs/contributing.md
+    block = page_block(PAGE.read_text())
 
     # Then it is the rendering of the packages' own docstrings
-    assert block, "README.md lacks the packages block"
-    assert block == render(), "README's package map is stale: python -m tests.support.package_map --write"
+    assert block, "docs/contributing.md lacks the packages block"
+    assert block == render(), "the docs' package map is stale: python -m tests.support.package_map --write"
 
 
 def test_the_workflows_root_keeps_only_shared_modules() -> None:
     # Given the modules at the workflows/ root
-    root = README.parent / "workflows"
+    root = ROOT / "workflows"
     modules = sorted(path.name for path in root.glob("*.py"))
 
     # Then there are at most eight files, the package marker included

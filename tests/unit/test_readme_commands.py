@@ -1,9 +1,10 @@
-"""The README's commands, as written: every offline one runs, and its quoted output has not drifted.
+"""The commands of the README and the docs pages, as written: every offline one runs, and its quoted
+output has not drifted.
 
-Each ``deploybench`` line of the README's code blocks either runs here (in-process, from the
-repository root, with its ``> FILE`` redirection) and must exit as the README says, or is listed in
-``NOT_RUN`` with the reason. A new README command that is neither fails the test, as does a quoted
-output (``$ deploybench ...`` in a text block) that no longer matches the CLI's.
+Each ``deploybench`` line of the code blocks of README.md and docs/**/*.md either runs here
+(in-process, from the repository root, with its ``> FILE`` redirection) and must exit as the page
+says, or is listed in ``NOT_RUN`` with the reason. A new command that is neither fails the test, as
+does a quoted output (``$ deploybench ...`` in a text block) that no longer matches the CLI's.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from workflows.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGES = [README] + [path.read_text(encoding="utf-8") for path in sorted((ROOT / "docs").rglob("*.md"))]
+"""The README first, then every docs page: where a user reads a command."""
 BLOCK = re.compile(r"```(bash|text)\n(.*?)```", re.S)
 
 RUN = {
@@ -30,8 +33,22 @@ RUN = {
     "deploybench --version": 0,
     "deploybench input examples/minilm-realtime.yaml > input.json": 0,
     "deploybench input examples/sweep-nightly.yaml --sweep > sweep.json": 0,
+    "deploybench definition deploy_pipeline > asl.json": 0,
+    "deploybench schema > run-spec.schema.json": 0,
+    **{
+        f"deploybench preflight examples/minilm-{example}.yaml": 0
+        for example in (
+            "components",
+            "lmi",
+            "multi-container",
+            "scale-to-zero",
+            "serverless",
+            "triton",
+            "vllm",
+        )
+    },
 }
-"""Offline and fast: the line as written, and the exit code the README gives it."""
+"""Offline and fast: the line as written, and the exit code the page gives it."""
 
 NOT_RUN = {
     "deploybench stop EXECUTION_ARN": "a synopsis; needs a running execution (tests/handlers/test_cli_aws.py -k stop)",
@@ -51,19 +68,19 @@ NOT_RUN = {
     "deploybench diagnose --log FILE --catalogue MINE.yaml": "a synopsis (tests/unit/test_diagnosis_user_catalogue.py runs it)",
     "deploybench catalogue [ID] [--write docs/failures.md]": "a synopsis (tests/unit/test_cli_contract.py lists it)",
     "deploybench diagnose --endpoint NAME [--since-min 60] [--json]": "AWS, a synopsis",
-    "deploybench diagnose --log pasted.txt": "the pasted file is not in the README (tests/unit/test_diagnosis_paste.py)",
+    "deploybench diagnose --log pasted.txt": "the pasted file is not on the page (tests/unit/test_diagnosis_paste.py)",
     "deploybench bench --endpoint NAME [--spec SPEC] [--batch-sizes 1,8] [--concurrency 1,4] ...": "AWS",
     "deploybench report RESULT.json [RESULT.json ...] [--out DIR]": "a synopsis (tests/handlers/test_reports.py)",
     "deploybench sweep examples/sweep-nightly.yaml": "AWS (with --local: minutes, tests/e2e/test_cli_sweep_local.py)",
     "deploybench janitor --dry-run": "AWS: lists the account's resources",
 }
-"""Why a README command does not run here."""
+"""Why a command of the README or the docs does not run here."""
 
 
 def readme_lines() -> list[tuple[str, str]]:
     """(block kind, command) of every ``deploybench`` line, comments dropped."""
     found = []
-    for kind, body in BLOCK.findall(README):
+    for kind, body in (block for page in PAGES for block in BLOCK.findall(page)):
         for line in body.splitlines():
             line = line.strip().removeprefix("$ ")
             if line.startswith("deploybench "):
@@ -72,9 +89,9 @@ def readme_lines() -> list[tuple[str, str]]:
 
 
 def quoted_outputs() -> list[tuple[str, str]]:
-    """(command, the output the README prints under it) of each ``$ deploybench`` in a text block."""
+    """(command, the output the page prints under it) of each ``$ deploybench`` in a text block."""
     found = []
-    for kind, body in BLOCK.findall(README):
+    for kind, body in (block for page in PAGES for block in BLOCK.findall(page)):
         if kind != "text":
             continue
         for chunk in re.split(r"^\$ ", body, flags=re.M)[1:]:
@@ -99,9 +116,11 @@ def invoke(line: str, cwd: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, 
 def test_every_readme_command_is_run_here_or_says_why_not() -> None:
     commands = {command for _, command in readme_lines()}
     unaccounted = commands - set(RUN) - set(NOT_RUN) - {c for c, _ in quoted_outputs()}
-    assert not unaccounted, f"README commands neither run nor listed in NOT_RUN: {sorted(unaccounted)}"
+    assert not unaccounted, (
+        f"commands of the README or docs neither run nor listed in NOT_RUN: {sorted(unaccounted)}"
+    )
     stale = (set(RUN) | set(NOT_RUN)) - commands
-    assert not stale, f"listed but no longer in the README: {sorted(stale)}"
+    assert not stale, f"listed but no longer in the README or docs: {sorted(stale)}"
 
 
 @pytest.mark.parametrize("line", sorted(RUN))
@@ -121,22 +140,23 @@ def test_an_offline_readme_command_runs_as_written(
 def test_a_quoted_refusal_prints_what_the_readme_shows(
     command: str, quoted: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given the spec file the README's command names
+    # Given the spec file the quoted command names
     name = shlex.split(command)[2]
     (tmp_path / name).write_text(QUOTED_SPECS[name], encoding="utf-8")
     # When it runs as written, from the folder holding the spec
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(app, shlex.split(command)[1:])
-    # Then it prints the README's words, and exits as the README's exit-code table says
+    # Then it prints the quoted words, and exits as the exit-code table (docs/cli.md) says
     assert " ".join(result.stderr.split()) == " ".join(quoted.split())
     assert result.exit_code == (1 if quoted.startswith("PreflightBlocked") else 2)
     assert not (tmp_path / "deploybench-results").exists()
 
 
 def test_the_quotes_are_what_the_cli_prints_now() -> None:
-    # Given the README as committed, When its quoted outputs are produced again by the CLI (`make quotes`)
+    # Given the README and the docs pages as committed
+    # When their quoted outputs are produced again by the CLI (`make quotes`)
     # Then nothing changes: a version or count in a quote comes from the installed packages
-    assert refresh(README) == README
+    assert [refresh(page) == page for page in PAGES] == [True] * len(PAGES)
 
 
 def test_the_set_up_puts_deploybench_in_the_venv_and_the_readme_says_how_to_reach_it() -> None:

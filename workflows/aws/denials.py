@@ -37,7 +37,7 @@ CONDITION_FIELDS = {
     "sagemaker:CreateProcessingJob": "benchmark.job_vpc (NetworkConfig) and benchmark.job_kms_key_id "
     "(VolumeKmsKeyId, ProcessingOutputConfig.KmsKeyId)",
 }
-PERMISSIONS = "README.md, section Security (the permissions table)"
+PERMISSIONS = "docs/security.md, section Permissions (the roles table)"
 
 
 def _fix(action: str, resource: str, deny: str | None, none: str | None) -> str:

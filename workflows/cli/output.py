@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from boto3.session import Session
     from rich.table import Table
 
-# --- exit codes: the same for every command (README, "Exit codes") ---------------------------------
+# --- exit codes: the same for every command (docs/cli.md, "Exit codes") ---------------------------------
 OK = 0
 FAILED = 1
 """A blocking preflight finding, a failed execution or benchmark, an AWS call refused."""
