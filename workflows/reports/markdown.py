@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from workflows.benchmark.results import CPU_CEILING_PCT, GPU_MEMORY_CEILING_PCT, Utilisation
 from workflows.benchmark.stats import samples_for_upper_bound
-from workflows.contracts import CPU_CEILING_PCT, GPU_MEMORY_CEILING_PCT, Utilisation
 from workflows.reports.compare import key
 from workflows.reports.engines import engine_build_lines
 from workflows.reports.plots import label
