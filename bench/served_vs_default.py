@@ -82,7 +82,8 @@ def convert(name: str, source: Path, precision: str, workdir: Path) -> Path:
     """ConvertToOnnx's artifact, through the conversion cache under ~/.cache/deploybench."""
     from workflows.container.environment import cache_root
     from workflows.contracts import StepRequest
-    from workflows.conversion.cache import CacheBounds, LocalStore, converted
+    from workflows.conversion.cache import CacheBounds, converted
+    from workflows.conversion.cache_stores import LocalStore
     from workflows.spec.pipeline import parse_spec
     from workflows.steps.convert_to_onnx import build_artifact
 

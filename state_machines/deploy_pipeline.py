@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from state_machines.error_names import retryable_names
 from state_machines.steps import resource
-from workflows.errors import ResourceBusy, retryable_names
+from workflows.errors import ResourceBusy
 
 LAMBDA_TRANSIENT = [
     "Lambda.ServiceException",

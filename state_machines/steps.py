@@ -45,6 +45,7 @@ class LambdaFunction:
 
 
 _C = "workflows.contracts:"
+_M = "workflows.benchmark.results:"
 FUNCTIONS: tuple[LambdaFunction, ...] = (
     LambdaFunction(
         "CheckSpec",
@@ -118,7 +119,7 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
         "WarmUpShapes",
         "workflows.steps.warm_up_shapes:warmup",
         f"{_C}WarmupRequest",
-        f"{_C}WarmupResult",
+        f"{_M}WarmupResult",
         "Warm every shape",
         memory_mb=1024,
         timeout_s=900,
@@ -134,7 +135,7 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
         "RunBenchmark",
         "workflows.steps.run_benchmark:benchmark",
         f"{_C}BenchmarkRequest",
-        f"{_C}BenchmarkResult",
+        f"{_M}BenchmarkResult",
         "Measure every shape",
         memory_mb=1769,
         timeout_s=900,
@@ -158,7 +159,7 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
         "CollectBenchmarkResults",
         "workflows.steps.collect_benchmark_results:collect",
         f"{_C}BenchmarkJobRequest",
-        f"{_C}BenchmarkResult",
+        f"{_M}BenchmarkResult",
         "Read the benchmark job's figures",
         memory_mb=1024,
         timeout_s=120,

@@ -150,7 +150,8 @@ def conversion_cache(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 def cached_conversion(request: Any, *, source: Path, out: Path, scratch: Path) -> Any:
     """``build_artifact`` through the session's conversion cache; returns the manifest."""
-    from workflows.conversion.cache import CacheBounds, LocalStore, converted
+    from workflows.conversion.cache import CacheBounds, converted
+    from workflows.conversion.cache_stores import LocalStore
     from workflows.settings import CONVERSION_CACHE_ENV
     from workflows.steps.convert_to_onnx import build_artifact
 

@@ -21,14 +21,13 @@ from workflows.aws.storage import download_folder, upload_folder
 from workflows.benchmark import JOB_MODULES
 from workflows.benchmark import job as benchmark_job
 from workflows.benchmark.noop_endpoint import NoopEndpoint
+from workflows.benchmark.results import ShapeWarmup, WarmupResult
 from workflows.contracts import (
     BenchmarkJobRequest,
     BenchmarkJobStatus,
     BenchmarkPlan,
     BenchmarkPlanRequest,
     DeployResult,
-    ShapeWarmup,
-    WarmupResult,
 )
 from workflows.errors import BenchmarkFailed, BenchmarkJobFailed, SpecInvalid
 from workflows.settings import Settings

@@ -14,8 +14,9 @@ import pytest
 
 from tests.support.aws import Aws
 from workflows.cli.executions import cache_line
-from workflows.conversion import cache
-from workflows.conversion.cache import CacheBounds, LocalStore, S3Store, prune
+from workflows.conversion import cache_stores
+from workflows.conversion.cache import CacheBounds, prune
+from workflows.conversion.cache_stores import LocalStore, S3Store
 from workflows.errors import SpecInvalid
 from workflows.janitor.cleanup import find_and_remove
 from workflows.settings import Settings
@@ -78,7 +79,7 @@ def test_an_s3_claim_waits_for_a_live_conversion_and_ignores_a_stale_one(
     s3: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given another run converting key "k" (its marker is fresh), which stores the entry a moment later
-    monkeypatch.setattr(cache, "CLAIM_POLL_S", 0.05)
+    monkeypatch.setattr(cache_stores, "CLAIM_POLL_S", 0.05)
     store = S3Store(s3, f"s3://{BUCKET}/conversions")
     s3.put_object(Bucket=BUCKET, Key="conversions/k/.converting", Body=b"now")
     finisher = threading.Timer(0.5, small_entry, args=(store, "k", 10, tmp_path))
@@ -92,7 +93,7 @@ def test_an_s3_claim_waits_for_a_live_conversion_and_ignores_a_stale_one(
     # Given a marker older than any convert Lambda can live, When claimed, Then it is not waited for,
     # this run holds the marker while it converts and removes it afterwards
     s3.put_object(Bucket=BUCKET, Key="conversions/old/.converting", Body=b"then")
-    monkeypatch.setattr(cache, "CLAIM_STALE_S", -1.0)
+    monkeypatch.setattr(cache_stores, "CLAIM_STALE_S", -1.0)
     with store.claim("old"):
         assert s3.head_object(Bucket=BUCKET, Key="conversions/old/.converting")["ContentLength"] > 4
     assert "Contents" not in s3.list_objects_v2(Bucket=BUCKET, Prefix="conversions/old/")

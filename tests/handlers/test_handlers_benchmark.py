@@ -20,6 +20,7 @@ from tests.conftest import fast_spec
 from tests.support.aws import Aws
 from tests.support.handlers import deployed_on, invoke
 from workflows.benchmark.noop_endpoint import NoopEndpoint, Script
+from workflows.benchmark.results import WarmupResult
 from workflows.contracts import (
     BenchmarkJobRequest,
     BenchmarkJobStatus,
@@ -27,7 +28,6 @@ from workflows.contracts import (
     BenchmarkPlanRequest,
     BenchmarkRequest,
     WarmupRequest,
-    WarmupResult,
 )
 
 SHAPES = [(1, "natural"), (2, "natural"), (1, 16), (2, 16)]

@@ -296,7 +296,7 @@ def test_the_instances_utilisation_is_read_for_each_measurements_window_per_core
     }
     # And the measurement carries it into result.json, where the report flags the CPU ceiling
     from workflows.benchmark.cloudwatch import with_cloudwatch_utilisation
-    from workflows.contracts import Utilisation
+    from workflows.benchmark.results import Utilisation
 
     with_cloudwatch_utilisation([shape], figures)
     assert Utilisation.model_validate(shape["utilisation"]).ceilings() == ["CPU 93% >= 90%"]

@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.aws import Aws
 from tests.support.result_docs import measurement, result
-from workflows.contracts import ShapeStats
+from workflows.benchmark.results import ShapeStats
 from workflows.errors import SpecInvalid
 from workflows.settings import Settings
 from workflows.sweeps.compare import RunSummary, compare_runs

@@ -14,8 +14,8 @@ import pytest
 from tests.support.aws import Aws
 from tests.support.result_docs import measurement, result
 from workflows.aws.storage import download_folder
+from workflows.benchmark.results import ShapeStats
 from workflows.benchmark.stats import percentile_intervals
-from workflows.contracts import ShapeStats
 from workflows.errors import SpecInvalid
 from workflows.reports.cost import price_table
 from workflows.settings import Settings

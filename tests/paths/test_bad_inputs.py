@@ -19,10 +19,10 @@ from pathlib import Path
 import psutil
 import pytest
 
+from state_machines.error_names import error_names
 from tests.support import bad_inputs as bad
 from tests.support.aws import Aws
 from workflows.cli import main
-from workflows.errors import error_names
 
 REFUSED = 2  # bad input
 BLOCKED = 1  # a blocking preflight finding

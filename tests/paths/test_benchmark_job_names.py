@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import fast_spec
 from workflows import clock, naming
+from workflows.benchmark.results import ShapeWarmup, WarmupResult
 from workflows.contracts import (
     ArtifactManifest,
     BenchmarkJobRequest,
@@ -29,8 +30,6 @@ from workflows.contracts import (
     ParityReport,
     PipelineState,
     PreflightResult,
-    ShapeWarmup,
-    WarmupResult,
 )
 from workflows.local.engine import BUCKET, REGION, LocalEngine
 from workflows.remediation.plan import plan_remediation

@@ -9,6 +9,7 @@ import pytest
 from typer.main import get_command
 from typer.testing import CliRunner
 
+from state_machines import error_names
 from workflows import errors
 from workflows.cli.app import app
 
@@ -80,7 +81,7 @@ def test_every_command_with_json_and_a_forced_failure_prints_one_error_object(co
     assert result.exit_code in (1, 2), result.output
     error = error_object(result.stderr)
     assert error["exit_code"] == result.exit_code
-    assert error["type"] in errors.error_names(), error
+    assert error["type"] in error_names.error_names(), error
     assert isinstance(error["message"], str) and error["message"]
     assert isinstance(error["fix"], str) and len(error["fix"]) > 10
     # And stdout carries nothing but a result (here: none)

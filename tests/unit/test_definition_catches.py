@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 import state_machines
-from workflows.errors import ResourceBusy, retryable_names
+from state_machines.error_names import retryable_names
+from workflows.errors import ResourceBusy
 
 
 def _states(document: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import state_machines
-from workflows.errors import error_names
+from state_machines.error_names import error_names
 
 FAKE_ARNS = {
     f.placeholder: f"arn:aws:lambda:us-east-1:123456789012:function:{f.placeholder}"

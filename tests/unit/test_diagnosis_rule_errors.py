@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from state_machines import error_names
 from tests.support.diagnosis import rule
-from workflows import errors
 from workflows.diagnosis.rules import default_rules, parse_rules
 
 
@@ -20,7 +20,7 @@ def test_every_error_the_packaged_rules_name_is_a_class_of_the_errors_module_or_
         if condition.error is not None
     }
     # Then each is a class of workflows/errors.py or one the Step Functions / Lambda runtimes raise
-    known = errors.error_names() | errors.RUNTIME_ERROR_NAMES
+    known = error_names.error_names() | error_names.RUNTIME_ERROR_NAMES
     assert sorted(pair for pair in named if pair[1] not in known) == []
     # And the table does match on the project's own errors, not only on runtime ones
     assert {"CapacityStall", "PreflightBlocked", "QuantizationCollapsed"} <= {error for _, error in named}
@@ -65,6 +65,8 @@ def test_a_misspelt_runtime_error_is_refused_and_the_real_one_accepted() -> None
 def test_the_runtime_names_are_not_classes_of_the_errors_module() -> None:
     # Given the runtimes' own names and the project's classes
     # Then no name is both (a class named like a runtime error would shadow it in ErrorEquals)
-    assert errors.RUNTIME_ERROR_NAMES.isdisjoint(errors.error_names())
-    assert all(name.startswith(("States.", "Lambda.", "Sandbox.")) for name in errors.RUNTIME_ERROR_NAMES)
-    assert errors.is_error_name("CapacityStall") and not errors.is_error_name("CapacityStal")
+    assert error_names.RUNTIME_ERROR_NAMES.isdisjoint(error_names.error_names())
+    assert all(
+        name.startswith(("States.", "Lambda.", "Sandbox.")) for name in error_names.RUNTIME_ERROR_NAMES
+    )
+    assert error_names.is_error_name("CapacityStall") and not error_names.is_error_name("CapacityStal")

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from state_machines import error_names
 from workflows import errors
 
 
@@ -7,14 +8,14 @@ def test_names_are_unique_and_partitioned() -> None:
     classes = errors.all_errors()
     names = [cls.__name__ for cls in classes]
     assert len(names) == len(set(names))
-    assert set(errors.retryable_names()) | set(errors.terminal_names()) == set(names)
-    assert not set(errors.retryable_names()) & set(errors.terminal_names())
+    assert set(error_names.retryable_names()) | set(error_names.terminal_names()) == set(names)
+    assert not set(error_names.retryable_names()) & set(error_names.terminal_names())
 
 
 def test_retryable_and_terminal_bases() -> None:
-    assert "AwsThrottled" in errors.retryable_names()
-    assert "CapacityStall" in errors.terminal_names()
-    assert "RetryableError" not in errors.error_names()
+    assert "AwsThrottled" in error_names.retryable_names()
+    assert "CapacityStall" in error_names.terminal_names()
+    assert "RetryableError" not in error_names.error_names()
 
 
 def test_message_carries_the_fix() -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from tests.conftest import fast_spec
 from tests.support.handlers import MANIFEST
+from workflows.benchmark.results import WarmupResult
 from workflows.contracts import (
     ConvertResult,
     DeployOverrides,
@@ -19,7 +20,6 @@ from workflows.contracts import (
     PackResult,
     PipelineState,
     PreflightResult,
-    WarmupResult,
 )
 from workflows.remediation.changes import SERVERLESS_MEMORY_MB
 from workflows.remediation.plan import plan_remediation

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from tests.support.result_docs import measurement, result
+from workflows.benchmark.results import ShapeStats, Utilisation
 from workflows.benchmark.stats import percentile_intervals
-from workflows.contracts import ShapeStats, Utilisation
 from workflows.reports.markdown import render_report
 
 

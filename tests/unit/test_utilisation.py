@@ -7,7 +7,7 @@ import re
 import botocore.session
 from botocore.validate import ParamValidator
 
-from workflows.contracts import ShapeStats, Utilisation
+from workflows.benchmark.results import ShapeStats, Utilisation
 from workflows.hosting.create_calls import METRIC_PUBLISH_FREQUENCY_S, metrics_config
 
 MODEL = botocore.session.get_session().get_service_model("sagemaker")

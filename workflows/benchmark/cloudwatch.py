@@ -105,7 +105,7 @@ def utilisation(
     """The instance's CPU, memory, GPU and GPU memory over one measurement's own window, as a
     ``Utilisation`` (source cloudwatch); None where the instance type is unknown (serverless) or no
     datapoint was published in the window."""
-    from workflows.contracts import Utilisation
+    from workflows.benchmark.results import Utilisation
 
     divisors = _divisors(instance_type)
     if divisors is None:

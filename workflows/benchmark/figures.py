@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from workflows.contracts import ColdStart, ShapeStats, ShapeWarmup
+from workflows.benchmark.results import ColdStart, ShapeStats, ShapeWarmup
 from workflows.errors import BenchmarkFailed
 
 DETAIL_FILE = "benchmark.json"

@@ -28,10 +28,10 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from state_machines.error_names import RUNTIME_ERROR_NAMES, is_error_name
 from workflows.diagnosis.actions import Action
 from workflows.diagnosis.evidence import SOURCES, Source
 from workflows.diagnosis.facts import FACTS
-from workflows.errors import RUNTIME_ERROR_NAMES, is_error_name
 
 RULES_FILE = "diagnosis_rules.yaml"
 _ID = re.compile(r"^(F\d{2}|\{[a-z_]+\})$")

@@ -9,7 +9,8 @@ from workflows import clock
 from workflows.aws.storage import get_text
 from workflows.benchmark.figures import compact, require_answers
 from workflows.benchmark.job import OUTPUT_FILE
-from workflows.contracts import BenchmarkJobRequest, BenchmarkResult
+from workflows.benchmark.results import BenchmarkResult
+from workflows.contracts import BenchmarkJobRequest
 from workflows.errors import BenchmarkJobFailed
 from workflows.hosting import pools
 

@@ -19,7 +19,8 @@ from workflows.aws.storage import upload_folder
 from workflows.benchmark.texts import natural_texts
 from workflows.contracts import ArtifactManifest, ConvertResult, QuantizationReport, StepRequest
 from workflows.conversion import parity
-from workflows.conversion.cache import CacheBounds, converted, open_store
+from workflows.conversion.cache import CacheBounds, converted
+from workflows.conversion.cache_stores import open_store
 from workflows.conversion.export import export_onnx
 from workflows.conversion.families import family_of
 from workflows.conversion.hub import fetch as hub_fetch

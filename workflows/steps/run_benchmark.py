@@ -14,8 +14,9 @@ from typing import Any
 from workflows.aws.storage import put_text
 from workflows.benchmark.engine import run
 from workflows.benchmark.figures import DETAIL_FILE, compact, require_answers
+from workflows.benchmark.results import BenchmarkResult, Utilisation
 from workflows.benchmark.run_config import engine_config, make_invoker
-from workflows.contracts import BenchmarkRequest, BenchmarkResult, Utilisation
+from workflows.contracts import BenchmarkRequest
 from workflows.hosting import pools
 from workflows.naming import results_prefix
 from workflows.processes import groups

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 
 from workflows.benchmark.figures import OUT_OF_TIME, WarmupOutcome, cold_start_of, warmup_record
 from workflows.benchmark.payloads import bodies_for
+from workflows.benchmark.results import ColdStart, ShapeWarmup, WarmupResult
 from workflows.benchmark.run_config import engine_config, make_invoker
 from workflows.benchmark.warmup import warm_up
-from workflows.contracts import ColdStart, ShapeWarmup, WarmupRequest, WarmupResult
+from workflows.contracts import WarmupRequest
 from workflows.errors import WarmupFailed
 from workflows.gpu.served_by import served_by
 

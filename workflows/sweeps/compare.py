@@ -16,7 +16,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from workflows.contracts import Contract, ShapeStats
+from workflows.benchmark.results import ShapeStats
+from workflows.contracts import Contract
 from workflows.reports.compare import REGRESSION, compare, key
 from workflows.reports.tables import VERDICT_HEADER, table, verdict_cells
 

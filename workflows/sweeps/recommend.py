@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from workflows.contracts import ShapeStats
+from workflows.benchmark.results import ShapeStats
 from workflows.reports.cost import per_million, price_table
 from workflows.reports.venue import LOCAL
 from workflows.sweeps.compare import RunSummary

@@ -25,7 +25,8 @@ from pydantic import Field, ValidationError
 from workflows import clock
 from workflows.aws.clients import aws_errors, split_s3_uri
 from workflows.aws.storage import get_text, put_text
-from workflows.contracts import BenchmarkResult, Contract
+from workflows.benchmark.results import BenchmarkResult
+from workflows.contracts import Contract
 from workflows.naming import SWEEPS_PREFIX, results_prefix
 from workflows.reports import venue
 from workflows.reports.compare import NO_VERDICT, REGRESSION

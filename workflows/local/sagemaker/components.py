@@ -18,10 +18,11 @@ from workflows import clock
 from workflows.local.sagemaker.api import already_exists, constraint, epoch, not_found, valid_name, validation
 from workflows.local.sagemaker.container import Container, ContainerFailed
 from workflows.local.sagemaker.container_spec import ContainerSpec
-from workflows.local.sagemaker.endpoints import DEFAULT_HEALTH_CHECK_TIMEOUT_S, EndpointsApi
+from workflows.local.sagemaker.endpoints import EndpointsApi
 from workflows.local.sagemaker.instances import gpus
 from workflows.local.sagemaker.logs import instance_id
 from workflows.local.sagemaker.models import model_containers
+from workflows.local.sagemaker.startup import DEFAULT_HEALTH_CHECK_TIMEOUT_S
 from workflows.local.sagemaker.state import Instance
 from workflows.spec.pipeline import is_gpu_instance
 
