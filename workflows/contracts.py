@@ -229,9 +229,13 @@ class BenchmarkPlan(Contract):
     planned_s: float
     job_name: str = Field(description="Name of the benchmark processing job (used only by that runner).")
     job_instance_type: str
+    lines: list[str] = Field(
+        default_factory=list,
+        description="The measurement plan, printed before measuring: how long, and what cannot be bounded.",
+    )
     findings: list[Finding] = Field(
         default_factory=list,
-        description="Warnings on the sample count each shape can reach at the latency warm-up measured.",
+        description="One warning naming the measurements whose cap cannot reach the n their p99 bound needs.",
     )
 
 

@@ -357,14 +357,46 @@ def test_auto_moves_gpu_long_or_unwarmed_runs_to_a_processing_job(
     assert why in result.reason
 
 
-def test_the_plan_warns_when_the_warm_latency_cannot_fill_the_kept_windows() -> None:
-    # Given a shape warm at 500 ms per request, measured 3 s at 1 client with min_requests 30
+def test_the_plan_warns_once_when_the_cap_cannot_reach_the_n_p99_needs() -> None:
+    # Given a shape warm at 500 ms per request at 1 client, capped at 20 s
     result = plan_for("ml.c6i.xlarge", last_ms=500.0, min_duration_s=3, min_requests=30, max_duration_s=20)
-    # Then the plan warns: about 6 samples, short of p99's 299 and of min_requests, with the duration that would do
+    # Then one warning names the measurement, the n it reaches and the cap that would do
     (finding,) = result.findings
     assert (finding.id, finding.severity) == ("sample-count", "warning")
-    assert "about 6 requests" in finding.message and "cannot be stable" in finding.message
-    assert "min_duration_s to at least 150 s" in finding.fix
+    assert "b1 x natural c1 about n=40 of 299" in finding.message
+    assert "reported unstable, with p99 unbounded" in finding.message
+    assert "max_duration_s to at least 150 s" in finding.fix
+    # And the plan line, printed before measuring, says the same once
+    assert result.lines[1] == (
+        "not bounded within the budget: b1 x natural c1 reaches about n=40 of 299 in max_duration_s 20 s "
+        "(needs 2 min 30 s)"
+    )
+
+
+def test_the_plan_reads_throughput_from_the_warm_clients_not_a_latency_per_request() -> None:
+    # Given a warm-up at 4 clients on one worker: 585 ms a request is 6.8 requests/s
+    spec = fast_spec("bundled", benchmark={"min_duration_s": 3, "max_duration_s": 60, "concurrency": [1, 4]})
+    warm = ShapeWarmup(
+        batch_size=8,
+        sequence_length=128,
+        concurrency=4,
+        requests=40,
+        first_ms=900.0,
+        last_ms=585.0,
+        stable=True,
+    )
+    request = BenchmarkPlanRequest(
+        run_id="run-j",
+        spec=spec,
+        deploy=deploy_on("ml.c6i.xlarge"),
+        warmup=WarmupResult(shapes=[warm], seconds=1),
+    )
+    result = plan(request)
+    # Then one client gets the one worker's 6.8 requests/s too: 299 requests in about 44 s, not 176 s
+    assert result.findings == []
+    assert result.lines == [
+        "1 shape, 2 measurements, about 1 min 28 s (auto windows); b8 x 128 c1 needs 44 s for n=299"
+    ]
 
 
 def test_a_fast_shape_gets_no_sample_count_warning() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import boto3
@@ -33,11 +34,20 @@ def _running_pipeline(name: str) -> str:
         {"StartAt": "Wait", "States": {"Wait": {"Type": "Wait", "Seconds": 600, "End": True}}}
     )
     sfn = boto3.client("stepfunctions", region_name=REGION)
-    return str(
+    arn = str(
         sfn.start_execution(stateMachineArn=machine("deploybench-deploy-pipeline", waiting), name=name)[
             "executionArn"
         ]
     )
+    # moto runs the execution on a thread of its own: one that starts after a stop would set it back to
+    # RUNNING, so the execution is stopped only once it is in its Wait state (a deadline, never a hang).
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        events = sfn.get_execution_history(executionArn=arn)["events"]
+        if any(event["type"] == "WaitStateEntered" for event in events):
+            return arn
+        time.sleep(0.05)
+    raise AssertionError(f"{arn} never entered its Wait state")
 
 
 def test_stop_stops_the_execution_and_prints_what_its_teardown_removed(aws: Aws) -> None:

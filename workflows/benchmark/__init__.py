@@ -22,6 +22,7 @@ JOB_MODULES: tuple[str, ...] = (
     "workflows/benchmark/client.py",
     "workflows/benchmark/payloads.py",
     "workflows/benchmark/stats.py",
+    "workflows/benchmark/sizing.py",
     "workflows/benchmark/warmup.py",
     "workflows/benchmark/measure.py",
     "workflows/benchmark/host.py",

@@ -17,6 +17,7 @@ from workflows.benchmark.client import Invoker
 from workflows.benchmark.host import cpu_summary
 from workflows.benchmark.measure import measure
 from workflows.benchmark.payloads import SequenceLength, Shape, bodies_for, shapes_of
+from workflows.benchmark.sizing import Windows
 from workflows.benchmark.warmup import warm_up
 
 ENGINE_VERSION = 2
@@ -39,6 +40,7 @@ class EngineConfig:
     warmup_max_s: float
     warmup_concurrency: int
     seed: int = 0
+    windows: Windows = "auto"
     target: dict[str, str] = field(default_factory=dict)
 
     def shapes(self) -> list[Shape]:
@@ -108,6 +110,7 @@ def run(
                 min_requests=config.min_requests,
                 max_duration_s=config.max_duration_s,
                 seed=config.seed,
+                windows_by=config.windows,
             )
             measurements.append(figures)
             progress(

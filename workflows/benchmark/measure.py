@@ -1,7 +1,9 @@
 """Measure one shape at one concurrency in windows until stable (perf_analyzer's method).
 
-``concurrency`` closed-loop clients send requests; time is cut into windows of
-``min_duration_s / 3``. Stable means the stopping rule held: the last three windows agree within
+``concurrency`` closed-loop clients send requests; the run is cut into windows that close on time
+(``min_duration_s / 3``), on a request count (a third of the n the figures need: 100 for p99's 299,
+perf_analyzer's ``count_windows``), or on both (``auto``, the default; ``workflows.benchmark.sizing``).
+At the ceiling a window still open closes where it is. Stable means the stopping rule held: the last three windows agree within
 ±10% on both throughput and median latency, AND the floors were met — a minimum duration and a
 minimum count of requests in the windows kept (optimum-benchmark's method). At the ceiling,
 ``max_duration_s``, the measurement stops and is ``stable: false`` with ``unstable_reason``
@@ -21,6 +23,7 @@ import numpy as np
 
 from workflows.benchmark.client import Outcome
 from workflows.benchmark.payloads import Shape
+from workflows.benchmark.sizing import Windows, target_requests, window_requests, window_seconds
 from workflows.benchmark.stats import (
     STABILITY_TOLERANCE,
     STABILITY_WINDOWS,
@@ -31,7 +34,6 @@ from workflows.benchmark.stats import (
     within_tolerance,
 )
 
-MIN_WINDOW_S = 0.2
 SAMPLE_CAP = 20_000
 """Latency samples kept per measurement for bootstrap comparisons (a seeded subsample beyond)."""
 
@@ -65,12 +67,19 @@ def unmet_criteria(
     min_duration_s: float,
     min_requests: int,
     tolerance: float = STABILITY_TOLERANCE,
+    target: int = 0,
 ) -> list[str]:
-    """Each part of the stopping rule the measurement so far misses; empty when it held."""
+    """Each part of the stopping rule the measurement so far misses; empty when it held.
+
+    ``target``: with windows sized by request count, the kept windows are complete only once they
+    hold the n the figures need (p99's 299): fewer, cut by the ceiling, is never stable.
+    """
     unmet: list[str] = []
     kept = sum(w["requests"] for w in windows[-STABILITY_WINDOWS:])
     if kept < min_requests:
         unmet.append(f"{kept} requests in the kept windows < min_requests {min_requests}")
+    elif kept < target:
+        unmet.append(f"{kept} requests in the kept windows < n={target} that p99's upper bound needs")
     if elapsed_s < min_duration_s:
         unmet.append(f"{elapsed_s:.1f} s < min_duration_s {min_duration_s:g}")
     if not _stable(windows, tolerance):
@@ -89,12 +98,17 @@ def measure(
     max_duration_s: float,
     tolerance: float = STABILITY_TOLERANCE,
     seed: int = 0,
+    windows_by: Windows = "auto",
 ) -> dict[str, Any]:
     """Measure ``shape`` at ``concurrency``; returns every figure of the measurement."""
-    window_s = max(min_duration_s / STABILITY_WINDOWS, MIN_WINDOW_S)
+    window_s = window_seconds(windows_by, min_duration_s)
+    per_window = window_requests(windows_by, min_requests)
     samples: list[Sample] = []
     lock = threading.Lock()
     stop = threading.Event()
+    # Set by a client when the open window holds its requests (count and auto windows).
+    filled = threading.Event()
+    goal = [per_window]
 
     def client(index: int) -> None:
         sent = 0
@@ -103,6 +117,8 @@ def measure(
             sent += 1
             with lock:
                 samples.append((outcome.latency_ms, outcome.error, outcome.retries))
+                if len(samples) >= goal[0]:
+                    filled.set()
 
     wall_start = time.time()
     started = time.perf_counter()
@@ -119,10 +135,15 @@ def measure(
     reason = "max_duration"
     unmet: list[str] = []
     while True:
-        time.sleep(max(0.0, bounds[-1][1] + window_s - time.perf_counter()))
+        cap = started + max_duration_s
+        time.sleep(max(0.0, min(bounds[-1][1] + window_s, cap) - time.perf_counter()))
+        if per_window:
+            filled.wait(timeout=max(0.0, cap - time.perf_counter()))
         with lock:
             index, now = len(samples), time.perf_counter()
             chunk = samples[bounds[-1][0] : index]
+            goal[0] = index + per_window
+            filled.clear()
         windows.append(_window(chunk, now - bounds[-1][1]))
         bounds.append((index, now))
         unmet = unmet_criteria(
@@ -131,6 +152,7 @@ def measure(
             min_duration_s=min_duration_s,
             min_requests=min_requests,
             tolerance=tolerance,
+            target=target_requests(min_requests) if per_window else 0,
         )
         if not unmet:
             reason = "stable"
@@ -155,6 +177,8 @@ def measure(
         unstable_reason="; ".join(unmet),
         wall=(wall_start + (begin - started), wall_start + (end - started)),
         seed=seed,
+        windows_by=windows_by,
+        target_requests=target_requests(min_requests),
     )
 
 
@@ -170,6 +194,8 @@ def summarize(
     wall: tuple[float, float],
     unstable_reason: str = "",
     seed: int = 0,
+    windows_by: Windows = "time",
+    target_requests: int = 0,
 ) -> dict[str, Any]:
     """Percentiles with their 95% intervals, mean, std, throughput, errors by kind and the kept
     samples of a measurement (the intervals come from every kept sample, not the subsample)."""
@@ -194,7 +220,10 @@ def summarize(
         "stop_reason": stop_reason,
         "unstable_reason": "" if stable else unstable_reason,
         "windows": windows,
+        "windows_by": windows_by,
         "kept_windows": min(len(windows), STABILITY_WINDOWS),
+        # What the kept windows had to hold (p99's 299, or min_requests); fewer leaves p99 unbounded.
+        "target_requests": target_requests,
         "started_at": round(wall[0], 3),
         "ended_at": round(wall[1], 3),
         "latencies_ms": subsample(latencies, SAMPLE_CAP, seed=seed),

@@ -43,6 +43,7 @@ def config_for(
         warmup_max_s=benchmark.warmup_max_s,
         warmup_concurrency=warmup_clients,
         seed=benchmark.seed,
+        windows=benchmark.windows,
         target=dict(target or {}),
     )
 

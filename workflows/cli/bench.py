@@ -36,6 +36,10 @@ def bench(
         float | None, typer.Option(help="Stop a shape after this long if not stable.")
     ] = None,
     min_requests: Annotated[int | None, typer.Option(help="...and at least this many requests.")] = None,
+    windows: Annotated[
+        str | None,
+        typer.Option(help="What closes a window: count (the requests p99 needs), time, or auto (both)."),
+    ] = None,
     warmup_max_requests: Annotated[
         int | None, typer.Option(help="Warmup gives up on a shape after this.")
     ] = None,
@@ -84,6 +88,7 @@ def bench(
             "min_duration_s": min_duration_s,
             "max_duration_s": max_duration_s,
             "min_requests": min_requests,
+            "windows": windows,
             "warmup_max_requests": warmup_max_requests,
             "warmup_max_s": warmup_max_s,
             "seed": seed,

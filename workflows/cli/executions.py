@@ -53,8 +53,8 @@ def print_event(event: StateEvent, prefix: str = "") -> None:
         console.print(f"{lead}[cyan]▶[/] {event.state}")
     elif event.kind == "exited":
         console.print(f"{lead}[green]✓[/] {event.state} [dim]{event.seconds:.1f} s[/]")
-        if event.detail:
-            console.print(f"{lead}  {event.detail}", markup=False)
+        for line in event.detail.splitlines():
+            console.print(f"{lead}  {line}", markup=False)
     elif event.kind == "retry":
         error, _, cause = event.detail.partition(": ")
         console.print(

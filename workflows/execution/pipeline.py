@@ -117,7 +117,9 @@ class Follower:
                     )
                 else:
                     out.append(
-                        StateEvent("exited", name, at, (at - started).total_seconds(), self._pools(detail))
+                        StateEvent(
+                            "exited", name, at, (at - started).total_seconds(), self._exit_detail(detail)
+                        )
                     )
             elif kind in {"TaskScheduled", "LambdaFunctionScheduled"} and self.pending is not None:
                 held, self.pending = self.pending, None
@@ -135,6 +137,19 @@ class Follower:
             elif kind in {"ExecutionFailed", "ExecutionTimedOut", "ExecutionAborted"}:
                 out += self.flush()
         return out
+
+    def _exit_detail(self, detail: dict[str, Any]) -> str:
+        """What a state's exit adds to its line: the instance pools' counts, or the benchmark's plan."""
+        pools = self._pools(detail)
+        if pools or detail.get("name") != "PlanBenchmark":
+            return pools
+        try:
+            output = json.loads(detail.get("output") or "{}")
+        except ValueError:
+            return ""
+        plan = output.get("benchmark_plan") if isinstance(output, dict) else None
+        lines = (plan or {}).get("lines") if isinstance(plan, dict) else None
+        return "\n".join(f"plan: {line}" for line in lines or [])
 
     def _pools(self, detail: dict[str, Any]) -> str:
         """The instance pools' counts when a state's output changed them (SageMaker's own fallback)."""

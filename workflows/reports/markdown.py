@@ -60,6 +60,7 @@ def _summary(result: dict[str, Any]) -> list[str]:
     plan = result.get("benchmark_plan")
     if plan:
         lines.append(f"- benchmark runner: {plan['runner']} ({plan['reason']})")
+        lines += [f"- plan: {line}" for line in plan.get("lines") or []]
         for finding in plan.get("findings") or []:
             lines.append(f"- sample count (warning): {finding['message']} Fix: {finding['fix']}.")
     generator = (result.get("environment") or {}).get("load_generator")

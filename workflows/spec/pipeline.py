@@ -112,6 +112,14 @@ class BenchmarkSpec(JobSecured):
             "what the hosting takes (serverless max_concurrency, the instance type's vCPUs)."
         ),
     )
+    windows: Literal["auto", "time", "count"] = Field(
+        "auto",
+        description=(
+            "What closes a measurement window: 'count', a third of the requests the figures need "
+            "(max(299, min_requests): p99's 95% upper bound needs 299); 'time', min_duration_s / 3; "
+            "'auto' (default), both. The last three windows are kept and must agree."
+        ),
+    )
     min_duration_s: float = Field(5.0, gt=0, le=3600, description="Measure each shape at least this long.")
     min_requests: int = Field(30, ge=1, le=1_000_000, description="...and at least this many requests.")
     max_duration_s: float = Field(
