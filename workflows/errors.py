@@ -12,9 +12,22 @@ the definitions retry them with backoff. ``TerminalError`` subclasses go to the 
 
 from __future__ import annotations
 
+from typing import Any
+
+FAILED = 1
+"""A blocking preflight finding, a failed execution or benchmark, an AWS call refused."""
+USAGE = 2
+"""Bad flags, a spec or input file that does not validate, or an AWS setup problem (credentials,
+region, profile, stack)."""
+
 
 class DeploybenchError(Exception):
-    """Base of every error the workflow raises on purpose."""
+    """Base of every error the workflow raises on purpose.
+
+    Every error class below is one row of the error table, declared in its class line: its name (the
+    Step Functions error name), its base (retried or caught), its ``fix`` and, for what the user gave
+    (a spec, a file, a flag, the AWS set-up), ``exit_code=USAGE``; its docstring says when it is raised.
+    """
 
     default_fix: str = (
         "read the message: it names what failed; `deploybench diagnose --log FILE` names a catalogued failure"
@@ -22,6 +35,19 @@ class DeploybenchError(Exception):
     """What to do when the raiser named no fix of its own (every class has one: the CLI never prints none)."""
 
     retryable: bool = False
+
+    exit_code: int = FAILED
+    """What the CLI exits with when it stops on this error: USAGE for what the user gave, FAILED for
+    work that failed."""
+
+    def __init_subclass__(
+        cls, *, fix: str | None = None, exit_code: int | None = None, **kwargs: Any
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        if fix is not None:
+            cls.default_fix = fix
+        if exit_code is not None:
+            cls.exit_code = exit_code
 
     def __init__(self, message: str, *, fix: str | None = None) -> None:
         self.message = message
@@ -46,289 +72,291 @@ class TerminalError(DeploybenchError):
 # --- retryable -----------------------------------------------------------------------------
 
 
-class AwsThrottled(RetryableError):
+class AwsThrottled(RetryableError, fix="try again later, or lower the request rate (benchmark.concurrency)"):
     """An AWS API answered ThrottlingException / TooManyRequests."""
 
-    default_fix = "try again later, or lower the request rate (benchmark.concurrency)"
 
-
-class AwsServiceUnavailable(RetryableError):
+class AwsServiceUnavailable(
+    RetryableError, fix="try again later; if it persists, check the AWS Health Dashboard for the region"
+):
     """An AWS API answered 5xx (InternalFailure, ServiceUnavailable)."""
 
-    default_fix = "try again later; if it persists, check the AWS Health Dashboard for the region"
 
-
-class ResourceBusy(RetryableError):
+class ResourceBusy(RetryableError, fix="wait until the resource leaves its changing state, then try again"):
     """A resource is changing state (e.g. deleting an endpoint that is still Creating)."""
-
-    default_fix = "wait until the resource leaves its changing state, then try again"
 
 
 # --- terminal: input -----------------------------------------------------------------------
 
 
-class SpecInvalid(TerminalError):
+class SpecInvalid(
+    TerminalError,
+    exit_code=USAGE,
+    fix="correct the field the message names; `deploybench schema` lists every field and what it accepts",
+):
     """The run specification does not validate."""
 
-    default_fix = (
-        "correct the field the message names; `deploybench schema` lists every field and what it accepts"
-    )
 
-
-class ModelSourceInvalid(TerminalError):
+class ModelSourceInvalid(
+    TerminalError,
+    exit_code=USAGE,
+    fix="point model.source at 'bundled', a model folder, s3://bucket/prefix/, hf://org/name or org/name",
+):
     """The model source is not a usable Hugging Face model folder."""
 
-    default_fix = (
-        "point model.source at 'bundled', a model folder, s3://bucket/prefix/, hf://org/name or org/name"
-    )
 
-
-class HubUnreachable(TerminalError):
+class HubUnreachable(
+    TerminalError,
+    fix="check the network and HF_ENDPOINT (unset it for huggingface.co); unset HF_HUB_OFFLINE, or download the model (`hf download org/name --local-dir DIR`) and pass its folder",
+):
     """The Hugging Face Hub could not be reached (network, proxy, HF_ENDPOINT, or HF_HUB_OFFLINE set):
     the spec may be fine; the work could not start."""
 
-    default_fix = (
-        "check the network and HF_ENDPOINT (unset it for huggingface.co); unset HF_HUB_OFFLINE, or download the "
-        "model (`hf download org/name --local-dir DIR`) and pass its folder"
-    )
 
-
-class UnsupportedArchitecture(TerminalError):
+class UnsupportedArchitecture(
+    TerminalError,
+    exit_code=USAGE,
+    fix="pick a model of a supported encoder family (`deploybench schema`, model.source)",
+):
     """The model's architecture has no export route."""
-
-    default_fix = "pick a model of a supported encoder family (`deploybench schema`, model.source)"
 
 
 # --- terminal: build -----------------------------------------------------------------------
 
 
-class ConversionFailed(TerminalError):
+class ConversionFailed(
+    TerminalError,
+    fix="check the model loads with transformers (AutoModel.from_pretrained), or try convert.optimize: none",
+):
     """Export to ONNX failed."""
 
-    default_fix = (
-        "check the model loads with transformers (AutoModel.from_pretrained), or try convert.optimize: none"
-    )
 
-
-class ParityCheckFailed(TerminalError):
+class ParityCheckFailed(TerminalError, fix="try convert.optimize: none, or convert.precision: fp32"):
     """The ONNX model's outputs differ from PyTorch beyond tolerance."""
 
-    default_fix = "try convert.optimize: none, or convert.precision: fp32"
 
-
-class QuantizationCollapsed(TerminalError):
+class QuantizationCollapsed(TerminalError, fix="convert with convert.precision: fp32 (F29)"):
     """INT8 predictions collapsed against fp32 (F29)."""
 
-    default_fix = "convert with convert.precision: fp32 (F29)"
 
-
-class OutputNotWritable(TerminalError):
+class OutputNotWritable(
+    TerminalError, exit_code=USAGE, fix="pass an --out folder that is empty (or new) and writable"
+):
     """The artifact folder or tarball cannot be written where asked."""
 
-    default_fix = "pass an --out folder that is empty (or new) and writable"
 
-
-class ArtifactIncomplete(TerminalError):
+class ArtifactIncomplete(
+    TerminalError,
+    exit_code=USAGE,
+    fix="convert the model again (`deploybench convert`) and pack the new folder (F22)",
+):
     """A file the manifest names is missing, truncated or does not load (F22)."""
 
-    default_fix = "convert the model again (`deploybench convert`) and pack the new folder (F22)"
 
-
-class RequirementsInvalid(TerminalError):
+class RequirementsInvalid(
+    TerminalError,
+    exit_code=USAGE,
+    fix="correct the line of code/requirements.txt the message names (pip's requirement syntax)",
+):
     """A line of code/requirements.txt that pip could not read (the container would fail at start)."""
 
-    default_fix = "correct the line of code/requirements.txt the message names (pip's requirement syntax)"
 
-
-class PreflightBlocked(TerminalError):
+class PreflightBlocked(
+    TerminalError, fix="apply each blocking finding's fix (`deploybench preflight SPEC`), then run again"
+):
     """A static check found a failure that would happen on AWS."""
-
-    default_fix = "apply each blocking finding's fix (`deploybench preflight SPEC`), then run again"
 
 
 # --- terminal: deploy ----------------------------------------------------------------------
 
 
-class DeployRejected(TerminalError):
+class DeployRejected(
+    TerminalError, fix="correct the field the message names; `deploybench preflight SPEC` checks it offline"
+):
     """SageMaker rejected a create call (ValidationException and the like)."""
 
-    default_fix = "correct the field the message names; `deploybench preflight SPEC` checks it offline"
 
-
-class AwsAccessDenied(TerminalError):
+class AwsAccessDenied(
+    TerminalError,
+    fix="grant the action the message names, or set the spec field that meets the policy's condition (F38)",
+):
     """An AWS call was denied (AccessDenied): by the role's policies, a permissions boundary, or an
     organization's service control policy (F38); the message names the action and what is missing."""
 
-    default_fix = (
-        "grant the action the message names, or set the spec field that meets the policy's condition (F38)"
-    )
 
-
-class EndpointFailed(TerminalError):
+class EndpointFailed(
+    TerminalError, fix="read the endpoint's FailureReason and logs: `deploybench diagnose --endpoint NAME`"
+):
     """The endpoint reached Failed."""
 
-    default_fix = "read the endpoint's FailureReason and logs: `deploybench diagnose --endpoint NAME`"
 
-
-class CapacityStall(TerminalError):
+class CapacityStall(
+    TerminalError, fix="add a fallback to hosting.instance_type_fallbacks, or try another region (F06)"
+):
     """Creating with no instance ever assigned, past the stall threshold (F06)."""
 
-    default_fix = "add a fallback to hosting.instance_type_fallbacks, or try another region (F06)"
 
-
-class EndpointWaitTimeout(TerminalError):
+class EndpointWaitTimeout(
+    TerminalError,
+    fix="raise wait.timeout_min, or `deploybench diagnose --endpoint NAME` to see why it is slow",
+):
     """The endpoint did not reach InService within the wait budget."""
 
-    default_fix = "raise wait.timeout_min, or `deploybench diagnose --endpoint NAME` to see why it is slow"
 
-
-class InferenceComponentFailed(TerminalError):
+class InferenceComponentFailed(
+    TerminalError, fix="check that the copies fit the instances: `deploybench diagnose --endpoint NAME` (F09)"
+):
     """An inference component reached Failed, or is InService with fewer copies than desired (F09)."""
 
-    default_fix = "check that the copies fit the instances: `deploybench diagnose --endpoint NAME` (F09)"
 
-
-class ServedModelMismatch(TerminalError):
+class ServedModelMismatch(
+    TerminalError,
+    fix="serve the model the run packed: `deploybench diagnose --endpoint NAME` names the mismatch (F26)",
+):
     """The endpoint serves another model than the one requested (vLLM's default model, F26)."""
 
-    default_fix = (
-        "serve the model the run packed: `deploybench diagnose --endpoint NAME` names the mismatch (F26)"
-    )
 
-
-class NotServableLocally(TerminalError):
+class NotServableLocally(
+    TerminalError,
+    exit_code=USAGE,
+    fix="run without --local on AWS, or pick a hosting mode the local engine serves (realtime, serverless)",
+):
     """The hosting mode needs what the local engine does not have (Docker, a GPU, the engine's image)."""
-
-    default_fix = (
-        "run without --local on AWS, or pick a hosting mode the local engine serves (realtime, serverless)"
-    )
 
 
 # --- terminal: serve and measure -----------------------------------------------------------
 
 
-class InvocationFailed(TerminalError):
+class InvocationFailed(
+    TerminalError,
+    fix="read the endpoint's logs (deploybench-results/<run id>/engine/endpoint-logs/ locally, CloudWatch on AWS)",
+):
     """The endpoint answered an invocation with an error."""
 
-    default_fix = "read the endpoint's logs (deploybench-results/<run id>/engine/endpoint-logs/ locally, CloudWatch on AWS)"
 
-
-class WarmupFailed(TerminalError):
+class WarmupFailed(
+    TerminalError,
+    fix="read the endpoint's logs; lower benchmark.sequence_lengths or batch sizes if the model runs out of memory",
+):
     """A shape never produced a successful, stable invocation during warmup."""
 
-    default_fix = "read the endpoint's logs; lower benchmark.sequence_lengths or batch sizes if the model runs out of memory"
 
-
-class BenchmarkFailed(TerminalError):
+class BenchmarkFailed(
+    TerminalError, fix="read the run's logs; lower benchmark.concurrency or duration and run again"
+):
     """The measurement could not be completed."""
 
-    default_fix = "read the run's logs; lower benchmark.concurrency or duration and run again"
 
-
-class BenchmarkJobFailed(TerminalError):
+class BenchmarkJobFailed(
+    TerminalError,
+    fix="read the processing job's logs (CloudWatch /aws/sagemaker/ProcessingJobs), or set benchmark.runner: lambda",
+):
     """The benchmark processing job failed, was stopped, or ran past its time."""
 
-    default_fix = "read the processing job's logs (CloudWatch /aws/sagemaker/ProcessingJobs), or set benchmark.runner: lambda"
 
-
-class ResultInvalid(TerminalError):
+class ResultInvalid(
+    TerminalError,
+    exit_code=USAGE,
+    fix="pass a result.json a run of this version wrote (deploybench-results/<run id>/result.json)",
+):
     """A result file cannot be read, or its schema version is unknown."""
 
-    default_fix = "pass a result.json a run of this version wrote (deploybench-results/<run id>/result.json)"
 
-
-class CatalogueInvalid(TerminalError):
+class CatalogueInvalid(
+    TerminalError,
+    exit_code=USAGE,
+    fix="correct the named field of the named file (the schema is the packaged catalogue's: `deploybench catalogue F06 --json` shows an entry), or move the file out of catalogue.d/",
+):
     """A user's failure catalogue file (``--catalogue``, ``catalogue.d/``) does not validate."""
-
-    default_fix = (
-        "correct the named field of the named file (the schema is the packaged catalogue's: "
-        "`deploybench catalogue F06 --json` shows an entry), or move the file out of catalogue.d/"
-    )
 
 
 # --- terminal: teardown --------------------------------------------------------------------
 
 
-class TeardownIncomplete(TerminalError):
+class TeardownIncomplete(
+    TerminalError,
+    fix="run `deploybench janitor --dry-run`, then `deploybench janitor` to delete what is left",
+):
     """Resources tagged for the run still exist after teardown."""
-
-    default_fix = "run `deploybench janitor --dry-run`, then `deploybench janitor` to delete what is left"
 
 
 # --- terminal: orchestration (sweeps, redeploys) -------------------------------------------
 
 
-class ChildExecutionFailed(TerminalError):
+class ChildExecutionFailed(
+    TerminalError, fix="open the child execution the message names (its console URL) for its own error"
+):
     """A child execution (a sweep item, a redeploy) ended other than SUCCEEDED.
 
     On AWS a ``startExecution.sync:2`` task fails with ``States.TaskFailed``; the local engine's
     stand-in raises this instead. Both go to the same ``States.ALL`` catcher.
     """
 
-    default_fix = "open the child execution the message names (its console URL) for its own error"
 
-
-class SweepRunsFailed(TerminalError):
+class SweepRunsFailed(TerminalError, fix="read the sweep report: it lists each failed run and its diagnosis"):
     """At least one run of a benchmark sweep failed; the report lists which and why."""
 
-    default_fix = "read the sweep report: it lists each failed run and its diagnosis"
 
-
-class PerformanceRegression(TerminalError):
+class PerformanceRegression(
+    TerminalError,
+    fix="compare the sweep report with its baseline; accept the new figures or fix the regression",
+):
     """A sweep measured worse than its baseline beyond the sweep's thresholds."""
-
-    default_fix = "compare the sweep report with its baseline; accept the new figures or fix the regression"
 
 
 # --- terminal: the command line and its AWS set-up (exit 2; never raised inside an execution) ---
 
 
-class UsageError(TerminalError):
+class UsageError(
+    TerminalError, exit_code=USAGE, fix="see `deploybench COMMAND -h` for what the command takes"
+):
     """A flag, argument or option value the command does not take."""
 
-    default_fix = "see `deploybench COMMAND -h` for what the command takes"
 
-
-class NoCredentials(TerminalError):
+class NoCredentials(
+    TerminalError,
+    exit_code=USAGE,
+    fix="run `aws configure`, or `aws sso login --profile NAME` and pass --profile NAME (or set AWS_PROFILE)",
+):
     """No usable AWS credentials were found."""
 
-    default_fix = (
-        "run `aws configure`, or `aws sso login --profile NAME` and pass --profile NAME (or set AWS_PROFILE)"
-    )
 
-
-class ExpiredToken(TerminalError):
+class ExpiredToken(
+    TerminalError, exit_code=USAGE, fix="run `aws sso login` (or refresh the credentials) and try again"
+):
     """The AWS credentials or SSO session have expired."""
 
-    default_fix = "run `aws sso login` (or refresh the credentials) and try again"
 
-
-class InvalidCredentials(TerminalError):
+class InvalidCredentials(
+    TerminalError,
+    exit_code=USAGE,
+    fix="run `aws configure` with a valid key, or `aws sso login --profile NAME`",
+):
     """AWS refused the credentials (a wrong key, a deleted user)."""
 
-    default_fix = "run `aws configure` with a valid key, or `aws sso login --profile NAME`"
 
-
-class ProfileNotFound(TerminalError):
+class ProfileNotFound(
+    TerminalError,
+    exit_code=USAGE,
+    fix="pass --profile with a profile of ~/.aws/config (`aws configure list-profiles`) or unset AWS_PROFILE",
+):
     """The AWS profile named by --profile or AWS_PROFILE is not in ~/.aws/config."""
 
-    default_fix = (
-        "pass --profile with a profile of ~/.aws/config (`aws configure list-profiles`) or unset AWS_PROFILE"
-    )
 
-
-class NoRegion(TerminalError):
+class NoRegion(
+    TerminalError,
+    exit_code=USAGE,
+    fix="pass --region (e.g. --region eu-west-1), set AWS_REGION, or set a region in the profile",
+):
     """No AWS region is set."""
 
-    default_fix = "pass --region (e.g. --region eu-west-1), set AWS_REGION, or set a region in the profile"
 
-
-class StackNotFound(TerminalError):
+class StackNotFound(
+    TerminalError,
+    exit_code=USAGE,
+    fix="deploy it (`npx aws-cdk@2 deploy`, README 'AWS quick start'), or pass --stack-name / --region",
+):
     """The deployed deploybench stack is not in the region."""
-
-    default_fix = (
-        "deploy it (`npx aws-cdk@2 deploy`, README 'AWS quick start'), or pass --stack-name / --region"
-    )
 
 
 # --- not a Step Functions error: the CLI process itself was told to stop ---------------------

@@ -13,9 +13,9 @@ from tests.support.hosting import SETTINGS, request, spec_with, stubbed
 from workflows.contracts import PackResult
 from workflows.errors import SpecInvalid
 from workflows.hosting import components
+from workflows.hosting.gate import GateClients, gate
 from workflows.hosting.specs import InferenceComponentHosting
 from workflows.preflight.context import MB
-from workflows.preflight.gate import GateClients, gate
 from workflows.preflight.memory import check_download_timeout, download_timeout_for
 from workflows.preflight.reservations import check_reservation
 from workflows.steps.deploy_endpoint import deploy

@@ -239,7 +239,7 @@ def test_where_huggingface_hub_is_not_installed_check_spec_leaves_the_hub_check_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Given a function without huggingface_hub (the zip functions: only the convert image ships it)
-    from workflows.preflight import gate
+    from workflows.hosting import gate
     from workflows.steps import check_spec as step
 
     monkeypatch.setattr(gate, "HUB_PACKAGE", "huggingface_hub_not_installed")

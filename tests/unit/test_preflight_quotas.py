@@ -8,7 +8,7 @@ import pytest
 from tests.support.quotas import quota_code, stubbed_quotas
 from workflows.contracts import PipelineState
 from workflows.errors import PreflightBlocked
-from workflows.preflight.gate import GateClients, gate
+from workflows.hosting.gate import GateClients, gate
 from workflows.preflight.quotas import endpoint_quota, processing_quota, quota_needs
 from workflows.remediation.changes import Refused, next_instance_type
 from workflows.spec.pipeline import parse_spec

@@ -33,22 +33,15 @@ import typer
 from rich.console import Console
 
 from workflows.errors import (
-    ArtifactIncomplete,
-    CatalogueInvalid,
+    FAILED,
+    USAGE,
     DeploybenchError,
     ExpiredToken,
     InvalidCredentials,
-    ModelSourceInvalid,
     NoCredentials,
     NoRegion,
-    NotServableLocally,
-    OutputNotWritable,
     ProfileNotFound,
-    RequirementsInvalid,
-    ResultInvalid,
-    SpecInvalid,
     StackNotFound,
-    UnsupportedArchitecture,
     UsageError,
     fix_for,
 )
@@ -59,34 +52,10 @@ if TYPE_CHECKING:
 
 # --- exit codes: the same for every command (docs/cli.md, "Exit codes") ---------------------------------
 OK = 0
-FAILED = 1
-"""A blocking preflight finding, a failed execution or benchmark, an AWS call refused."""
-USAGE = 2
-"""Bad flags, a spec or input file that does not validate, or an AWS setup problem (credentials,
-region, profile, stack)."""
+# FAILED (1) and USAGE (2) are declared with the errors: each error class names its own.
 UNDIAGNOSED = 3
 """``diagnose`` found no failure catalogue entry for the evidence."""
 
-# Errors that mean "what you gave me is wrong" (exit 2); every other DeploybenchError is a failure of
-# the work itself (exit 1).
-INPUT_ERRORS: tuple[type[DeploybenchError], ...] = (
-    SpecInvalid,
-    ModelSourceInvalid,
-    UnsupportedArchitecture,
-    NotServableLocally,
-    ResultInvalid,
-    CatalogueInvalid,
-    OutputNotWritable,
-    ArtifactIncomplete,
-    RequirementsInvalid,
-    UsageError,
-    NoCredentials,
-    ExpiredToken,
-    InvalidCredentials,
-    ProfileNotFound,
-    NoRegion,
-    StackNotFound,
-)
 AWS_CALL_FIX = "check the region, the network and the message's AWS error code, then try again"
 """The fix of an AWS call's own error (botocore's class names it), which no class of workflows.errors has."""
 
@@ -185,8 +154,8 @@ def fail(
 
 
 def exit_code_for(error: DeploybenchError) -> int:
-    """2 for input the user gave (spec, files, flags), 1 for work that failed."""
-    return USAGE if isinstance(error, INPUT_ERRORS) else FAILED
+    """2 for input the user gave (spec, files, flags), 1 for work that failed (the class's ``exit_code``)."""
+    return error.exit_code
 
 
 def fail_with(error: DeploybenchError, *, code: int | None = None) -> NoReturn:

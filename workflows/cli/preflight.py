@@ -70,15 +70,16 @@ def preflight(
 ) -> None:
     """Run the failure catalogue's checks on SPEC before anything is created; exit 1 on a blocking finding.
 
-    The same gate as `run` and the pipeline's CheckSpec (workflows/preflight/gate.py): the region,
+    The same gate as `run` and the pipeline's CheckSpec (workflows/hosting/gate.py): the region,
     the model source, the images, the hosting mode's checks and, on AWS, the account's SageMaker
     quotas (read with the credentials of --profile / AWS_PROFILE when there are any; skipped, and
     said so, when there are none). Images resolve for the region of --region, AWS_REGION,
     AWS_DEFAULT_REGION or the profile (us-east-1 when none is set).
     """
+    from workflows.hosting.gate import GateClients, gate
     from workflows.hosting.modes import run_checks
     from workflows.preflight import build_context, open_artifact
-    from workflows.preflight.gate import LOCAL_REGION, GateClients, gate
+    from workflows.preflight.gate import LOCAL_REGION
     from workflows.preflight.triton import check_repository_result, is_model_repository
     from workflows.spec.pipeline import load_spec
     from workflows.steps.check_spec import gate_clients

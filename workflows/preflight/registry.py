@@ -98,5 +98,5 @@ ACCOUNT_CHECKS: dict[str, tuple[str, ...]] = {
         "F39",
     ),
 }
-"""Checks the gate runs for every hosting mode on AWS (``workflows.preflight.gate``), by the catalogue IDs
+"""Checks the gate runs for every hosting mode on AWS (``workflows.hosting.gate``), by the catalogue IDs
 they cover: the account, not the mode, decides them."""

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from workflows.contracts import PreflightResult, StepRequest
 from workflows.conversion import hub
 from workflows.errors import PreflightBlocked, SpecInvalid
+from workflows.hosting.gate import GateClients, gate
 from workflows.preflight.findings import describe_findings
-from workflows.preflight.gate import LOCAL_REGION, GateClients, gate
+from workflows.preflight.gate import LOCAL_REGION
 from workflows.spec.model import HUB_SCHEME
 from workflows.spec.pipeline import RunSpec, parse_spec
 
@@ -54,7 +55,7 @@ def check_spec(
     local: bool = False,
     sagemaker: Any | None = None,
 ) -> PreflightResult:
-    """Check ``spec`` before any work: the gate (``workflows.preflight.gate``), and stop on a blocking finding.
+    """Check ``spec`` before any work: the gate (``workflows.hosting.gate``), and stop on a blocking finding.
 
     Args:
         spec: the validated run spec.
