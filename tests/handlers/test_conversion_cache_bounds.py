@@ -145,3 +145,55 @@ def test_the_run_summary_says_what_the_cache_did() -> None:
     )
     assert cache_line({"seconds": 20.0, "cache": {"status": "off", "key": None, "location": None}}) is None
     assert cache_line(None) is None
+
+
+def dead_pid() -> int:
+    """The id of a process that has exited (reaped, so nothing runs under it now)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    return int(done.stdout)
+
+
+def test_a_killed_stores_half_written_entry_is_reaped_by_the_next_store_never_served(tmp_path: Path) -> None:
+    # Given a store where a killed run left `.k1.partial-<its pid>`, and a live run is writing its own
+    store = LocalStore(tmp_path / "store")
+    killed = store.root / f".k1.partial-{dead_pid()}" / "artifact"
+    killed.mkdir(parents=True)
+    (killed / "model.onnx").write_bytes(b"half")
+    writing = store.root / f".k2.partial-{os.getpid()}"
+    writing.mkdir()
+    # Then it is no entry and cannot be fetched
+    assert store.entries() == [] and not store.fetch("k1", tmp_path / "out")
+    # When the next run stores an entry
+    small_entry(store, "k3", 10, tmp_path)
+    # Then the dead run's folder is gone, the live one's is left, and the new entry is served
+    assert not killed.parent.exists() and writing.exists()
+    assert [e.key for e in store.entries()] == ["k3"]
+
+
+def test_janitor_local_removes_a_killed_runs_half_written_cache_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from workflows.cli.app import app
+
+    # Given the local conversion cache holding a killed run's half-written entry
+    monkeypatch.setenv("DEPLOYBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DEPLOYBENCH_CONVERSION_CACHE", str(tmp_path / "conversions"))
+    name = f".k1.partial-{dead_pid()}"
+    (tmp_path / "conversions" / name).mkdir(parents=True)
+    # When `janitor --local --dry-run` runs, Then it is listed and left
+    dry = CliRunner().invoke(app, ["janitor", "--local", "--dry-run", "--json"])
+    assert json.loads(dry.stdout)["partial_cache_entries"] == [name]
+    assert (tmp_path / "conversions" / name).exists()
+    # And `janitor --local` removes it
+    done = CliRunner().invoke(app, ["janitor", "--local", "--json"])
+    assert done.exit_code == 0 and json.loads(done.stdout)["partial_cache_entries"] == [name]
+    assert not (tmp_path / "conversions" / name).exists()

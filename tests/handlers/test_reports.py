@@ -66,6 +66,19 @@ def test_a_slower_endpoint_is_a_regression_and_a_faster_one_an_improvement() -> 
     assert faster["verdict"] == IMPROVEMENT
 
 
+def test_throughput_is_judged_by_resampling_with_its_interval_not_by_windows_overlapping() -> None:
+    # Given the same endpoint measured twice (medians 1.5% apart, 60 noisy samples each), then a slower one
+    base = result("a", [measurement(20.0, samples=60, spread=0.1, seed=1)])
+    same = compare(base, result("b", [measurement(20.3, samples=60, spread=0.1, seed=2)]))[0]["throughput"]
+    slower = compare(base, result("c", [measurement(24.0, seed=3)]))[0]["throughput"]
+    # Then the first difference is not called: the bootstrap interval of the change holds zero
+    low, high = same["change_ci95"]
+    assert same["verdict"] == WITHIN_NOISE and same["reason"] == INDISTINGUISHABLE and low <= 0 <= high
+    # And the slower endpoint's throughput fell: its whole interval is below zero, about 1/1.2 - 1
+    assert slower["verdict"] == REGRESSION and slower["change_ci95"][1] < 0
+    assert slower["mean_change"] == pytest.approx(20.0 / 24.0 - 1, abs=0.03)
+
+
 @pytest.mark.parametrize(("p50", "called"), [(20.8, REGRESSION), (19.2, IMPROVEMENT)])
 def test_a_change_below_the_practical_minimum_is_never_called(p50: float, called: str) -> None:
     # Given a 4 % shift: beyond the runs' 2 % window noise, its interval far from zero

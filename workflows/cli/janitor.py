@@ -12,11 +12,15 @@ from workflows.naming import STACK_NAME
 
 
 def _local(*, dry_run: bool, as_json: bool) -> NoReturn:
-    """The local janitor: every recorded process group whose run is gone, killed (or, dry, listed)."""
+    """The local janitor: every recorded process group whose run is gone, killed (or, dry, listed), and
+    the conversion cache's half-written entries of killed runs removed."""
+    from workflows.conversion.cache_stores import LocalStore
+    from workflows.local.engine import local_conversion_cache
     from workflows.processes.groups import reap, registry
 
     reaped = reap(dry_run=dry_run)
     killed = [r for r in reaped if r.processes]
+    partials = LocalStore(local_conversion_cache()).reap_partials(dry_run=dry_run)
 
     def human() -> None:
         for item in reaped:
@@ -25,6 +29,10 @@ def _local(*, dry_run: bool, as_json: bool) -> NoReturn:
         out.print(
             f"{len(killed)} process group(s) {verb}, {len(reaped) - len(killed)} record(s) of ended groups; records: {registry()}"
         )
+        for name in partials:
+            out.print(
+                f"conversion cache: {name} (a killed run's half-written entry) {'found' if dry_run else 'removed'}"
+            )
 
     emit(
         {
@@ -40,6 +48,7 @@ def _local(*, dry_run: bool, as_json: bool) -> NoReturn:
                 }
                 for r in reaped
             ],
+            "partial_cache_entries": partials,
             "reaped": 0 if dry_run else len(killed),
             "remaining": len(killed) if dry_run else 0,
         },

@@ -11,6 +11,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -57,6 +58,20 @@ def _folder_bytes(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
 
 
+PARTIAL = re.compile(r"^\.(?P<key>.+)\.partial-(?P<pid>\d+)$")
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this id runs (one of another user counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class LocalStore:
     """Entries as folders under ``root``; each appears by an atomic rename, complete or not at all."""
 
@@ -88,8 +103,27 @@ class LocalStore:
         os.utime(entry / INPUTS_FILE)  # last use: the age bound counts from here
         return True
 
+    def reap_partials(self, *, dry_run: bool = False) -> list[str]:
+        """The half-written entries of stores whose process died (SIGKILL, out of memory), removed.
+
+        A store writes ``.<key>.partial-<pid>`` and renames it into place: such a folder is never an
+        entry and never served, but one whose process is gone would stay forever.
+        """
+        if not self.root.is_dir():
+            return []
+        dead = [
+            folder
+            for folder in self.root.iterdir()
+            if (found := PARTIAL.match(folder.name)) and not _alive(int(found.group("pid")))
+        ]
+        if not dry_run:
+            for folder in dead:
+                shutil.rmtree(folder, ignore_errors=True)
+        return sorted(folder.name for folder in dead)
+
     def put(self, key: str, artifact: Path, inputs: dict[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
+        self.reap_partials()
         partial = self.root / f".{key}.partial-{os.getpid()}"
         shutil.rmtree(partial, ignore_errors=True)
         try:

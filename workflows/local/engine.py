@@ -152,7 +152,7 @@ class LocalEngine:
             "DEPLOYBENCH_BUCKET": BUCKET,
             "DEPLOYBENCH_SAGEMAKER_ROLE_ARN": f"arn:aws:iam::{ACCOUNT}:role/deploybench-sagemaker",
             # moto's S3 lives as long as one engine: converted artifacts are kept on disk instead.
-            CONVERSION_CACHE_ENV: os.environ.get(CONVERSION_CACHE_ENV) or str(cache_root() / "conversions"),
+            CONVERSION_CACHE_ENV: str(local_conversion_cache()),
             "POWERTOOLS_SERVICE_NAME": "deploybench",
             "POWERTOOLS_METRICS_NAMESPACE": "deploybench",
             "POWERTOOLS_TRACE_DISABLED": "true",
@@ -300,3 +300,8 @@ def _environment(values: dict[str, str]) -> Any:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def local_conversion_cache() -> Path:
+    """Where local runs keep converted artifacts: ``$DEPLOYBENCH_CONVERSION_CACHE`` or the cache root's."""
+    return Path(os.environ.get(CONVERSION_CACHE_ENV) or cache_root() / "conversions").expanduser()

@@ -3,8 +3,9 @@
 Latency: the difference of medians with a bootstrap confidence interval over each run's kept
 latency samples; the noise floor is the spread of the median between a run's own stable windows.
 A change is called when the 95% interval excludes zero AND the relative change exceeds both runs'
-window-to-window spread. Throughput: the kept windows' requests/s; called when the windows of the
-two runs do not overlap and the change exceeds their spread. Fewer than ``MIN_SAMPLES`` samples,
+window-to-window spread. Throughput: the same resampling, of each run's mean latency (closed-loop
+clients send concurrency / mean latency requests a second); called when the 95% interval of the
+relative change excludes zero and the change exceeds both runs' window-to-window spread. Fewer than ``MIN_SAMPLES`` samples,
 fewer than three windows, or an unstable measurement on either side gives "no verdict".
 
 Callers may add a practical-significance floor, ``min_change_pct``: a change smaller than it is
@@ -126,30 +127,61 @@ def n_to_separate(n: int, half_width: float, difference: float) -> int | None:
     return max(n + 1, math.ceil(n * (half_width / abs(difference)) ** 2))
 
 
+def _bootstrap_means(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Means of ``RESAMPLES`` resamples, drawn in chunks to bound memory."""
+    chunks = [
+        rng.choice(values, size=(min(BOOTSTRAP_CHUNK, RESAMPLES - done), values.size)).mean(axis=1)
+        for done in range(0, RESAMPLES, BOOTSTRAP_CHUNK)
+    ]
+    return np.concatenate(chunks)
+
+
 def throughput_verdict(
-    baseline: dict[str, Any], candidate: dict[str, Any], *, min_change_pct: float = 0.0
+    baseline: dict[str, Any], candidate: dict[str, Any], *, seed: int = 0, min_change_pct: float = 0.0
 ) -> dict[str, Any]:
-    """Requests/s change, judged on the stable windows of each run (``min_change_pct`` as for latency)."""
+    """Requests/s change with a bootstrap interval, the resampling latency's verdict uses.
+
+    Closed-loop clients send ``concurrency / mean latency`` requests a second (Little's law), so the
+    throughput of a resample is its clients over its mean latency: the interval of the relative change
+    comes from resampling each run's kept latency samples. A change is called when the 95% interval
+    excludes zero AND the change exceeds both runs' window-to-window spread (and ``min_change_pct``).
+    """
     reason = _no_verdict(baseline, candidate)
     if reason:
         return {"verdict": NO_VERDICT, "reason": reason}
-    a = [w["requests_per_s"] for w in _kept_windows(baseline)]
-    b = [w["requests_per_s"] for w in _kept_windows(candidate)]
-    change = (float(np.mean(b)) - float(np.mean(a))) / float(np.mean(a))
-    noise = max(_spread(a), _spread(b))
+    rng = np.random.default_rng(seed)
+    a = _capped(np.asarray(baseline["latencies_ms"], dtype=float), rng)
+    b = _capped(np.asarray(candidate["latencies_ms"], dtype=float), rng)
+    clients = candidate["concurrency"] / baseline["concurrency"]
+    changes = _bootstrap_means(a, rng) / _bootstrap_means(b, rng) * clients - 1
+    tail = (1 - CONFIDENCE) / 2 * 100
+    low, high = (float(x) for x in np.percentile(changes, [tail, 100 - tail]))
+    change = float(a.mean()) / float(b.mean()) * clients - 1
+    noise = max(
+        _spread([w["requests_per_s"] for w in _kept_windows(baseline)]),
+        _spread([w["requests_per_s"] for w in _kept_windows(candidate)]),
+    )
     floor = max(noise, min_change_pct / 100)
-    if max(b) < min(a) and -change > floor:
+    if high < 0 and -change > floor:
         verdict = REGRESSION
-    elif min(b) > max(a) and change > floor:
+    elif low > 0 and change > floor:
         verdict = IMPROVEMENT
     else:
         verdict = WITHIN_NOISE
-    return {
+    judged = {
         "verdict": verdict,
         "mean_change": round(change, 4),
+        "change_ci95": [round(low, 4), round(high, 4)],
+        "measured_change": round(candidate["requests_per_s"] / baseline["requests_per_s"] - 1, 4)
+        if baseline.get("requests_per_s")
+        else None,
         "noise": round(noise, 4),
         "min_change": round(min_change_pct / 100, 4),
+        "n": [int(a.size), int(b.size)],
     }
+    if low <= 0 <= high:
+        judged["reason"] = INDISTINGUISHABLE
+    return judged
 
 
 def compare(

@@ -212,7 +212,8 @@ def render_report(
         f"- runs: {len(summary['runs'])}, failed: {sum(r['status'] == 'FAILED' for r in summary['runs'])}",
         "- a change is called when it exceeds both runs' window-to-window noise and "
         f"{comparison.min_change_pct:g}% and is significant: latency, the 95% bootstrap interval of the "
-        "median's change excludes zero; throughput, the stable windows do not overlap",
+        "median's change excludes zero; throughput, the 95% bootstrap interval of its change (each run's "
+        "clients over its resampled mean latency) excludes zero",
         "",
         "## Runs",
         "",
