@@ -218,7 +218,7 @@ class Matcher:
         found = [m for i, rule in enumerate(self.rules.rules) if (m := self.match(rule, i))]
         for entry in {m.id for m in found}:
             self.ruled_out.pop(entry, None)
-        return sorted(found, key=lambda m: (-m.score, -m.held, m.index))
+        return _causes_first(sorted(found, key=lambda m: (-m.score, -m.held, m.index)))
 
     def against(self) -> list[str]:
         """Evidence lines for the entries the paste rules out."""
@@ -244,6 +244,28 @@ class Matcher:
                 )
             lines.append(f"[candidate] {entry} ({why}); decided by: {decides}")
         return lines
+
+
+def _causes_first(ranked: list[Match]) -> list[Match]:
+    """The cause ahead of what it causes: where an entry and a consequence it declares both match, the
+    consequence's score does not put it first (a ping failure is what CUDA 803 looks like from outside)."""
+    for _ in range(len(ranked)):
+        best = ranked[0] if ranked else None
+        cause = next(
+            (m for m in ranked[1:] if best and best.id in m.rule.causes and m.score >= MIN_CONFIDENCE), None
+        )
+        if best is None or cause is None:
+            return ranked
+        ranked = [cause, *(m for m in ranked if m is not cause)]
+    return ranked
+
+
+def _consequences(best: Match, matches: list[Match]) -> list[str]:
+    return [
+        f"[consequence] {m.id} {m.title} (confidence {m.score:.2f}): caused by {best.id}"
+        for m in matches
+        if m.id in best.rule.causes
+    ]
 
 
 def _label(item: EvidenceItem) -> str:
@@ -314,7 +336,11 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
     return Diagnosis(
         id=best.id,
         title=best.title,
-        evidence=best.quotes[:MAX_EVIDENCE_LINES] + also + matcher.against() + notes,
+        evidence=best.quotes[:MAX_EVIDENCE_LINES]
+        + _consequences(best, matches)
+        + also
+        + matcher.against()
+        + notes,
         action=best.rule.action.value,
         confidence=best.score,
         fix=best.rule.fix,
