@@ -154,7 +154,14 @@ def test_diagnose_pasted_evidence_names_its_forms_and_the_runner_up(tmp_path: Pa
     # And an empty file is refused, not diagnosed
     refused = runner.invoke(app, ["diagnose", "--log", str(empty)])
     assert refused.exit_code == 2
-    assert "holds no evidence" in refused.output
+    assert "is empty" in refused.output
+    # And so is a binary file, named as such, without a traceback
+    binary = tmp_path / "model.onnx"
+    binary.write_bytes(bytes(range(256)) * 64)
+    refused = runner.invoke(app, ["diagnose", "--log", str(binary)])
+    assert refused.exit_code == 2
+    assert "is a binary file" in refused.output
+    assert "Traceback" not in refused.output
 
 
 # --- diagnose --endpoint ---------------------------------------------------------------------------

@@ -73,8 +73,35 @@ def test_every_answer_carries_its_confidence_and_its_runner_up_when_there_is_one
 def test_figures_are_given_per_entry_and_add_up_to_the_whole() -> None:
     # Given the corpus's figures
     scored, _, figures = evaluate(CORPUS)
-    entries = sorted({s.expect for s in scored})
+    expected = sorted({s.expect for s in scored})
+    entries = [e for e in expected if e.startswith("F")]
     # Then each entry has its cases, its distinct forms and its correct answers, summing to the totals
-    assert sum(figures[f"cases_{e}"] for e in entries) == figures["cases"]
-    assert sum(figures[f"top1_correct_{e}"] for e in entries) == figures["top1_correct"]
+    assert sum(figures[f"cases_{e}"] for e in expected) == figures["cases"]
+    assert sum(figures[f"top1_correct_{e}"] for e in expected) == figures["top1_correct"]
     assert min(figures[f"forms_{e}"] for e in entries) >= 4
+    languages = {s.language for s in scored}
+    assert sum(figures[f"language_cases_{lang}"] for lang in languages) == figures["cases"]
+
+
+def test_a_plain_list_of_cases_is_a_corpus_where_none_is_healthy_and_unknown_is_an_answer(
+    tmp_path: Path,
+) -> None:
+    # Given a corpus shaped id, expect, candidates, form, language, text (no declared reader forms)
+    corpus = tmp_path / "cases.yaml"
+    corpus.write_text(
+        "- {id: a, expect: none, candidates: [F02], form: ticket, language: en, text: \"no 'Worker died' lines\"}\n"
+        "- {id: b, expect: unknown, candidates: [F39], form: ticket, language: ko, text: '혹시 ResourceLimitExceeded?'}\n"
+        "- {id: c, expect: F01, candidates: [], form: log, language: en, text: \"No module named 'onnxruntime'\"}\n",
+        encoding="utf-8",
+    )
+    # When it is scored
+    scored, healthy, figures = evaluate(corpus)
+    # Then each is right, counted per language and per label, and the healthy one counts as healthy
+    assert [(s.name, s.correct) for s in scored] == [("a", True), ("b", True), ("c", True)]
+    assert (figures["language_cases_en"], figures["language_cases_ko"]) == (2, 1)
+    assert (figures["label_cases_ticket"], figures["label_cases_log"]) == (2, 1)
+    assert (figures["healthy_logs"], figures["healthy_false_positives"], figures["unknown_expected"]) == (
+        1,
+        0,
+        1,
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -13,6 +13,9 @@ from workflows.cli.options import HostingMode, JsonOption, ProfileOption, Region
 from workflows.cli.output import OK, UNDIAGNOSED, aws_session, emit, fail, guarded
 from workflows.cli.output import out as console
 from workflows.contracts import Diagnosis
+
+if TYPE_CHECKING:
+    from workflows.diagnosis.intake import Pasted
 
 
 def _refuse(message: str) -> NoReturn:
@@ -95,7 +98,9 @@ def diagnose(
     rules, _ = rules_for_cli(catalogue)
     hosting_mode = mode.value if mode is not None else None
     if log is not None:
-        evidence = evidence_from_paste(_read_log(log), origin=log.name, hosting_mode=hosting_mode)
+        pasted = _read_log(log)
+        evidence = evidence_from_paste(pasted.text, origin=log.name, hosting_mode=hosting_mode)
+        evidence.notes.extend(pasted.notes)
         if not evidence.items and evidence.endpoint is None and not evidence.inference_components:
             _refuse(
                 f"{log} holds no evidence (it is empty); paste a log excerpt, an error or a Describe* output"
@@ -121,11 +126,15 @@ def diagnose(
     raise typer.Exit(UNDIAGNOSED if diagnosis.id == "unknown" else OK)
 
 
-def _read_log(path: Path) -> str:
-    if str(path) == "-":
-        return sys.stdin.read()
+def _read_log(path: Path) -> Pasted:
+    from workflows.diagnosis.intake import UnreadablePaste, read_pasted, read_pasted_file
+
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        if str(path) == "-":
+            return read_pasted(sys.stdin.buffer, name="stdin")
+        return read_pasted_file(path)
+    except UnreadablePaste as error:
+        _refuse(f"{error}; paste a log excerpt, an error or a Describe* output")
     except FileNotFoundError:
         _refuse(f"log file {path} does not exist; pass a text file (a CloudWatch export, an error message)")
     except (IsADirectoryError, PermissionError) as error:

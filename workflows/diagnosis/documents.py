@@ -15,6 +15,7 @@ from typing import Any
 from workflows import clock
 from workflows.contracts import ErrorInfo
 from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
+from workflows.diagnosis.polarity import is_machine_line
 from workflows.diagnosis.polls import from_stack_event
 
 DESCRIBE_ENDPOINT = "describe-endpoint"
@@ -69,6 +70,8 @@ class Reading:
     first_seen: dict[str, int] = field(default_factory=dict)
     at: int = 0
     blocks: dict[Source, list[str]] = field(default_factory=dict)
+    # Sources that hold a line a person wrote: their whole (joined) text is read as prose too.
+    prose: set[Source] = field(default_factory=set)
     # Each describe-endpoint output and the line it starts on (1-based); IaC waiter observations.
     described: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     waiter: list[tuple[int, Poll]] = field(default_factory=list)
@@ -81,9 +84,11 @@ class Reading:
     def forms(self) -> list[str]:
         return sorted(self.first_seen, key=lambda form: self.first_seen[form])
 
-    def add(self, source: Source, text: str, number: int | str) -> None:
-        self.evidence.add(source, text, origin=f"{self.origin}:{number}")
+    def add(self, source: Source, text: str, number: int | str, *, prose: bool = False) -> None:
+        self.evidence.add(source, text, origin=f"{self.origin}:{number}", prose=prose)
         self.blocks.setdefault(source, []).append(text)
+        if prose:
+            self.prose.add(source)
 
 
 @dataclass(frozen=True)
@@ -170,7 +175,7 @@ def read_document(reading: Reading, value: Any, number: int) -> None:
     elif not _describe(reading, value, number):
         # An API this reader does not know: its texts still count.
         for text in _strings(value):
-            reading.add("text", text, number)
+            reading.add("text", text, number, prose=not is_machine_line(text))
         reading.found(TEXT)
 
 

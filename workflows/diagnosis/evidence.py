@@ -78,10 +78,17 @@ class EvidenceItem(BaseModel):
     whole: bool = Field(
         False, description="The whole of a multi-line text, read only where no single line matches."
     )
+    prose: bool = Field(
+        False,
+        description="Written by a person (a ticket, a chat, a note), not by software: a mention in it may "
+        "be negated, asked or past (workflows.diagnosis.polarity).",
+    )
 
     @classmethod
-    def of(cls, source: Source, text: str, origin: str = "", *, whole: bool = False) -> EvidenceItem:
-        return cls(source=source, text=normalize(text), origin=origin, whole=whole)
+    def of(
+        cls, source: Source, text: str, origin: str = "", *, whole: bool = False, prose: bool = False
+    ) -> EvidenceItem:
+        return cls(source=source, text=normalize(text), origin=origin, whole=whole, prose=prose)
 
 
 class Evidence(BaseModel):
@@ -115,9 +122,11 @@ class Evidence(BaseModel):
         default_factory=list, description="Forms found in pasted evidence (workflows.diagnosis.paste.FORMS)."
     )
 
-    def add(self, source: Source, text: str, origin: str = "", *, whole: bool = False) -> None:
+    def add(
+        self, source: Source, text: str, origin: str = "", *, whole: bool = False, prose: bool = False
+    ) -> None:
         """Add one text if it says anything."""
-        item = EvidenceItem.of(source, text, origin, whole=whole)
+        item = EvidenceItem.of(source, text, origin, whole=whole, prose=prose)
         if item.text:
             self.items.append(item)
 

@@ -14,6 +14,12 @@ Scoring (documented here because part of the contract is how sure a diagnosis sa
 - a ``requires`` that is known false, or an ``unless`` that holds, drops the rule.
 The best score under MIN_CONFIDENCE is reported as ``unknown``, the candidates kept as
 alternatives: a weak match is never forced into an ID.
+
+In prose (a ticket, a chat; see ``polarity``) only an affirmed mention is evidence. A signature the
+paste negates ("no ResourceLimitExceeded", "Worker died 로그도 없음") rules its entry out: the entry
+is never the answer, and the evidence says so. A signature asked about, supposed or in the past
+("quota?", "803이면", "last month") is no evidence either way; its entry is listed as a candidate
+of an unknown answer, with what would decide it (the catalogue's signature).
 """
 
 from __future__ import annotations
@@ -23,8 +29,10 @@ from dataclasses import dataclass, field
 
 from workflows.contracts import Alternative, Diagnosis
 from workflows.diagnosis.actions import Action
+from workflows.diagnosis.catalogue import load_catalogue
 from workflows.diagnosis.evidence import Evidence, EvidenceItem, quote
 from workflows.diagnosis.facts import FactValue, compute, fact_details
+from workflows.diagnosis.polarity import polarity
 from workflows.diagnosis.rules import Condition, Rule, RuleSet, default_rules
 
 CORROBORATION = 0.03
@@ -53,6 +61,8 @@ class Outcome:
     holds: bool | None
     quotes: list[str] = field(default_factory=list)
     details: dict[str, str] = field(default_factory=dict)
+    against: list[str] = field(default_factory=list)
+    hedged: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -83,6 +93,9 @@ class Matcher:
         self.rules = rules
         self.facts: dict[str, FactValue] = compute(evidence)
         self.fact_details = fact_details(evidence, self.facts)
+        # Entries the paste rules out, and entries it only asks about, with the mention that says so.
+        self.ruled_out: dict[str, tuple[Rule, str]] = {}
+        self.hedged: dict[str, tuple[Rule, str]] = {}
 
     def _pattern(self, condition: Condition, sources: tuple[str, ...]) -> Outcome:
         regex = condition.regex
@@ -94,7 +107,7 @@ class Matcher:
         # Lines first; the whole of a multi-line text only when no single line shows the signature.
         for whole in (False, True):
             for item in (i for i in items if i.whole is whole):
-                match = regex.search(item.text)
+                match = self._affirmed(regex, item, outcome)
                 if match is None:
                     continue
                 outcome.holds = True
@@ -105,11 +118,24 @@ class Matcher:
                 for name, value in match.groupdict().items():
                     if value is not None:
                         outcome.details.setdefault(name, value.strip())
-            if outcome.holds:
+            if outcome.holds or outcome.against or outcome.hedged:
                 break
         if more:
             outcome.quotes.append(f"[… {more} more lines show the same signature]")
         return outcome
+
+    @staticmethod
+    def _affirmed(regex: re.Pattern[str], item: EvidenceItem, outcome: Outcome) -> re.Match[str] | None:
+        """The item's first mention of the signature that asserts it; the others go to ``outcome``."""
+        for match in regex.finditer(item.text):
+            if not item.prose:
+                return match
+            reading = polarity(item.text, match.start(), match.end())
+            if reading.polarity == "affirmed":
+                return match
+            shown = f"{_label(item)}{quote(item.text, match.start(), match.end())} ({reading.polarity}: «{reading.trigger}»)"
+            (outcome.against if reading.polarity == "negated" else outcome.hedged).append(shown)
+        return None
 
     def evaluate(self, condition: Condition, sources: tuple[str, ...]) -> Outcome:
         """A condition holds when every part of it does (error, fact, pattern)."""
@@ -132,7 +158,7 @@ class Matcher:
         if condition.pattern is not None:
             found = self._pattern(condition, sources)
             if not found.holds:
-                return Outcome(holds=False)
+                return Outcome(holds=False, against=found.against, hedged=found.hedged)
             outcome.quotes.extend(found.quotes)
             outcome.details = {**found.details, **outcome.details}
         return outcome
@@ -157,6 +183,10 @@ class Matcher:
             outcome = self.evaluate(signature, rule.sources)
             if outcome.holds:
                 held.append((signature.confidence or 0.0, outcome))
+            if outcome.against and "{" not in rule.id:
+                self.ruled_out.setdefault(rule.id, (rule, outcome.against[0]))
+            elif outcome.hedged and "{" not in rule.id:
+                self.hedged.setdefault(rule.id, (rule, outcome.hedged[0]))
         if not held:
             return None
         held.sort(key=lambda pair: pair[0], reverse=True)
@@ -179,9 +209,63 @@ class Matcher:
         return Match(rule, index, named[0], named[1], score, len(held), quotes, details)
 
     def matches(self) -> list[Match]:
-        """Every rule that applies, best first (score, then signatures held, then table order)."""
+        """Every rule that applies, best first (score, then signatures held, then table order).
+
+        An entry the paste rules out is left out. An entry that also holds (a log line shows it, or
+        one of its signatures is affirmed where another is negated, as in "The image does not contain
+        required accept-bind-to-port=true Docker label") is not ruled out: what software wrote stands.
+        """
         found = [m for i, rule in enumerate(self.rules.rules) if (m := self.match(rule, i))]
-        return sorted(found, key=lambda m: (-m.score, -m.held, m.index))
+        for entry in {m.id for m in found}:
+            self.ruled_out.pop(entry, None)
+        return _causes_first(sorted(found, key=lambda m: (-m.score, -m.held, m.index)))
+
+    def against(self) -> list[str]:
+        """Evidence lines for the entries the paste rules out."""
+        return [
+            f"[ruled out] {entry} {rule.name}: ruled out by the paste: {shown}"
+            for entry, (rule, shown) in self.ruled_out.items()
+        ]
+
+    def candidates(self, matches: list[Match]) -> list[str]:
+        """An unknown answer's candidates, each with what would decide it (the catalogue's signature)."""
+        lines = []
+        listed = {m.id: m for m in matches}
+        hedged = {entry: shown for entry, (_, shown) in self.hedged.items() if entry not in self.ruled_out}
+        for entry in list(dict.fromkeys([*listed, *hedged]))[:MAX_ALTERNATIVES]:
+            catalogued = load_catalogue().entry(entry)
+            decides = catalogued.signature if catalogued else "its rule's signature in the evidence"
+            why = f"only mentioned, not shown: {hedged[entry]}" if entry in hedged else "weak match"
+            if entry in listed:
+                why = f"confidence {listed[entry].score:.2f}" + (
+                    f", {listed[entry].quotes[-1]}"
+                    if listed[entry].quotes[-1].startswith("[assumed]")
+                    else ""
+                )
+            lines.append(f"[candidate] {entry} ({why}); decided by: {decides}")
+        return lines
+
+
+def _causes_first(ranked: list[Match]) -> list[Match]:
+    """The cause ahead of what it causes: where an entry and a consequence it declares both match, the
+    consequence's score does not put it first (a ping failure is what CUDA 803 looks like from outside)."""
+    for _ in range(len(ranked)):
+        best = ranked[0] if ranked else None
+        cause = next(
+            (m for m in ranked[1:] if best and best.id in m.rule.causes and m.score >= MIN_CONFIDENCE), None
+        )
+        if best is None or cause is None:
+            return ranked
+        ranked = [cause, *(m for m in ranked if m is not cause)]
+    return ranked
+
+
+def _consequences(best: Match, matches: list[Match]) -> list[str]:
+    return [
+        f"[consequence] {m.id} {m.title} (confidence {m.score:.2f}): caused by {best.id}"
+        for m in matches
+        if m.id in best.rule.causes
+    ]
 
 
 def _label(item: EvidenceItem) -> str:
@@ -232,7 +316,8 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
     Returns:
         A Diagnosis; ``id="unknown"`` and ``action="fail"`` when nothing matches well enough.
     """
-    matches = Matcher(evidence, rules or default_rules()).matches()
+    matcher = Matcher(evidence, rules or default_rules())
+    matches = matcher.matches()
     notes = [f"[note] {n}" for n in evidence.notes]
     best = matches[0] if matches and matches[0].score >= MIN_CONFIDENCE else None
     if best is None:
@@ -240,7 +325,7 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
         return Diagnosis(
             id="unknown",
             title=f"no catalogue entry matches ({names})",
-            evidence=_context(evidence) + notes,
+            evidence=_context(evidence) + matcher.against() + matcher.candidates(matches) + notes,
             action=Action.FAIL.value,
             confidence=0.0,
             fix=UNKNOWN_FIX,
@@ -251,7 +336,11 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
     return Diagnosis(
         id=best.id,
         title=best.title,
-        evidence=best.quotes[:MAX_EVIDENCE_LINES] + also + notes,
+        evidence=best.quotes[:MAX_EVIDENCE_LINES]
+        + _consequences(best, matches)
+        + also
+        + matcher.against()
+        + notes,
         action=best.rule.action.value,
         confidence=best.score,
         fix=best.rule.fix,

@@ -38,6 +38,7 @@ from workflows.diagnosis.documents import (
     DESCRIBE_ENDPOINT as DESCRIBE_ENDPOINT_FORM,
 )
 from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
+from workflows.diagnosis.polarity import is_machine_line
 from workflows.diagnosis.polls import apply, from_describe, from_waiter_line, time_on
 
 __all__ = ["FORMS", "evidence_from_paste"]
@@ -285,14 +286,14 @@ def evidence_from_paste(
         if line and line.strip() and not _FRAMING.match(line)
     ]
     for number, line in rest:
-        reading.add("text", line, number + 1)
+        reading.add("text", line, number + 1, prose=not is_machine_line(line))
     if rest:
         reading.at = rest[0][0]
         reading.found(TEXT)
     for source, texts in reading.blocks.items():
         # A message wrapped over several lines (botocore's ReadTimeoutError, a ModelError) still matches.
         if len(texts) > 1 and source != "invocation":
-            evidence.add(source, "\n".join(texts), origin=origin, whole=True)
+            evidence.add(source, "\n".join(texts), origin=origin, whole=True, prose=source in reading.prose)
     if evidence.phase is None and evidence.error_names:
         states = set(_STATE_NAME.findall(text))
         if len(states) == 1:

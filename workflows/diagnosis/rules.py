@@ -85,6 +85,11 @@ class Rule(BaseModel):
     prefers: tuple[Condition, ...] = Field(
         (), description="Context that makes this entry likelier than another with the same signature."
     )
+    causes: tuple[str, ...] = Field(
+        (),
+        description="Entries this failure brings about (CUDA 803 makes the ping fail): where both match, "
+        "this one is the answer and they are listed as its consequences.",
+    )
 
     @field_validator("id")
     @classmethod
@@ -123,6 +128,13 @@ class RuleSet(BaseModel):
 
     def ids(self) -> set[str]:
         return {rule.id for rule in self.rules if not rule.id.startswith("{")}
+
+    @model_validator(mode="after")
+    def _known_consequences(self) -> RuleSet:
+        unknown = sorted({c for rule in self.rules for c in rule.causes} - self.ids())
+        if unknown:
+            raise ValueError(f"causes names entries no rule has: {unknown}")
+        return self
 
 
 def parse_rules(data: Any, origin: str) -> RuleSet:

@@ -1,0 +1,272 @@
+"""Whether a mention in human prose asserts what it names: NegEx and ConText, for pasted tickets.
+
+Engineers list what they ruled out before they ask ("no ResourceLimitExceeded", "OOM 아님"), ask
+("quota?", "혹시 803?") and recall ("we hit the limit last month"). Such a mention is no evidence
+for an entry, and a negated one is evidence against it. The scope rules follow NegEx (Chapman et
+al. 2001, negex_triggers) and ConText (Harkema et al. 2009, pyConText's lexical kit): a trigger
+reaches the words after it (pre-trigger) or before it (post-trigger), up to WINDOW words, the end
+of the sentence or a terminator ("but", "however", ...), whichever comes first; a pseudo-trigger
+("not only", "no change") is no trigger at all. The English triggers are the algorithms' own, less
+those that only mean something at a bedside ("denies", "r/o"). Korean puts negation, question and
+condition after their object ("쿼터 문제는 아님", "로그 그룹이 없음", "~인가요?", "803이면"), so
+its triggers reach backwards, bounded by the clause (a comma, "~는데", "~지만").
+
+Polarity is a property of prose only. A line that software wrote (a timestamp, a log level, a JSON
+field, a traceback frame, an exception's name) *is* the failure even when it holds "no" or "not"
+("No module named 'onnxruntime'", "no space left on device"): ``is_machine_line`` tells them apart.
+Inside prose, a quoted text is machine output too, so a trigger within quotes (or within the
+signature's own words) never counts; a trigger outside still scopes over the quote.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Polarity = Literal["affirmed", "negated", "hypothetical", "historical"]
+
+# NegEx's scope: five words in the original; one more for ops prose's code spans ("'Worker died' lines").
+WINDOW = 6
+
+_WORD = re.compile(r"[^\s,;:()\[\]{}]+")
+_SENTENCE_END = re.compile(r"[.!?。]+(?=\s|$)|[;]|\s[-–—]\s")
+# Quoted text inside prose: double quotes, code spans, typographic quotes; single quotes only as a
+# pair around words (so "it's" and "don't" are no quotes).
+_QUOTED = re.compile(r"\"[^\"]{1,400}\"|`[^`]{1,400}`|“[^”]{1,400}”|(?<![\w'])'[^']{1,400}'(?![\w])")
+
+
+def _words(*phrases: str) -> str:
+    return "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in sorted(phrases, key=len, reverse=True))
+
+
+# --- English: NegEx (negex_triggers.txt) and ConText (pyConText lexical_kb) ----------------------
+_PSEUDO = _words(
+    "no increase", "no change", "no significant change", "no interval change", "no further", "not only",
+    "not necessarily", "not certain whether", "not certain if", "not ruled out", "not been ruled out",
+    "not rule out", "did not rule out", "not cause", "not extend", "without difficulty", "no doubt",
+    "no longer", "not sure why", "not sure what", "gram negative", "nothing changed",
+)  # fmt: skip
+_NEGATION_PRE = _words(
+    "no", "not", "non", "without", "never", "none of", "no evidence of", "no evidence", "no sign of",
+    "no signs of", "no indication of", "absence of", "absent", "free of", "negative for", "rules out",
+    "ruled out", "to exclude", "excluded", "cannot see", "can't see", "did not see",
+    "didn't see", "not seen", "not see", "not find", "didn't find", "did not find", "not show",
+    "doesn't show", "does not show", "didn't show", "not appear", "not reveal", "not have",
+    "doesn't have", "no new", "with no", "without any", "without sign of", "without indication of",
+    "rather than", "unremarkable for", "isn't", "wasn't", "aren't", "weren't", "nor",
+)  # fmt: skip
+_NEGATION_POST = _words(
+    "ruled out", "is ruled out", "was ruled out", "are ruled out", "has been ruled out",
+    "have been ruled out", "being ruled out", "excluded", "unlikely", "is fine", "are fine",
+    "was fine", "were fine", "looks fine", "look fine", "is ok", "are ok", "looks ok", "is not the issue",
+    "is not the problem", "not the issue", "not the problem", "not the cause", "not it", "not seen",
+    "not present", "not found", "absent", "none", "nowhere",
+)  # fmt: skip
+_HYPOTHETICAL_PRE = _words(
+    "if", "whether", "in case", "should there", "unless", "possible", "possibly", "probable", "may be",
+    "may have", "might", "could", "could be", "maybe", "perhaps", "suspect", "suspected", "suspicion of",
+    "concern for", "question of", "consider", "considering", "thought it was", "thought it might",
+    "wondering if", "in case of", "rule out", "to check for", "checked for", "check for", "test for",
+    "looking for", "look for",
+)  # fmt: skip
+_HYPOTHETICAL_POST = _words("is possible", "possible", "suspected", "to be ruled out", "be ruled out")
+_HISTORICAL = _words(
+    "history of", "previous", "previously", "prior", "in the past", "last week", "last month",
+    "last year", "last time", "last quarter", "last sprint", "a while ago", "weeks ago", "months ago",
+    "days ago", "used to", "earlier this year", "back in",
+)  # fmt: skip
+# ConText's terminators: a conjunction or a change of time ends a trigger's reach.
+_TERMINATOR = _words(
+    "but", "however", "although", "though", "yet", "still", "except", "apart from", "aside from",
+    "nevertheless", "instead", "which", "whereas", "while", "now", "today", "currently", "this time",
+    "cause of", "cause for", "reason for", "source of", "since then", "and then", "so",
+)  # fmt: skip
+# A polar question ("quota?", "is it OOM?") asks; a wh-question ("why do we get X?") presupposes X.
+_WH = re.compile(r"^\W*(?:why|how|what|where|when|which|who|왜|어떻게|무엇|뭐|어디|언제)\b", re.IGNORECASE)
+
+# --- Korean: the marker follows its object ---------------------------------------------------------
+_KO_NEGATION_POST = r"아님|아니[다고며라야요었에지]?|아닌|아닙니다|아니에요|아닌듯|없음|없[다고어었는습네지]\w*|안\s*됨|안\s*돼\w*|안\s*됩니다|문제\s*없\w*"
+_KO_HYPOTHETICAL_PRE = r"혹시|만약|만일|아마"
+_KO_QUESTION_POST = r"(?:인가요|나요|까요|ㄹ까|을까|인지|는지|건가|는가)\??"
+_KO_CONDITION = re.compile(r"\w*(?:이면|라면|으면|다면|면)$")
+_KO_HISTORICAL = r"저번|지난번|지난달|지난주|예전에|이전에|전에는|작년"
+_KO_CLAUSE_END = re.compile(r"\w(?:는데|은데|인데|지만|데도|고서)$")
+_KO_CONJUNCTION = re.compile(r"그런데|근데|하지만|그러나|그래서|그리고")
+
+_PRE: tuple[tuple[str, Polarity], ...] = (
+    (_NEGATION_PRE, "negated"),
+    (_HYPOTHETICAL_PRE, "hypothetical"),
+    (_KO_HYPOTHETICAL_PRE, "hypothetical"),
+)
+_POST: tuple[tuple[str, Polarity], ...] = (
+    (_NEGATION_POST, "negated"),
+    (_KO_NEGATION_POST, "negated"),
+    (_HYPOTHETICAL_POST, "hypothetical"),
+    (_KO_QUESTION_POST, "hypothetical"),
+)
+_BOTH: tuple[tuple[str, Polarity], ...] = ((_HISTORICAL, "historical"), (_KO_HISTORICAL, "historical"))
+_ORDER: tuple[Polarity, ...] = ("negated", "hypothetical", "historical")
+
+
+def _phrase(alternatives: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w'-])(?:{alternatives})(?![\w'-])", re.IGNORECASE)
+
+
+_PSEUDO_RE = _phrase(_PSEUDO)
+_TERMINATOR_RE = _phrase(_TERMINATOR)
+_PRE_RE = [(_phrase(words), kind) for words, kind in _PRE]
+_POST_RE = [(_phrase(words), kind) for words, kind in _POST]
+_BOTH_RE = [(_phrase(words), kind) for words, kind in _BOTH]
+# Korean markers are glued to the word before them ("없음." "아님,"): no word boundary on the left.
+_KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
+    (re.compile(rf"(?:{_KO_NEGATION_POST})(?![\w])"), "negated"),
+    (re.compile(rf"(?:{_KO_QUESTION_POST})(?![\w])"), "hypothetical"),
+]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A mention's polarity and the trigger that set it (empty when affirmed)."""
+
+    polarity: Polarity
+    trigger: str = ""
+
+
+@dataclass(frozen=True)
+class _Token:
+    start: int
+    end: int
+    text: str
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    """The bounds of the sentence holding [start, end): punctuation ends one, never inside a quote."""
+    masked = _mask(text, [])
+    left, right = 0, len(text)
+    for boundary in _SENTENCE_END.finditer(masked):
+        if boundary.end() <= start:
+            left = boundary.end()
+        elif boundary.start() >= end:
+            right = boundary.end()
+            break
+    return left, right
+
+
+def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with quoted texts and ``spans`` blanked: no trigger is read inside them."""
+    chars = list(text)
+    for quoted in _QUOTED.finditer(text):
+        chars[quoted.start() + 1 : quoted.end() - 1] = "x" * (quoted.end() - quoted.start() - 2)
+    for first, last in spans:
+        chars[first:last] = "x" * (last - first)
+    return "".join(chars)
+
+
+def _forward(tokens: list[_Token], begin: int, words: set[int], commas: set[int]) -> int:
+    """Where a scope opened at ``begin`` ends (exclusive): WINDOW words, a terminator, a clause's comma."""
+    last = begin
+    while last < len(tokens) and last - begin < WINDOW and last not in words:
+        last += 1
+        if last - 1 in commas:
+            break
+    return last
+
+
+def _backward(end: int, words: set[int], commas: set[int]) -> int:
+    """Where a scope closed at ``end`` (exclusive) starts, reaching back as ``_forward`` reaches on."""
+    first = end
+    while first > 0 and end - first < WINDOW and first - 1 not in words and first - 1 not in commas:
+        first -= 1
+    return first
+
+
+def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
+    """Each trigger's reach in one sentence: (polarity, first, last character, trigger)."""
+    tokens = [_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(sentence)]
+    pseudo = [(m.start(), m.end()) for m in _PSEUDO_RE.finditer(masked)]
+    words = {i for i, t in enumerate(tokens) if _TERMINATOR_RE.fullmatch(masked[t.start : t.end])}
+    words |= {i for i, t in enumerate(tokens) if _KO_CONJUNCTION.fullmatch(t.text)}
+    commas = {i for i, t in enumerate(tokens) if masked[t.end : t.end + 1] == ","}
+    commas |= {i for i, t in enumerate(tokens) if _KO_CLAUSE_END.search(t.text)}
+    scopes: list[tuple[Polarity, int, int, str]] = []
+
+    def index_at(position: int) -> int:
+        return next((i for i, token in enumerate(tokens) if token.end > position), len(tokens))
+
+    def found(pattern: re.Pattern[str]) -> list[re.Match[str]]:
+        return [m for m in pattern.finditer(masked) if not any(a <= m.start() < b for a, b in pseudo)]
+
+    def add(kind: Polarity, first: int, last: int, trigger: str) -> None:
+        if last > first:
+            scopes.append((kind, tokens[first].start, tokens[last - 1].end, trigger))
+
+    for pattern, kind in _PRE_RE:
+        for match in found(pattern):
+            first = index_at(match.end())
+            add(kind, first, _forward(tokens, first, words, commas), match.group())
+    for pattern, kind in _POST_RE + _KO_POST_RE:
+        for match in found(pattern):
+            end = index_at(match.start())
+            end += end < len(tokens) and tokens[end].start < match.start()  # glued: "OOM인가요"
+            add(kind, _backward(end, words, commas), end, match.group())
+    for pattern, kind in _BOTH_RE:
+        for match in found(pattern):
+            add(kind, 0, len(tokens), match.group())
+    for index, token in enumerate(tokens):  # "803이면 ...": the condition and what follows it
+        if _KO_CONDITION.search(masked[token.start : token.end]):
+            add("hypothetical", index, _forward(tokens, index, words, commas), token.text)
+    if sentence.rstrip().endswith("?") and not _WH.match(sentence):
+        add("hypothetical", 0, len(tokens), "?")
+    return scopes
+
+
+def polarity(text: str, start: int, end: int) -> Reading:
+    """How the prose ``text`` holds its mention at [start, end).
+
+    Args:
+        text: one line (or a few) of human prose, normalised.
+        start: where the mention starts.
+        end: where it ends.
+
+    Returns:
+        ``negated`` (ruled out), ``hypothetical`` (asked, supposed), ``historical`` (in the past) or
+        ``affirmed``, with the trigger that decided it.
+    """
+    left, right = _sentence(text, start, end)
+    sentence = text[left:right]
+    masked = _mask(sentence, [(start - left, end - left)])
+    hits = [
+        (kind, trigger)
+        for kind, first, last, trigger in _scopes(sentence, masked)
+        if first < end - left and start - left < last
+    ]
+    for kind in _ORDER:
+        for found, trigger in hits:
+            if found == kind:
+                return Reading(kind, trigger)
+    return Reading("affirmed")
+
+
+# Lines software writes: a timestamp or epoch, a log level, a glog prefix, a JSON or YAML field, a
+# traceback frame, an exception's name, a client's error, a shell prompt and what follows a program name.
+_MACHINE = re.compile(
+    r"^\s*(?:"
+    r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d{10,13}\b|\[?\d\d:\d\d:\d\d[,.\]]"
+    r"|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL|TRACE|NOTICE)\b\s*\]?[:\s-]"
+    r"|[EIWF]\d{4} \d\d:\d\d:\d\d"
+    r"|[{\[\]}]|\"[\w.-]+\"\s*:"
+    r"|[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\s*[:=]"
+    r"|Traceback \(most recent call last\)|File \"[^\"]+\", line \d+"
+    r"|(?:[a-z_][\w]*\.)+[A-Z]\w*(?:Error|Exception|Exceeded|Fault|Warning)\b"
+    r"|[A-Z]\w*(?:Error|Exception|Exceeded|Fault|Denied|NotFound|Failure)\b\s*[:(]"
+    r"|An error occurred \("
+    r"|(?:error|fatal|warning|panic|E|W):\s"
+    r"|(?:OSError|IOError|RuntimeError)\b"
+    r")"
+)
+
+
+def is_machine_line(line: str) -> bool:
+    """True when ``line`` was written by software (a log, a record, an error), not by a person."""
+    return bool(_MACHINE.match(line))
