@@ -38,6 +38,7 @@ class Case(BaseModel):
     candidates: list[str] = Field(default_factory=list, description="Entries a reader might confuse it with.")
     language: str = Field("en", description="en, ko, or mixed.")
     mode: str | None = Field(None, description="What a user would pass with --mode.")
+    why: str = Field("", description="What in the text decides it, for a human reader (never scored).")
     text: str
 
     @property
