@@ -113,3 +113,36 @@ def test_this_environment_is_exactly_the_lock() -> None:
     assert set(installed) - set(locked) == NOT_LOCKED
     # And the states doctor reports agree
     assert not [state for state in package_states() if state.drifted]
+
+
+def pip_installs(text: str) -> list[str]:
+    """Each `pip install` command of a Makefile or Dockerfile (continuation lines joined)."""
+    joined = text.replace("\\\n", " ")
+    return [line.split("pip install", 1)[1] for line in joined.splitlines() if "pip install" in line]
+
+
+@pytest.mark.parametrize("path", ["Makefile", "infra/image/Dockerfile"])
+def test_every_pip_install_takes_a_lock_with_hashes_or_installs_the_project_alone(path: str) -> None:
+    # Given every pip install the project's builds run
+    installs = pip_installs((ROOT / path).read_text(encoding="utf-8"))
+    assert installs
+    for command in installs:
+        # Then each installs a lock in hash-checking mode, or only the project itself without dependencies
+        words = command.split()
+        locked = "--require-hashes" in words and any(w.endswith(".lock") for w in words)
+        project_only = "--no-deps" in words and words[-2:] == ["-e", "."]
+        assert locked or project_only, f"{path}: pip install{command}"
+
+
+def test_the_lambda_bundle_installs_its_lock_in_hash_checking_mode() -> None:
+    # Imported here: infra loads the CDK, seconds the other unit tests need not wait.
+    import inspect
+
+    from infra import bundling
+    from infra.constants import FUNCTION_REQUIREMENTS
+
+    # Given how the zip functions' dependencies are installed
+    source = inspect.getsource(bundling.install_dependencies)
+    # Then it is the functions' lock, with --require-hashes
+    assert FUNCTION_REQUIREMENTS.name == "requirements-functions.lock"
+    assert '"--require-hashes"' in source
