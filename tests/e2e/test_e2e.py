@@ -9,6 +9,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+import yaml
 
 from tests.conftest import ROOT
 
@@ -35,13 +36,15 @@ def test_example_spec_runs_end_to_end_on_the_local_engine(tmp_path: Path) -> Non
     # Then the execution succeeded and said so
     assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-4000:]
     assert "Execution SUCCEEDED" in completed.stdout
-    # And a result JSON has latency percentiles for every shape of the spec
+    # And a result JSON has latency percentiles for every shape of the spec, and the plan was printed first
+    assert "plan: 4 shapes, 8 measurements" in completed.stdout
     [result_path] = list(tmp_path.glob("*/result.json"))
     result = json.loads(result_path.read_text())
     assert result["status"] == "SUCCEEDED"
     assert result["convert"]["manifest"]["architecture"] == "BertModel"
     shapes = {(s["batch_size"], s["sequence_length"]): s for s in result["benchmark"]["shapes"]}
-    assert set(shapes) == {(1, "natural"), (8, "natural"), (1, 128), (8, 128)}
+    spec = yaml.safe_load((ROOT / "examples" / "minilm-realtime.yaml").read_text())["benchmark"]
+    assert set(shapes) == {(b, s) for b in spec["batch_sizes"] for s in spec["sequence_lengths"]}
     for figures in shapes.values():
         assert 0 < figures["p50_ms"] <= figures["p90_ms"] <= figures["p99_ms"] <= figures["max_ms"]
         assert figures["samples_per_s"] > 0
