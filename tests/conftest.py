@@ -152,10 +152,10 @@ def conversion_cache(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 def cached_conversion(request: Any, *, source: Path, out: Path, scratch: Path) -> Any:
     """``build_artifact`` through the session's conversion cache; returns the manifest."""
+    from workflows.conversion.build import build_artifact
     from workflows.conversion.cache import CacheBounds, converted
     from workflows.conversion.cache_stores import LocalStore
     from workflows.settings import CONVERSION_CACHE_ENV
-    from workflows.steps.convert_to_onnx import build_artifact
 
     location = os.environ.get(CONVERSION_CACHE_ENV)
     manifest, _ = converted(
@@ -208,7 +208,7 @@ def convert_folder(source: Path, root: Path, *, cached: bool = True, **convert: 
     import json
 
     from workflows.contracts import StepRequest
-    from workflows.steps.convert_to_onnx import build_artifact
+    from workflows.conversion.build import build_artifact
 
     config = json.loads((source / "config.json").read_text())
     task = "classification" if "ForSequenceClassification" in config["architectures"][0] else "embedding"

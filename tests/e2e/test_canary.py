@@ -11,11 +11,11 @@ import pytest
 from tests.conftest import convert_folder
 from tests.support.architectures import CLASS_LOOKUP_CODE
 from tests.support.local_sagemaker import HF_IMAGE
+from workflows.artifact.tarball import write_tarball
 from workflows.container.canary import CANARY_ENV, pipeline_canary, run_canary
 from workflows.container.environment import DlcUnavailable, java_version
 from workflows.conversion.manifest import file_entries, read_manifest, write_manifest
 from workflows.diagnosis import diagnose, evidence_from_text
-from workflows.steps.pack_artifact import write_tarball
 
 ModelFactory = Callable[..., Path]
 

@@ -76,7 +76,7 @@ def wheelhouse_with_the_module(mms: Any, tmp_path: Path, monkeypatch: pytest.Mon
 @pytest.fixture
 def serving_code_needs_a_missing_module(monkeypatch: pytest.MonkeyPatch) -> None:
     """The convert step writes serving code that also imports a module nothing installs."""
-    from workflows.steps import convert_to_onnx as convert
+    from workflows.conversion import build as convert
 
     write = convert.write_serving_code
 

@@ -15,11 +15,11 @@ import onnxruntime as ort
 import pytest
 
 from tests.support.architectures import ARCHITECTURES, reference_outputs
+from workflows.conversion.build import load_tokenizer
 from workflows.conversion.export import export_onnx
 from workflows.conversion.families import FAMILIES, family_of
 from workflows.conversion.random_models import FAMILIES as BUILDABLE
 from workflows.conversion.source import inspect_folder
-from workflows.steps.convert_to_onnx import load_tokenizer
 
 ModelFactory = Callable[..., Path]
 

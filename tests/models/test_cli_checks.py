@@ -14,8 +14,8 @@ from tests.conftest import ROOT
 from tests.support import field_texts as ft
 from tests.support.aws import Aws
 from tests.support.diagnosis import create_endpoint, write_logs
+from workflows.artifact.tarball import write_tarball
 from workflows.cli.app import app
-from workflows.steps.pack_artifact import write_tarball
 
 runner = CliRunner()
 EXAMPLE = ROOT / "examples" / "minilm-realtime.yaml"

@@ -13,11 +13,11 @@ import pytest
 from tests.conftest import fast_spec
 from workflows.cli.executions import cache_line
 from workflows.contracts import StepRequest
+from workflows.conversion import build as convert
 from workflows.conversion import cache
 from workflows.conversion.cache import CacheBounds, cache_inputs, cache_key, converted
 from workflows.conversion.cache_stores import LocalStore
 from workflows.conversion.manifest import file_entries
-from workflows.steps import convert_to_onnx as convert
 
 BOUNDS = CacheBounds(max_bytes=1 << 40, max_age_s=86400.0)
 REGION = "us-east-1"

@@ -10,9 +10,9 @@ import pytest
 
 from tests.conftest import fast_spec
 from workflows.contracts import StepRequest
+from workflows.conversion.build import build_artifact
 from workflows.conversion.source import check_safetensors, check_weights
 from workflows.errors import DeploybenchError, ModelSourceInvalid, OutputNotWritable, UnsupportedArchitecture
-from workflows.steps.convert_to_onnx import build_artifact
 
 
 def model_copy(tiny_bert: Path, tmp_path: Path) -> Path:

@@ -12,12 +12,13 @@ from boto3.s3.transfer import TransferConfig
 
 from tests.conftest import convert_folder, fast_spec
 from tests.support.aws import Aws
+from workflows.artifact.tarball import write_tarball
 from workflows.aws import storage
 from workflows.contracts import ConvertResult, PackRequest
 from workflows.conversion.manifest import MANIFEST_FILE, read_manifest, verify_artifact
 from workflows.errors import ArtifactIncomplete, OutputNotWritable
 from workflows.settings import Settings
-from workflows.steps.pack_artifact import pack, write_tarball
+from workflows.steps.pack_artifact import pack
 
 SETTINGS = Settings(bucket="pack-bucket", sagemaker_role_arn="arn:aws:iam::123456789012:role/sm")
 

@@ -19,10 +19,10 @@ from tests.support.tasks import (
     with_st_layout,
 )
 from workflows.contracts import StepRequest
+from workflows.conversion.build import build_artifact
 from workflows.conversion.manifest import read_manifest
 from workflows.conversion.pooling import choose_pooling, layout_pooling
 from workflows.errors import ModelSourceInvalid, SpecInvalid
-from workflows.steps.convert_to_onnx import build_artifact
 
 TEXTS = ["A short text.", "A somewhat longer text about the weather in Lisbon this week.", "Three words here"]
 PAIRS = [["A man is eating.", "Someone eats food."], ["The sky is blue.", "It is raining hard."]]

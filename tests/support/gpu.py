@@ -30,7 +30,7 @@ def gpu_spec(source: str | Path, *, task: str = "embedding", **convert: Any) -> 
 
 def convert_for(spec: RunSpec, source: Path, root: Path) -> Path:
     """Run the convert step's build for ``spec`` into ``root/artifact``."""
-    from workflows.steps.convert_to_onnx import build_artifact
+    from workflows.conversion.build import build_artifact
 
     build_artifact(
         StepRequest(run_id="fixture", spec=spec),

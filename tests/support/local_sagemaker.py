@@ -9,8 +9,8 @@ from typing import Any
 
 from botocore.config import Config
 
+from workflows.artifact.tarball import write_tarball
 from workflows.local.engine import BUCKET, REGION, LocalEngine
-from workflows.steps.pack_artifact import write_tarball
 
 ROLE = "arn:aws:iam::123456789012:role/deploybench-local"
 HF_IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-inference:2.6.0-transformers4.51.3-cpu-py312-ubuntu22.04"

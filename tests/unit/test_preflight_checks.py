@@ -210,7 +210,7 @@ def test_f03_tokenizer_outputs_against_graph_inputs() -> None:
 
 
 def test_the_shipped_serving_code_filters_inputs() -> None:
-    from workflows.steps.convert_to_onnx import SERVING_CODE
+    from workflows.conversion.build import SERVING_CODE
 
     # Then the artifact's inference.py is recognised as F03-safe and imports onnxruntime (F01 applies)
     code = (SERVING_CODE / "inference.py").read_text(encoding="utf-8")

@@ -32,15 +32,15 @@ def canary_before_start(spec: RunSpec, *, run_id: str, skip: bool, region: str) 
         reason = f"model.source {source} is not a local folder: the artifact is first built on AWS"
         progress().print(f"Pre-spend canary skipped: {reason}.")
         return {"outcome": "skipped", "reason": reason}
+    from workflows.artifact.tarball import write_tarball
     from workflows.container.canary import run_canary
     from workflows.container.environment import DlcUnavailable
     from workflows.contracts import StepRequest
+    from workflows.conversion.build import build_artifact
     from workflows.conversion.source import resolve_source
     from workflows.diagnosis import diagnose, evidence_from_text
     from workflows.hosting.image_choice import image_for
     from workflows.images.table import HF_INFERENCE
-    from workflows.steps.convert_to_onnx import build_artifact
-    from workflows.steps.pack_artifact import write_tarball
 
     types = getattr(spec.hosting, "instance_type_fallbacks", None) or []
     image = image_for(HF_INFERENCE, spec.hosting, types[0] if types else None, region)

@@ -117,10 +117,10 @@ def convert(
     as_json: JsonOption = False,
 ) -> None:
     """Convert a model to a verified ONNX artifact folder (and, with --pack, its tarball)."""
+    from workflows.artifact.tarball import write_tarball
     from workflows.contracts import StepRequest
+    from workflows.conversion.build import build_artifact, fetch_source
     from workflows.conversion.manifest import verify_artifact
-    from workflows.steps.convert_to_onnx import build_artifact, fetch_source
-    from workflows.steps.pack_artifact import write_tarball
 
     spec = spec_for(
         source_or_spec,

@@ -39,12 +39,11 @@ from workflows.settings import Settings
 DIGESTS_FILE = ".digests.json"
 # Libraries whose version changes the graph, its weights or what the artifact pins.
 CONVERTER_LIBRARIES = ("onnxruntime", "onnx", "torch", "transformers", "tokenizers", "numpy")
-# The code that builds an artifact: the conversion package, the step, its reduced-precision
+# The code that builds an artifact: the conversion package (build.py: the pipeline), its reduced-precision
 # builders and serving plan, the validation texts, and the serving code copied into code/.
 CONVERTER_SOURCES = (
     "workflows/conversion",
     "workflows/gpu",
-    "workflows/steps/convert_to_onnx.py",
     "workflows/benchmark/texts.py",
     "workflows/artifact/manifest.py",
     "artifacts/code",

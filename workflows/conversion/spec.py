@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
 from workflows.models import Strict
+
+# A share, a cosine or a distance between two histograms: the INT8 guard's floors and ceilings.
+Fraction = Annotated[float, Field(ge=0, le=1)]
 
 
 class ConvertSpec(Strict):
@@ -60,23 +63,14 @@ class ConvertSpec(Strict):
     # logits, far below a trained head's) kept 95% of its top labels, shift 0.05; random XLM-R and
     # DeBERTa-v2 classifiers kept 100%. Variation kept: 0.98-1.3 on every healthy graph (noise only
     # adds spread), 0.000 on deliberately collapsed ones (tests/models/test_convert_int8.py).
-    int8_min_cosine: float = Field(
-        0.98,
-        ge=0,
-        le=1,
-        description="INT8 guard: lowest per-text cosine to fp32 accepted (embeddings).",
+    int8_min_cosine: Fraction = Field(
+        0.98, description="INT8 guard: lowest per-text cosine to fp32 accepted (embeddings)."
     )
-    int8_min_agreement: float = Field(
-        0.9,
-        ge=0,
-        le=1,
-        description="INT8 guard: lowest share of inputs keeping their top label (classifiers).",
+    int8_min_agreement: Fraction = Field(
+        0.9, description="INT8 guard: lowest share of inputs keeping their top label (classifiers)."
     )
-    int8_max_distribution_shift: float = Field(
-        0.2,
-        ge=0,
-        le=1,
-        description="INT8 guard: largest total variation distance between predicted-label histograms.",
+    int8_max_distribution_shift: Fraction = Field(
+        0.2, description="INT8 guard: largest total variation distance between predicted-label histograms."
     )
     int8_min_variation_kept: float = Field(
         0.5,

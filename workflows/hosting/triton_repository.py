@@ -57,14 +57,19 @@ def _maps(kind: str, names: list[str]) -> str:
     return "\n".join(f'      {kind} {{ key: "{n}" value: "{n}" }}' for n in names)
 
 
+def _token_dims(hosting: TritonHosting) -> str:
+    """A tensor's dims past the batch: Triton adds the batch dimension itself when it batches."""
+    return "-1" if hosting.max_batch_size > 0 else "-1, -1"
+
+
 def model_config(manifest: ArtifactManifest, hosting: TritonHosting, *, gpu: bool) -> str:
     """config.pbtxt of the ONNX model: its inputs (int64 [batch, tokens]) and output (fp32 [batch, n])."""
     batched = hosting.max_batch_size > 0
     return _template("model.pbtxt").substitute(
         name=MODEL,
         max_batch_size=hosting.max_batch_size,
-        inputs=_tensors(manifest.inputs, ONNX_TYPE, "-1" if batched else "-1, -1"),
-        outputs=_tensors(manifest.outputs, OUTPUT_TYPE, "-1" if batched else "-1, -1"),
+        inputs=_tensors(manifest.inputs, ONNX_TYPE, _token_dims(hosting)),
+        outputs=_tensors(manifest.outputs, OUTPUT_TYPE, _token_dims(hosting)),
         count=hosting.instances_per_device,
         kind="KIND_GPU" if gpu else "KIND_CPU",
         batching="dynamic_batching { }" if hosting.dynamic_batching and batched else "",
@@ -72,11 +77,10 @@ def model_config(manifest: ArtifactManifest, hosting: TritonHosting, *, gpu: boo
 
 
 def tokenizer_config(manifest: ArtifactManifest, hosting: TritonHosting) -> str:
-    batched = hosting.max_batch_size > 0
     return _template("tokenizer.pbtxt").substitute(
         name=TOKENIZER,
         max_batch_size=hosting.max_batch_size,
-        outputs=_tensors(manifest.inputs, ONNX_TYPE, "-1" if batched else "-1, -1"),
+        outputs=_tensors(manifest.inputs, ONNX_TYPE, _token_dims(hosting)),
         count=hosting.instances_per_device,
         max_length=manifest.max_sequence_length,
         output_names=",".join(manifest.inputs),
@@ -84,11 +88,10 @@ def tokenizer_config(manifest: ArtifactManifest, hosting: TritonHosting) -> str:
 
 
 def ensemble_config(manifest: ArtifactManifest, hosting: TritonHosting) -> str:
-    batched = hosting.max_batch_size > 0
     return _template("ensemble.pbtxt").substitute(
         name=ENSEMBLE,
         max_batch_size=hosting.max_batch_size,
-        outputs=_tensors(manifest.outputs, OUTPUT_TYPE, "-1" if batched else "-1, -1"),
+        outputs=_tensors(manifest.outputs, OUTPUT_TYPE, _token_dims(hosting)),
         tokenizer=TOKENIZER,
         model=MODEL,
         tokenizer_outputs=_maps("output_map", manifest.inputs),

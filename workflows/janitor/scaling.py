@@ -18,6 +18,7 @@ Scaling deletes them): only orphans are left for the alarm sweep.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -80,8 +81,14 @@ def _expired(expires: datetime | None, now: datetime) -> bool:
     return expires is not None and expires <= now
 
 
-def _removal(kind: str, name: str, expires: datetime, outcome: Action | None, detail: str) -> list[Leak]:
-    if outcome is None:  # already gone
+def _removed(
+    kind: str, name: str, expires: datetime, *, dry_run: bool, call: Callable[..., Any], **kwargs: Any
+) -> list[Leak]:
+    """What the janitor did (dry: would do) about one expired scaling resource; nothing when already gone."""
+    if dry_run:
+        return [Leak(kind=kind, name=name, expired_at=expires, action="would_delete")]
+    outcome, detail = act(call, **kwargs)
+    if outcome is None:
         return []
     return [Leak(kind=kind, name=name, expired_at=expires, action=outcome, detail=detail)]
 
@@ -101,33 +108,25 @@ def sweep_scaling(
         if expires is None or not _expired(expires, now):
             continue
         for policy in resources.scaling_policies(autoscaling, resource_id):
-            name = f"{resource_id}/{policy}"
-            if dry_run:
-                leaks.append(
-                    Leak(
-                        kind=resources.SCALING_POLICY.name,
-                        name=name,
-                        expired_at=expires,
-                        action="would_delete",
-                    )
-                )
-                continue
-            outcome, detail = act(
-                autoscaling.delete_scaling_policy, PolicyName=policy, ResourceId=resource_id, **target
+            leaks += _removed(
+                resources.SCALING_POLICY.name,
+                f"{resource_id}/{policy}",
+                expires,
+                dry_run=dry_run,
+                call=autoscaling.delete_scaling_policy,
+                PolicyName=policy,
+                ResourceId=resource_id,
+                **target,
             )
-            leaks += _removal(resources.SCALING_POLICY.name, name, expires, outcome, detail)
-        if dry_run:
-            leaks.append(
-                Leak(
-                    kind=resources.SCALABLE_TARGET.name,
-                    name=resource_id,
-                    expired_at=expires,
-                    action="would_delete",
-                )
-            )
-            continue
-        outcome, detail = act(autoscaling.deregister_scalable_target, ResourceId=resource_id, **target)
-        leaks += _removal(resources.SCALABLE_TARGET.name, resource_id, expires, outcome, detail)
+        leaks += _removed(
+            resources.SCALABLE_TARGET.name,
+            resource_id,
+            expires,
+            dry_run=dry_run,
+            call=autoscaling.deregister_scalable_target,
+            ResourceId=resource_id,
+            **target,
+        )
     return leaks
 
 

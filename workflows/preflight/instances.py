@@ -79,12 +79,13 @@ def check_instance_types(instance_types: list[str], *, image: str | None = None)
         row = instance(name)
         family = (instance_table()["families"].get(family_of(name)) or {}).get("accelerator") or {}
         kind = family.get("kind")
+        # Only the first type is what the run deploys: a fallback that cannot serve is a warning.
+        unservable = "blocking" if position == 0 else "warning"
         if is_arm64(name) and image is None:
             findings.append(
-                Finding(
-                    id="instance-type",
-                    severity="blocking" if position == 0 else "warning",
-                    message=f"{name} has an arm64 CPU (AWS Graviton, or Grace): the images deploybench picks "
+                _instance_finding(
+                    unservable,
+                    f"{name} has an arm64 CPU (AWS Graviton, or Grace): the images deploybench picks "
                     "(workflows/data/images.yaml) and the artifact's onnxruntime wheel are built for x86_64, "
                     "so the container would fail with an exec format error.",
                     fix="use an x86_64 instance type (ml.c7i, ml.m7i, ml.c6i), or set hosting.image to an "
@@ -94,10 +95,9 @@ def check_instance_types(instance_types: list[str], *, image: str | None = None)
             )
         elif kind and kind != GPU and image is None:
             findings.append(
-                Finding(
-                    id="instance-type",
-                    severity="blocking" if position == 0 else "warning",
-                    message=f"{name} carries {family.get('name')} accelerators ({kind}), not CUDA GPUs: the "
+                _instance_finding(
+                    unservable,
+                    f"{name} carries {family.get('name')} accelerators ({kind}), not CUDA GPUs: the "
                     "images deploybench picks (workflows/data/images.yaml) are built for CPUs and NVIDIA GPUs "
                     "and do not run there.",
                     fix="use a GPU (ml.g5, ml.g6, ml.p5...) or CPU instance type, or set hosting.image to an "
@@ -107,10 +107,9 @@ def check_instance_types(instance_types: list[str], *, image: str | None = None)
             )
         elif row is None:
             findings.append(
-                Finding(
-                    id="instance-type",
-                    severity="warning",
-                    message=f"{name} is not in the instance table (checked {table_date()}); its memory and "
+                _instance_finding(
+                    "warning",
+                    f"{name} is not in the instance table (checked {table_date()}); its memory and "
                     "accelerators cannot be verified, and a misspelt type fails only at CreateEndpointConfig.",
                     fix="check the name against the SageMaker instance list, or add the type to "
                     "workflows/data/instances.yaml with its source",
@@ -118,3 +117,7 @@ def check_instance_types(instance_types: list[str], *, image: str | None = None)
                 )
             )
     return findings
+
+
+def _instance_finding(severity: str, message: str, *, fix: str, evidence: str) -> Finding:
+    return Finding(id="instance-type", severity=severity, message=message, fix=fix, evidence=evidence)

@@ -70,6 +70,61 @@ def _bootstrap_medians(values: np.ndarray, rng: np.random.Generator) -> np.ndarr
     return np.concatenate(chunks)
 
 
+def _samples(
+    baseline: dict[str, Any], candidate: dict[str, Any], seed: int
+) -> tuple[np.ndarray, np.ndarray, np.random.Generator]:
+    """Both runs' latency samples (capped) and the seeded generator that goes on to resample them."""
+    rng = np.random.default_rng(seed)
+    a = _capped(np.asarray(baseline["latencies_ms"], dtype=float), rng)
+    b = _capped(np.asarray(candidate["latencies_ms"], dtype=float), rng)
+    return a, b, rng
+
+
+def _interval(resampled: np.ndarray) -> tuple[float, float]:
+    """The central ``CONFIDENCE`` interval of the resampled changes."""
+    tail = (1 - CONFIDENCE) / 2 * 100
+    low, high = (float(x) for x in np.percentile(resampled, [tail, 100 - tail]))
+    return low, high
+
+
+def _noise(baseline: dict[str, Any], candidate: dict[str, Any], figure: str) -> float:
+    """The larger of the two runs' window-to-window spread of ``figure``."""
+    return max(
+        _spread([w[figure] for w in _kept_windows(baseline)]),
+        _spread([w[figure] for w in _kept_windows(candidate)]),
+    )
+
+
+def _judged(
+    change: float,
+    interval: tuple[float, float],
+    noise: float,
+    min_change_pct: float,
+    samples: tuple[np.ndarray, np.ndarray],
+    figures: dict[str, Any],
+    *,
+    rise: str,
+) -> dict[str, Any]:
+    """The verdict with its figures: ``rise`` (a regression or an improvement) or its opposite when the
+    interval excludes zero on that side and the change passes both the noise and ``min_change_pct``;
+    within noise otherwise."""
+    low, high = interval
+    fall = IMPROVEMENT if rise == REGRESSION else REGRESSION
+    floor = max(noise, min_change_pct / 100)
+    verdict = WITHIN_NOISE
+    if low > 0 and change > floor:
+        verdict = rise
+    elif high < 0 and -change > floor:
+        verdict = fall
+    return {
+        "verdict": verdict,
+        **figures,
+        "noise": round(noise, 4),
+        "min_change": round(min_change_pct / 100, 4),
+        "n": [int(sample.size) for sample in samples],
+    }
+
+
 def latency_verdict(
     baseline: dict[str, Any], candidate: dict[str, Any], *, seed: int = 0, min_change_pct: float = 0.0
 ) -> dict[str, Any]:
@@ -84,33 +139,15 @@ def latency_verdict(
     reason = _no_verdict(baseline, candidate)
     if reason:
         return {"verdict": NO_VERDICT, "reason": reason}
-    rng = np.random.default_rng(seed)
-    a = _capped(np.asarray(baseline["latencies_ms"], dtype=float), rng)
-    b = _capped(np.asarray(candidate["latencies_ms"], dtype=float), rng)
+    a, b, rng = _samples(baseline, candidate, seed)
     diffs = _bootstrap_medians(b, rng) - _bootstrap_medians(a, rng)
-    tail = (1 - CONFIDENCE) / 2 * 100
-    low, high = (float(x) for x in np.percentile(diffs, [tail, 100 - tail]))
+    low, high = _interval(diffs)
     base = float(np.median(a))
     change = (float(np.median(b)) - base) / base
-    noise = max(
-        _spread([w["p50_ms"] for w in _kept_windows(baseline)]),
-        _spread([w["p50_ms"] for w in _kept_windows(candidate)]),
-    )
-    floor = max(noise, min_change_pct / 100)
-    if low > 0 and change > floor:
-        verdict = REGRESSION
-    elif high < 0 and -change > floor:
-        verdict = IMPROVEMENT
-    else:
-        verdict = WITHIN_NOISE
-    judged = {
-        "verdict": verdict,
-        "median_change": round(change, 4),
-        "diff_ms_ci95": [round(low, 3), round(high, 3)],
-        "noise": round(noise, 4),
-        "min_change": round(min_change_pct / 100, 4),
-        "n": [int(a.size), int(b.size)],
-    }
+    noise = _noise(baseline, candidate, "p50_ms")
+    figures = {"median_change": round(change, 4), "diff_ms_ci95": [round(low, 3), round(high, 3)]}
+    # Latency rising is the regression.
+    judged = _judged(change, (low, high), noise, min_change_pct, (a, b), figures, rise=REGRESSION)
     if low <= 0 <= high:
         judged["reason"] = INDISTINGUISHABLE
         judged["n_to_separate"] = n_to_separate(
@@ -149,36 +186,24 @@ def throughput_verdict(
     reason = _no_verdict(baseline, candidate)
     if reason:
         return {"verdict": NO_VERDICT, "reason": reason}
-    rng = np.random.default_rng(seed)
-    a = _capped(np.asarray(baseline["latencies_ms"], dtype=float), rng)
-    b = _capped(np.asarray(candidate["latencies_ms"], dtype=float), rng)
+    a, b, rng = _samples(baseline, candidate, seed)
     clients = candidate["concurrency"] / baseline["concurrency"]
     changes = _bootstrap_means(a, rng) / _bootstrap_means(b, rng) * clients - 1
-    tail = (1 - CONFIDENCE) / 2 * 100
-    low, high = (float(x) for x in np.percentile(changes, [tail, 100 - tail]))
+    low, high = _interval(changes)
     change = float(a.mean()) / float(b.mean()) * clients - 1
-    noise = max(
-        _spread([w["requests_per_s"] for w in _kept_windows(baseline)]),
-        _spread([w["requests_per_s"] for w in _kept_windows(candidate)]),
+    noise = _noise(baseline, candidate, "requests_per_s")
+    measured = (
+        candidate["requests_per_s"] / baseline["requests_per_s"] - 1
+        if baseline.get("requests_per_s")
+        else None
     )
-    floor = max(noise, min_change_pct / 100)
-    if high < 0 and -change > floor:
-        verdict = REGRESSION
-    elif low > 0 and change > floor:
-        verdict = IMPROVEMENT
-    else:
-        verdict = WITHIN_NOISE
-    judged = {
-        "verdict": verdict,
+    figures = {
         "mean_change": round(change, 4),
         "change_ci95": [round(low, 4), round(high, 4)],
-        "measured_change": round(candidate["requests_per_s"] / baseline["requests_per_s"] - 1, 4)
-        if baseline.get("requests_per_s")
-        else None,
-        "noise": round(noise, 4),
-        "min_change": round(min_change_pct / 100, 4),
-        "n": [int(a.size), int(b.size)],
+        "measured_change": None if measured is None else round(measured, 4),
     }
+    # Throughput rising is the improvement.
+    judged = _judged(change, (low, high), noise, min_change_pct, (a, b), figures, rise=IMPROVEMENT)
     if low <= 0 <= high:
         judged["reason"] = INDISTINGUISHABLE
     return judged
