@@ -75,11 +75,17 @@ def _said(text: Any, speaker: str = "", *, software: bool = False) -> list[Messa
     return [Message(text=line, speaker=speaker, prose=prose) for line in text.splitlines() if line.strip()]
 
 
+def _as_described(key: str, value: Any) -> Any:
+    """An event's field as the Describe* API writes it: epoch seconds, statuses in CamelCase (IN_SERVICE)."""
+    if key.endswith("Time") and isinstance(value, int) and value > _EPOCH_MS:
+        return value / 1000
+    if key.endswith("Status") and isinstance(value, str) and value.isupper():
+        return "".join(word.capitalize() for word in value.split("_"))
+    return value
+
+
 def _epoch_times(detail: dict[str, Any]) -> dict[str, Any]:
-    return {
-        key: value / 1000 if key.endswith("Time") and isinstance(value, int) and value > _EPOCH_MS else value
-        for key, value in detail.items()
-    }
+    return {key: _as_described(key, value) for key, value in detail.items()}
 
 
 def _trail_event(record: dict[str, Any]) -> list[Message]:

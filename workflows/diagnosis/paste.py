@@ -134,7 +134,8 @@ def _sdk_notebook(reading: Reading) -> None:
             )
             if end is None:
                 continue
-            lines[index:end] = [None] * (end - index)
+            start = index - 1 if index and re.fullmatch(r"\s*-{20,}\s*", lines[index - 1] or "") else index
+            lines[start:end] = [None] * (end - start)
             reading.at = index
             reading.found(SDK_NOTEBOOK)
         elif exception := _SDK_EXCEPTION.match(line):
