@@ -14,6 +14,7 @@ from typing import Any
 
 from workflows import clock
 from workflows.contracts import ErrorInfo
+from workflows.diagnosis.envelopes import ENVELOPES, open_envelope
 from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
 from workflows.diagnosis.polarity import is_machine_line
 from workflows.diagnosis.polls import from_stack_event
@@ -26,6 +27,14 @@ STEP_FUNCTIONS = "step-functions-error"
 LAMBDA_ERROR = "lambda-error"
 CLOUDWATCH = "cloudwatch-log"
 CLIENT_TRACEBACK = "client-traceback"
+# The SageMaker Python SDK in a notebook: deploy()'s progress line, then its UnexpectedStatusException.
+SDK_NOTEBOOK = "sagemaker-sdk"
+# `aws logs tail` and `filter-log-events --output text`: the time and log stream before each event.
+LOGS_TAIL = "logs-tail"
+# Describe* records in the layouts other than JSON (workflows.diagnosis.records).
+YAML_RECORD = "yaml-record"
+CLI_TABLE = "cli-table"
+CONSOLE_OCR = "console-ocr"
 TEXT = "text"
 FORMS = (
     DESCRIBE_ENDPOINT,
@@ -38,6 +47,12 @@ FORMS = (
     LAMBDA_ERROR,
     CLOUDWATCH,
     CLIENT_TRACEBACK,
+    SDK_NOTEBOOK,
+    LOGS_TAIL,
+    YAML_RECORD,
+    CLI_TABLE,
+    CONSOLE_OCR,
+    *ENVELOPES,
     TEXT,
 )
 
@@ -142,13 +157,28 @@ def _history(reading: Reading, events: list[Any]) -> None:
     reading.found(STEP_FUNCTIONS)
 
 
+def _envelope(reading: Reading, value: Any, number: int) -> bool:
+    """An envelope's messages, in order: each text with who said it (on its origin), each document read."""
+    opened = open_envelope(value)
+    if opened is None:
+        return False
+    reading.found(opened.form)
+    for message in opened.messages:
+        if message.document is not None:
+            read_document(reading, message.document, number)
+        else:
+            said = f"{number} {message.speaker}".strip()
+            reading.add(message.source, message.text, said, prose=message.prose)
+    return True
+
+
 def read_document(reading: Reading, value: Any, number: int) -> None:
-    """One JSON document, by the keys that name its API."""
+    """One JSON document, by the keys that name its API, or the envelope it is (opened, then read)."""
+    if _envelope(reading, value, number) or not isinstance(value, dict | list):
+        return
     if isinstance(value, list):
         for element in value:
             read_document(reading, element, number)
-        return
-    if not isinstance(value, dict):
         return
     events = value.get("events")
     if isinstance(events, list) and any(isinstance(e, dict) and "message" in e for e in events):

@@ -25,6 +25,8 @@ from workflows.diagnosis.documents import (
     CLIENT_TRACEBACK,
     CLOUDWATCH,
     FORMS,
+    LOGS_TAIL,
+    SDK_NOTEBOOK,
     STATE_PHASES,
     STEP_FUNCTIONS,
     TEXT,
@@ -40,6 +42,7 @@ from workflows.diagnosis.documents import (
 from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
 from workflows.diagnosis.polarity import is_machine_line
 from workflows.diagnosis.polls import apply, from_describe, from_waiter_line, time_on
+from workflows.diagnosis.records import find_records
 
 __all__ = ["FORMS", "evidence_from_paste"]
 
@@ -87,6 +90,82 @@ _TIME_ONLY = re.compile(
     r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|\[?\d{1,2}:\d\d(?::\d\d)?\]?)\s*$"
 )
 _INSTANCE_TYPE = re.compile(r"(?<![\w.])ml\.[a-z0-9]+\.(?:\d*xlarge|large|medium|small|metal)\b")
+
+
+# The SageMaker SDK's deploy(): a dash per poll, then "!" (InService) or "*" (failed); IPython's traceback
+# header names the exception first ("UnexpectedStatusException   Traceback (most recent call last)").
+_SDK_PROGRESS = re.compile(r"^\s*-{3,}[!*]\s*$")
+_IPYTHON_HEADER = re.compile(
+    r"^(?P<name>[A-Za-z_][\w.]*(?:Exception|Error))\s+Traceback \(most recent call last\)"
+)
+_SDK_EXCEPTION = re.compile(r"^\s*(?:sagemaker\.exceptions\.)?UnexpectedStatusException: (?P<message>.+)$")
+_SDK_REASON = re.compile(
+    r"Error hosting endpoint [\w-]+: (?P<status>\w+)\. Reason: (?P<reason>.*?)\.? Try changing"
+)
+# `aws logs tail` (time, log stream, message) and `aws logs filter-log-events --output text` (EVENTS rows).
+_TAIL_LINE = re.compile(
+    r"^(?P<time>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) "
+    r"(?P<stream>[\w.-]+/[\w./\[\]$-]+) (?P<message>.*)$"
+)
+_EVENTS_ROW = re.compile(r"^EVENTS\t[^\t]*\t\d+\t(?P<stream>[^\t]+)\t(?P<message>.*)\t\d+\s*$")
+
+
+def _sdk_notebook(reading: Reading) -> None:
+    """A notebook's deploy(): its progress line, IPython's traceback, and the exception's message.
+
+    The message quotes the endpoint's FailureReason ("Reason: ..."), read as a ``describe`` text too.
+    """
+    lines = reading.lines
+    for index, line in enumerate(lines):
+        if line is None:
+            continue
+        if _SDK_PROGRESS.match(line):
+            lines[index] = None
+            reading.at = index
+            reading.found(SDK_NOTEBOOK)
+        elif header := _IPYTHON_HEADER.match(line):
+            end = next(
+                (
+                    i
+                    for i in range(index + 1, len(lines))
+                    if (lines[i] or "").startswith(header.group("name") + ":")
+                ),
+                None,
+            )
+            if end is None:
+                continue
+            start = index - 1 if index and re.fullmatch(r"\s*-{20,}\s*", lines[index - 1] or "") else index
+            lines[start:end] = [None] * (end - start)
+            reading.at = index
+            reading.found(SDK_NOTEBOOK)
+        elif exception := _SDK_EXCEPTION.match(line):
+            message = exception.group("message")
+            reading.add("text", line.strip(), index + 1)
+            reason = _SDK_REASON.search(message)
+            if reason and reason.group("reason").strip() not in ("", "None"):
+                reading.add("describe", reason.group("reason"), f"{index + 1} FailureReason")
+            lines[index] = None
+            reading.at = index
+            reading.found(SDK_NOTEBOOK)
+
+
+def _tail_lines(reading: Reading) -> None:
+    """``aws logs`` output: the time and log stream stripped, so the event is read as the server wrote it."""
+    in_tail, stream = False, ""
+    for index, line in enumerate(reading.lines):
+        row = (_TAIL_LINE.match(line) or _EVENTS_ROW.match(line)) if line is not None else None
+        if row is None and not (in_tail and line and line.strip() and not _LOG_LINE.match(line)):
+            in_tail = False
+            continue
+        if row is not None:
+            in_tail = True
+            stream, message = row.group("stream"), row.group("message")
+        else:
+            message = line or ""  # a line that continues the event above (a traceback in one event)
+        reading.add("logs", message, f"{index + 1} {stream}")
+        reading.lines[index] = None
+        reading.at = index
+        reading.found(LOGS_TAIL)
 
 
 def _step_functions_labels(reading: Reading, spans: dict[int, Span]) -> None:
@@ -274,11 +353,17 @@ def evidence_from_paste(
     for span in spans.values():
         reading.at = span.first
         read_document(reading, span.value, span.first + 1)
+    for record in find_records(reading.lines):
+        reading.at = record.span.first
+        reading.found(record.form)
+        read_document(reading, record.span.value, record.span.first + 1)
     base = time_on(text.splitlines(), None)
     _waiter_lines(reading, base)
     polls = sorted(_series(reading, base) + reading.waiter, key=lambda pair: pair[0])
     apply(evidence, [poll for _, poll in polls])
+    _sdk_notebook(reading)
     _tracebacks(reading)
+    _tail_lines(reading)
     _log_lines(reading)
     rest = [
         (i, line)

@@ -1,0 +1,252 @@
+"""JSON that wraps the evidence: audit trails, notifications, incidents and chats, opened to their messages.
+
+What people paste is often one envelope around the text that matters, or several nested:
+
+- CloudTrail ``lookup-events`` (``Events[].CloudTrailEvent`` is itself a JSON string) and trail files
+  (``Records[]``): each call's operation, error code and message, and who made it;
+- EventBridge events (``detail-type`` / ``detail``), alone or in an SNS notification (``Message`` is a
+  JSON string) or an SQS message (``Body``), as the queue or a Lambda's event gives them;
+- incident webhooks: PagerDuty (v3 ``event.data``, v2 ``messages[]``, the Events API ``payload``) and
+  Opsgenie (``alert``), with the notes people add;
+- chat: a Slack export (a list of messages, or ``messages[]``), replies kept after their thread's start;
+- Datadog log exports (the Logs API's ``data[].attributes``, the UI export's ``content``).
+
+Each envelope is opened into ``Message`` objects in the order they happened: a nested document (read
+again by ``documents.read_document``, so an EventBridge ``detail`` is a Describe* record like any
+other) or a text with who said it and whether a person wrote it (prose is read for negation).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from workflows.diagnosis.evidence import Source
+from workflows.diagnosis.polarity import is_machine_line
+
+CLOUDTRAIL = "cloudtrail-events"
+EVENT = "eventbridge-event"
+NOTIFICATION = "sns-sqs-message"
+INCIDENT = "incident-webhook"
+CHAT = "chat-export"
+DATADOG = "datadog-logs"
+ENVELOPES = (CLOUDTRAIL, EVENT, NOTIFICATION, INCIDENT, CHAT, DATADOG)
+
+# EventBridge carries SageMaker's timestamps as epoch milliseconds; the Describe* APIs as seconds or ISO.
+_EPOCH_MS = 10**11
+
+
+@dataclass(frozen=True)
+class Message:
+    """One thing an envelope holds: a nested document, or a text and who said it."""
+
+    text: str = ""
+    document: Any = None
+    speaker: str = ""
+    source: Source = "text"
+    prose: bool = False
+
+
+@dataclass
+class Opened:
+    form: str
+    messages: list[Message] = field(default_factory=list)
+
+
+def _parsed(text: Any) -> Any:
+    """A JSON string's value, or None when it is not one."""
+    if not isinstance(text, str) or not text.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _said(text: Any, speaker: str = "", *, software: bool = False) -> list[Message]:
+    """A text as a message: its JSON document when it holds one, else prose unless software wrote it."""
+    if not isinstance(text, str) or not text.strip():
+        return []
+    document = _parsed(text)
+    if document is not None:
+        return [Message(document=document, speaker=speaker)]
+    prose = not software and not is_machine_line(text)
+    return [Message(text=line, speaker=speaker, prose=prose) for line in text.splitlines() if line.strip()]
+
+
+def _as_described(key: str, value: Any) -> Any:
+    """An event's field as the Describe* API writes it: epoch seconds, statuses in CamelCase (IN_SERVICE)."""
+    if key.endswith("Time") and isinstance(value, int) and value > _EPOCH_MS:
+        return value / 1000
+    if key.endswith("Status") and isinstance(value, str) and value.isupper():
+        return "".join(word.capitalize() for word in value.split("_"))
+    return value
+
+
+def _epoch_times(detail: dict[str, Any]) -> dict[str, Any]:
+    return {key: _as_described(key, value) for key, value in detail.items()}
+
+
+def _trail_event(record: dict[str, Any]) -> list[Message]:
+    identity = record.get("userIdentity") or {}
+    speaker = str(identity.get("arn") or identity.get("userName") or record.get("Username") or "")
+    operation = str(record.get("eventName") or "")
+    code = record.get("errorCode")
+    if not code:
+        return [Message(text=f"{operation} succeeded", speaker=speaker)]
+    message = str(record.get("errorMessage") or "")
+    return [
+        Message(
+            text=f"An error occurred ({code}) when calling the {operation} operation: {message}",
+            speaker=speaker,
+        )
+    ]
+
+
+def _cloudtrail(value: dict[str, Any]) -> Opened | None:
+    events = value.get("Events")
+    if isinstance(events, list) and any(isinstance(e, dict) and "CloudTrailEvent" in e for e in events):
+        records = [
+            {"Username": e.get("Username"), **(_parsed(e.get("CloudTrailEvent")) or {})}
+            for e in events
+            if isinstance(e, dict)
+        ]
+    elif isinstance(value.get("Records"), list) and any(
+        isinstance(r, dict) and "eventSource" in r for r in value["Records"]
+    ):
+        records = [r for r in value["Records"] if isinstance(r, dict)]
+    elif "eventSource" in value and "eventName" in value:
+        records = [value]
+    else:
+        return None
+    records.sort(
+        key=lambda record: str(record.get("eventTime") or "")
+    )  # lookup-events lists the newest first
+    return Opened(CLOUDTRAIL, [m for record in records for m in _trail_event(record)])
+
+
+def _event(value: dict[str, Any]) -> Opened | None:
+    if "detail-type" not in value or not isinstance(value.get("detail"), dict):
+        return None
+    detail = _epoch_times(value["detail"])
+    return Opened(EVENT, [Message(text=str(value["detail-type"])), Message(document=detail)])
+
+
+def _notification(value: dict[str, Any]) -> Opened | None:
+    bodies: list[Any] = []
+    if value.get("Type") == "Notification" and "Message" in value:
+        bodies = [value.get("Subject"), value["Message"]]
+    elif isinstance(value.get("Messages"), list):
+        bodies = [m.get("Body") for m in value["Messages"] if isinstance(m, dict)]
+    elif isinstance(value.get("Records"), list):
+        for record in value["Records"]:
+            if isinstance(record, dict) and isinstance(record.get("Sns"), dict):
+                bodies += [record["Sns"].get("Subject"), record["Sns"].get("Message")]
+            elif isinstance(record, dict) and "body" in record:
+                bodies.append(record["body"])
+    if not bodies:
+        return None
+    return Opened(NOTIFICATION, [m for body in bodies for m in _said(body, software=True)])
+
+
+def _agent(value: Any) -> str:
+    return (
+        str((value or {}).get("summary") or (value or {}).get("name") or "")
+        if isinstance(value, dict)
+        else ""
+    )
+
+
+def _incident(value: dict[str, Any]) -> Opened | None:
+    messages: list[Message] = []
+    event = value.get("event")
+    if (
+        isinstance(event, dict) and isinstance(event.get("data"), dict) and "event_type" in event
+    ):  # PagerDuty v3
+        data, speaker = event["data"], _agent(event.get("agent"))
+        messages += _said(data.get("title"), speaker, software=True)
+        messages += _said(data.get("content"), speaker)  # incident.annotated: a person's note
+    elif isinstance(value.get("messages"), list) and any(
+        isinstance(m, dict) and "incident" in m for m in value["messages"]
+    ):  # PagerDuty v2
+        for message in value["messages"]:
+            incident = message.get("incident") or {}
+            messages += _said(incident.get("title") or incident.get("summary"), software=True)
+            for entry in message.get("log_entries") or []:
+                channel = entry.get("channel") or {}
+                speaker = _agent(entry.get("agent"))
+                messages += _said(channel.get("details") or channel.get("summary"), speaker)
+    elif isinstance(value.get("payload"), dict) and "event_action" in value:  # PagerDuty Events API
+        payload = value["payload"]
+        messages += _said(payload.get("summary"), str(payload.get("source") or ""), software=True)
+        messages += [
+            m for v in (payload.get("custom_details") or {}).values() for m in _said(v, software=True)
+        ]
+    elif isinstance(value.get("alert"), dict) and "action" in value:  # Opsgenie
+        alert = value["alert"]
+        speaker = str(alert.get("username") or "")
+        messages += _said(alert.get("message"), software=True)
+        messages += _said(alert.get("description"), software=True)
+        messages += _said(alert.get("note"), speaker)
+    else:
+        return None
+    return Opened(INCIDENT, messages)
+
+
+def _slack_message(message: dict[str, Any]) -> list[Message]:
+    bot = bool(message.get("bot_id")) or message.get("subtype") == "bot_message"
+    speaker = str(message.get("user_name") or message.get("username") or message.get("user") or "")
+    said = _said(message.get("text"), speaker, software=bot)
+    for attachment in message.get("attachments") or []:
+        if isinstance(attachment, dict):
+            said += _said(attachment.get("text") or attachment.get("fallback"), speaker, software=True)
+    return said
+
+
+def _chat(value: Any) -> Opened | None:
+    messages = value.get("messages") if isinstance(value, dict) else value
+    if not isinstance(messages, list) or not messages:
+        return None
+    if not all(isinstance(m, dict) and "ts" in m and ("text" in m or "attachments" in m) for m in messages):
+        return None
+
+    def order(message: dict[str, Any]) -> tuple[float, float]:
+        # A reply follows its thread's first message; conversations.history lists the newest first.
+        return float(message.get("thread_ts") or message["ts"]), float(message["ts"])
+
+    return Opened(CHAT, [m for message in sorted(messages, key=order) for m in _slack_message(message)])
+
+
+def _datadog(value: Any) -> Opened | None:
+    rows = value.get("data") if isinstance(value, dict) else value
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
+        return None
+    found = [r.get("attributes") if r.get("type") == "log" else r.get("content") for r in rows]
+    if not all(isinstance(f, dict) and "message" in f for f in found):
+        return None
+    logs = sorted((f for f in found if isinstance(f, dict)), key=lambda f: str(f.get("timestamp") or ""))
+    return Opened(
+        DATADOG,
+        [
+            Message(
+                text=str(f["message"]), speaker=str(f.get("service") or f.get("host") or ""), source="logs"
+            )
+            for f in logs
+        ],
+    )
+
+
+def open_envelope(value: Any) -> Opened | None:
+    """The envelope ``value`` is, opened; None when it is none of them."""
+    for reader in (_chat, _datadog):
+        opened = reader(value)
+        if opened is not None:
+            return opened
+    if not isinstance(value, dict):
+        return None
+    for dict_reader in (_cloudtrail, _event, _notification, _incident):
+        opened = dict_reader(value)
+        if opened is not None:
+            return opened
+    return None
