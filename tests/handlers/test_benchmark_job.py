@@ -316,7 +316,7 @@ def test_stopping_a_job_that_was_never_created_is_fine(aws: Aws) -> None:
 def plan_for(
     instance_type: str, warm_stop: str = "stable", last_ms: float = 1.0, **benchmark: Any
 ) -> BenchmarkPlan:
-    spec = fast_spec("bundled", benchmark=benchmark)
+    spec = fast_spec("bundled", benchmark={"windows": "auto", **benchmark})
     warm = ShapeWarmup(
         batch_size=1,
         sequence_length="natural",
@@ -375,7 +375,10 @@ def test_the_plan_warns_once_when_the_cap_cannot_reach_the_n_p99_needs() -> None
 
 def test_the_plan_reads_throughput_from_the_warm_clients_not_a_latency_per_request() -> None:
     # Given a warm-up at 4 clients on one worker: 585 ms a request is 6.8 requests/s
-    spec = fast_spec("bundled", benchmark={"min_duration_s": 3, "max_duration_s": 60, "concurrency": [1, 4]})
+    spec = fast_spec(
+        "bundled",
+        benchmark={"windows": "auto", "min_duration_s": 3, "max_duration_s": 60, "concurrency": [1, 4]},
+    )
     warm = ShapeWarmup(
         batch_size=8,
         sequence_length=128,

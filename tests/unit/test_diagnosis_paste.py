@@ -138,3 +138,16 @@ def test_text_that_is_no_known_form_is_read_as_text_and_broken_json_is_not_lost(
     # Then both lines are read as text, and the signature still names its entry
     assert evidence.forms == ["text"]
     assert diagnose(evidence).id == "F19"
+
+
+def test_a_record_whose_list_fields_hold_text_is_read_without_a_crash() -> None:
+    # Given a describe-endpoint record typed by hand: ProductionVariants and InstancePools as text
+    pasted = (
+        "EndpointName: emb-prod\n"
+        "EndpointStatus: InService\n"
+        "ProductionVariants: see the console\n"
+        "CreationTime: '2026-11-02T10:00:00Z'\n"
+        "LastModifiedTime: '2026-11-02T10:09:00Z'\n"
+    )
+    # When it is diagnosed, Then it answers (an InService endpoint names no failure) instead of raising
+    assert diagnose(evidence_from_paste(pasted, origin="paste")).id == "unknown"

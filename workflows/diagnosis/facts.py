@@ -44,8 +44,21 @@ MIN_TABLE_ROWS = 4
 _RESOLVED_ARCHITECTURE = re.compile(r"Resolved architecture: ?(?P<architecture>[A-Za-z0-9_]+)")
 
 
+def _records(value: Any) -> list[dict[str, Any]]:
+    """The objects of a list field; anything else a pasted record holds there (text, a number) is no record."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _number(value: Any) -> float:
+    """A field's number, or 0 when a pasted record holds none there."""
+    try:
+        return float(value or 0)
+    except (TypeError, ValueError):
+        return 0.0
+
+
 def _variants(evidence: Evidence) -> list[dict[str, Any]]:
-    return list((evidence.endpoint or {}).get("ProductionVariants") or [])
+    return _records((evidence.endpoint or {}).get("ProductionVariants"))
 
 
 def serverless(evidence: Evidence) -> FactValue:
@@ -54,7 +67,7 @@ def serverless(evidence: Evidence) -> FactValue:
         return True
     if any(v.get("CurrentServerlessConfig") or v.get("DesiredServerlessConfig") for v in _variants(evidence)):
         return True
-    config_variants = (evidence.endpoint_config or {}).get("ProductionVariants") or []
+    config_variants = _records((evidence.endpoint_config or {}).get("ProductionVariants"))
     if any(v.get("ServerlessConfig") for v in config_variants):
         return True
     known = evidence.hosting_mode or _variants(evidence) or config_variants or evidence.instance_type
@@ -67,7 +80,7 @@ def gpu_instance(evidence: Evidence) -> FactValue:
 
 def _pools(evidence: Evidence) -> list[str]:
     variants = (evidence.endpoint_config or {}).get("ProductionVariants") or [{}]
-    pools = sorted(variants[0].get("InstancePools") or [], key=lambda p: int(p.get("Priority") or 0))
+    pools = sorted(_records(variants[0].get("InstancePools")), key=lambda p: _number(p.get("Priority")))
     return [str(pool.get("InstanceType")) for pool in pools]
 
 
