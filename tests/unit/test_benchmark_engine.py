@@ -11,6 +11,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import boto3
 import pytest
@@ -23,6 +24,7 @@ from workflows.benchmark.noop_endpoint import NoopEndpoint
 from workflows.benchmark.payloads import Shape, bodies_for, payload
 from workflows.benchmark.policy import policy_for
 from workflows.benchmark.run_config import engine_config
+from workflows.benchmark.sizing import Windows
 from workflows.benchmark.warmup import stable_windows, warm_up
 
 BODIES = [b"{}"]
@@ -212,18 +214,25 @@ def test_a_shape_cut_short_below_min_requests_is_not_stable_and_says_why() -> No
     assert low is not None and high is not None and low <= figures["p50_ms"] <= high
 
 
-def test_count_windows_hold_the_requests_a_bounded_p99_needs() -> None:
-    # Given a steady ~3 ms endpoint, measured with windows sized by request count and a short time floor
-    figures = measure(
-        steady(0.003),
+def windowed(
+    call: Callable[[bytes], Outcome], windows_by: Windows, *, max_duration_s: float
+) -> dict[str, Any]:
+    """One client measuring with a 0.3 s floor and min_requests 30, windows closed as asked."""
+    return measure(
+        call,
         BODIES,
         Shape(1, 16),
         concurrency=1,
         min_duration_s=0.3,
         min_requests=30,
-        max_duration_s=20,
-        windows_by="count",
+        max_duration_s=max_duration_s,
+        windows_by=windows_by,
     )
+
+
+def test_count_windows_hold_the_requests_a_bounded_p99_needs() -> None:
+    # Given a steady ~3 ms endpoint, measured with windows sized by request count and a short time floor
+    figures = windowed(steady(0.003), "count", max_duration_s=20)
     # Then each kept window closed on its 100 requests, the three hold p99's 299, and p99 is bounded
     assert figures["stable"] and figures["windows_by"] == "count"
     assert figures["target_requests"] == 299
@@ -234,16 +243,7 @@ def test_count_windows_hold_the_requests_a_bounded_p99_needs() -> None:
 
 def test_time_windows_keep_the_old_rule_and_leave_p99_unbounded_when_short() -> None:
     # Given the same endpoint with windows of min_duration_s / 3 = 0.1 s (about 30 requests each)
-    figures = measure(
-        steady(0.003),
-        BODIES,
-        Shape(1, 16),
-        concurrency=1,
-        min_duration_s=0.3,
-        min_requests=30,
-        max_duration_s=20,
-        windows_by="time",
-    )
+    figures = windowed(steady(0.003), "time", max_duration_s=20)
     # Then it is stable on fewer than 299 requests, as before, and p99 has no upper bound
     assert figures["stable"] and figures["requests"] < 299
     assert figures["p99_ci_ms"][1] is None
@@ -251,15 +251,7 @@ def test_time_windows_keep_the_old_rule_and_leave_p99_unbounded_when_short() -> 
 
 def test_a_count_window_cut_by_the_ceiling_is_unstable_and_says_what_n_it_reached() -> None:
     # Given a ~20 ms endpoint and a 1.5 s ceiling: about 75 requests, short of 299
-    figures = measure(
-        steady(0.02),
-        BODIES,
-        Shape(8, 128),
-        concurrency=1,
-        min_duration_s=0.3,
-        min_requests=30,
-        max_duration_s=1.5,
-    )
+    figures = windowed(steady(0.02), "auto", max_duration_s=1.5)
     # Then the open window closed at the ceiling, the measurement is unstable and names the n it lacks
     assert figures["stop_reason"] == "max_duration" and not figures["stable"]
     assert "that p99's upper bound needs" in figures["unstable_reason"]
