@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.stops.teardown import ExecutionStatusChange, teardown_stopped
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=ExecutionStatusChange)
+@lambda_handler(ExecutionStatusChange)
 def handler(event: ExecutionStatusChange, context: LambdaContext) -> dict[str, Any]:
     result = teardown_stopped(
         event,
