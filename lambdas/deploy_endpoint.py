@@ -14,14 +14,7 @@ from workflows.steps.deploy_endpoint import deploy
 
 @lambda_handler(DeployRequest)
 def handler(event: DeployRequest, context: LambdaContext) -> dict[str, Any]:
-    result = deploy(
-        event,
-        sagemaker=clients.sagemaker(),
-        settings=clients.settings(),
-        s3=clients.s3(),
-        autoscaling=clients.application_autoscaling(),
-        cloudwatch=clients.cloudwatch(),
-    )
+    result = deploy(event, **clients.endpoint(), settings=clients.settings(), s3=clients.s3())
     logger.info(
         "deploying",
         extra={

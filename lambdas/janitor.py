@@ -22,10 +22,8 @@ class JanitorRequest(BaseModel):
 @lambda_handler(JanitorRequest)
 def handler(event: JanitorRequest, context: LambdaContext) -> dict[str, Any]:
     report = run_janitor(
-        sagemaker=clients.sagemaker(),
+        **clients.endpoint(),
         s3=clients.s3(),
-        autoscaling=clients.application_autoscaling(),
-        cloudwatch=clients.cloudwatch(),
         sns=clients.sns(),
         bucket=clients.settings().bucket,
         topic_arn=os.environ.get(TOPIC_ENV),

@@ -14,12 +14,7 @@ from workflows.steps.place_inference_components import place_inference_component
 
 @lambda_handler(DescribeRequest)
 def handler(event: DescribeRequest, context: LambdaContext) -> dict[str, Any]:
-    result = place_inference_components(
-        event,
-        sagemaker=clients.sagemaker(),
-        autoscaling=clients.application_autoscaling(),
-        cloudwatch=clients.cloudwatch(),
-    )
+    result = place_inference_components(event, **clients.endpoint())
     logger.info(
         "inference components",
         extra={"run_id": event.run_id, "status": result.status, "phase": result.phase, "polls": result.polls},

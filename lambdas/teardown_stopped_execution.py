@@ -14,13 +14,7 @@ from workflows.stops.teardown import ExecutionStatusChange, teardown_stopped
 @lambda_handler(ExecutionStatusChange)
 def handler(event: ExecutionStatusChange, context: LambdaContext) -> dict[str, Any]:
     result = teardown_stopped(
-        event,
-        sagemaker=clients.sagemaker(),
-        s3=clients.s3(),
-        settings=clients.settings(),
-        autoscaling=clients.application_autoscaling(),
-        cloudwatch=clients.cloudwatch(),
-        tagging=clients.tagging(),
+        event, **clients.endpoint(), s3=clients.s3(), settings=clients.settings(), tagging=clients.tagging()
     )
     deleted = result.teardown.deleted if result.teardown else []
     logger.info(
