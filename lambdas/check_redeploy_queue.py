@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import logger, tracer
+from lambdas.observability import lambda_handler, logger
 from workflows.redeploy.prepare import QueueRequest, check_queue
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@event_parser(model=QueueRequest)
+@lambda_handler(QueueRequest, publishes_metrics=False)
 def handler(event: QueueRequest, context: LambdaContext) -> dict[str, Any]:
     decision = check_queue(event, sfn=clients.stepfunctions())
     logger.info(

@@ -11,13 +11,11 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.steps.check_spec import check_spec, spec_request
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
+@lambda_handler(None)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = spec_request(event)
     settings = clients.settings()

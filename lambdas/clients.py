@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 import boto3
 
@@ -24,6 +24,14 @@ if TYPE_CHECKING:
     from types_boto3_service_quotas import ServiceQuotasClient
     from types_boto3_sns import SNSClient
     from types_boto3_stepfunctions import SFNClient
+
+
+class EndpointClients(TypedDict):
+    """The clients of what a run puts on an endpoint: the SageMaker resources, their scaling, its alarms."""
+
+    sagemaker: SageMakerClient
+    autoscaling: ApplicationAutoScalingClient
+    cloudwatch: CloudWatchClient
 
 
 @lru_cache(maxsize=1)
@@ -85,6 +93,11 @@ def secretsmanager() -> SecretsManagerClient:
 @lru_cache(maxsize=1)
 def service_quotas() -> ServiceQuotasClient:
     return boto3.client("service-quotas", config=_STANDARD)
+
+
+def endpoint() -> EndpointClients:
+    """Keyword arguments for a step that creates, scales, alarms or deletes a run's endpoint resources."""
+    return {"sagemaker": sagemaker(), "autoscaling": application_autoscaling(), "cloudwatch": cloudwatch()}
 
 
 def clear() -> None:

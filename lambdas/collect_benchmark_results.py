@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.contracts import BenchmarkJobRequest
 from workflows.steps.collect_benchmark_results import collect
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=BenchmarkJobRequest)
+@lambda_handler(BenchmarkJobRequest)
 def handler(event: BenchmarkJobRequest, context: LambdaContext) -> dict[str, Any]:
     result = collect(event, s3=clients.s3(), sagemaker=clients.sagemaker())
     logger.info("benchmark collected", extra={"run_id": event.run_id, "shapes": len(result.shapes)})

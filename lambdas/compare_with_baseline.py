@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.sweeps.report import CompareRequest, compare_sweep
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=CompareRequest)
+@lambda_handler(CompareRequest)
 def handler(event: CompareRequest, context: LambdaContext) -> dict[str, Any]:
     result = compare_sweep(event, s3=clients.s3(), settings=clients.settings())
     logger.info(

@@ -6,19 +6,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.contracts import StepRequest
 from workflows.steps.convert_to_onnx import convert
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=StepRequest)
+@lambda_handler(StepRequest)
 def handler(event: StepRequest, context: LambdaContext) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="convert-") as workdir:
         # A private Hub model's token secret (model.token_secret) is read only when the spec names one.

@@ -4,28 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.contracts import DeployRequest
 from workflows.steps.deploy_endpoint import deploy
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=DeployRequest)
+@lambda_handler(DeployRequest)
 def handler(event: DeployRequest, context: LambdaContext) -> dict[str, Any]:
-    result = deploy(
-        event,
-        sagemaker=clients.sagemaker(),
-        settings=clients.settings(),
-        s3=clients.s3(),
-        autoscaling=clients.application_autoscaling(),
-        cloudwatch=clients.cloudwatch(),
-    )
+    result = deploy(event, **clients.endpoint(), settings=clients.settings(), s3=clients.s3())
     logger.info(
         "deploying",
         extra={

@@ -5,12 +5,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, ConfigDict
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.janitor.cleanup import TOPIC_ENV, run_janitor
 
 
@@ -20,16 +19,11 @@ class JanitorRequest(BaseModel):
     dry_run: bool = False
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=JanitorRequest)
+@lambda_handler(JanitorRequest)
 def handler(event: JanitorRequest, context: LambdaContext) -> dict[str, Any]:
     report = run_janitor(
-        sagemaker=clients.sagemaker(),
+        **clients.endpoint(),
         s3=clients.s3(),
-        autoscaling=clients.application_autoscaling(),
-        cloudwatch=clients.cloudwatch(),
         sns=clients.sns(),
         bucket=clients.settings().bucket,
         topic_arn=os.environ.get(TOPIC_ENV),

@@ -6,19 +6,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.contracts import PackRequest
 from workflows.steps.pack_artifact import pack
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=PackRequest)
+@lambda_handler(PackRequest)
 def handler(event: PackRequest, context: LambdaContext) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="pack-") as workdir:
         result = pack(event, s3=clients.s3(), settings=clients.settings(), workdir=Path(workdir))

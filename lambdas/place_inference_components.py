@@ -4,26 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.contracts import DescribeRequest
 from workflows.steps.place_inference_components import place_inference_components
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=DescribeRequest)
+@lambda_handler(DescribeRequest)
 def handler(event: DescribeRequest, context: LambdaContext) -> dict[str, Any]:
-    result = place_inference_components(
-        event,
-        sagemaker=clients.sagemaker(),
-        autoscaling=clients.application_autoscaling(),
-        cloudwatch=clients.cloudwatch(),
-    )
+    result = place_inference_components(event, **clients.endpoint())
     logger.info(
         "inference components",
         extra={"run_id": event.run_id, "status": result.status, "phase": result.phase, "polls": result.polls},

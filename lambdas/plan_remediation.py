@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.contracts import PipelineState
 from workflows.remediation.plan import plan_remediation
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=PipelineState)
+@lambda_handler(PipelineState)
 def handler(event: PipelineState, context: LambdaContext) -> dict[str, Any]:
     result = plan_remediation(event, settings=clients.settings())
     plan = result.remediation

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.sweeps.plan import PlanRequest, plan_sweep
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=PlanRequest)
+@lambda_handler(PlanRequest)
 def handler(event: PlanRequest, context: LambdaContext) -> dict[str, Any]:
     plan = plan_sweep(event)
     logger.info("planned", extra={"sweep_id": plan.sweep_id, "runs": [item.key for item in plan.items]})

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import logger, tracer
+from lambdas.observability import lambda_handler, logger
 from workflows.redeploy.prepare import PrepareRequest, prepare_redeploy
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@event_parser(model=PrepareRequest)
+@lambda_handler(PrepareRequest, publishes_metrics=False)
 def handler(event: PrepareRequest, context: LambdaContext) -> dict[str, Any]:
     plan = prepare_redeploy(event, s3=clients.s3(), settings=clients.settings())
     logger.info(

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.contracts import AttemptRequest
 from workflows.remediation.removal import remove_failed_attempt
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=AttemptRequest)
+@lambda_handler(AttemptRequest)
 def handler(event: AttemptRequest, context: LambdaContext) -> dict[str, Any]:
     result = remove_failed_attempt(event, sagemaker=clients.sagemaker())
     record = result.history[-1] if result.history else None

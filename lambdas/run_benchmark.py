@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.contracts import BenchmarkRequest
 from workflows.steps.run_benchmark import benchmark
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=BenchmarkRequest)
+@lambda_handler(BenchmarkRequest)
 def handler(event: BenchmarkRequest, context: LambdaContext) -> dict[str, Any]:
     result = benchmark(
         event,

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.contracts import PreflightRequest
 from workflows.steps.run_preflight import preflight
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=PreflightRequest)
+@lambda_handler(PreflightRequest)
 def handler(event: PreflightRequest, context: LambdaContext) -> dict[str, Any]:
     result = preflight(event, s3=clients.s3())
     logger.info("preflight", extra={"run_id": event.run_id, "findings": [f.id for f in result.findings]})

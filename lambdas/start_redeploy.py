@@ -9,18 +9,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.redeploy.triggers import STATE_MACHINE_ENV, RedeployTrigger, start_redeploy
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=RedeployTrigger)
+@lambda_handler(RedeployTrigger)
 def handler(event: RedeployTrigger, context: LambdaContext) -> dict[str, Any]:
     outcome = start_redeploy(
         event, sfn=clients.stepfunctions(), state_machine_arn=os.environ[STATE_MACHINE_ENV]

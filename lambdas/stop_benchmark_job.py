@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import logger, metrics, tracer
+from lambdas.observability import lambda_handler, logger
 from workflows.contracts import BenchmarkJobRequest
 from workflows.steps.stop_benchmark_job import stop
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=BenchmarkJobRequest)
+@lambda_handler(BenchmarkJobRequest)
 def handler(event: BenchmarkJobRequest, context: LambdaContext) -> dict[str, Any]:
     result = stop(event, sagemaker=clients.sagemaker(), settings=clients.settings())
     logger.info("benchmark job after failure", extra={"run_id": event.run_id, "status": result.status})

@@ -4,28 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.contracts import PipelineState
 from workflows.steps.teardown_endpoint import teardown
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=PipelineState)
+@lambda_handler(PipelineState)
 def handler(event: PipelineState, context: LambdaContext) -> dict[str, Any]:
     result = teardown(
-        event,
-        sagemaker=clients.sagemaker(),
-        s3=clients.s3(),
-        settings=clients.settings(),
-        autoscaling=clients.application_autoscaling(),
-        cloudwatch=clients.cloudwatch(),
-        tagging=clients.tagging(),
+        event, **clients.endpoint(), s3=clients.s3(), settings=clients.settings(), tagging=clients.tagging()
     )
     logger.info("torn down", extra={"run_id": event.run_id, "deleted": result.deleted, "kept": result.kept})
     metrics.add_metric(name="ResourcesDeleted", unit=MetricUnit.Count, value=len(result.deleted))

@@ -4,27 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.stops.teardown import ExecutionStatusChange, teardown_stopped
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=ExecutionStatusChange)
+@lambda_handler(ExecutionStatusChange)
 def handler(event: ExecutionStatusChange, context: LambdaContext) -> dict[str, Any]:
     result = teardown_stopped(
-        event,
-        sagemaker=clients.sagemaker(),
-        s3=clients.s3(),
-        settings=clients.settings(),
-        autoscaling=clients.application_autoscaling(),
-        cloudwatch=clients.cloudwatch(),
-        tagging=clients.tagging(),
+        event, **clients.endpoint(), s3=clients.s3(), settings=clients.settings(), tagging=clients.tagging()
     )
     deleted = result.teardown.deleted if result.teardown else []
     logger.info(

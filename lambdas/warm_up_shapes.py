@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.contracts import WarmupRequest
 from workflows.steps.warm_up_shapes import warmup
 
@@ -16,10 +15,7 @@ from workflows.steps.warm_up_shapes import warmup
 MARGIN_S = 30.0
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=WarmupRequest)
+@lambda_handler(WarmupRequest)
 def handler(event: WarmupRequest, context: LambdaContext) -> dict[str, Any]:
     budget = context.get_remaining_time_in_millis() / 1000 - MARGIN_S
     result = warmup(event, runtime=clients.sagemaker_runtime(), time_budget_s=budget)

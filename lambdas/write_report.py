@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from lambdas import clients
-from lambdas.observability import MetricUnit, logger, metrics, tracer
+from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
 from workflows.contracts import ReportRequest
 from workflows.reports.pipeline import report
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-@event_parser(model=ReportRequest)
+@lambda_handler(ReportRequest)
 def handler(event: ReportRequest, context: LambdaContext) -> dict[str, Any]:
     result = report(
         event.state,

@@ -165,6 +165,14 @@ class DeployResult(Contract):
     )
 
 
+class WaitLoop(Contract):
+    """Where a wait loop stands after a poll: how many polls, the next Wait's seconds, seconds waited."""
+
+    polls: int = 0
+    next_wait_s: int = 0
+    waited_s: float = 0.0
+
+
 class ComponentStatus(Contract):
     """One inference component as the wait loop last saw it."""
 
@@ -175,7 +183,7 @@ class ComponentStatus(Contract):
     failure_reason: str | None = None
 
 
-class EndpointStatus(Contract):
+class EndpointStatus(WaitLoop):
     status: str = Field(
         description="InService once the hosting is ready to serve (components and scaling too)."
     )
@@ -187,9 +195,6 @@ class EndpointStatus(Contract):
     )
     creation_time: datetime | None = None
     last_modified_time: datetime | None = None
-    polls: int = 0
-    next_wait_s: int = 0
-    waited_s: float = 0.0
     endpoint_status: str | None = Field(None, description="DescribeEndpoint's EndpointStatus as polled.")
     phase: str = Field(
         "endpoint", description="What the wait loop is waiting for: endpoint, components, ready."
@@ -243,7 +248,7 @@ class BenchmarkRequest(StepRequest):
     deploy: DeployResult
 
 
-class BenchmarkJobStatus(Contract):
+class BenchmarkJobStatus(WaitLoop):
     """One poll of the benchmark processing job."""
 
     job_name: str
@@ -251,9 +256,6 @@ class BenchmarkJobStatus(Contract):
     failure_reason: str | None = None
     exit_message: str | None = None
     output_uri: str
-    polls: int = 0
-    next_wait_s: int = 0
-    waited_s: float = 0.0
     started_at: datetime
     ended_at: datetime | None = None
     fleet_before: dict[str, int] = Field(

@@ -20,6 +20,15 @@ MODEL, CONFIG, ENDPOINT = "db-run-1-a1-m0", "db-run-1-a1", "db-run-1-a1"
 ARN = "arn:aws:sagemaker:us-east-1:123456789012:model/db-run-1-a1-m0"
 
 
+def expect_model(stub: Any, **containers: Any) -> None:
+    """CreateModel with the run's name, role and tags, and ``containers`` (PrimaryContainer or Containers)."""
+    stub.add_response(
+        "create_model",
+        {"ModelArn": ARN},
+        {"ModelName": MODEL, "ExecutionRoleArn": ROLE, "Tags": ANY, **containers},
+    )
+
+
 def expect_endpoint(stub: Any, variant: dict[str, Any], **config_extra: Any) -> None:
     # A real-time config publishes enhanced utilisation every 10 s; a serverless one has no instance.
     metrics = (
@@ -79,15 +88,9 @@ def test_realtime_creates_model_config_endpoint_with_overrides_applied() -> None
         req.spec.hosting.model_copy(update={"workers": 1, "ort_intra_op_threads": 0})
     )
     with stubbed("sagemaker") as (sagemaker, stub):
-        stub.add_response(
-            "create_model",
-            {"ModelArn": ARN},
-            {
-                "ModelName": MODEL,
-                "ExecutionRoleArn": ROLE,
-                "Tags": ANY,
-                "PrimaryContainer": {"Image": GPU_IMAGE, "ModelDataUrl": ARTIFACT, "Environment": env},
-            },
+        expect_model(
+            stub,
+            PrimaryContainer={"Image": GPU_IMAGE, "ModelDataUrl": ARTIFACT, "Environment": env},
         )
         expect_endpoint(
             stub,
@@ -116,18 +119,12 @@ def test_serverless_sends_memory_and_concurrency_and_steps_memory_by_override() 
         overrides=DeployOverrides(serverless_memory_mb=4096),
     )
     with stubbed("sagemaker") as (sagemaker, stub):
-        stub.add_response(
-            "create_model",
-            {"ModelArn": ARN},
-            {
-                "ModelName": MODEL,
-                "ExecutionRoleArn": ROLE,
-                "Tags": ANY,
-                "PrimaryContainer": {
-                    "Image": CPU_IMAGE,
-                    "ModelDataUrl": ARTIFACT,
-                    "Environment": model_server_environment(req.spec.hosting),
-                },
+        expect_model(
+            stub,
+            PrimaryContainer={
+                "Image": CPU_IMAGE,
+                "ModelDataUrl": ARTIFACT,
+                "Environment": model_server_environment(req.spec.hosting),
             },
         )
         expect_endpoint(
@@ -172,29 +169,23 @@ def test_multi_container_direct_co_hosts_every_model_with_its_hostname() -> None
     )
     env = model_server_environment(req.spec.hosting)
     with stubbed("sagemaker") as (sagemaker, stub):
-        stub.add_response(
-            "create_model",
-            {"ModelArn": ARN},
-            {
-                "ModelName": MODEL,
-                "ExecutionRoleArn": ROLE,
-                "Tags": ANY,
-                "Containers": [
-                    {
-                        "ContainerHostname": "main",
-                        "Image": CPU_IMAGE,
-                        "ModelDataUrl": ARTIFACT,
-                        "Environment": env,
-                    },
-                    {
-                        "ContainerHostname": "nli",
-                        "Image": CPU_IMAGE,
-                        "ModelDataUrl": other,
-                        "Environment": env,
-                    },
-                ],
-                "InferenceExecutionConfig": {"Mode": "Direct"},
-            },
+        expect_model(
+            stub,
+            Containers=[
+                {
+                    "ContainerHostname": "main",
+                    "Image": CPU_IMAGE,
+                    "ModelDataUrl": ARTIFACT,
+                    "Environment": env,
+                },
+                {
+                    "ContainerHostname": "nli",
+                    "Image": CPU_IMAGE,
+                    "ModelDataUrl": other,
+                    "Environment": env,
+                },
+            ],
+            InferenceExecutionConfig={"Mode": "Direct"},
         )
         expect_endpoint(
             stub,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import fast_spec, serving_processes
-from tests.support.local_pipeline import HAPPY_PATH, TIME_SCALE, collapse, results, run
+from tests.support.local_pipeline import HAPPY_PATH, TIME_SCALE, UNREMEDIATED_FAILURE, collapse, results, run
 from workflows import naming
 from workflows.contracts import DeployRequest, PipelineState
 from workflows.errors import DeployRejected
@@ -109,12 +109,7 @@ def test_failure_in_deploy_tears_down_and_fails_with_the_error_name(
         "PackArtifact",
         "RunPreflight",
         "DeployEndpoint",
-        "DiagnoseFailure",
-        "PlanRemediation",
-        "ChooseRemediation",
-        "TeardownAfterFailure",
-        "WriteFailureReport",
-        "PipelineFailed",
+        *UNREMEDIATED_FAILURE,
     ]
     assert created and f"model/{created[0]}" in result["teardown"]["deleted"]
     assert models_left == {}
@@ -189,12 +184,7 @@ def test_a_failed_benchmark_job_is_stopped_then_diagnosed_and_torn_down(
         "WaitForBenchmarkJob",
         "DescribeBenchmarkJob",
         "StopBenchmarkJob",
-        "DiagnoseFailure",
-        "PlanRemediation",
-        "ChooseRemediation",
-        "TeardownAfterFailure",
-        "WriteFailureReport",
-        "PipelineFailed",
+        *UNREMEDIATED_FAILURE,
     ]
     assert result["benchmark_plan"]["runner"] == "processing-job"
     assert "endpoint/db-job-fails-1-a1" in result["teardown"]["deleted"]

@@ -13,6 +13,16 @@ from workflows.local.engine import LocalEngine
 TIME_SCALE = 200.0
 
 BEFORE_DEPLOY = ["CheckSpec", "ConvertToOnnx", "PackArtifact", "RunPreflight"]
+
+# A failure no remediation takes: diagnosed, routed to fail, torn down, reported.
+UNREMEDIATED_FAILURE = [
+    "DiagnoseFailure",
+    "PlanRemediation",
+    "ChooseRemediation",
+    "TeardownAfterFailure",
+    "WriteFailureReport",
+    "PipelineFailed",
+]
 """Every run's states up to its first deploy."""
 AFTER_IN_SERVICE = [
     "WarmUpShapes",

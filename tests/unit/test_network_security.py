@@ -191,22 +191,22 @@ def test_serverless_has_no_network_settings() -> None:
         parse_spec({"name": "secure", "hosting": {"mode": "serverless", "vpc": VPC}})
 
 
+def expect_create_model(stub: Any, **network: Any) -> None:
+    """CreateModel as every mode sends it, plus ``network``'s fields (the stub refuses any other key)."""
+    stub.add_response(
+        "create_model",
+        {"ModelArn": ARN},
+        {"ModelName": ANY, "ExecutionRoleArn": ANY, "Tags": ANY, "PrimaryContainer": ANY, **network},
+    )
+
+
 def test_realtime_model_and_config_carry_vpc_isolation_and_key_in_botocore_shapes() -> None:
     # Given a real-time spec in a VPC, isolated, with a volume key, on two instances over two subnets
     deploy_request = request(secured(instance_count=2))
     with stubbed("sagemaker") as (sagemaker, stub):
         # Then CreateModel carries VpcConfig and EnableNetworkIsolation; CreateEndpointConfig the KmsKeyId
-        stub.add_response(
-            "create_model",
-            {"ModelArn": ARN},
-            {
-                "ModelName": ANY,
-                "ExecutionRoleArn": ANY,
-                "Tags": ANY,
-                "PrimaryContainer": ANY,
-                "VpcConfig": {"SecurityGroupIds": GROUPS, "Subnets": SUBNETS},
-                "EnableNetworkIsolation": True,
-            },
+        expect_create_model(
+            stub, VpcConfig={"SecurityGroupIds": GROUPS, "Subnets": SUBNETS}, EnableNetworkIsolation=True
         )
         stub.add_response(
             "create_endpoint_config",
@@ -237,11 +237,7 @@ def test_an_unsecured_spec_sends_none_of_the_fields() -> None:
     # Given a plain real-time spec
     with stubbed("sagemaker") as (sagemaker, stub):
         # Then no VpcConfig, EnableNetworkIsolation or KmsKeyId is sent (the stub refuses unexpected keys)
-        stub.add_response(
-            "create_model",
-            {"ModelArn": ARN},
-            {"ModelName": ANY, "ExecutionRoleArn": ANY, "Tags": ANY, "PrimaryContainer": ANY},
-        )
+        expect_create_model(stub)
         stub.add_response(
             "create_endpoint_config",
             {"EndpointConfigArn": ARN},
@@ -263,18 +259,7 @@ def test_a_components_endpoint_config_carries_the_vpc_its_instances_run_in() -> 
     # Given inference components in a VPC with isolation (the instances are the endpoint's own)
     deploy_request = request({"mode": "inference-component", **secured()})
     with stubbed("sagemaker") as (sagemaker, stub):
-        stub.add_response(
-            "create_model",
-            {"ModelArn": ARN},
-            {
-                "ModelName": ANY,
-                "ExecutionRoleArn": ANY,
-                "Tags": ANY,
-                "PrimaryContainer": ANY,
-                "VpcConfig": ANY,
-                "EnableNetworkIsolation": True,
-            },
-        )
+        expect_create_model(stub, VpcConfig=ANY, EnableNetworkIsolation=True)
         # Then the endpoint config carries VpcConfig, EnableNetworkIsolation and KmsKeyId with its role
         stub.add_response(
             "create_endpoint_config",

@@ -1,6 +1,6 @@
 """How the commands that follow an execution show it: its states, its outcome, a sweep's children.
 
-Shared by ``deploybench run``, ``follow`` and ``sweep``; no command module imports another.
+Shared by ``deploybench run``, ``follow``, ``stop`` and ``sweep``; no command module imports another.
 """
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Any
 from rich.markup import escape
 from rich.table import Table
 
-from workflows.cli.output import err, out, print_table, progress
+from workflows.cli.output import aws_session, err, fail, out, print_table, progress
 from workflows.execution.pipeline import ExecutionOutcome, Follower, StateEvent, _history
 from workflows.naming import state_machine_name
 from workflows.reports.tables import fmt, percentile_cell, samples_of
 
 if TYPE_CHECKING:
+    from boto3.session import Session
     from types_boto3_stepfunctions import SFNClient
 
 _CONSOLES = {
@@ -33,6 +34,23 @@ def console_url(execution_arn: str) -> str:
     partition, region = parts[1], parts[3]
     host = _CONSOLES.get(partition, _CONSOLES["aws"])
     return f"https://{region}.{host}/states/home?region={region}#/v2/executions/details/{execution_arn}"
+
+
+def region_of(arn: str) -> str | None:
+    """``arn:aws:states:eu-west-1:...`` -> ``eu-west-1``."""
+    parts = arn.split(":")
+    return parts[3] if len(parts) > 3 and parts[3] else None
+
+
+def execution_session(execution_arn: str, region: str | None, profile: str | None) -> Session:
+    """The session of a command on one execution: in the execution's own region unless --region says
+    otherwise; exit 2 when the argument is not an execution ARN."""
+    if not execution_arn.startswith("arn:") or ":execution:" not in execution_arn:
+        fail(
+            f"{execution_arn!r} is not an execution ARN.",
+            fix="pass arn:aws:states:REGION:ACCOUNT:execution:MACHINE:NAME (`deploybench run` prints it)",
+        )
+    return aws_session(region or region_of(execution_arn), profile)
 
 
 def readable_cause(cause: str) -> str:

@@ -6,16 +6,17 @@ from typing import Annotated
 
 import typer
 
-from workflows.cli.executions import console_url, headline, outcome_json, print_event, sweep_children
+from workflows.cli.executions import (
+    console_url,
+    execution_session,
+    headline,
+    outcome_json,
+    print_event,
+    sweep_children,
+)
 from workflows.cli.options import JsonOption, ProfileOption, RegionOption
-from workflows.cli.output import FAILED, OK, aws_session, emit, fail, guarded, progress
+from workflows.cli.output import FAILED, OK, emit, guarded, progress
 from workflows.execution.pipeline import follow
-
-
-def region_of(arn: str) -> str | None:
-    """``arn:aws:states:eu-west-1:...`` -> ``eu-west-1``."""
-    parts = arn.split(":")
-    return parts[3] if len(parts) > 3 and parts[3] else None
 
 
 @guarded
@@ -29,12 +30,7 @@ def follow_execution(
     as_json: JsonOption = False,
 ) -> None:
     """Print EXECUTION_ARN's states from its start, then live until it ends (a sweep: its runs' states too)."""
-    if not execution_arn.startswith("arn:") or ":execution:" not in execution_arn:
-        fail(
-            f"{execution_arn!r} is not an execution ARN.",
-            fix="pass arn:aws:states:REGION:ACCOUNT:execution:MACHINE:NAME (`deploybench run` prints it)",
-        )
-    session = aws_session(region or region_of(execution_arn), profile)
+    session = execution_session(execution_arn, region, profile)
     sfn = session.client("stepfunctions")
     progress().print(f"Console: {console_url(execution_arn)}")
     children = sweep_children(sfn, execution_arn)

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from workflows.aws.storage import get_text
+from workflows.cli.executions import execution_session
 from workflows.cli.options import BucketOption, JsonOption, ProfileOption, RegionOption, StackOption
-from workflows.cli.output import FAILED, OK, aws_session, emit, fail, guarded, out, progress, stack_outputs
+from workflows.cli.output import FAILED, OK, emit, fail, guarded, out, progress, stack_outputs
 from workflows.errors import DeploybenchError
 from workflows.naming import OUTPUT_BUCKET, STACK_NAME
 from workflows.stops.teardown import STOPPED_STATUSES, StoppedTeardown, stopped_record_uri
@@ -24,12 +25,6 @@ if TYPE_CHECKING:
     from types_boto3_stepfunctions import SFNClient
 
 STOP_ERROR = "StoppedByUser"
-
-
-def _region_of(arn: str) -> str | None:
-    """``arn:aws:states:eu-west-1:...`` -> ``eu-west-1`` (command modules do not import each other)."""
-    parts = arn.split(":")
-    return parts[3] if len(parts) > 3 and parts[3] else None
 
 
 def stop_and_wait(
@@ -83,12 +78,7 @@ def stop(
     as_json: JsonOption = False,
 ) -> None:
     """Stop EXECUTION_ARN and wait until its run is torn down; print what was removed."""
-    if not execution_arn.startswith("arn:") or ":execution:" not in execution_arn:
-        fail(
-            f"{execution_arn!r} is not an execution ARN.",
-            fix="pass arn:aws:states:REGION:ACCOUNT:execution:MACHINE:NAME (`deploybench run` prints it)",
-        )
-    session = aws_session(region or _region_of(execution_arn), profile)
+    session = execution_session(execution_arn, region, profile)
     bucket_name = bucket or stack_outputs(session, stack_name)[OUTPUT_BUCKET]
     progress().print(f"Stopping {execution_arn}; waiting for its teardown (up to {timeout_s:.0f} s)")
     try:

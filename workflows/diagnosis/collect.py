@@ -48,6 +48,16 @@ def _guarded(evidence: Evidence, what: str, call: Callable[[], Any]) -> Any:
     return None
 
 
+def _described(evidence: Evidence, what: str, call: Callable[[], Any]) -> dict[str, Any] | None:
+    """A guarded Describe call's response without its ResponseMetadata (None when the call failed)."""
+    response = _guarded(evidence, what, call)
+    if not response:
+        return None
+    described = dict(response)
+    described.pop("ResponseMetadata", None)
+    return described
+
+
 def add_endpoint(evidence: Evidence, *, sagemaker: SageMakerClient, name: str) -> bool:
     """DescribeEndpoint and its endpoint config; returns False when the endpoint does not exist."""
     try:
@@ -65,13 +75,12 @@ def add_endpoint(evidence: Evidence, *, sagemaker: SageMakerClient, name: str) -
         evidence.add("describe", description["FailureReason"], origin="FailureReason")
     config_name = description.get("EndpointConfigName")
     if config_name:
-        config = _guarded(
+        config = _described(
             evidence,
             f"describe endpoint config {config_name}",
             partial(sagemaker.describe_endpoint_config, EndpointConfigName=config_name),
         )
         if config:
-            config.pop("ResponseMetadata", None)
             evidence.endpoint_config = config
             variants = config.get("ProductionVariants") or [{}]
             evidence.instance_type = evidence.instance_type or variants[0].get("InstanceType")
@@ -87,13 +96,12 @@ def add_inference_components(evidence: Evidence, *, sagemaker: SageMakerClient, 
     )
     for summary in (listed or {}).get("InferenceComponents", []):
         name = summary["InferenceComponentName"]
-        described = _guarded(
+        described = _described(
             evidence,
             f"describe inference component {name}",
             partial(sagemaker.describe_inference_component, InferenceComponentName=name),
         )
         if described:
-            described.pop("ResponseMetadata", None)
             evidence.inference_components.append(described)
             if described.get("FailureReason"):
                 evidence.add("describe", described["FailureReason"], origin=f"{name} FailureReason")

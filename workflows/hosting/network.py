@@ -11,9 +11,9 @@ lengths) are botocore's ``VpcConfig``, ``SubnetId``, ``SecurityGroupId`` and ``K
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from workflows.models import Strict
 
@@ -123,6 +123,10 @@ def _kms_key(value: str | None) -> str | None:
     return value
 
 
+KmsKeyId = Annotated[str | None, AfterValidator(_kms_key)]
+"""A customer key field: None, or one of KMS_FORMS (checked where the spec is read, before any call)."""
+
+
 def has_local_storage(instance_type: str) -> bool:
     """Whether the instance type's family carries local NVMe storage (no KmsKeyId accepted)."""
     parts = instance_type.split(".")
@@ -143,16 +147,11 @@ class Secured(Strict):
         description="CreateModel EnableNetworkIsolation: the container reaches no network at all, so it cannot "
         "pip install code/requirements.txt; pack vendors the wheels into code/wheels/ (F37).",
     )
-    kms_key_id: str | None = Field(
+    kms_key_id: KmsKeyId = Field(
         None,
         description=f"CreateEndpointConfig KmsKeyId: the customer key of the instances' storage volume ({KMS_FORMS}). "
         "Instance types with local NVMe storage (ml.g5, ml.g4dn, ml.c5d, ...) refuse it.",
     )
-
-    @field_validator("kms_key_id")
-    @classmethod
-    def _key(cls, value: str | None) -> str | None:
-        return _kms_key(value)
 
     @model_validator(mode="after")
     def _placement(self) -> Any:
@@ -183,16 +182,11 @@ class JobSecured(Strict):
         "and to the SageMaker runtime (an interface endpoint) to reach the endpoint. Empty: hosting.vpc "
         "when set, else SageMaker's own network.",
     )
-    job_kms_key_id: str | None = Field(
+    job_kms_key_id: KmsKeyId = Field(
         None,
         description=f"The customer key of the benchmark job's volume (VolumeKmsKeyId) and outputs "
         f"(ProcessingOutputConfig.KmsKeyId): {KMS_FORMS}.",
     )
-
-    @field_validator("job_kms_key_id")
-    @classmethod
-    def _key(cls, value: str | None) -> str | None:
-        return _kms_key(value)
 
     @model_validator(mode="after")
     def _volume_key(self) -> Any:

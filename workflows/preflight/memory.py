@@ -63,30 +63,31 @@ def check_instance_memory(
             f"{estimate / 1024:.1f} GiB estimated vs {instance.memory_gib} GiB on {instance.name}"
         )
 
+    def pressure(id: str, count: int, estimate: float, message: str, fix: str) -> list[Finding]:
+        """One finding: blocking when the estimate passes the instance's memory, a warning near it."""
+        shown = figures(count, estimate)
+        severity = "blocking" if estimate > have else "warning"
+        return [Finding(id=id, severity=severity, message=message.format(shown), fix=fix, evidence=shown)]
+
     if need <= have * PRESSURE_SHARE:
         return []
     if single <= have * PRESSURE_SHARE:
-        return [
-            Finding(
-                id="F02",
-                severity="blocking" if need > have else "warning",
-                message=f"each worker loads its own ONNX session: {figures(effective, need)}. Workers die after "
-                "model_fn with 'Worker died' and no OOM line in CloudWatch.",
-                fix="set SAGEMAKER_MODEL_SERVER_WORKERS=1 (hosting.workers: 1) and ORT_INTRA_OP_THREADS=0 so "
-                "one session uses every core",
-                evidence=figures(effective, need),
-            )
-        ]
-    return [
-        Finding(
-            id="F07",
-            severity="blocking" if single > have else "warning",
-            message=f"even one worker per container leaves no room: {figures(1, single)}. The container would "
-            "not pass the ping health check.",
-            fix="use an instance type with more memory, or fewer containers per instance",
-            evidence=figures(1, single),
+        return pressure(
+            "F02",
+            effective,
+            need,
+            "each worker loads its own ONNX session: {}. Workers die after model_fn with 'Worker died' and no "
+            "OOM line in CloudWatch.",
+            "set SAGEMAKER_MODEL_SERVER_WORKERS=1 (hosting.workers: 1) and ORT_INTRA_OP_THREADS=0 so one "
+            "session uses every core",
         )
-    ]
+    return pressure(
+        "F07",
+        1,
+        single,
+        "even one worker per container leaves no room: {}. The container would not pass the ping health check.",
+        "use an instance type with more memory, or fewer containers per instance",
+    )
 
 
 def check_startup_timeout(*, model_mb: float, startup_timeout_s: int, server_timeout_s: int) -> list[Finding]:

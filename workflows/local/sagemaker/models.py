@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import partialmethod
 from typing import Any
 
 from workflows import clock
@@ -16,6 +18,29 @@ from workflows.local.sagemaker.api import (
     validation,
 )
 from workflows.local.sagemaker.state import BackendState
+
+
+@dataclass(frozen=True)
+class RecordTable:
+    """Where the backend keeps one kind of plain record (a model, an endpoint config) and its API names."""
+
+    attribute: str
+    label: str
+    arn_kind: str
+    name_key: str
+    arn_key: str
+    list_key: str
+
+
+MODELS = RecordTable("models", "model", "model", "ModelName", "ModelArn", "Models")
+CONFIGS = RecordTable(
+    "configs",
+    "endpoint configuration",
+    "endpoint-config",
+    "EndpointConfigName",
+    "EndpointConfigArn",
+    "EndpointConfigs",
+)
 
 SERVERLESS_MEMORY_MB = (1024, 2048, 3072, 4096, 5120, 6144)
 MAX_CONTAINERS = 15
@@ -57,7 +82,36 @@ def bind_to_port_error(model: dict[str, Any]) -> ApiError | None:
     return None
 
 
-class ModelsApi(BackendState):
+class RecordsApi(BackendState):
+    """What models and endpoint configs share: a plain record by name, its ARN tagged."""
+
+    def _record(self, table: RecordTable, name: str) -> dict[str, Any]:
+        record: dict[str, Any] | None = getattr(self, table.attribute).get(name)
+        if record is None:
+            raise not_found(table.label, self.arn(table.arn_kind, name))
+        return record
+
+    def describe_record(self, table: RecordTable, body: dict[str, Any]) -> dict[str, Any]:
+        return dict(self._record(table, body[table.name_key]))
+
+    def delete_record(self, table: RecordTable, body: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            record = self._record(table, body[table.name_key])
+            del getattr(self, table.attribute)[body[table.name_key]]
+            self.tags.pop(record[table.arn_key], None)
+        return {}
+
+    def list_records(self, table: RecordTable, body: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            items = [
+                {table.name_key: n, table.arn_key: r[table.arn_key], "CreationTime": r["CreationTime"]}
+                for n, r in sorted(getattr(self, table.attribute).items())
+                if body.get("NameContains", "") in n
+            ]
+        return {table.list_key: items}
+
+
+class ModelsApi(RecordsApi):
     # --- models --------------------------------------------------------------------------------
 
     def create_model(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -92,29 +146,11 @@ class ModelsApi(BackendState):
         return self.fault_plan.find(fault_id, instance_type) is not None
 
     def _model(self, name: str) -> dict[str, Any]:
-        model = self.models.get(name)
-        if model is None:
-            raise not_found("model", self.arn("model", name))
-        return model
+        return self._record(MODELS, name)
 
-    def describe_model(self, body: dict[str, Any]) -> dict[str, Any]:
-        return dict(self._model(body["ModelName"]))
-
-    def delete_model(self, body: dict[str, Any]) -> dict[str, Any]:
-        with self.lock:
-            model = self._model(body["ModelName"])
-            del self.models[body["ModelName"]]
-            self.tags.pop(model["ModelArn"], None)
-        return {}
-
-    def list_models(self, body: dict[str, Any]) -> dict[str, Any]:
-        with self.lock:
-            items = [
-                {"ModelName": n, "ModelArn": m["ModelArn"], "CreationTime": m["CreationTime"]}
-                for n, m in sorted(self.models.items())
-                if body.get("NameContains", "") in n
-            ]
-        return {"Models": items}
+    describe_model = partialmethod(RecordsApi.describe_record, MODELS)
+    delete_model = partialmethod(RecordsApi.delete_record, MODELS)
+    list_models = partialmethod(RecordsApi.list_records, MODELS)
 
     # --- endpoint configs ----------------------------------------------------------------------
 
@@ -189,33 +225,11 @@ class ModelsApi(BackendState):
                 )
 
     def _config(self, name: str) -> dict[str, Any]:
-        config = self.configs.get(name)
-        if config is None:
-            raise not_found("endpoint configuration", self.arn("endpoint-config", name))
-        return config
+        return self._record(CONFIGS, name)
 
-    def describe_endpoint_config(self, body: dict[str, Any]) -> dict[str, Any]:
-        return dict(self._config(body["EndpointConfigName"]))
-
-    def delete_endpoint_config(self, body: dict[str, Any]) -> dict[str, Any]:
-        with self.lock:
-            config = self._config(body["EndpointConfigName"])
-            del self.configs[body["EndpointConfigName"]]
-            self.tags.pop(config["EndpointConfigArn"], None)
-        return {}
-
-    def list_endpoint_configs(self, body: dict[str, Any]) -> dict[str, Any]:
-        with self.lock:
-            items = [
-                {
-                    "EndpointConfigName": n,
-                    "EndpointConfigArn": c["EndpointConfigArn"],
-                    "CreationTime": c["CreationTime"],
-                }
-                for n, c in sorted(self.configs.items())
-                if body.get("NameContains", "") in n
-            ]
-        return {"EndpointConfigs": items}
+    describe_endpoint_config = partialmethod(RecordsApi.describe_record, CONFIGS)
+    delete_endpoint_config = partialmethod(RecordsApi.delete_record, CONFIGS)
+    list_endpoint_configs = partialmethod(RecordsApi.list_records, CONFIGS)
 
 
 def check_serverless(config: dict[str, Any], member: str) -> None:
