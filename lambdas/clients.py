@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import TYPE_CHECKING, TypedDict
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any
 
-import boto3
-
-from workflows.aws.clients import RUNTIME_CONFIG as _RUNTIME
-from workflows.aws.clients import STANDARD_CONFIG as _STANDARD
+from workflows.aws.clients import RUNTIME_SERVICE, EndpointClients, make_client
 from workflows.aws.encryption import encrypt_writes
 from workflows.settings import Settings, kms_key_from_env
 
@@ -26,73 +23,60 @@ if TYPE_CHECKING:
     from types_boto3_stepfunctions import SFNClient
 
 
-class EndpointClients(TypedDict):
-    """The clients of what a run puts on an endpoint: the SageMaker resources, their scaling, its alarms."""
-
-    sagemaker: SageMakerClient
-    autoscaling: ApplicationAutoScalingClient
-    cloudwatch: CloudWatchClient
-
-
 @lru_cache(maxsize=1)
 def settings() -> Settings:
     return Settings.from_env()
 
 
-@lru_cache(maxsize=1)
+@cache
+def _client(service: str) -> Any:
+    return make_client(service)
+
+
 def sagemaker() -> SageMakerClient:
-    return boto3.client("sagemaker", config=_STANDARD)
+    return _client("sagemaker")  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=1)
 def sagemaker_runtime() -> SageMakerRuntimeClient:
-    return boto3.client("sagemaker-runtime", config=_RUNTIME)
+    return _client(RUNTIME_SERVICE)  # type: ignore[no-any-return]
 
 
 @lru_cache(maxsize=1)
 def s3() -> S3Client:
     """The S3 client; every object it writes names the stack's key (workflows/aws/encryption.py)."""
-    return encrypt_writes(boto3.client("s3", config=_STANDARD), kms_key_from_env())
+    return encrypt_writes(make_client("s3"), kms_key_from_env())
 
 
-@lru_cache(maxsize=1)
 def logs() -> CloudWatchLogsClient:
-    return boto3.client("logs", config=_STANDARD)
+    return _client("logs")  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=1)
 def cloudwatch() -> CloudWatchClient:
-    return boto3.client("cloudwatch", config=_STANDARD)
+    return _client("cloudwatch")  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=1)
 def application_autoscaling() -> ApplicationAutoScalingClient:
-    return boto3.client("application-autoscaling", config=_STANDARD)
+    return _client("application-autoscaling")  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=1)
 def tagging() -> ResourceGroupsTaggingAPIClient:
-    return boto3.client("resourcegroupstaggingapi", config=_STANDARD)
+    return _client("resourcegroupstaggingapi")  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=1)
 def stepfunctions() -> SFNClient:
-    return boto3.client("stepfunctions", config=_STANDARD)
+    return _client("stepfunctions")  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=1)
 def sns() -> SNSClient:
-    return boto3.client("sns", config=_STANDARD)
+    return _client("sns")  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=1)
 def secretsmanager() -> SecretsManagerClient:
-    return boto3.client("secretsmanager", config=_STANDARD)
+    return _client("secretsmanager")  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=1)
 def service_quotas() -> ServiceQuotasClient:
-    return boto3.client("service-quotas", config=_STANDARD)
+    return _client("service-quotas")  # type: ignore[no-any-return]
 
 
 def endpoint() -> EndpointClients:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from botocore.config import Config
 from botocore.exceptions import ClientError
@@ -18,6 +18,11 @@ from workflows.errors import (
     ResourceBusy,
 )
 
+if TYPE_CHECKING:
+    from types_boto3_application_autoscaling import ApplicationAutoScalingClient
+    from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_sagemaker import SageMakerClient
+
 STANDARD_CONFIG = Config(retries={"mode": "standard", "max_attempts": 5})
 # Cold starts can exceed botocore's 60 s default read timeout (serverless measured 12.8 s and more, F15).
 # DescribeEndpoint's Lambda timeout (state_machines.FUNCTIONS) is sized to one such call. The handlers'
@@ -30,6 +35,27 @@ RUNTIME_CONFIG = Config(
     connect_timeout=RUNTIME_CONNECT_TIMEOUT_S,
     max_pool_connections=64,
 )
+
+RUNTIME_SERVICE = "sagemaker-runtime"
+
+
+def make_client(service: str) -> Any:
+    """A boto3 client for ``service``: the runtime's own timeouts for InvokeEndpoint, standard retries else."""
+    import boto3
+
+    # The typed stubs know each service by a literal name; the callers (lambdas/clients.py) type the result.
+    return boto3.client(  # type: ignore[call-overload]
+        service, config=RUNTIME_CONFIG if service == RUNTIME_SERVICE else STANDARD_CONFIG
+    )
+
+
+class EndpointClients(TypedDict):
+    """The clients of what a run puts on an endpoint: the SageMaker resources, their scaling, its alarms."""
+
+    sagemaker: SageMakerClient
+    autoscaling: ApplicationAutoScalingClient
+    cloudwatch: CloudWatchClient
+
 
 _THROTTLED = {
     "ThrottlingException",
