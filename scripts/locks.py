@@ -132,7 +132,7 @@ def problems(lock: Lock) -> list[str]:
             )
     if lock.constrained:
         tested = read_pins(PROJECT.output_path.read_text(encoding="utf-8"))
-        own = {canonicalize_name(r.name) for r in direct_requirements(lock) if _is_exact(r)}
+        own = own_pins(lock)
         for name, version in sorted(pins.items()):
             if name in tested and name not in own and tested[name] != version:
                 found.append(
@@ -143,8 +143,14 @@ def problems(lock: Lock) -> list[str]:
     return found
 
 
-def _is_exact(requirement: Requirement) -> bool:
-    return any(spec.operator == "==" for spec in requirement.specifier)
+def own_pins(lock: Lock) -> dict[str, str]:
+    """``{name: version}`` of the exact pins the lock's input writes itself (the rest come from elsewhere)."""
+    return {
+        canonicalize_name(r.name): spec.version
+        for r in direct_requirements(lock)
+        for spec in r.specifier
+        if spec.operator == "=="
+    }
 
 
 def _with_digest(text: str, lock: Lock) -> str:
@@ -159,7 +165,7 @@ def _constraints(lock: Lock, folder: Path) -> list[str]:
     """pip-compile's ``-c`` for a constrained lock: the project lock's pins but those the input sets."""
     if not lock.constrained:
         return []
-    own = {canonicalize_name(r.name) for r in direct_requirements(lock) if _is_exact(r)}
+    own = own_pins(lock)
     tested = read_pins(PROJECT.output_path.read_text(encoding="utf-8"))
     path = folder / "tested.txt"
     path.write_text(

@@ -16,6 +16,7 @@ from packaging.requirements import Requirement
 import state_machines
 from infra.bundling import MARKER
 from infra.constants import CODE_PACKAGES, FUNCTION_REQUIREMENTS, ROOT, TEST_SYNTH_ENV
+from scripts import locks
 from tests.support.imports import distributions_of, reachable
 from tests.support.infra import Synthesized, synthesize
 from workflows.cli.lockfile import read_pins
@@ -87,23 +88,12 @@ def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def own_pins(lock: Path) -> dict[str, str]:
-    """The exact pins a lock's input sets itself (the rest of its versions are the project lock's)."""
-    found = {}
-    for raw in lock.with_suffix(".in").read_text(encoding="utf-8").splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if line:
-            requirement = Requirement(line)
-            found.update(
-                {canonical(requirement.name): s.version for s in requirement.specifier if s.operator == "=="}
-            )
-    return found
-
-
 @pytest.mark.parametrize("path", [FUNCTION_REQUIREMENTS, IMAGE_REQUIREMENTS], ids=lambda p: p.name)
 def test_asset_locks_hold_the_versions_the_tests_run(path: Path) -> None:
     # Given an AWS environment's lock, and what its input pins for its platform
-    locked, own = pins(path), own_pins(path)
+    locked = pins(path)
+    [lock] = [lock for lock in locks.LOCKS if lock.output_path == path]
+    own = locks.own_pins(lock)
     # Then every other package it shares with this environment is at the version the tests run
     differ = {
         name: (version, metadata.version(name))

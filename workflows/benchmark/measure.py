@@ -193,9 +193,9 @@ def summarize(
     stop_reason: str,
     wall: tuple[float, float],
     unstable_reason: str = "",
+    windows_by: Windows,
+    target_requests: int,
     seed: int = 0,
-    windows_by: Windows = "time",
-    target_requests: int = 0,
 ) -> dict[str, Any]:
     """Percentiles with their 95% intervals, mean, std, throughput, errors by kind and the kept
     samples of a measurement (the intervals come from every kept sample, not the subsample)."""

@@ -296,12 +296,12 @@ def environment_checks(lock: Path = PROJECT_LOCK) -> list[DoctorCheck]:
             for name in KEY_PACKAGES
         ]
     checks = [_state_check(state) for state in package_states(lock, KEY_PACKAGES)]
-    others = [s for s in package_states(lock) if s.drifted and s.name not in KEY_PACKAGES]
+    locked = package_states(lock)
+    others = [s for s in locked if s.drifted and s.name not in KEY_PACKAGES]
     checks += [_state_check(state) for state in others]
     if not others:
-        total = len(package_states(lock))
         checks.append(
-            DoctorCheck("environment", "locked packages", OK, f"all {total} at the lock's versions")
+            DoctorCheck("environment", "locked packages", OK, f"all {len(locked)} at the lock's versions")
         )
     return checks
 
