@@ -26,7 +26,7 @@ class DeploybenchError(Exception):
 
     Every error class below is one row of the error table, declared in its class line: its name (the
     Step Functions error name), its base (retried or caught), its ``fix`` and, for what the user gave
-    (a spec, a file, a flag, the AWS set-up), ``exit_code=USAGE``; its docstring says when it is raised.
+    (a spec, a file, a flag, the AWS set-up), the base ``UserError``; its docstring says when it is raised.
     """
 
     default_fix: str = (
@@ -69,6 +69,10 @@ class TerminalError(DeploybenchError):
     default_fix = "change what the message names; retrying the same call cannot help"
 
 
+class UserError(TerminalError, exit_code=USAGE):
+    """Permanent, and about what the user gave (a spec, a file, a flag, the AWS set-up): exits USAGE."""
+
+
 # --- retryable -----------------------------------------------------------------------------
 
 
@@ -90,16 +94,14 @@ class ResourceBusy(RetryableError, fix="wait until the resource leaves its chang
 
 
 class SpecInvalid(
-    TerminalError,
-    exit_code=USAGE,
+    UserError,
     fix="correct the field the message names; `deploybench schema` lists every field and what it accepts",
 ):
     """The run specification does not validate."""
 
 
 class ModelSourceInvalid(
-    TerminalError,
-    exit_code=USAGE,
+    UserError,
     fix="point model.source at 'bundled', a model folder, s3://bucket/prefix/, hf://org/name or org/name",
 ):
     """The model source is not a usable Hugging Face model folder."""
@@ -114,8 +116,7 @@ class HubUnreachable(
 
 
 class UnsupportedArchitecture(
-    TerminalError,
-    exit_code=USAGE,
+    UserError,
     fix="pick a model of a supported encoder family (`deploybench schema`, model.source)",
 ):
     """The model's architecture has no export route."""
@@ -139,23 +140,19 @@ class QuantizationCollapsed(TerminalError, fix="convert with convert.precision: 
     """INT8 predictions collapsed against fp32 (F29)."""
 
 
-class OutputNotWritable(
-    TerminalError, exit_code=USAGE, fix="pass an --out folder that is empty (or new) and writable"
-):
+class OutputNotWritable(UserError, fix="pass an --out folder that is empty (or new) and writable"):
     """The artifact folder or tarball cannot be written where asked."""
 
 
 class ArtifactIncomplete(
-    TerminalError,
-    exit_code=USAGE,
+    UserError,
     fix="convert the model again (`deploybench convert`) and pack the new folder (F22)",
 ):
     """A file the manifest names is missing, truncated or does not load (F22)."""
 
 
 class RequirementsInvalid(
-    TerminalError,
-    exit_code=USAGE,
+    UserError,
     fix="correct the line of code/requirements.txt the message names (pip's requirement syntax)",
 ):
     """A line of code/requirements.txt that pip could not read (the container would fail at start)."""
@@ -217,8 +214,7 @@ class ServedModelMismatch(
 
 
 class NotServableLocally(
-    TerminalError,
-    exit_code=USAGE,
+    UserError,
     fix="run without --local on AWS, or pick a hosting mode the local engine serves (realtime, serverless)",
 ):
     """The hosting mode needs what the local engine does not have (Docker, a GPU, the engine's image)."""
@@ -255,16 +251,14 @@ class BenchmarkJobFailed(
 
 
 class ResultInvalid(
-    TerminalError,
-    exit_code=USAGE,
+    UserError,
     fix="pass a result.json a run of this version wrote (deploybench-results/<run id>/result.json)",
 ):
     """A result file cannot be read, or its schema version is unknown."""
 
 
 class CatalogueInvalid(
-    TerminalError,
-    exit_code=USAGE,
+    UserError,
     fix="correct the named field of the named file (the schema is the packaged catalogue's: `deploybench catalogue F06 --json` shows an entry), or move the file out of catalogue.d/",
 ):
     """A user's failure catalogue file (``--catalogue``, ``catalogue.d/``) does not validate."""
@@ -307,53 +301,44 @@ class PerformanceRegression(
 # --- terminal: the command line and its AWS set-up (exit 2; never raised inside an execution) ---
 
 
-class UsageError(
-    TerminalError, exit_code=USAGE, fix="see `deploybench COMMAND -h` for what the command takes"
-):
+class UsageError(UserError, fix="see `deploybench COMMAND -h` for what the command takes"):
     """A flag, argument or option value the command does not take."""
 
 
 class NoCredentials(
-    TerminalError,
-    exit_code=USAGE,
+    UserError,
     fix="run `aws configure`, or `aws sso login --profile NAME` and pass --profile NAME (or set AWS_PROFILE)",
 ):
     """No usable AWS credentials were found."""
 
 
-class ExpiredToken(
-    TerminalError, exit_code=USAGE, fix="run `aws sso login` (or refresh the credentials) and try again"
-):
+class ExpiredToken(UserError, fix="run `aws sso login` (or refresh the credentials) and try again"):
     """The AWS credentials or SSO session have expired."""
 
 
 class InvalidCredentials(
-    TerminalError,
-    exit_code=USAGE,
+    UserError,
     fix="run `aws configure` with a valid key, or `aws sso login --profile NAME`",
 ):
     """AWS refused the credentials (a wrong key, a deleted user)."""
 
 
 class ProfileNotFound(
-    TerminalError,
-    exit_code=USAGE,
+    UserError,
     fix="pass --profile with a profile of ~/.aws/config (`aws configure list-profiles`) or unset AWS_PROFILE",
 ):
     """The AWS profile named by --profile or AWS_PROFILE is not in ~/.aws/config."""
 
 
 class NoRegion(
-    TerminalError,
-    exit_code=USAGE,
+    UserError,
     fix="pass --region (e.g. --region eu-west-1), set AWS_REGION, or set a region in the profile",
 ):
     """No AWS region is set."""
 
 
 class StackNotFound(
-    TerminalError,
-    exit_code=USAGE,
+    UserError,
     fix="deploy it (`npx aws-cdk@2 deploy`, README 'AWS quick start'), or pass --stack-name / --region",
 ):
     """The deployed deploybench stack is not in the region."""
@@ -394,4 +379,4 @@ def fix_for(name: str) -> str | None:
 
 def all_errors() -> list[type[DeploybenchError]]:
     """Every concrete error class, in definition order."""
-    return [cls for cls in _leaves(DeploybenchError) if cls not in (RetryableError, TerminalError)]
+    return [cls for cls in _leaves(DeploybenchError) if cls not in (RetryableError, TerminalError, UserError)]
