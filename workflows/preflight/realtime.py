@@ -1,4 +1,4 @@
-"""Checks of the modes that serve the ONNX artifact on the HF DLC: F01, F03, F20, F22, F28.
+"""Checks of the modes that serve the ONNX artifact on the HF DLC: F01, F03, F20, F22, F28, F35, F40.
 
 ``ONNX_ARTIFACT_CHECKS`` cover any mode that serves the ONNX artifact with ``code/inference.py``
 on the HF DLC (real-time, multi-container, serverless, inference components list them);
@@ -24,6 +24,7 @@ from workflows.preflight.context import PreflightContext
 from workflows.preflight.isolation import ISOLATION
 from workflows.preflight.library_versions import check_tokenizer_portability
 from workflows.preflight.pins import check_library_pins
+from workflows.preflight.positions import check_positions, position_rows
 from workflows.preflight.registry import Check
 from workflows.spec.pipeline import is_gpu_instance
 
@@ -108,10 +109,24 @@ def tokenizer_portability(context: PreflightContext, hosting: object) -> list[Fi
     )
 
 
+def positions(context: PreflightContext, hosting: object) -> list[Finding]:
+    artifact = context.artifact
+    assert artifact is not None
+    manifest = artifact.manifest
+    graph = artifact.root / manifest.onnx_file
+    return check_positions(
+        code=artifact.code or "",
+        max_sequence_length=manifest.max_sequence_length,
+        rows=position_rows(graph) if graph.is_file() else None,
+        architecture=manifest.architecture,
+    )
+
+
 ONNX_ARTIFACT_CHECKS: tuple[Check[object], ...] = (
     Check("artifact files complete and ONNX loads", ("F22",), artifact_complete, ("artifact",)),
     Check("serving code imports vs requirements.txt", ("F01", "F28"), requirements, ("artifact",)),
     Check("tokenizer outputs vs graph inputs", ("F03",), input_names, ("artifact",)),
     Check("tokenizer files vs the image's transformers", ("F35",), tokenizer_portability, ("artifact",)),
+    Check("serving code truncates within the graph's positions", ("F40",), positions, ("artifact",)),
     ISOLATION,
 )
