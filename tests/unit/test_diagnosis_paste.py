@@ -151,3 +151,20 @@ def test_a_record_whose_list_fields_hold_text_is_read_without_a_crash() -> None:
     )
     # When it is diagnosed, Then it answers (an InService endpoint names no failure) instead of raising
     assert diagnose(evidence_from_paste(pasted, origin="paste")).id == "unknown"
+
+
+def test_a_chat_export_with_iso_times_keeps_its_thread_order() -> None:
+    # Given a chat export whose exporter wrote ISO times instead of Slack's seconds, newest first
+    messages = [
+        {"ts": "2026-10-11T08:20:00", "user": "bo", "text": "never mind, it came back InService"},
+        {"ts": "2026-10-11T08:14:02", "user": "al", "text": "endpoint emb-prod still Creating after 50 min?"},
+        {"ts": "someday", "user": "cy", "text": "thanks"},
+    ]
+    # When it is read, Then it is a chat, in time order, not a traceback
+    evidence = evidence_from_paste(json.dumps({"messages": messages[:2]}), origin="chat")
+    texts = [item.text for item in evidence.items]
+    assert texts.index(next(t for t in texts if "still Creating" in t)) < texts.index(
+        next(t for t in texts if "came back" in t)
+    )
+    # And a time that is neither keeps the export's own order
+    assert diagnose(evidence_from_paste(json.dumps({"messages": messages}), origin="chat")).id

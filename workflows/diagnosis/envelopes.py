@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from workflows.diagnosis.evidence import Source
@@ -213,9 +214,23 @@ def _chat(value: Any) -> Opened | None:
 
     def order(message: dict[str, Any]) -> tuple[float, float]:
         # A reply follows its thread's first message; conversations.history lists the newest first.
-        return float(message.get("thread_ts") or message["ts"]), float(message["ts"])
+        return _stamp(message.get("thread_ts") or message["ts"]), _stamp(message["ts"])
 
-    return Opened(CHAT, [m for message in sorted(messages, key=order) for m in _slack_message(message)])
+    try:
+        ordered = sorted(messages, key=order)
+    except ValueError:  # a stamp that is neither Slack's seconds nor ISO 8601: keep the export's order
+        ordered = messages
+    return Opened(CHAT, [m for message in ordered for m in _slack_message(message)])
+
+
+def _stamp(value: Any) -> float:
+    """A chat message's time in seconds: Slack's "1731571337.000200", or an ISO 8601 time as some
+    exporters write it ("2026-10-11T08:14:02"); ValueError for anything else."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        moment = datetime.fromisoformat(str(value))
+        return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
 def _datadog(value: Any) -> Opened | None:
