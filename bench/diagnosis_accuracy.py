@@ -94,11 +94,15 @@ def main() -> None:
         f"runner-up, margin over it mean {figures['mean_margin_over_runner_up']:.2f}, min "
         f"{figures['min_margin_over_runner_up']:.2f}"
     )
+    console.print(
+        f"wrong answers (an entry named that is not the one expected): {figures['wrong_answers']} "
+        f"(target 0); unknown where an entry was expected: {figures['unknown_answers']}"
+    )
     for s in scored:
         if not s.correct:
             console.print(
-                f"[red]wrong[/]: {s.name}: expected {s.expect}, named {s.diagnosis.id} "
-                f"({s.label}, {s.language})"
+                f"{'[red]wrong[/]' if s.wrong else 'unknown'}: {s.name}: expected {s.expect}, named "
+                f"{s.diagnosis.id} ({s.label}, {s.language})"
             )
     for name, diagnosis in healthy:
         if diagnosis.id != "unknown":
@@ -131,7 +135,7 @@ def _grouped(figures: dict[str, float | int], group: str, title: str) -> Table:
             value,
             str(cases),
             str(correct),
-            str(cases - correct),
+            str(figures.get(f"{group}_wrong_{value}", cases - correct)),
             str(figures.get(f"{group}_healthy_{value}", 0)),
             str(figures.get(f"{group}_healthy_false_positives_{value}", 0)),
         )

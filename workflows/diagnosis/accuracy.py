@@ -100,6 +100,13 @@ class Scored(BaseModel):
         return self.diagnosis.id == self.expect
 
     @property
+    def wrong(self) -> bool:
+        """A named entry that is not the one expected (a healthy or undecidable text given a name
+        included). "unknown" for a named failure is not right, and never wrong: it sends no one to fix
+        the wrong thing."""
+        return self.diagnosis.id != UNKNOWN and not self.correct
+
+    @property
     def runner_up(self) -> str | None:
         return self.diagnosis.alternatives[0].id if self.diagnosis.alternatives else None
 
@@ -148,6 +155,8 @@ def figures(
         "cases": len(scored),
         "entries": len({s.expect for s in scored} - {UNKNOWN, HEALTHY}),
         "top1_correct": len(correct),
+        "wrong_answers": sum(s.wrong for s in scored),
+        "unknown_answers": sum(s.diagnosis.id == UNKNOWN and not s.correct for s in scored),
         "top1_accuracy": round(len(correct) / len(scored), 4) if scored else 0.0,
         "top2_accuracy": round((len(correct) + sum(s.runner_up == s.expect for s in wrong)) / len(scored), 4)
         if scored
@@ -180,11 +189,12 @@ def figures(
         result[f"cases_{entry}"] = len(mine)
         result[f"forms_{entry}"] = len({form for s in mine for form in s.forms} or {s.label for s in mine})
         result[f"top1_correct_{entry}"] = sum(s.correct for s in mine)
-        result[f"wrong_{entry}"] = len(mine) - result[f"top1_correct_{entry}"]
+        result[f"wrong_{entry}"] = sum(s.wrong for s in mine)
     for language in sorted({s.language for s in scored}):
         written = [s for s in scored if s.language == language]
         result[f"language_cases_{language}"] = len(written)
         result[f"language_top1_correct_{language}"] = sum(s.correct for s in written)
+        result[f"language_wrong_{language}"] = sum(s.wrong for s in written)
     for label in sorted({s.label for s in scored}):
         labelled = [s for s in scored if s.label == label]
         result[f"label_cases_{label}"] = len(labelled)
