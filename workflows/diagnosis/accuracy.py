@@ -145,7 +145,7 @@ def figures(
     correct = [s for s in scored if s.correct]
     named = [s for s in correct if s.expect not in (UNKNOWN, HEALTHY)]
     wrong = [s for s in scored if not s.correct]
-    with_runner_up = [s for s in scored if s.runner_up is not None]
+    with_runner_up = [s for s in scored if s.runner_up is not None and s.diagnosis.id != UNKNOWN]
     margins = [
         s.diagnosis.confidence - s.diagnosis.alternatives[0].confidence
         for s in named
