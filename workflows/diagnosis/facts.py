@@ -251,6 +251,27 @@ def inference_component(evidence: Evidence) -> FactValue:
     return None
 
 
+_MIN_INSTANCES_ZERO = re.compile(
+    r"MinInstanceCount\W{0,6}0\b|min(?:imum)? instance count (?:of |= ?|: ?|is |to )?0\b", re.IGNORECASE
+)
+
+
+def min_instances_zero(evidence: Evidence) -> FactValue:
+    """A variant allows zero instances (ManagedInstanceScaling MinInstanceCount 0), in a pasted
+    record or written down; False where a record shows a higher minimum."""
+    variants = _variants(evidence) + _records((evidence.endpoint_config or {}).get("ProductionVariants"))
+    minimums = [
+        (v.get("ManagedInstanceScaling") or {}).get("MinInstanceCount")
+        for v in variants
+        if isinstance(v.get("ManagedInstanceScaling"), dict)
+    ]
+    if any(m is not None and _number(m) == 0 for m in minimums):
+        return True
+    if any(_MIN_INSTANCES_ZERO.search(item.text) for item in evidence.items):
+        return True
+    return False if any(m is not None for m in minimums) else None
+
+
 def phase(evidence: Evidence) -> FactValue:
     return evidence.phase
 
@@ -268,6 +289,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "served_model_mismatch": served_model_mismatch,
     "co_hosted": co_hosted,
     "inference_component": inference_component,
+    "min_instances_zero": min_instances_zero,
     "phase": phase,
     **{name: _engine(name) for name in _ENGINE_MARKERS},
 }
