@@ -26,6 +26,8 @@ def read(text: str, mention: str) -> str:
         ("메모리 31%, OOM 아님, Worker died 로그도 없음.", "OOM", "negated"),
         ("IAM 권한도 확인함, AccessDenied 없음", "AccessDenied", "negated"),
         ("모델 로드 안 됨", "모델 로드", "negated"),
+        ("ReadTimeoutError 는 안 났고 두 번째부터 30ms", "ReadTimeoutError", "negated"),
+        ("로그에서 Worker died 못 찾음", "Worker died", "negated"),
         ("quota?", "quota", "hypothetical"),
         ("Is it ResourceLimitExceeded?", "ResourceLimitExceeded", "hypothetical"),
         ("혹시 CUDA 803? 요즘 자주 보여서", "CUDA 803", "hypothetical"),
@@ -51,6 +53,7 @@ def test_a_mention_under_a_trigger_is_not_affirmed(text: str, mention: str, expe
         ("why do we get ResourceLimitExceeded?", "ResourceLimitExceeded"),  # a wh-question presupposes it
         ("No module named 'onnxruntime' again after the redeploy", "No module named 'onnxruntime'"),
         ("메모리 31%, OOM 아님, Worker died 로그도 없음.", "메모리"),  # another clause
+        ("ping health check 통과 못 함", "ping health check"),  # 못 of 통과하다: the check failed
         ('the client printed "ResourceLimitExceeded: not enough quota"', "ResourceLimitExceeded"),
     ],
 )

@@ -86,7 +86,13 @@ _TERMINATOR = _words(
 _WH = re.compile(r"^\W*(?:why|how|what|where|when|which|who|왜|어떻게|무엇|뭐|어디|언제)\b", re.IGNORECASE)
 
 # --- Korean: the marker follows its object ---------------------------------------------------------
-_KO_NEGATION_POST = r"아님|아니[다고며라야요었에지]?|아닌|아닙니다|아니에요|아닌듯|없음|없[다고어었는습네지]\w*|안\s*됨|안\s*돼\w*|안\s*됩니다|문제\s*없\w*"
+# Short negation ("안 났고", "못 찾음") of the verbs that say a message occurred or was seen: 나다, 뜨다,
+# 보이다, 찍히다, 생기다, 찾다. Not of other verbs: "통과 못 함" (did not pass) affirms a failure.
+_KO_NOT_SEEN = r"(?:안|못)\s*(?:났|나|납니|나요|떴|뜨|뜸|떠|보이|보임|보여|봤|봄|찍히|찍힘|찍혀|생기|생김|생겼|찾|찾음)\w*"
+_KO_NEGATION_POST = (
+    r"아님|아니[다고며라야요었에지]?|아닌|아닙니다|아니에요|아닌듯|없음|없[다고어었는습네지]\w*|안\s*됨|안\s*돼\w*"
+    r"|안\s*됩니다|문제\s*없\w*|" + _KO_NOT_SEEN
+)
 _KO_HYPOTHETICAL_PRE = r"혹시|만약|만일|아마"
 _KO_QUESTION_POST = r"(?:인가요|나요|까요|ㄹ까|을까|인지|는지|건가|는가)\??"
 _KO_CONDITION = re.compile(r"\w*(?:이면|라면|으면|다면|면)$")
