@@ -109,3 +109,11 @@ def test_position_rows_are_read_from_the_graph(tmp_path: Path) -> None:
     graph.ClearField("initializer")
     onnx.save(helper.make_model(graph), str(path))
     assert position_rows(path) is None
+
+
+def test_an_unreadable_graph_has_no_position_table_to_check(tmp_path: Path) -> None:
+    # Given a graph cut off mid-way (F22 reports it)
+    path = tmp_path / "model.onnx"
+    path.write_bytes(b"\x08\x07\x12\x05trunc\x3a\xff\xff")
+    # Then this check reads no table rather than raising
+    assert position_rows(path) is None

@@ -68,10 +68,14 @@ def tokenizer_calls(code: str) -> tuple[list[int], list[int]]:
 
 def position_rows(onnx_path: Path) -> int | None:
     """The rows of the graph's absolute position embeddings; None where it has none (relative
-    positions, or a table under another name)."""
+    positions, or a table under another name) or cannot be read."""
     import onnx
+    from google.protobuf.message import DecodeError
 
-    graph = onnx.load(str(onnx_path), load_external_data=False).graph
+    try:
+        graph = onnx.load(str(onnx_path), load_external_data=False).graph
+    except (DecodeError, OSError, ValueError):  # an unreadable graph is F22's finding, not this one's
+        return None
     rows = [int(i.dims[0]) for i in graph.initializer if i.name.endswith(_POSITION_TABLE) and i.dims]
     return rows[0] if rows else None
 
