@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from workflows.diagnosis.accuracy import Case, diagnose_healthy, evaluate, load_corpus, score_case
+from workflows.diagnosis.paste import FORMS, evidence_from_paste
 from workflows.diagnosis.rules import default_rules
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "diagnosis_paraphrases.yaml"
@@ -25,6 +26,18 @@ def test_the_corpus_covers_every_runtime_entry_in_at_least_four_forms() -> None:
     assert {e for e in entries if per_entry[e] < 4} == set()
     assert {e: sorted(found) for e, found in forms.items() if len(found) < 4} == {}
     assert len(HEALTHY) >= 15
+
+
+def test_every_entry_has_a_korean_or_mixed_text_and_every_form_a_healthy_one() -> None:
+    # Given the corpus: tickets come in Korean too, and every form is pasted from healthy systems too
+    entries = default_rules().ids()
+    written = {c.expect for c in CASES if c.language in ("ko", "mixed")}
+    healthy_forms = {
+        f for h in HEALTHY for f in evidence_from_paste(h.read(CORPUS.parent)[1], origin="h").forms
+    }
+    # Then no entry lacks a Korean or mixed text, and no form the reader knows lacks a healthy text
+    assert sorted(entries - written) == []
+    assert [form for form in FORMS if form not in healthy_forms] == []
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.expect}-{'+'.join(c.forms)}")
