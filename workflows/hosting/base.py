@@ -30,9 +30,12 @@ from workflows.contracts import (
     PreflightResult,
 )
 from workflows.errors import PreflightBlocked, SpecInvalid
+from workflows.gpu.device import artifact_device
 from workflows.hosting import pools
 from workflows.hosting.create_calls import create_endpoint, create_model, instance_variant, run_tags
+from workflows.hosting.pool_devices import OVERRIDE_MODES, model_overrides
 from workflows.hosting.spec_bases import InstanceSettings
+from workflows.images.accelerators import device_of
 from workflows.images.table import HF_INFERENCE
 from workflows.preflight.context import MB, PreflightContext
 from workflows.preflight.memory import download_timeout_for
@@ -202,12 +205,21 @@ class HostingMode(ABC, Generic[SpecT]):
         ]
         config = naming.endpoint_config_name(request.run_id, attempt)
         endpoint = naming.endpoint_name(request.run_id, attempt)
-        variant = self.variant(planned.hosting, instance_type=instance_type, models=models)
         types = pools.pool_types(
             planned.hosting, request.attempt.instance_type_index, supported=self.supports_pools
         )
+        extra = self.device_models(
+            request, types or [instance_type], first=len(models), clients=clients, settings=settings
+        )
+        models += list(extra.values())
+        # One type left, on a device the run has its own artifact for: that device's model serves it.
+        served = (
+            [extra[device_of(instance_type)]] if not types and device_of(instance_type) in extra else models
+        )
+        variant = self.variant(planned.hosting, instance_type=instance_type, models=served)
         if types:
-            variant = pools.pooled_for(request.spec, planned.hosting, variant, types)
+            overrides = model_overrides(types, artifact_device(request.spec.hosting), extra)
+            variant = pools.pooled_for(request.spec, planned.hosting, variant, types, overrides)
             problems = pools.variant_problems(variant)
             if problems:
                 raise PreflightBlocked(
@@ -229,11 +241,54 @@ class HostingMode(ABC, Generic[SpecT]):
             instance_type=instance_type,
             instance_pools=types,
             provision_timeout_s=variant.get("VariantInstanceProvisionTimeoutInSeconds"),
+            device_models={artifact_device(request.spec.hosting): models[0], **extra} if extra else {},
             created_at=clock.now(),
             mode=self.mode,
             effective_hosting=planned.hosting.model_dump(mode="json"),
             **planned.recorded,
         )
+
+    def device_models(
+        self,
+        request: DeployRequest,
+        types: Sequence[str],
+        *,
+        first: int,
+        clients: AwsClients,
+        settings: Settings,
+    ) -> dict[str, str]:
+        """One Model per further device that ``types`` run on (pools across devices, a mode whose pools
+        take ``ModelNameOverride``): the device's packed artifact, planned as the run's own on the
+        device's first type, named from model index ``first`` on. Returns the model name per device
+        (none without such artifacts)."""
+        if self.mode not in OVERRIDE_MODES or not request.pack.device_artifacts:
+            return {}
+        made: dict[str, str] = {}
+        for device in dict.fromkeys(device_of(name) for name in types):
+            artifact = request.pack.for_device(device)
+            if artifact is None:
+                continue
+            pack = request.pack.model_copy(
+                update={
+                    "model_data_uri": artifact.model_data_uri,
+                    "size_bytes": artifact.size_bytes,
+                    "sha256": artifact.sha256,
+                    "device_artifacts": [],
+                }  # fmt: skip
+            )
+            device_request = request.model_copy(update={"pack": pack})
+            hosting = self.hosting_for(device_request)
+            name = next(name for name in types if device_of(name) == device)
+            planned = self.plan(device_request, hosting, name, clients=clients, settings=settings)
+            made[device] = create_model(
+                clients.sagemaker,
+                naming.model_name(request.run_id, request.attempt.number, first + len(made)),
+                settings=settings,
+                tags=run_tags(request),
+                hosting=planned.hosting,
+                **planned.models[0],
+            )
+        return made
 
     @abstractmethod
     def instance_type(self, request: DeployRequest, hosting: SpecT) -> str:
