@@ -16,7 +16,7 @@ from workflows.contracts import (
     ConvertResult,
     StepRequest,
 )
-from workflows.conversion.build import build_artifact, fetch_source
+from workflows.conversion.build import SharedExport, build_artifact, fetch_source
 from workflows.conversion.cache import CacheBounds, converted
 from workflows.conversion.cache_stores import open_store
 from workflows.conversion.devices import device_spec
@@ -52,6 +52,7 @@ def convert(
     )
     store = open_store(settings, s3=s3)
     devices = run_devices(request.spec)
+    shared: dict[str, SharedExport] = {}  # the devices' artifacts share one export
 
     def one(
         device: str, out: Path, scratch: Path, uri: str
@@ -62,7 +63,9 @@ def convert(
         made = converted(
             narrowed,
             source=source,
-            build=lambda: build_artifact(narrowed, source=source, out=out, scratch=scratch, hub=hub),
+            build=lambda: build_artifact(
+                narrowed, source=source, out=out, scratch=scratch, hub=hub, shared=shared
+            ),
             out=out,
             store=store,
             bounds=CacheBounds.from_settings(settings),
