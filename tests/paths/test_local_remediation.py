@@ -151,7 +151,7 @@ def test_a_gpu_pool_without_capacity_falls_to_the_cpu_pool_and_its_own_artifact(
     # And the wait saw the fallback, and result.json names the pool that served: type, device, artifact
     assert (
         result["endpoint"]["pools_line"]
-        == "priority 1 ml.g5.xlarge: 0, falling back; priority 2 ml.c6i.xlarge: 1"
+        == "priority 1 ml.g5.xlarge (gpu): 0, falling back; priority 2 ml.c6i.xlarge (cpu): 1"
     )
     assert result["hosting"]["instance_type"] == "ml.c6i.xlarge"
     [pool] = result["hosting"]["served_pools"]

@@ -217,14 +217,16 @@ def pool_counts(description: dict[str, Any], types: Sequence[str]) -> list[PoolC
     return [PoolCount(priority, name, counts.get(name, 0)) for priority, name in enumerate(types, start=1)]
 
 
-def describe_counts(counts: Sequence[PoolCount]) -> str:
+def describe_counts(counts: Sequence[PoolCount], *, devices: bool = False) -> str:
     """One line for the run's log, e.g. 'priority 1 ml.g6.xlarge: 0, falling back; priority 2
-    ml.g5.xlarge: 1'."""
+    ml.g5.xlarge: 1'; with ``devices`` (pools across devices, a model each) each type's device too,
+    'priority 2 ml.c6i.xlarge (cpu): 1'."""
     parts = []
     for position, pool in enumerate(counts):
         later = any(other.count for other in counts[position + 1 :])
         note = ", falling back" if pool.count == 0 and later else ""
-        parts.append(f"priority {pool.priority} {pool.instance_type}: {pool.count}{note}")
+        device = f" ({device_of(pool.instance_type)})" if devices else ""
+        parts.append(f"priority {pool.priority} {pool.instance_type}{device}: {pool.count}{note}")
     return "; ".join(parts)
 
 
