@@ -143,8 +143,9 @@ def test_a_gpu_pool_without_capacity_falls_to_the_cpu_pool_and_its_own_artifact(
         "cpu",
     )
     assert convert["manifest"]["quantization"]["passed"] and cpu["manifest"]["parity"]["passed"]
-    # And both came from one export (and one PyTorch reference)
+    # And both came from one export (and one PyTorch reference), and the preflight checked both
     assert len(exports) == 1
+    assert any(line.startswith("cpu artifact: ") for line in result["preflight"]["checked"])
     # And one Model per device, the CPU pool overriding the variant's
     assert result["deploy"]["model_names"] == ["db-pools-dev-1-a1-m0", "db-pools-dev-1-a1-m1"]
     assert result["deploy"]["device_models"] == {"gpu": "db-pools-dev-1-a1-m0", "cpu": "db-pools-dev-1-a1-m1"}

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from workflows.aws.storage import download_folder
 from workflows.contracts import Finding, PreflightRequest, PreflightResult
+from workflows.conversion.devices import device_spec
 from workflows.errors import PreflightBlocked
 from workflows.hosting.modes import run_checks
 from workflows.preflight import ArtifactView, build_context
@@ -52,6 +53,27 @@ def _canary(request: PreflightRequest, *, s3: S3Client, result: PreflightResult)
     return canary.as_dict()
 
 
+def _device_checks(request: PreflightRequest, *, s3: S3Client, scratch: Path) -> PreflightResult:
+    """Pools across devices: the artifact checks on each further device's artifact, against the spec
+    narrowed to that device (its image, its onnxruntime), its findings and checks named by device."""
+    found = PreflightResult()
+    for converted in request.convert.device_artifacts:
+        root = scratch / converted.device
+        for part in _ARTIFACT_PARTS:
+            download_folder(s3, converted.staging_uri.rstrip("/") + "/" + part, root / part)
+        artifact = ArtifactView(
+            root,
+            converted.manifest,
+            verified_by=f"PackArtifact verified {len(converted.manifest.files)} files",
+        )
+        spec = device_spec(request.spec, converted.device, several=True)
+        result = run_checks(build_context(spec, artifact), "artifact")
+        label = f"{converted.device} artifact: "
+        found.findings += [f.model_copy(update={"message": label + f.message}) for f in result.findings]
+        found.checked += [label + line for line in result.checked]
+    return found
+
+
 def preflight(request: PreflightRequest, *, s3: S3Client) -> PreflightResult:
     """Run every check that applies to the spec's hosting mode on the staged artifact.
 
@@ -75,6 +97,9 @@ def preflight(request: PreflightRequest, *, s3: S3Client) -> PreflightResult:
         )
         carried = request.spec_check
         result = run_checks(build_context(request.spec, artifact), "artifact" if carried else "all")
+        further = _device_checks(request, s3=s3, scratch=root / "devices")
+        result.findings += further.findings
+        result.checked += further.checked
     if carried is not None:
         result = PreflightResult(
             findings=sorted([*carried.findings, *result.findings], key=lambda f: f.severity != "blocking"),
