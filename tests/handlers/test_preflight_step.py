@@ -12,7 +12,14 @@ from tests.conftest import fast_spec
 from tests.support.aws import Aws
 from tests.support.hosting import spec_with
 from workflows.aws.storage import upload_folder
-from workflows.contracts import ConvertedDevice, ConvertResult, FileEntry, PackResult, PreflightRequest
+from workflows.contracts import (
+    ConvertedDevice,
+    ConvertResult,
+    FileEntry,
+    PackedDevice,
+    PackResult,
+    PreflightRequest,
+)
 from workflows.conversion.manifest import read_manifest
 from workflows.errors import PreflightBlocked
 from workflows.hosting import modes
@@ -205,3 +212,36 @@ def test_each_device_artifact_of_pools_across_devices_gets_the_artifact_checks(
         preflight(request, s3=s3)
     # And the first (CPU) artifact passes its own checks
     assert "ml.c6i.xlarge" not in str(caught.value)
+
+
+def test_a_device_artifact_that_fails_its_canary_blocks_named_by_device(
+    s3: Any, tiny_artifact: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workflows.container import canary
+
+    # Given the canary's outcome per packed artifact (the real canary needs the container stack; the
+    # e2e tier runs it): the run's first passes, the CPU artifact's raises in the image's environment
+    asked: dict[str, str] = {}
+
+    def outcome(spec: Any, uri: str, **_: Any) -> canary.CanaryResult:
+        asked[uri] = spec.hosting.instance_type_fallbacks[0]
+        failed = "/cpu/" in uri
+        error = "ModuleNotFoundError: No module named 'onnxruntime'" if failed else ""
+        return canary.CanaryResult(
+            outcome="failed" if failed else "passed", seconds=1.0, image="img", error=error
+        )
+
+    monkeypatch.setattr(canary, "pipeline_canary", outcome)
+    spec = spec_with(
+        "bundled", {"mode": "realtime", "instance_type_fallbacks": ["ml.g5.xlarge", "ml.c6i.xlarge"]}
+    )
+    cpu = PackedDevice(device="cpu", model_data_uri=f"s3://{BUCKET}/artifacts/pf-1/cpu/model.tar.gz", size_bytes=1, sha256="cd" * 32, onnx_file="model.onnx", precision="fp32")  # fmt: skip
+    pack = PACK.model_copy(update={"device_artifacts": [cpu]})
+    request = PreflightRequest(
+        run_id="pf-1", spec=spec, convert=staged(s3, tiny_artifact, tmp_path), pack=pack
+    )
+    # When the preflight step runs, Then the CPU artifact's failure blocks, named as that artifact's (F01)
+    with pytest.raises(PreflightBlocked, match=r"F01 \(blocking\): the packed cpu artifact failed"):
+        preflight(request, s3=s3)
+    # And each artifact was loaded for its own device's first type
+    assert asked == {PACK.model_data_uri: "ml.g5.xlarge", cpu.model_data_uri: "ml.c6i.xlarge"}

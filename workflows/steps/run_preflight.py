@@ -33,24 +33,41 @@ def _canary(request: PreflightRequest, *, s3: S3Client, result: PreflightResult)
     from workflows.container.canary import pipeline_canary
     from workflows.diagnosis import diagnose, evidence_from_text
 
-    canary = pipeline_canary(
-        request.spec, request.pack.model_data_uri, s3=s3, region=os.environ.get("AWS_REGION", "us-east-1")
-    )
+    region = os.environ.get("AWS_REGION", "us-east-1")
+    canary = pipeline_canary(request.spec, request.pack.model_data_uri, s3=s3, region=region)
     if canary is None:
         return None
-    if canary.outcome != "passed":
-        named = diagnose(evidence_from_text(canary.error, origin="canary")).id
+    # Pools across devices: each further device's packed artifact, on that device's image.
+    further = {
+        packed.device: pipeline_canary(
+            device_spec(request.spec, packed.device, several=True),
+            packed.model_data_uri,
+            s3=s3,
+            region=region,
+        )
+        for packed in request.pack.device_artifacts
+    }
+    for label, tried in [
+        ("the packed artifact", canary),
+        *((f"the packed {d} artifact", c) for d, c in further.items()),
+    ]:
+        if tried is None or tried.outcome == "passed":
+            continue
+        named = diagnose(evidence_from_text(tried.error, origin="canary")).id
         result.findings.insert(
             0,
             Finding(
                 id=named if named != "unknown" else "canary",
                 severity="blocking",
-                message=f"the packed artifact failed in the container-equivalent environment: {canary.error[-600:]}",
+                message=f"{label} failed in the container-equivalent environment: {tried.error[-600:]}",
                 fix="fix the artifact (see the catalogue entry), or pick the image whose libraries it was built with",
-                evidence=f"image {canary.image}; versions {canary.versions}",
+                evidence=f"image {tried.image}; versions {tried.versions}",
             ),
         )
-    return canary.as_dict()
+    found = canary.as_dict()
+    if further:
+        found["devices"] = {device: tried.as_dict() if tried else None for device, tried in further.items()}
+    return found
 
 
 def _device_checks(request: PreflightRequest, *, s3: S3Client, scratch: Path) -> PreflightResult:
