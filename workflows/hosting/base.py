@@ -274,7 +274,7 @@ class HostingMode(ABC, Generic[SpecT]):
                     "size_bytes": artifact.size_bytes,
                     "sha256": artifact.sha256,
                     "device_artifacts": [],
-                }  # fmt: skip
+                }
             )
             device_request = request.model_copy(update={"pack": pack})
             hosting = self.hosting_for(device_request)
