@@ -47,6 +47,7 @@ def deployed_variant(
     *,
     pack: PackResult | None = None,
     created: list[dict[str, Any]] | None = None,
+    stubbed_models: int | None = None,
     **kwargs: Any,
 ) -> tuple[dict[str, Any], Any]:
     """The one ProductionVariant the deploy step sends (through a Stubber, which validates it).
@@ -54,6 +55,7 @@ def deployed_variant(
     Args:
         pack: the packed artifacts deployed (the shared builders' one artifact when None).
         created: receives each CreateModel's parameters.
+        stubbed_models: the CreateModel calls expected (default: the mode's, plus one per device artifact).
     """
     req = request(hosting, **kwargs)
     if pack is not None:
@@ -61,7 +63,8 @@ def deployed_variant(
     sent: dict[str, Any] = {}
     models = len(hosting.get("models") or []) + 1 if hosting.get("mode") != "multi-container" else 1
     with stubbed("sagemaker") as (sagemaker, stub):
-        for _ in range(models + len(pack.device_artifacts if pack else [])):
+        expected = models + len(pack.device_artifacts if pack else [])
+        for _ in range(expected if stubbed_models is None else stubbed_models):
             stub.add_response("create_model", {"ModelArn": ARN}, None)
         stub.add_response("create_endpoint_config", {"EndpointConfigArn": ARN}, None)
         stub.add_response("create_endpoint", {"EndpointArn": ARN}, None)

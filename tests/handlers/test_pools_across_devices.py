@@ -119,6 +119,12 @@ def test_the_deploy_creates_a_model_per_device_and_overrides_the_cpu_pool() -> N
 
 def test_the_last_type_alone_is_served_by_its_own_device_model() -> None:
     # Given a later attempt left with the CPU type only (the GPU pool was exhausted)
-    sent, _ = deployed_variant({"instance_type_fallbacks": MIXED}, pack=BOTH, attempt=2, index=1)
-    # Then its one InstanceType runs the CPU artifact's model, not the GPU one
-    assert (sent["InstanceType"], sent["ModelName"]) == ("ml.c6i.xlarge", "db-run-1-a2-m1")
+    models: list[dict[str, Any]] = []
+    sent, _ = deployed_variant(
+        {"instance_type_fallbacks": MIXED}, pack=BOTH, created=models, stubbed_models=1, attempt=2, index=1
+    )
+    # Then its one InstanceType runs the CPU artifact, as the attempt's only model
+    assert (sent["InstanceType"], sent["ModelName"]) == ("ml.c6i.xlarge", "db-run-1-a2-m0")
+    assert [(m["ModelName"], m["PrimaryContainer"]["ModelDataUrl"]) for m in models] == [
+        ("db-run-1-a2-m0", CPU_ARTIFACT)
+    ]

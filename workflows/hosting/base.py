@@ -190,6 +190,11 @@ class HostingMode(ABC, Generic[SpecT]):
         """
         hosting = self.hosting_for(request)
         instance_type = self.instance_type(request, hosting)
+        types = pools.pool_types(hosting, request.attempt.instance_type_index, supported=self.supports_pools)
+        # One type left, on a device the run has its own artifact for: that artifact is the attempt's.
+        alone = None if types else self.device_request(request, device_of(instance_type))
+        if alone is not None:
+            request, hosting = alone, self.hosting_for(alone)
         planned = self.plan(request, hosting, instance_type, clients=clients, settings=settings)
         attempt, tags = request.attempt.number, run_tags(request)
         models = [
@@ -205,18 +210,9 @@ class HostingMode(ABC, Generic[SpecT]):
         ]
         config = naming.endpoint_config_name(request.run_id, attempt)
         endpoint = naming.endpoint_name(request.run_id, attempt)
-        types = pools.pool_types(
-            planned.hosting, request.attempt.instance_type_index, supported=self.supports_pools
-        )
-        extra = self.device_models(
-            request, types or [instance_type], first=len(models), clients=clients, settings=settings
-        )
+        extra = self.device_models(request, types, first=len(models), clients=clients, settings=settings)
         models += list(extra.values())
-        # One type left, on a device the run has its own artifact for: that device's model serves it.
-        served = (
-            [extra[device_of(instance_type)]] if not types and device_of(instance_type) in extra else models
-        )
-        variant = self.variant(planned.hosting, instance_type=instance_type, models=served)
+        variant = self.variant(planned.hosting, instance_type=instance_type, models=models)
         if types:
             overrides = model_overrides(types, artifact_device(request.spec.hosting), extra)
             variant = pools.pooled_for(request.spec, planned.hosting, variant, types, overrides)
@@ -261,22 +257,11 @@ class HostingMode(ABC, Generic[SpecT]):
         take ``ModelNameOverride``): the device's packed artifact, planned as the run's own on the
         device's first type, named from model index ``first`` on. Returns the model name per device
         (none without such artifacts)."""
-        if self.mode not in OVERRIDE_MODES or not request.pack.device_artifacts:
-            return {}
         made: dict[str, str] = {}
         for device in dict.fromkeys(device_of(name) for name in types):
-            artifact = request.pack.for_device(device)
-            if artifact is None:
+            device_request = self.device_request(request, device)
+            if device_request is None:
                 continue
-            pack = request.pack.model_copy(
-                update={
-                    "model_data_uri": artifact.model_data_uri,
-                    "size_bytes": artifact.size_bytes,
-                    "sha256": artifact.sha256,
-                    "device_artifacts": [],
-                }
-            )
-            device_request = request.model_copy(update={"pack": pack})
             hosting = self.hosting_for(device_request)
             name = next(name for name in types if device_of(name) == device)
             planned = self.plan(device_request, hosting, name, clients=clients, settings=settings)
@@ -289,6 +274,22 @@ class HostingMode(ABC, Generic[SpecT]):
                 **planned.models[0],
             )
         return made
+
+    def device_request(self, request: DeployRequest, device: str) -> DeployRequest | None:
+        """``request`` deploying the run's further artifact for ``device`` (pools across devices, a mode
+        whose pools take ``ModelNameOverride``); None when the run has no such artifact."""
+        artifact = request.pack.for_device(device) if self.mode in OVERRIDE_MODES else None
+        if artifact is None:
+            return None
+        pack = request.pack.model_copy(
+            update={
+                "model_data_uri": artifact.model_data_uri,
+                "size_bytes": artifact.size_bytes,
+                "sha256": artifact.sha256,
+                "device_artifacts": [],
+            }
+        )
+        return request.model_copy(update={"pack": pack})
 
     @abstractmethod
     def instance_type(self, request: DeployRequest, hosting: SpecT) -> str:
