@@ -36,11 +36,25 @@ class ConversionCacheOutcome(Contract):
     location: str | None = Field(None, description="The cache entry: a local folder or an s3:// prefix.")
 
 
+class ConvertedDevice(Contract):
+    """The run's artifact for a second device (instance pools across CPU and GPU types)."""
+
+    device: Literal["cpu", "gpu"]
+    staging_uri: str = Field(description="s3:// prefix holding this device's converted folder.")
+    manifest: ArtifactManifest
+    cache: ConversionCacheOutcome = Field(default_factory=ConversionCacheOutcome)
+
+
 class ConvertResult(Contract):
     staging_uri: str = Field(description="s3:// prefix holding the converted folder.")
     manifest: ArtifactManifest
     seconds: float
     cache: ConversionCacheOutcome = Field(default_factory=ConversionCacheOutcome)
+    device_artifacts: list[ConvertedDevice] = Field(
+        default_factory=list,
+        description="Pools across devices: one artifact per further device, each served by its own Model "
+        "(ModelNameOverride); empty: the run has one artifact.",
+    )
 
 
 class PackRequest(StepRequest):
@@ -52,12 +66,31 @@ class PackRequest(StepRequest):
     )
 
 
+class PackedDevice(Contract):
+    """A second device's packed artifact: its own Model serves the pools of that device."""
+
+    device: Literal["cpu", "gpu"]
+    model_data_uri: str
+    size_bytes: int
+    sha256: str
+    onnx_file: str = Field(description="The graph the artifact serves, e.g. model.fp16.onnx.")
+    precision: str
+
+
 class PackResult(Contract):
     model_data_uri: str
     size_bytes: int
     sha256: str
     compression: str
     seconds: float
+    device_artifacts: list[PackedDevice] = Field(
+        default_factory=list,
+        description="Pools across devices: the further devices' artifacts (the primary is model_data_uri).",
+    )
+
+    def for_device(self, device: str) -> PackedDevice | None:
+        """The packed artifact of a further ``device``, None when the run has none for it."""
+        return next((artifact for artifact in self.device_artifacts if artifact.device == device), None)
 
 
 class Finding(Contract):
@@ -142,6 +175,10 @@ class DeployResult(Contract):
     )
     provision_timeout_s: int | None = Field(
         None, description="VariantInstanceProvisionTimeoutInSeconds of a pooled variant."
+    )
+    device_models: dict[str, str] = Field(
+        default_factory=dict,
+        description="Pools across devices: the Model serving each device's pools (the others' by ModelNameOverride).",
     )
     created_at: datetime
     mode: str = Field("realtime", description="The hosting mode that created the endpoint.")

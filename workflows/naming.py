@@ -134,9 +134,20 @@ def staging_prefix(run_id: str) -> str:
     return f"{STAGING_PREFIX}{run_id}/"
 
 
-def artifact_key(run_id: str, compression: str) -> str:
+# A second device's converted folder sits under the run's staging prefix (teardown deletes it with
+# the rest), in a folder the primary artifact's pack leaves out.
+DEVICE_STAGING = "devices/"
+
+
+def device_staging_prefix(run_id: str, device: str) -> str:
+    """The converted folder of the run's artifact for ``device`` (pools across devices)."""
+    return f"{staging_prefix(run_id)}{DEVICE_STAGING}{device}/"
+
+
+def artifact_key(run_id: str, compression: str, device: str | None = None) -> str:
+    """The packed artifact's key; ``device`` names a second device's (pools across devices)."""
     suffix = "model.tar.gz" if compression != "none" else "model.tar"
-    return f"{ARTIFACTS_PREFIX}{run_id}/{suffix}"
+    return f"{ARTIFACTS_PREFIX}{run_id}/{device + '/' if device else ''}{suffix}"
 
 
 def results_prefix(run_id: str) -> str:

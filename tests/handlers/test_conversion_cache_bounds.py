@@ -143,6 +143,14 @@ def test_the_run_summary_says_what_the_cache_did() -> None:
     assert line is not None and line.startswith(
         "conversion cache hit, artifact reused in 0.8 s (key abababababab"
     )
+    # And a further device's artifact (pools across CPU and GPU types) says what its own entry did
+    both = {
+        **hit,
+        "device_artifacts": [
+            {"device": "cpu", "cache": {"status": "miss", "key": "cd" * 32, "location": "/c/cdcd"}}
+        ],
+    }
+    assert (cache_line(both) or "").endswith("; cpu artifact: miss (key cdcdcdcdcdcd)")
     assert cache_line({"seconds": 20.0, "cache": {"status": "off", "key": None, "location": None}}) is None
     assert cache_line(None) is None
 

@@ -13,7 +13,7 @@ from botocore.validate import ParamValidator
 
 from tests.support.hosting import SETTINGS, client, describe_request, request, stubbed
 from workflows import clock
-from workflows.contracts import Diagnosis, PipelineState
+from workflows.contracts import Diagnosis, PackResult, PipelineState
 from workflows.diagnosis.evidence import Evidence
 from workflows.diagnosis.matcher import diagnose
 from workflows.errors import CapacityStall, EndpointFailed, PreflightBlocked
@@ -42,17 +42,36 @@ def validate(variant: dict[str, Any]) -> None:
         raise ParamValidationError(report=report.generate_report())
 
 
-def deployed_variant(hosting: dict[str, Any], **kwargs: Any) -> tuple[dict[str, Any], Any]:
-    """The one ProductionVariant the deploy step sends (through a Stubber, which validates it)."""
+def deployed_variant(
+    hosting: dict[str, Any],
+    *,
+    pack: PackResult | None = None,
+    created: list[dict[str, Any]] | None = None,
+    stubbed_models: int | None = None,
+    **kwargs: Any,
+) -> tuple[dict[str, Any], Any]:
+    """The one ProductionVariant the deploy step sends (through a Stubber, which validates it).
+
+    Args:
+        pack: the packed artifacts deployed (the shared builders' one artifact when None).
+        created: receives each CreateModel's parameters.
+        stubbed_models: the CreateModel calls expected (default: the mode's, plus one per device artifact).
+    """
     req = request(hosting, **kwargs)
+    if pack is not None:
+        req = req.model_copy(update={"pack": pack})
     sent: dict[str, Any] = {}
+    models = len(hosting.get("models") or []) + 1 if hosting.get("mode") != "multi-container" else 1
     with stubbed("sagemaker") as (sagemaker, stub):
-        for _ in range(
-            len(hosting.get("models") or []) + 1 if hosting.get("mode") != "multi-container" else 1
-        ):
+        expected = models + len(pack.device_artifacts if pack else [])
+        for _ in range(expected if stubbed_models is None else stubbed_models):
             stub.add_response("create_model", {"ModelArn": ARN}, None)
         stub.add_response("create_endpoint_config", {"EndpointConfigArn": ARN}, None)
         stub.add_response("create_endpoint", {"EndpointArn": ARN}, None)
+        if created is not None:
+            sagemaker.meta.events.register(
+                "provide-client-params.sagemaker.CreateModel", lambda params, **_: created.append(params)
+            )
         sagemaker.meta.events.register(
             "provide-client-params.sagemaker.CreateEndpointConfig",
             lambda params, **_: sent.update(params["ProductionVariants"][0]),
@@ -149,21 +168,24 @@ def test_after_the_pools_are_exhausted_the_next_attempt_pools_the_types_after_th
     assert last["InstanceType"] == "ml.g4dn.xlarge" and "InstancePools" not in last
 
 
-def test_cpu_and_gpu_types_in_one_pool_list_are_refused_with_the_recreate_fix() -> None:
-    # Given fallbacks that span CPU and GPU (one artifact per run, converted for one device)
-    req = request({"instance_type_fallbacks": ["ml.g6.xlarge", "ml.c7i.xlarge"]})
-    # When the preflight runs, Then the pools block with the fix: capacity: recreate
+def test_cpu_and_gpu_types_in_pools_that_cannot_carry_a_second_model_are_refused() -> None:
+    # Given fallbacks that span CPU and GPU in the inference-component mode (its variant names no
+    # model, so a pool's ModelNameOverride has nothing to replace)
+    hosting = {"mode": "inference-component", "instance_type_fallbacks": ["ml.g6.xlarge", "ml.c7i.xlarge"]}
+    req = request(hosting)
+    # When the preflight runs, Then the pools block with the fixes: the real-time mode, or recreate
     [finding] = [f for f in run_checks(PreflightContext(req.spec)).findings if f.id == "F06"]
     assert finding.severity == "blocking"
     assert "span devices (gpu, cpu)" in finding.message
-    assert "capacity: recreate" in finding.fix
-    # And the deploy refuses before any SageMaker call
+    assert "hosting.mode: realtime" in finding.fix and "capacity: recreate" in finding.fix
+    # And a real-time deploy without the CPU artifact refuses before any SageMaker call
+    realtime = request({"instance_type_fallbacks": ["ml.g6.xlarge", "ml.c7i.xlarge"]})
     with stubbed("sagemaker") as (sagemaker, stub):
         stub.add_response("create_model", {"ModelArn": ARN}, None)
         with pytest.raises(PreflightBlocked, match="span devices"):
-            deploy(req, sagemaker=sagemaker, settings=SETTINGS)
+            deploy(realtime, sagemaker=sagemaker, settings=SETTINGS)
     # And with capacity: recreate the same list passes the pools check
-    recreate = request({"instance_type_fallbacks": ["ml.g6.xlarge", "ml.c7i.xlarge"], "capacity": "recreate"})
+    recreate = request({**hosting, "capacity": "recreate"})
     assert not [f for f in run_checks(PreflightContext(recreate.spec)).findings if f.id == "F06"]
 
 

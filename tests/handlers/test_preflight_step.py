@@ -12,7 +12,14 @@ from tests.conftest import fast_spec
 from tests.support.aws import Aws
 from tests.support.hosting import spec_with
 from workflows.aws.storage import upload_folder
-from workflows.contracts import ConvertResult, FileEntry, PackResult, PreflightRequest
+from workflows.contracts import (
+    ConvertedDevice,
+    ConvertResult,
+    FileEntry,
+    PackedDevice,
+    PackResult,
+    PreflightRequest,
+)
 from workflows.conversion.manifest import read_manifest
 from workflows.errors import PreflightBlocked
 from workflows.hosting import modes
@@ -172,3 +179,69 @@ def test_a_hosting_mode_declares_its_checks_and_the_preflight_runs_those(
     # And a check declaring an unknown need is refused at definition
     with pytest.raises(ValueError, match="needs"):
         registry.Check("bad", ("F01",), no_gpu_serverless, ("gpu",))
+
+
+def test_each_device_artifact_of_pools_across_devices_gets_the_artifact_checks(
+    s3: Any, tiny_artifact: Path, tmp_path: Path
+) -> None:
+    # Given a CPU type first and a GPU type after it, pooled: the CPU artifact is the run's first
+    # (clean), the GPU one is staged under devices/gpu/ without code/inference.py
+    spec = spec_with(
+        "bundled", {"mode": "realtime", "instance_type_fallbacks": ["ml.c6i.xlarge", "ml.g5.xlarge"]}
+    )
+    convert = staged(s3, tiny_artifact, tmp_path)
+    broken = tmp_path / "gpu"
+    shutil.copytree(tiny_artifact, broken)
+    (broken / "code" / "inference.py").unlink()
+    gpu_uri = f"{STAGING}devices/gpu/"
+    upload_folder(s3, broken, gpu_uri)
+    device = ConvertedDevice(device="gpu", staging_uri=gpu_uri, manifest=convert.manifest)
+    request = PreflightRequest(
+        run_id="pf-1", spec=spec, convert=convert.model_copy(update={"device_artifacts": [device]}), pack=PACK
+    )
+    # When the preflight step runs, Then the GPU artifact's missing serving code blocks, named as its
+    with pytest.raises(
+        PreflightBlocked, match=r"F22 \(blocking\): gpu artifact: the artifact has no code/inference.py"
+    ):
+        preflight(request, s3=s3)
+    # And with its serving code back, it is checked against the GPU type: a CPU onnxruntime there blocks (F36)
+    upload_folder(s3, tiny_artifact, gpu_uri)
+    with pytest.raises(
+        PreflightBlocked, match=r"F36 \(blocking\): gpu artifact: ml.g5.xlarge is a GPU instance"
+    ) as caught:
+        preflight(request, s3=s3)
+    # And the first (CPU) artifact passes its own checks
+    assert "ml.c6i.xlarge" not in str(caught.value)
+
+
+def test_a_device_artifact_that_fails_its_canary_blocks_named_by_device(
+    s3: Any, tiny_artifact: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workflows.container import canary
+
+    # Given the canary's outcome per packed artifact (the real canary needs the container stack; the
+    # e2e tier runs it): the run's first passes, the CPU artifact's raises in the image's environment
+    asked: dict[str, str] = {}
+
+    def outcome(spec: Any, uri: str, **_: Any) -> canary.CanaryResult:
+        asked[uri] = spec.hosting.instance_type_fallbacks[0]
+        failed = "/cpu/" in uri
+        error = "ModuleNotFoundError: No module named 'onnxruntime'" if failed else ""
+        return canary.CanaryResult(
+            outcome="failed" if failed else "passed", seconds=1.0, image="img", error=error
+        )
+
+    monkeypatch.setattr(canary, "pipeline_canary", outcome)
+    spec = spec_with(
+        "bundled", {"mode": "realtime", "instance_type_fallbacks": ["ml.g5.xlarge", "ml.c6i.xlarge"]}
+    )
+    cpu = PackedDevice(device="cpu", model_data_uri=f"s3://{BUCKET}/artifacts/pf-1/cpu/model.tar.gz", size_bytes=1, sha256="cd" * 32, onnx_file="model.onnx", precision="fp32")  # fmt: skip
+    pack = PACK.model_copy(update={"device_artifacts": [cpu]})
+    request = PreflightRequest(
+        run_id="pf-1", spec=spec, convert=staged(s3, tiny_artifact, tmp_path), pack=pack
+    )
+    # When the preflight step runs, Then the CPU artifact's failure blocks, named as that artifact's (F01)
+    with pytest.raises(PreflightBlocked, match=r"F01 \(blocking\): the packed cpu artifact failed"):
+        preflight(request, s3=s3)
+    # And each artifact was loaded for its own device's first type
+    assert asked == {PACK.model_data_uri: "ml.g5.xlarge", cpu.model_data_uri: "ml.c6i.xlarge"}

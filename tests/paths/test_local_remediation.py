@@ -1,5 +1,7 @@
 """Remediation paths end to end: the real definition and handlers on the local engine, the failure
 from the local SageMaker's fault plan (F06, F20), the fixed configuration deployed, nothing left.
+SageMaker's own fallback too: instance pools, of one device or across CPU and GPU types (one Model
+per device, ModelNameOverride).
 
 The light server serves (as in test_local_pipeline.py): these run at 200x, where MMS's 30-60 s
 start would read as hours of Creating. Failures only the real stack produces are in
@@ -15,7 +17,7 @@ import pytest
 
 from tests.conftest import fast_spec, serving_processes
 from tests.support.local_pipeline import BEFORE_DEPLOY
-from tests.support.remediation import EMPTY, REDEPLOYED_ONCE, WAIT_LOOP, collapse, run_to_the_end
+from tests.support.remediation import EMPTY, REDEPLOYED_ONCE, WAIT_LOOP, Finished, collapse, run_to_the_end
 from workflows.contracts import PipelineState
 from workflows.local.faults import Fault, FaultPlan
 
@@ -73,20 +75,25 @@ def test_a_capacity_stall_redeploys_on_the_next_instance_type_and_teardown_delet
     assert serving_processes() == []
 
 
+def served_after_a_pool_fallback(state: PipelineState, tmp_path: Path, plan: FaultPlan) -> Finished:
+    """Run ``state`` to the end; it must succeed on its first endpoint with no remediation."""
+    finished = run_to_the_end(state, tmp_path, time_scale=TIME_SCALE, fault_plan=plan)
+    outcome, result = finished.outcome, finished.result
+    assert outcome.status == "SUCCEEDED", outcome.cause
+    assert "PlanRemediation" not in outcome.states
+    assert (result["deploy"]["endpoint_name"], result["hosting"]["attempts"]) == (f"db-{state.run_id}-a1", 1)
+    return finished
+
+
 def test_instance_pools_fall_back_to_the_second_type_within_one_endpoint(
     tiny_bert: Path, tmp_path: Path
 ) -> None:
     # Given no capacity for the first instance type (F06) and two types, sent as instance pools
     plan = FaultPlan(faults=[Fault(id="F06", instance_types=["ml.c6i.xlarge"])])
     spec = fast_spec(tiny_bert, hosting={"instance_type_fallbacks": ["ml.c6i.xlarge", "ml.c6i.2xlarge"]})
-    state = PipelineState(run_id="pools-1", spec=spec)
-    # When the pipeline runs
-    finished = run_to_the_end(state, tmp_path, time_scale=TIME_SCALE, fault_plan=plan)
-    outcome, result = finished.outcome, finished.result
-    # Then SageMaker's own fallback served it: one attempt, one endpoint, no remediation
-    assert outcome.status == "SUCCEEDED", outcome.cause
-    assert "PlanRemediation" not in outcome.states
-    assert (result["deploy"]["endpoint_name"], result["hosting"]["attempts"]) == ("db-pools-1-a1", 1)
+    # When the pipeline runs, Then SageMaker's own fallback served it: one attempt, one endpoint
+    finished = served_after_a_pool_fallback(PipelineState(run_id="pools-1", spec=spec), tmp_path, plan)
+    result = finished.result
     assert result["deploy"]["instance_pools"] == ["ml.c6i.xlarge", "ml.c6i.2xlarge"]
     # And the wait saw the fallback, and result.json names the type that served
     assert (
@@ -102,6 +109,67 @@ def test_instance_pools_fall_back_to_the_second_type_within_one_endpoint(
     # And the cost is the served type's instance hours
     assert any(line["item"] == "endpoint ml.c6i.2xlarge × 1" for line in result["cost"]["lines"])
     assert finished.left == EMPTY
+    assert serving_processes() == []
+
+
+def test_a_gpu_pool_without_capacity_falls_to_the_cpu_pool_and_its_own_artifact(
+    tiny_bert: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workflows.conversion import build
+
+    exports: list[Path] = []
+    export_onnx = build.export_onnx
+    monkeypatch.setattr(build, "export_onnx", lambda *a, **k: exports.append(a[3]) or export_onnx(*a, **k))
+    # Given no capacity for the GPU type (F06) and a CPU type after it, pooled
+    plan = FaultPlan(faults=[Fault(id="F06", instance_types=["ml.g5.xlarge"])])
+    spec = fast_spec(
+        tiny_bert,
+        hosting={
+            "mode": "realtime",
+            "capacity": "pools",
+            "instance_type_fallbacks": ["ml.g5.xlarge", "ml.c6i.xlarge"],
+        },
+    )
+    # When the pipeline runs, Then one attempt and one endpoint served it, with no remediation
+    finished = served_after_a_pool_fallback(PipelineState(run_id="pools-dev-1", spec=spec), tmp_path, plan)
+    result = finished.result
+    # And the convert step made a GPU artifact (fp16) and a CPU artifact (fp32), each parity-checked
+    convert = result["convert"]
+    assert (convert["manifest"]["serving"]["device"], convert["manifest"]["precision"]) == ("gpu", "fp16")
+    [cpu] = convert["device_artifacts"]
+    assert (cpu["device"], cpu["manifest"]["precision"], cpu["manifest"]["serving"]["device"]) == (
+        "cpu",
+        "fp32",
+        "cpu",
+    )
+    assert convert["manifest"]["quantization"]["passed"] and cpu["manifest"]["parity"]["passed"]
+    # And both came from one export (and one PyTorch reference), and the preflight checked both
+    assert len(exports) == 1
+    assert any(line.startswith("cpu artifact: ") for line in result["preflight"]["checked"])
+    # And one Model per device, the CPU pool overriding the variant's
+    assert result["deploy"]["model_names"] == ["db-pools-dev-1-a1-m0", "db-pools-dev-1-a1-m1"]
+    assert result["deploy"]["device_models"] == {"gpu": "db-pools-dev-1-a1-m0", "cpu": "db-pools-dev-1-a1-m1"}
+    # And the wait saw the fallback, and result.json names the pool that served: type, device, artifact
+    assert (
+        result["endpoint"]["pools_line"]
+        == "priority 1 ml.g5.xlarge (gpu): 0, falling back; priority 2 ml.c6i.xlarge (cpu): 1"
+    )
+    assert result["hosting"]["instance_type"] == "ml.c6i.xlarge"
+    [pool] = result["hosting"]["served_pools"]
+    assert (pool["priority"], pool["instance_type"], pool["device"], pool["model"]) == (2, "ml.c6i.xlarge", "cpu", "db-pools-dev-1-a1-m1")  # fmt: skip
+    assert pool["artifact"]["onnx_file"] == "model.onnx" and pool["artifact"]["precision"] == "fp32"
+    assert pool["artifact"]["model_data_uri"].endswith("/pools-dev-1/cpu/model.tar.gz")
+    assert result["fleet"]["mixed"] is False
+    assert result["fleet"]["label"].endswith("; ml.c6i.xlarge: cpu artifact model.onnx (fp32)")
+    # And the endpoint really served the CPU artifact: the CPU provider, with no GPU stand-in note
+    assert result["warmup"]["served_by"] == {"provider": "CPUExecutionProvider"}
+    # And the figures and the cost are the CPU type's
+    assert any(line["item"] == "endpoint ml.c6i.xlarge × 1" for line in result["cost"]["lines"])
+    # And teardown deleted both models: nothing is left
+    for model in result["deploy"]["model_names"]:
+        assert f"model/{model}" in result["teardown"]["deleted"]
+    assert finished.left == EMPTY
+    assert finished.leaked == []
     assert serving_processes() == []
 
 

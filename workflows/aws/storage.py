@@ -50,13 +50,14 @@ def list_keys(s3: S3Client, uri: str) -> list[str]:
         ]
 
 
-def download_folder(s3: S3Client, uri: str, target: Path) -> list[Path]:
-    """Download every object under the ``uri`` prefix into ``target``, keeping relative paths."""
+def download_folder(s3: S3Client, uri: str, target: Path, *, skip: tuple[str, ...] = ()) -> list[Path]:
+    """Download every object under the ``uri`` prefix into ``target``, keeping relative paths, but
+    those under the relative folders ``skip`` names (each ending in ``/``)."""
     bucket, prefix = split_s3_uri(uri.rstrip("/") + "/")
     written = []
     for key in list_keys(s3, f"s3://{bucket}/{prefix}"):
         relative = key[len(prefix) :]
-        if not relative or relative.endswith("/"):
+        if not relative or relative.endswith("/") or relative.startswith(skip):
             continue
         destination = target / relative
         destination.parent.mkdir(parents=True, exist_ok=True)

@@ -113,7 +113,13 @@ def cache_line(convert: dict[str, Any] | None) -> str | None:
     if not convert or cache.get("status") not in ("hit", "miss"):
         return None
     verb = "hit, artifact reused" if cache["status"] == "hit" else "miss, converted and stored"
-    return f"conversion cache {verb} in {convert['seconds']:.1f} s (key {cache['key'][:12]}, {cache['location']})"
+    line = f"conversion cache {verb} in {convert['seconds']:.1f} s (key {cache['key'][:12]}, {cache['location']})"
+    # Pools across devices: each further device's artifact has its own entry.
+    for device in convert.get("device_artifacts") or []:
+        own = device.get("cache") or {}
+        if own.get("status") in ("hit", "miss"):
+            line += f"; {device['device']} artifact: {own['status']} (key {own['key'][:12]})"
+    return line
 
 
 def headline(outcome: ExecutionOutcome) -> None:

@@ -8,6 +8,7 @@ import gc
 import os
 import shutil
 from collections.abc import Mapping
+from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from workflows.artifact.manifest import HubRecord, ServingPlan
 from workflows.benchmark.texts import natural_texts
 from workflows.contracts import ArtifactManifest, QuantizationReport, StepRequest
 from workflows.conversion import parity
-from workflows.conversion.export import export_onnx
+from workflows.conversion.export import ExportedModel, export_onnx
 from workflows.conversion.families import family_of
 from workflows.conversion.hub import fetch as hub_fetch
 from workflows.conversion.int8 import build_int8
@@ -88,12 +89,30 @@ def timing_shapes(tokenizer: Any, max_length: int) -> dict[str, dict[str, np.nda
     }
 
 
+@dataclass(frozen=True)
+class SharedExport:
+    """An export and its PyTorch reference, made once for all the devices' artifacts of a run."""
+
+    exported: ExportedModel
+    checked: parity.ParityCheck
+
+
 def build_artifact(
-    request: StepRequest, *, source: Path, out: Path, scratch: Path, hub: HubRecord | None = None
+    request: StepRequest,
+    *,
+    source: Path,
+    out: Path,
+    scratch: Path,
+    hub: HubRecord | None = None,
+    shared: dict[str, SharedExport] | None = None,
 ) -> ArtifactManifest:
     """Export, optimise, verify (and quantize) into ``out``; returns the manifest written there.
 
     ``out`` appears complete or not at all: everything is built in a staging folder next to it.
+
+    Args:
+        shared: exports already made in this step, by their settings (one run's devices share
+            one export and one PyTorch reference); an export made here is added.
     """
     import onnxruntime
 
@@ -109,11 +128,17 @@ def build_artifact(
         else None
     )
     tokenizer = load_tokenizer(folder)
+    # Every device's artifact of a run starts from the same export and the same PyTorch reference.
+    key = f"{convert.opset}/{task}/{pooling}/{max_length}/{convert.parity_tolerance}"
+    reused = shared.get(key) if shared is not None else None
     with staged_folder(out) as staging:
         scratch.mkdir(parents=True, exist_ok=True)
-        exported, graph = export_onnx(
-            folder, task, tokenizer, scratch / "export.onnx", opset=convert.opset, pooling=pooling
-        )
+        if reused is None:
+            exported, graph = export_onnx(
+                folder, task, tokenizer, scratch / "export.onnx", opset=convert.opset, pooling=pooling
+            )
+        else:
+            exported, graph = reused.exported, None
         mode = convert.optimize if convert.precision == "fp32" else "none"
         with contextlib.ExitStack() as passes:
             fusion = start_fusion(
@@ -127,10 +152,19 @@ def build_artifact(
             )
             if fusion is not None:
                 passes.enter_context(fusion)  # killed if anything below fails first
-            batches = parity.check_batches(tokenizer, parity.validation_items(task), max_length=max_length)
-            checked = parity.ParityCheck(batches, parity.run_torch(graph, batches), convert.parity_tolerance)
-            del graph  # the quantization pass gets the memory back
-            gc.collect()
+            if reused is None:
+                batches = parity.check_batches(
+                    tokenizer, parity.validation_items(task), max_length=max_length
+                )
+                checked = parity.ParityCheck(
+                    batches, parity.run_torch(graph, batches), convert.parity_tolerance
+                )
+                del graph  # the quantization pass gets the memory back
+                gc.collect()
+                if shared is not None:
+                    shared[key] = SharedExport(exported, checked)
+            else:
+                checked = reused.checked
             report, fp32_outputs = checked.parity(exported.onnx_path)
             if not report.passed:
                 raise ParityCheckFailed(

@@ -30,9 +30,12 @@ from workflows.contracts import (
     PreflightResult,
 )
 from workflows.errors import PreflightBlocked, SpecInvalid
+from workflows.gpu.device import artifact_device
 from workflows.hosting import pools
 from workflows.hosting.create_calls import create_endpoint, create_model, instance_variant, run_tags
+from workflows.hosting.pool_devices import OVERRIDE_MODES, model_overrides
 from workflows.hosting.spec_bases import InstanceSettings
+from workflows.images.accelerators import device_of
 from workflows.images.table import HF_INFERENCE
 from workflows.preflight.context import MB, PreflightContext
 from workflows.preflight.memory import download_timeout_for
@@ -187,6 +190,11 @@ class HostingMode(ABC, Generic[SpecT]):
         """
         hosting = self.hosting_for(request)
         instance_type = self.instance_type(request, hosting)
+        types = pools.pool_types(hosting, request.attempt.instance_type_index, supported=self.supports_pools)
+        # One type left, on a device the run has its own artifact for: that artifact is the attempt's.
+        alone = None if types else self.device_request(request, device_of(instance_type))
+        if alone is not None:
+            request, hosting = alone, self.hosting_for(alone)
         planned = self.plan(request, hosting, instance_type, clients=clients, settings=settings)
         attempt, tags = request.attempt.number, run_tags(request)
         models = [
@@ -202,12 +210,12 @@ class HostingMode(ABC, Generic[SpecT]):
         ]
         config = naming.endpoint_config_name(request.run_id, attempt)
         endpoint = naming.endpoint_name(request.run_id, attempt)
+        extra = self.device_models(request, types, first=len(models), clients=clients, settings=settings)
+        models += list(extra.values())
         variant = self.variant(planned.hosting, instance_type=instance_type, models=models)
-        types = pools.pool_types(
-            planned.hosting, request.attempt.instance_type_index, supported=self.supports_pools
-        )
         if types:
-            variant = pools.pooled_for(request.spec, planned.hosting, variant, types)
+            overrides = model_overrides(types, artifact_device(request.spec.hosting), extra)
+            variant = pools.pooled_for(request.spec, planned.hosting, variant, types, overrides)
             problems = pools.variant_problems(variant)
             if problems:
                 raise PreflightBlocked(
@@ -229,11 +237,59 @@ class HostingMode(ABC, Generic[SpecT]):
             instance_type=instance_type,
             instance_pools=types,
             provision_timeout_s=variant.get("VariantInstanceProvisionTimeoutInSeconds"),
+            device_models={artifact_device(request.spec.hosting): models[0], **extra} if extra else {},
             created_at=clock.now(),
             mode=self.mode,
             effective_hosting=planned.hosting.model_dump(mode="json"),
             **planned.recorded,
         )
+
+    def device_models(
+        self,
+        request: DeployRequest,
+        types: Sequence[str],
+        *,
+        first: int,
+        clients: AwsClients,
+        settings: Settings,
+    ) -> dict[str, str]:
+        """One Model per further device that ``types`` run on (pools across devices, a mode whose pools
+        take ``ModelNameOverride``): the device's packed artifact, planned as the run's own on the
+        device's first type, named from model index ``first`` on. Returns the model name per device
+        (none without such artifacts)."""
+        made: dict[str, str] = {}
+        for device in dict.fromkeys(device_of(name) for name in types):
+            device_request = self.device_request(request, device)
+            if device_request is None:
+                continue
+            hosting = self.hosting_for(device_request)
+            name = next(name for name in types if device_of(name) == device)
+            planned = self.plan(device_request, hosting, name, clients=clients, settings=settings)
+            made[device] = create_model(
+                clients.sagemaker,
+                naming.model_name(request.run_id, request.attempt.number, first + len(made)),
+                settings=settings,
+                tags=run_tags(request),
+                hosting=planned.hosting,
+                **planned.models[0],
+            )
+        return made
+
+    def device_request(self, request: DeployRequest, device: str) -> DeployRequest | None:
+        """``request`` deploying the run's further artifact for ``device`` (pools across devices, a mode
+        whose pools take ``ModelNameOverride``); None when the run has no such artifact."""
+        artifact = request.pack.for_device(device) if self.mode in OVERRIDE_MODES else None
+        if artifact is None:
+            return None
+        pack = request.pack.model_copy(
+            update={
+                "model_data_uri": artifact.model_data_uri,
+                "size_bytes": artifact.size_bytes,
+                "sha256": artifact.sha256,
+                "device_artifacts": [],
+            }
+        )
+        return request.model_copy(update={"pack": pack})
 
     @abstractmethod
     def instance_type(self, request: DeployRequest, hosting: SpecT) -> str:

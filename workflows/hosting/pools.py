@@ -22,6 +22,7 @@ from typing import Any
 
 from workflows.aws.clients import aws_errors
 from workflows.contracts import Finding
+from workflows.hosting.pool_devices import fallback_findings, model_overrides, run_devices
 from workflows.hosting.spec_bases import MAX_INSTANCE_POOLS as MAX_INSTANCE_POOLS
 from workflows.images.accelerators import device_of
 from workflows.preflight.context import PreflightContext
@@ -32,8 +33,9 @@ from workflows.spec.pipeline import RunSpec, WaitSpec
 PROVISION_TIMEOUT_RANGE = (300, 3600)
 PRIORITY_RANGE = (1, MAX_INSTANCE_POOLS)
 MIXED_DEVICES_FIX = (
-    "set hosting.capacity: recreate (one type per endpoint, deploybench recreates on the next type "
-    "after a stall), or list types of one device only (all CPU or all GPU)"
+    "use hosting.mode: realtime (one model per device, ModelNameOverride), set hosting.capacity: recreate "
+    "(one type per endpoint, deploybench recreates on the next type after a stall), or list types of one "
+    "device only (all CPU or all GPU)"
 )
 
 
@@ -88,14 +90,21 @@ def pooled_variant(
     return pooled
 
 
-def pooled_for(spec: RunSpec, hosting: Any, variant: dict[str, Any], types: Sequence[str]) -> dict[str, Any]:
-    """``variant`` over ``types`` as instance pools, the provision timeout from the spec's wait."""
+def pooled_for(
+    spec: RunSpec,
+    hosting: Any,
+    variant: dict[str, Any],
+    types: Sequence[str],
+    model_overrides: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """``variant`` over ``types`` as instance pools, the provision timeout from the spec's wait, and
+    ``model_overrides`` (a model per type) as the pools' ``ModelNameOverride``."""
     timeout = provision_timeout_s(
         spec.wait,
         pools=len(types),
         startup_timeout_s=int(getattr(hosting, "startup_health_check_timeout_s", 0)),
     )
-    return pooled_variant(variant, types, timeout_s=timeout)
+    return pooled_variant(variant, types, timeout_s=timeout, model_overrides=model_overrides)
 
 
 def devices(types: Sequence[str]) -> list[str]:
@@ -140,7 +149,7 @@ def variant_problems(variant: dict[str, Any]) -> list[str]:
         problems.append(
             f"pools {', '.join(shared)} span devices ({', '.join(devices(shared))}) but share one model: "
             "the artifact is converted for one device, so a pool on another needs its own model "
-            "(ModelNameOverride), and deploybench converts one artifact per run"
+            "(ModelNameOverride), which deploybench builds per device in the real-time mode only"
         )
     return problems
 
@@ -167,12 +176,16 @@ def pool_findings(variant: dict[str, Any]) -> list[Finding]:
 
 
 def preflight_pools(context: PreflightContext, hosting: Any) -> list[Finding]:
-    """The pools the first attempt would send, checked as CreateEndpointConfig and the devices need
-    (declared only by the modes that pool)."""
+    """The pools the first attempt would send, checked as CreateEndpointConfig and the devices need,
+    with a model per device where the run converts one (declared only by the modes that pool)."""
     types = pool_types(hosting, 0, supported=True)
     if not types:
         return []
-    return pool_findings(pooled_for(context.spec, hosting, {"VariantName": "primary"}, types))
+    converted = run_devices(context.spec)
+    # The names deploy gives them are the run's; the check needs only which pools get one.
+    overrides = model_overrides(types, converted[0], {device: f"{device}-model" for device in converted[1:]})
+    variant = pooled_for(context.spec, hosting, {"VariantName": "primary"}, types, overrides)
+    return fallback_findings(context, hosting) + pool_findings(variant)
 
 
 POOLS: Check[Any] = Check("instance pools", ("F06",), preflight_pools)
@@ -204,14 +217,16 @@ def pool_counts(description: dict[str, Any], types: Sequence[str]) -> list[PoolC
     return [PoolCount(priority, name, counts.get(name, 0)) for priority, name in enumerate(types, start=1)]
 
 
-def describe_counts(counts: Sequence[PoolCount]) -> str:
+def describe_counts(counts: Sequence[PoolCount], *, devices: bool = False) -> str:
     """One line for the run's log, e.g. 'priority 1 ml.g6.xlarge: 0, falling back; priority 2
-    ml.g5.xlarge: 1'."""
+    ml.g5.xlarge: 1'; with ``devices`` (pools across devices, a model each) each type's device too,
+    'priority 2 ml.c6i.xlarge (cpu): 1'."""
     parts = []
     for position, pool in enumerate(counts):
         later = any(other.count for other in counts[position + 1 :])
         note = ", falling back" if pool.count == 0 and later else ""
-        parts.append(f"priority {pool.priority} {pool.instance_type}: {pool.count}{note}")
+        device = f" ({device_of(pool.instance_type)})" if devices else ""
+        parts.append(f"priority {pool.priority} {pool.instance_type}{device}: {pool.count}{note}")
     return "; ".join(parts)
 
 

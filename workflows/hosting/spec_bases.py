@@ -57,12 +57,14 @@ class _Instances(Secured):
         "pools",
         description=(
             "How a capacity stall (F06) moves to the next type of instance_type_fallbacks. 'pools': the "
-            f"types (up to {MAX_INSTANCE_POOLS} from the attempt's) become the endpoint config's "
+            f"types (at most {MAX_INSTANCE_POOLS}) become the endpoint config's "
             "InstancePools in that order and SageMaker falls back by itself within one endpoint, where the "
             "mode supports pools (realtime, inference-component, triton, lmi, vllm); deploybench recreates on "
             "the next type only once the pools are exhausted. 'recreate': one type per endpoint, deploybench "
             "tears the stalled endpoint down and recreates it on the next type (also what modes without "
-            "pools do). CPU and GPU types in one pool list need one artifact per device: use 'recreate' there."
+            "pools do). CPU and GPU types in one pool list: the realtime mode converts one artifact per device "
+            "(fp16 for the GPU, fp32 or int8 for the CPU) and serves each device's pools with its own model "
+            "(ModelNameOverride); other modes need one device or 'recreate'."
         ),
     )
     instance_count: int = Field(1, ge=1, le=10, description="Instances behind the endpoint.")

@@ -8,8 +8,10 @@ on the HF DLC (real-time, multi-container, serverless, inference components list
 from __future__ import annotations
 
 from workflows.contracts import Finding
+from workflows.errors import SpecInvalid
 from workflows.hosting.checks import each_instance_type
 from workflows.hosting.image_choice import image_for
+from workflows.hosting.pool_devices import pooled_fallbacks
 from workflows.hosting.spec_bases import InstanceSettings
 from workflows.images.table import HF_INFERENCE
 from workflows.preflight.artifact import (
@@ -35,7 +37,12 @@ def cuda_driver(context: PreflightContext, hosting: InstanceSettings) -> list[Fi
     def one(name: str) -> list[Finding]:
         if not is_gpu_instance(name):
             return []
-        image = image_for(HF_INFERENCE, hosting, name, context.region)
+        try:
+            image = image_for(HF_INFERENCE, hosting, name, context.region)
+        except SpecInvalid:
+            if pooled_fallbacks(hosting):
+                return []  # the pools check names the pool, its device and the region (pool_devices.py)
+            raise
         return check_cuda_driver(instance_type=name, image=image, ami_version=hosting.inference_ami_version)
 
     return each_instance_type(hosting.instance_type_fallbacks, one)

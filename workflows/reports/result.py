@@ -19,6 +19,7 @@ from workflows import clock
 from workflows.benchmark.cloudwatch import with_cloudwatch_utilisation
 from workflows.contracts import PipelineState
 from workflows.errors import ResultInvalid
+from workflows.images.accelerators import device_of
 from workflows.remediation.overrides import HOSTING_FIELD, with_overrides
 from workflows.reports.cost import run_cost
 from workflows.reports.venue import measured_on
@@ -84,7 +85,46 @@ def served_fleet(state: PipelineState) -> dict[str, Any]:
     }
     if len(served) == 1:
         summary["instance_type"] = next(iter(served))
+    if state.deploy.device_models:
+        summary["served_pools"] = served_pools(state, served)
     return summary
+
+
+def served_pools(state: PipelineState, served: dict[str, int]) -> list[dict[str, Any]]:
+    """Pools across devices: each pool that served, by priority, with its device, the Model on it and
+    the artifact that Model serves (what the figures of that type are of)."""
+    assert state.deploy is not None and state.convert is not None and state.pack is not None
+    first_device = state.convert.manifest.serving.device
+    rows = []
+    for priority, name in enumerate(state.deploy.instance_pools, start=1):
+        if name not in served:
+            continue
+        device = device_of(name)
+        further = state.pack.for_device(device) if device != first_device else None
+        artifact = (
+            {
+                "onnx_file": further.onnx_file,
+                "precision": further.precision,
+                "model_data_uri": further.model_data_uri,
+            }
+            if further
+            else {
+                "onnx_file": state.convert.manifest.onnx_file,
+                "precision": state.convert.manifest.precision,
+                "model_data_uri": state.pack.model_data_uri,
+            }
+        )
+        rows.append(
+            {
+                "priority": priority,
+                "instance_type": name,
+                "instances": served[name],
+                "device": device,
+                "model": state.deploy.device_models.get(device, state.deploy.model_names[0]),
+                "artifact": artifact,
+            }
+        )
+    return rows
 
 
 def _lifetime(state: PipelineState, finished_at: str) -> dict[str, Any] | None:
@@ -164,6 +204,13 @@ def _fleet_label(hosting: dict[str, Any]) -> dict[str, Any]:
         label = f"MIXED FLEET ({listed}): the figures are a mixture of types, not any one type's"
     else:
         label = f"served by {listed} (instance pools {' then '.join(hosting['instance_pools'])})"
+    # Pools across devices: which device's artifact each served type ran.
+    artifacts = [
+        f"{pool['instance_type']}: {pool['device']} artifact {pool['artifact']['onnx_file']} ({pool['artifact']['precision']})"
+        for pool in hosting.get("served_pools") or []
+    ]
+    if artifacts:
+        label += "; " + "; ".join(artifacts)
     return {"served": served, "mixed": bool(hosting.get("mixed_fleet")), "label": label}
 
 

@@ -51,7 +51,7 @@ def describe(request: DescribeRequest, *, sagemaker: Any, runtime: Any = None) -
     wait = request.spec.wait
     pooled = request.deploy.instance_pools
     counts = pools.pool_counts(description, pooled) if pooled else []
-    pools_line = pools.describe_counts(counts)
+    pools_line = pools.describe_counts(counts, devices=bool(request.deploy.device_models))
     if status == FAILED:
         raise EndpointFailed(
             f"endpoint {name} is Failed after {waited:.0f} s; FailureReason: {reason or '(empty)'}; "

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from workflows.aws.storage import download_folder
 from workflows.contracts import Finding, PreflightRequest, PreflightResult
+from workflows.conversion.devices import device_spec
 from workflows.errors import PreflightBlocked
 from workflows.hosting.modes import run_checks
 from workflows.preflight import ArtifactView, build_context
@@ -32,24 +33,62 @@ def _canary(request: PreflightRequest, *, s3: S3Client, result: PreflightResult)
     from workflows.container.canary import pipeline_canary
     from workflows.diagnosis import diagnose, evidence_from_text
 
-    canary = pipeline_canary(
-        request.spec, request.pack.model_data_uri, s3=s3, region=os.environ.get("AWS_REGION", "us-east-1")
-    )
+    region = os.environ.get("AWS_REGION", "us-east-1")
+    canary = pipeline_canary(request.spec, request.pack.model_data_uri, s3=s3, region=region)
     if canary is None:
         return None
-    if canary.outcome != "passed":
-        named = diagnose(evidence_from_text(canary.error, origin="canary")).id
+    # Pools across devices: each further device's packed artifact, on that device's image.
+    further = {
+        packed.device: pipeline_canary(
+            device_spec(request.spec, packed.device, several=True),
+            packed.model_data_uri,
+            s3=s3,
+            region=region,
+        )
+        for packed in request.pack.device_artifacts
+    }
+    for label, tried in [
+        ("the packed artifact", canary),
+        *((f"the packed {d} artifact", c) for d, c in further.items()),
+    ]:
+        if tried is None or tried.outcome == "passed":
+            continue
+        named = diagnose(evidence_from_text(tried.error, origin="canary")).id
         result.findings.insert(
             0,
             Finding(
                 id=named if named != "unknown" else "canary",
                 severity="blocking",
-                message=f"the packed artifact failed in the container-equivalent environment: {canary.error[-600:]}",
+                message=f"{label} failed in the container-equivalent environment: {tried.error[-600:]}",
                 fix="fix the artifact (see the catalogue entry), or pick the image whose libraries it was built with",
-                evidence=f"image {canary.image}; versions {canary.versions}",
+                evidence=f"image {tried.image}; versions {tried.versions}",
             ),
         )
-    return canary.as_dict()
+    found = canary.as_dict()
+    if further:
+        found["devices"] = {device: tried.as_dict() if tried else None for device, tried in further.items()}
+    return found
+
+
+def _device_checks(request: PreflightRequest, *, s3: S3Client, scratch: Path) -> PreflightResult:
+    """Pools across devices: the artifact checks on each further device's artifact, against the spec
+    narrowed to that device (its image, its onnxruntime), its findings and checks named by device."""
+    found = PreflightResult()
+    for converted in request.convert.device_artifacts:
+        root = scratch / converted.device
+        for part in _ARTIFACT_PARTS:
+            download_folder(s3, converted.staging_uri.rstrip("/") + "/" + part, root / part)
+        artifact = ArtifactView(
+            root,
+            converted.manifest,
+            verified_by=f"PackArtifact verified {len(converted.manifest.files)} files",
+        )
+        spec = device_spec(request.spec, converted.device, several=True)
+        result = run_checks(build_context(spec, artifact), "artifact")
+        label = f"{converted.device} artifact: "
+        found.findings += [f.model_copy(update={"message": label + f.message}) for f in result.findings]
+        found.checked += [label + line for line in result.checked]
+    return found
 
 
 def preflight(request: PreflightRequest, *, s3: S3Client) -> PreflightResult:
@@ -75,6 +114,9 @@ def preflight(request: PreflightRequest, *, s3: S3Client) -> PreflightResult:
         )
         carried = request.spec_check
         result = run_checks(build_context(request.spec, artifact), "artifact" if carried else "all")
+        further = _device_checks(request, s3=s3, scratch=root / "devices")
+        result.findings += further.findings
+        result.checked += further.checked
     if carried is not None:
         result = PreflightResult(
             findings=sorted([*carried.findings, *result.findings], key=lambda f: f.severity != "blocking"),

@@ -27,6 +27,7 @@ from workflows.benchmark.results import ShapeStats
 from workflows.reports.cost import per_million, price_table
 from workflows.reports.venue import LOCAL
 from workflows.sweeps.compare import RunSummary
+from workflows.sweeps.pool_order import pool_order
 from workflows.sweeps.recommend_render import decision
 from workflows.sweeps.recommendation import Point, Ranked, Recommendation, Separation, _hourly, _hourly_priced
 from workflows.sweeps.spec import RecommendPolicy
@@ -215,4 +216,5 @@ def recommend(
         separation=apart,
     )
     recommendation.decision = decision(recommendation)
+    recommendation.pool_order = pool_order(best)
     return recommendation

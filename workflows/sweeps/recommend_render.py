@@ -13,6 +13,7 @@ from workflows.benchmark.host import describe_cpu
 from workflows.reports.tables import fmt, table
 from workflows.reports.venue import LOCAL
 from workflows.sweeps.compare import RunSummary
+from workflows.sweeps.pool_order import hosting_block
 from workflows.sweeps.recommendation import Point, Recommendation, _hourly, _hourly_priced
 from workflows.sweeps.spec import RecommendPolicy
 
@@ -173,6 +174,7 @@ def render(recommendation: Recommendation, runs: list[RunSummary]) -> list[str]:
             for r in recommendation.ranked
         ],
     )
+    lines += _pools(recommendation)
     concurrencies = sorted({p.concurrency for p in recommendation.points})
     if not concurrencies:
         return lines
@@ -197,3 +199,36 @@ def render(recommendation: Recommendation, runs: list[RunSummary]) -> list[str]:
         rows.append(row)
     lines += table(["instance type", "mode", *(f"{c} clients" for c in concurrencies)], rows)
     return lines
+
+
+def _pools(recommendation: Recommendation) -> list[str]:
+    """The proposed InstancePools order: per type, its figures, then the ``hosting`` block to paste."""
+    order = recommendation.pool_order
+    if order is None:
+        return []
+    lines = [
+        "",
+        "### Instance pools",
+        "",
+        "The types that met the target, by price-performance (USD per 1M, lowest first): SageMaker tries "
+        "priority 1 and falls back on the next when it has no capacity. Figures are each type's own.",
+        "",
+    ]
+    lines += table(
+        ["priority", "instance type", "device", "clients", "p99 ms", "samples/s", "USD per 1M", "run"],
+        [
+            [
+                p.priority,
+                p.instance_type,
+                p.device,
+                p.concurrency,
+                p.p99_ms,
+                p.samples_per_s,
+                p.cost_per_million,
+                p.run_id,
+            ]
+            for p in order.pools
+        ],
+    )
+    lines += [f"- left out: {reason}" for reason in order.left_out]
+    return [*lines, "", "```yaml", hosting_block(order), "```"]

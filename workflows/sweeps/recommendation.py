@@ -61,6 +61,30 @@ class Separation(Contract):
     )
 
 
+class PoolType(Contract):
+    """One instance type of the proposed pools, with the figures it earned its priority by."""
+
+    priority: int
+    instance_type: str
+    device: str
+    run_id: str
+    concurrency: int
+    p99_ms: float | None
+    samples_per_s: float
+    cost_per_million: float | None
+
+
+class PoolOrder(Contract):
+    """The InstancePools order a sweep proposes: the types that met the target, cheapest per 1M first."""
+
+    mode: str
+    pools: list[PoolType]
+    hosting: dict[str, object] = Field(description="The `hosting` block to paste into a run spec.")
+    left_out: list[str] = Field(
+        default_factory=list, description="Types that met the target but are not pooled, and why."
+    )
+
+
 class Recommendation(Contract):
     policy: RecommendPolicy
     recommended_run_id: str | None
@@ -69,6 +93,9 @@ class Recommendation(Contract):
     local: bool = Field(description="Some run was measured locally: the ranking is an estimate.")
     separation: Separation | None = None
     decision: str = Field("", description="The sweep's decision in one sentence.")
+    pool_order: PoolOrder | None = Field(
+        None, description="Instance pools by price-performance, where two or more types met the target."
+    )
 
 
 def _hourly_priced(*points: Point) -> bool:
