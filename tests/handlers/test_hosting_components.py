@@ -61,7 +61,11 @@ def deploy_components(
             "create_endpoint_config",
             {"EndpointConfigArn": ARN},
             {
-                "MetricsConfig": {"EnableEnhancedMetrics": True, "MetricPublishFrequencyInSeconds": 10},
+                "MetricsConfig": {
+                    "EnableEnhancedMetrics": True,
+                    "EnableDetailedObservability": True,
+                    "MetricPublishFrequencyInSeconds": 10,
+                },
                 "EndpointConfigName": "db-run-1-a1",
                 "Tags": ANY,
                 "ExecutionRoleArn": ROLE,
@@ -296,7 +300,7 @@ def test_scale_to_zero_registers_target_both_policies_and_the_no_capacity_alarm(
     with stubbed("sagemaker") as (sagemaker, stub):
         expect_models(stub, req, 1)
         stub.add_response("create_endpoint_config", {"EndpointConfigArn": ARN}, {
-            "EndpointConfigName": "db-run-1-a1", "Tags": ANY, "ExecutionRoleArn": ROLE, "MetricsConfig": {"EnableEnhancedMetrics": True, "MetricPublishFrequencyInSeconds": 10},
+            "EndpointConfigName": "db-run-1-a1", "Tags": ANY, "ExecutionRoleArn": ROLE, "MetricsConfig": {"EnableEnhancedMetrics": True, "EnableDetailedObservability": True, "MetricPublishFrequencyInSeconds": 10},
             "ProductionVariants": [{
                 "VariantName": "primary", "InstanceType": "ml.g6.12xlarge", "InitialInstanceCount": 1,
                 "ManagedInstanceScaling": {"Status": "ENABLED", "MinInstanceCount": 0, "MaxInstanceCount": 1},
