@@ -15,6 +15,7 @@ from workflows import naming
 from workflows.aws.clients import aws_errors
 from workflows.contracts import DeployRequest
 from workflows.hosting.network import endpoint_config_security, model_security
+from workflows.hosting.regions import RegionSettings, cross_region_traffic_config
 from workflows.hosting.spec_bases import InstanceSettings, ModelServerSettings
 from workflows.settings import Settings
 
@@ -157,6 +158,8 @@ def create_endpoint(
     """
     security = endpoint_config_security(hosting, hosts_components="ExecutionRoleArn" in extra)
     security.update(metrics_config(variants))
+    if isinstance(hosting, RegionSettings):
+        security.update(cross_region_traffic_config(hosting))
     with aws_errors(f"create endpoint config {config}"):
         sagemaker.create_endpoint_config(
             EndpointConfigName=config,
