@@ -82,3 +82,23 @@ def test_merged_expositions_label_each_container_and_sum_as_one_histogram() -> N
     assert 'container="i-2/primary"' in text.decode()
     merged = histogram(text.decode())
     assert merged is not None and merged[math.inf] == 8
+
+
+@pytest.mark.parametrize(
+    ("url", "probed"),
+    [
+        ("http://127.0.0.1:50123", True),
+        ("https://runtime.sagemaker.us-east-1.amazonaws.com", False),
+        # A VPC interface endpoint of the runtime: SageMaker's too, never asked for the local route
+        ("https://vpce-0abc.runtime.sagemaker.us-east-1.vpce.amazonaws.com", False),
+        ("http://10.0.0.5:8080", False),
+    ],
+)
+def test_only_the_local_sagemaker_is_probed(url: str, probed: bool) -> None:
+    from workflows.benchmark.server_side import MetricsProbe
+
+    probe = MetricsProbe.for_endpoint(url, "e", {"InferenceComponentName": "ic"})
+    assert (probe is not None) is probed
+    if probe is not None:
+        assert probe.url == f"{url}/endpoints/e/metrics"
+        assert probe.headers == (("X-Amzn-SageMaker-Inference-Component", "ic"),)

@@ -17,7 +17,7 @@ from workflows.benchmark.client import Invoker
 from workflows.benchmark.host import cpu_summary
 from workflows.benchmark.measure import measure
 from workflows.benchmark.payloads import SequenceLength, Shape, bodies_for, shapes_of
-from workflows.benchmark.server_side import MetricsProbe, served_by_sagemaker
+from workflows.benchmark.server_side import MetricsProbe
 from workflows.benchmark.sizing import Windows
 from workflows.benchmark.warmup import warm_up
 
@@ -87,11 +87,7 @@ def run(
     """
     started = time.time()
     # SageMaker's own figures are read from CloudWatch after the run; the local engine's from its containers.
-    probe = (
-        None
-        if served_by_sagemaker(invoker.endpoint_url)
-        else MetricsProbe.for_endpoint(invoker.endpoint_url, config.endpoint_name, config.target)
-    )
+    probe = MetricsProbe.for_endpoint(invoker.endpoint_url, config.endpoint_name, config.target)
     warm_checks: list[dict[str, Any]] = []
     measurements: list[dict[str, Any]] = []
     for shape in config.shapes():

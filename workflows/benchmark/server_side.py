@@ -30,6 +30,8 @@ DIFFERENCE_LABEL = "network plus front end"
 Snapshot = dict[float, float]
 """A histogram's cumulative bucket counts by upper bound (``le``), +Inf included."""
 _SAGEMAKER_HOSTS = (".amazonaws.com", ".amazonaws.com.cn", ".api.aws")
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+"""Where the local SageMaker listens (plain HTTP on this machine)."""
 
 
 def served_by_sagemaker(endpoint_url: str) -> bool:
@@ -144,9 +146,16 @@ class MetricsProbe:
     source: str = "container /metrics (Prometheus)"
 
     @classmethod
-    def for_endpoint(cls, endpoint_url: str, endpoint_name: str, target: Mapping[str, str]) -> MetricsProbe:
+    def for_endpoint(
+        cls, endpoint_url: str, endpoint_name: str, target: Mapping[str, str]
+    ) -> MetricsProbe | None:
+        """The probe of a local SageMaker's endpoint; None for any other URL (SageMaker's figures are
+        read from CloudWatch, and an unknown front is never asked for a route only the local one has)."""
         from workflows.benchmark.client import _HEADER_PARAMETERS
 
+        parts = urlsplit(endpoint_url)
+        if parts.scheme != "http" or parts.hostname not in LOOPBACK:
+            return None
         headers = tuple((_HEADER_PARAMETERS[k], v) for k, v in target.items() if k in _HEADER_PARAMETERS)
         return cls(
             f"{endpoint_url.rstrip('/')}/endpoints/{quote(endpoint_name, safe='')}{METRICS_PATH}", headers
