@@ -132,3 +132,21 @@ def test_a_window_with_no_datapoint_yet_says_so_rather_than_showing_zero() -> No
     assert shape["server"]["available"] is False
     assert shape["server"]["reason"] == "no ModelLatency datapoint in the measurement's period"
     assert shape["server"]["difference_p50_ms"] is None
+
+
+def test_a_run_whose_server_serves_no_metrics_says_so_in_one_line() -> None:
+    # Given measurements from a local container without /metrics (the DLC-like stack's MMS)
+    from workflows.benchmark.server_side import beside_client, server_figures
+
+    shapes = [measurement(20.0), measurement(25.0, batch=8)]
+    for shape in shapes:
+        shape["server"] = beside_client(
+            shape, server_figures(None, None, source="container /metrics (Prometheus)")
+        )
+    # Then the report says once why, instead of a table of empty cells
+    report = render_report(result("local-run", shapes))
+    section = report.split("## Server-side latency (the endpoint's own view)")[1].split("##")[0]
+    assert section.strip() == (
+        "Not read for any measurement (container /metrics (Prometheus): the endpoint's containers serve no "
+        "/metrics with a request latency histogram)."
+    )

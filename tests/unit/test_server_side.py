@@ -68,7 +68,10 @@ def test_a_window_is_the_difference_of_two_reads_and_names_the_client_difference
 def test_a_restarted_server_counts_from_zero_and_a_missing_histogram_says_so() -> None:
     assert difference({1.0: 50.0, math.inf: 50.0}, {1.0: 3.0, math.inf: 3.0}) == {1.0: 3.0, math.inf: 3.0}
     figures = server_figures(None, None, source="test")
-    assert (figures["available"], figures["reason"]) == (False, "the endpoint answered no latency histogram")
+    assert (figures["available"], figures["reason"]) == (
+        False,
+        "the endpoint's containers serve no /metrics with a request latency histogram",
+    )
     assert histogram("# no metrics here\n") is None
 
 

@@ -107,7 +107,11 @@ def resolution(buckets: Mapping[float, float]) -> float | None:
 def server_figures(before: Snapshot | None, after: Snapshot | None, *, source: str) -> dict[str, Any]:
     """The server's p50/p99 (ms) and request count between two snapshots, or why there are none."""
     if before is None or after is None:
-        return {"available": False, "source": source, "reason": "the endpoint answered no latency histogram"}
+        return {
+            "available": False,
+            "source": source,
+            "reason": "the endpoint's containers serve no /metrics with a request latency histogram",
+        }
     window = difference(before, after)
     p50, p99 = quantile(window, 0.5), quantile(window, 0.99)
     total = max(window.values(), default=0.0)

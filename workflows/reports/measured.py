@@ -234,6 +234,10 @@ def server_lines(result: dict[str, Any]) -> list[str]:
     if not rows:
         return []
     lines = ["", "## Server-side latency (the endpoint's own view)", ""]
+    if not any(m["server"].get("available") for m in rows):
+        # One line, not a table of dashes: why no measurement has the server's figures.
+        reasons = sorted({f"{m['server']['source']}: {m['server'].get('reason')}" for m in rows})
+        return [*lines, f"Not read for any measurement ({'; '.join(reasons)})."]
     lines += table(
         [
             "shape",
