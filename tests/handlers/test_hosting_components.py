@@ -51,9 +51,14 @@ def expect_models(stub: Any, req: Any, count: int) -> None:
 
 
 def deploy_components(
-    hosting: dict[str, Any], *, overrides: DeployOverrides | None = None
+    hosting: dict[str, Any],
+    *,
+    overrides: DeployOverrides | None = None,
+    variant: dict[str, Any] | None = None,
 ) -> tuple[Any, DeployResult]:
+    """Deploy an IC endpoint on stubbed SageMaker; ``variant``: the keys its production variant adds."""
     req = request({"mode": "inference-component", **GPU, **hosting}, overrides=overrides)
+    instance_type = req.spec.hosting.instance_type_fallbacks[0]
     count = 1 + len(hosting.get("models", []))
     with stubbed("sagemaker") as (sagemaker, stub):
         expect_models(stub, req, count)
@@ -61,14 +66,18 @@ def deploy_components(
             "create_endpoint_config",
             {"EndpointConfigArn": ARN},
             {
-                "MetricsConfig": {"EnableEnhancedMetrics": True, "MetricPublishFrequencyInSeconds": 10},
+                "MetricsConfig": {
+                    "EnableEnhancedMetrics": True,
+                    "EnableDetailedObservability": True,
+                    "MetricPublishFrequencyInSeconds": 10,
+                },
                 "EndpointConfigName": "db-run-1-a1",
                 "Tags": ANY,
                 "ExecutionRoleArn": ROLE,
                 "ProductionVariants": [
                     {
                         "VariantName": "primary",
-                        "InstanceType": "ml.g6.12xlarge",
+                        "InstanceType": instance_type,
                         "InitialInstanceCount": 1,
                         "ManagedInstanceScaling": {
                             "Status": "ENABLED",
@@ -76,6 +85,7 @@ def deploy_components(
                             "MaxInstanceCount": 1,
                         },
                         "RoutingConfig": {"RoutingStrategy": "LEAST_OUTSTANDING_REQUESTS"},
+                        **(variant or {}),
                     }
                 ],
             },
@@ -142,6 +152,26 @@ def endpoint(status: str = "InService") -> dict[str, Any]:
     }
 
 
+def expect_component(stub: Any, requirements: dict[str, Any], startup: Any, copies: int = 1) -> None:
+    """CreateInferenceComponent of the main model's component, as the Stubber expects it."""
+    stub.add_response(
+        "create_inference_component",
+        {"InferenceComponentArn": ARN},
+        {
+            "InferenceComponentName": IC0,
+            "EndpointName": ENDPOINT,
+            "VariantName": "primary",
+            "Specification": {
+                "ModelName": "db-run-1-a1-m0",
+                "ComputeResourceRequirements": requirements,
+                "StartupParameters": startup,
+            },
+            "RuntimeConfig": {"CopyCount": copies},
+            "Tags": ANY,
+        },
+    )
+
+
 def not_found(stub: Any, name: str) -> None:
     stub.add_client_error(
         "describe_inference_component",
@@ -175,27 +205,10 @@ def test_placement_creates_components_once_the_endpoint_serves(monkeypatch: pyte
     poll = describe_request(req, result.model_copy(update={"created_at": NOW}))
     with stubbed("sagemaker") as (sagemaker, stub):
         not_found(stub, IC0)
-        stub.add_response(
-            "create_inference_component",
-            {"InferenceComponentArn": ARN},
-            {
-                "InferenceComponentName": IC0,
-                "EndpointName": ENDPOINT,
-                "VariantName": "primary",
-                "Specification": {
-                    "ModelName": "db-run-1-a1-m0",
-                    "ComputeResourceRequirements": {
-                        "MinMemoryRequiredInMb": 1024,
-                        "NumberOfAcceleratorDevicesRequired": 1,
-                    },
-                    "StartupParameters": {
-                        "ContainerStartupHealthCheckTimeoutInSeconds": 600,
-                        "ModelDataDownloadTimeoutInSeconds": 600,
-                    },
-                },
-                "RuntimeConfig": {"CopyCount": 1},
-                "Tags": ANY,
-            },
+        expect_component(
+            stub,
+            {"MinMemoryRequiredInMb": 1024, "NumberOfAcceleratorDevicesRequired": 1},
+            {"ContainerStartupHealthCheckTimeoutInSeconds": 600, "ModelDataDownloadTimeoutInSeconds": 600},
         )
         # When PlaceInferenceComponents polls
         status = place_inference_components(poll, sagemaker=sagemaker)
@@ -296,7 +309,7 @@ def test_scale_to_zero_registers_target_both_policies_and_the_no_capacity_alarm(
     with stubbed("sagemaker") as (sagemaker, stub):
         expect_models(stub, req, 1)
         stub.add_response("create_endpoint_config", {"EndpointConfigArn": ARN}, {
-            "EndpointConfigName": "db-run-1-a1", "Tags": ANY, "ExecutionRoleArn": ROLE, "MetricsConfig": {"EnableEnhancedMetrics": True, "MetricPublishFrequencyInSeconds": 10},
+            "EndpointConfigName": "db-run-1-a1", "Tags": ANY, "ExecutionRoleArn": ROLE, "MetricsConfig": {"EnableEnhancedMetrics": True, "EnableDetailedObservability": True, "MetricPublishFrequencyInSeconds": 10},
             "ProductionVariants": [{
                 "VariantName": "primary", "InstanceType": "ml.g6.12xlarge", "InitialInstanceCount": 1,
                 "ManagedInstanceScaling": {"Status": "ENABLED", "MinInstanceCount": 0, "MaxInstanceCount": 1},

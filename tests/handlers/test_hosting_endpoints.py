@@ -34,7 +34,13 @@ def expect_endpoint(stub: Any, variant: dict[str, Any], **config_extra: Any) -> 
     metrics = (
         {}
         if "ServerlessConfig" in variant
-        else {"MetricsConfig": {"EnableEnhancedMetrics": True, "MetricPublishFrequencyInSeconds": 10}}
+        else {
+            "MetricsConfig": {
+                "EnableEnhancedMetrics": True,
+                "EnableDetailedObservability": True,
+                "MetricPublishFrequencyInSeconds": 10,
+            }
+        }
     )
     stub.add_response(
         "create_endpoint_config",

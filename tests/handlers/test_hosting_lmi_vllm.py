@@ -50,7 +50,7 @@ def expect_endpoint(stub: Any, container: dict[str, Any], instance_type: str) ->
         {"ModelName": "db-run-1-a1-m0", "ExecutionRoleArn": ROLE, "Tags": ANY, "PrimaryContainer": container},
     )
     stub.add_response("create_endpoint_config", {"EndpointConfigArn": ARN}, {
-        "EndpointConfigName": "db-run-1-a1", "Tags": ANY, "MetricsConfig": {"EnableEnhancedMetrics": True, "MetricPublishFrequencyInSeconds": 10},
+        "EndpointConfigName": "db-run-1-a1", "Tags": ANY, "MetricsConfig": {"EnableEnhancedMetrics": True, "EnableDetailedObservability": True, "MetricPublishFrequencyInSeconds": 10},
         "ProductionVariants": [{"VariantName": "primary", "ModelName": "db-run-1-a1-m0", "InstanceType": instance_type,
                                 "InitialInstanceCount": 1, "ContainerStartupHealthCheckTimeoutInSeconds": 600,
                                 "ModelDataDownloadTimeoutInSeconds": 600}],

@@ -156,7 +156,11 @@ def test_triton_deploy_writes_the_repository_then_creates_model_and_endpoint(sta
             "create_endpoint_config",
             {"EndpointConfigArn": "arn:aws:sagemaker:us-east-1:123456789012:endpoint-config/db-run-1-a1"},
             {
-                "MetricsConfig": {"EnableEnhancedMetrics": True, "MetricPublishFrequencyInSeconds": 10},
+                "MetricsConfig": {
+                    "EnableEnhancedMetrics": True,
+                    "EnableDetailedObservability": True,
+                    "MetricPublishFrequencyInSeconds": 10,
+                },
                 "EndpointConfigName": "db-run-1-a1",
                 "Tags": ANY,
                 "ProductionVariants": [

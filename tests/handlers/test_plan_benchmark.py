@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import fast_spec
 from tests.handlers.test_benchmark_job import JOB, deploy_on
 from workflows.benchmark.results import ShapeWarmup, WarmupResult
+from workflows.benchmark.server_side import observability_line
 from workflows.contracts import (
     BenchmarkPlan,
     BenchmarkPlanRequest,
@@ -103,8 +104,22 @@ def test_the_plan_reads_throughput_from_the_warm_clients_not_a_latency_per_reque
     # Then one client gets the one worker's 6.8 requests/s too: 299 requests in about 44 s, not 176 s
     assert result.findings == []
     assert result.lines == [
-        "1 shape, 2 measurements, about 1 min 28 s (auto windows); b8 x 128 c1 needs 44 s for n=299"
+        "1 shape, 2 measurements, about 1 min 28 s (auto windows); b8 x 128 c1 needs 44 s for n=299",
+        observability_line("realtime"),
     ]
+
+
+def test_the_plan_says_detailed_observability_is_on_and_what_is_read_after_each_window() -> None:
+    # Given a real-time endpoint's plan
+    result = plan_for("ml.c6i.xlarge")
+    # Then its last line states the endpoint config's observability and the server-side figures read
+    assert "detailed observability on (MetricsConfig.EnableDetailedObservability" in result.lines[-1]
+    assert "every 10 s" in result.lines[-1]
+    assert "difference being network plus front end" in result.lines[-1]
+
+
+def test_a_serverless_plan_says_it_has_no_metrics_config() -> None:
+    assert "carries no MetricsConfig" in observability_line("serverless")
 
 
 def test_a_fast_shape_gets_no_sample_count_warning() -> None:

@@ -229,10 +229,10 @@ def test_cloudwatch_is_not_faked_for_an_endpoint_not_served_by_sagemaker() -> No
 
 
 def test_cloudwatch_latencies_are_read_in_microseconds_and_shown_in_ms() -> None:
-    # Given two 30 s measurements inside the same minute on an AWS endpoint
+    # Given two measurements whose 10 s periods overlap on an AWS endpoint
     cloudwatch = boto3.client("cloudwatch", region_name="us-east-1")
     first, second = measurement(20.0), measurement(22.0, batch=8)
-    second["started_at"], second["ended_at"] = 1_800_000_030.0, 1_800_000_050.0
+    second["started_at"], second["ended_at"] = 1_800_000_025.0, 1_800_000_050.0
     with Stubber(cloudwatch) as stub:
         for index, model_p50 in ((0, 18_000.0), (1, 19_500.0)):
             values = {
@@ -255,7 +255,7 @@ def test_cloudwatch_latencies_are_read_in_microseconds_and_shown_in_ms() -> None
             variant_name="primary",
             measurements=[first, second],
         )
-    # Then the figures are in ms, and both are flagged as sharing their minute
+    # Then the figures are in ms, and both are flagged as sharing their period
     assert figures["available"] is True
     assert [s["ModelLatency_p50_ms"] for s in figures["shapes"]] == [18.0, 19.5]
     assert figures["shapes"][0]["OverheadLatency_p50_ms"] == 1.2
@@ -308,10 +308,10 @@ def test_the_instances_utilisation_is_read_for_each_measurements_window_per_core
         "ended_at": 1_800_000_050.0,
     }
     # And the measurement carries it into result.json, where the report flags the CPU ceiling
-    from workflows.benchmark.cloudwatch import with_cloudwatch_utilisation
+    from workflows.benchmark.cloudwatch import with_cloudwatch_view
     from workflows.benchmark.results import Utilisation
 
-    with_cloudwatch_utilisation([shape], figures)
+    with_cloudwatch_view([shape], figures)
     assert Utilisation.model_validate(shape["utilisation"]).ceilings() == ["CPU 93% >= 90%"]
 
 

@@ -13,6 +13,7 @@ from botocore.exceptions import ClientError
 from tests.support.local_sagemaker import (
     ONE_TEXT,
     ROLE,
+    components_endpoint,
     container,
     deploy,
     endpoint_settled,
@@ -283,21 +284,7 @@ def test_inference_component_copies_serve_and_zero_copies_have_no_capacity(
 ) -> None:
     sagemaker = engine.client("sagemaker")
     # Given an endpoint for inference components (no model in its config) and one component
-    sagemaker.create_model(ModelName="m", ExecutionRoleArn=ROLE, PrimaryContainer=container(model_uri))
-    sagemaker.create_endpoint_config(
-        EndpointConfigName="ic",
-        ExecutionRoleArn=ROLE,
-        ProductionVariants=[
-            {
-                "VariantName": "primary",
-                "InstanceType": "ml.c6i.xlarge",
-                "InitialInstanceCount": 1,
-                "ManagedInstanceScaling": {"Status": "ENABLED", "MinInstanceCount": 0, "MaxInstanceCount": 1},
-            }
-        ],
-    )
-    sagemaker.create_endpoint(EndpointName="ep-ic", EndpointConfigName="ic")
-    assert endpoint_settled(sagemaker, "ep-ic")[-1]["EndpointStatus"] == "InService"
+    components_endpoint(sagemaker, "ep-ic", model_uri)
     sagemaker.create_inference_component(
         InferenceComponentName="ic-one",
         EndpointName="ep-ic",

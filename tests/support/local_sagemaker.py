@@ -51,6 +51,35 @@ def deploy(
     sagemaker.create_endpoint(EndpointName=name, EndpointConfigName=name)
 
 
+def components_endpoint(
+    sagemaker: Any,
+    name: str,
+    model_uri: str,
+    *,
+    instance_type: str = "ml.c6i.xlarge",
+    min_instances: int = 0,
+    **variant: Any,
+) -> None:
+    """Model ``m``, and an InService endpoint ``name`` for inference components (no model in its config)."""
+    sagemaker.create_model(ModelName="m", ExecutionRoleArn=ROLE, PrimaryContainer=container(model_uri))
+    scaling = {"Status": "ENABLED", "MinInstanceCount": min_instances, "MaxInstanceCount": 1}
+    sagemaker.create_endpoint_config(
+        EndpointConfigName=name,
+        ExecutionRoleArn=ROLE,
+        ProductionVariants=[
+            {
+                "VariantName": "primary",
+                "InstanceType": instance_type,
+                "InitialInstanceCount": 1,
+                "ManagedInstanceScaling": scaling,
+                **variant,
+            }
+        ],
+    )
+    sagemaker.create_endpoint(EndpointName=name, EndpointConfigName=name)
+    assert endpoint_settled(sagemaker, name)[-1]["EndpointStatus"] == "InService"
+
+
 def wait_for(
     probe: Callable[[], dict[str, Any]], done: Callable[[dict[str, Any]], bool], *, timeout_s: float = 300
 ) -> list[dict[str, Any]]:

@@ -25,7 +25,13 @@ GROUPS = ["sg-0123456789abcdef0"]
 KEY = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 VPC = {"subnets": SUBNETS, "security_groups": GROUPS}
 ARN = "arn:aws:sagemaker:us-east-1:123456789012:model/db-run-1-a1-m0"
-METRICS = {"MetricsConfig": {"EnableEnhancedMetrics": True, "MetricPublishFrequencyInSeconds": 10}}
+METRICS = {
+    "MetricsConfig": {
+        "EnableEnhancedMetrics": True,
+        "EnableDetailedObservability": True,
+        "MetricPublishFrequencyInSeconds": 10,
+    }
+}
 """Every real-time endpoint config publishes enhanced utilisation every 10 s."""
 MODEL = botocore.session.get_session().get_service_model("sagemaker")
 

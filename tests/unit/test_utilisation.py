@@ -42,7 +42,13 @@ def test_a_realtime_config_publishes_enhanced_metrics_at_botocores_finest_freque
     extra = metrics_config([{"VariantName": "primary", "InstanceType": "ml.c6i.xlarge"}])
     # Then it enables enhanced metrics at the finest of them, in botocore's own shape
     assert METRIC_PUBLISH_FREQUENCY_S == min(allowed) == 10
-    assert extra == {"MetricsConfig": {"EnableEnhancedMetrics": True, "MetricPublishFrequencyInSeconds": 10}}
+    assert extra == {
+        "MetricsConfig": {
+            "EnableEnhancedMetrics": True,
+            "EnableDetailedObservability": True,
+            "MetricPublishFrequencyInSeconds": 10,
+        }
+    }
     report = ParamValidator().validate(extra["MetricsConfig"], shape)
     assert not report.has_errors(), report.generate_report()
 

@@ -24,6 +24,7 @@ JOB_MODULES: tuple[str, ...] = (
     "workflows/benchmark/stats.py",
     "workflows/benchmark/sizing.py",
     "workflows/benchmark/warmup.py",
+    "workflows/benchmark/server_side.py",
     "workflows/benchmark/measure.py",
     "workflows/benchmark/host.py",
     "workflows/benchmark/engine.py",

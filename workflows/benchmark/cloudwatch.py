@@ -1,10 +1,14 @@
 """The endpoint's own view of each measurement: CloudWatch ModelLatency and OverheadLatency.
 
-SageMaker publishes both in MICROseconds (``AWS/SageMaker``, one-minute periods, a minute or
-more late); they are converted to ms to sit beside the client's latency. A measurement shorter
-than the minutes it touches shares those minutes with its neighbours, which the result says.
-An endpoint not served by SageMaker (the local engine) has no such metrics: the result says
-"not available locally" instead of showing anything.
+SageMaker publishes both in MICROseconds (``AWS/SageMaker``); they are converted to ms to sit
+beside the client's latency. With enhanced metrics on, the endpoint config's 10 s
+MetricPublishFrequencyInSeconds applies to these invocation metrics too, so each measurement is
+read over its own 10 s-aligned period (CloudWatch's high-resolution periods: 10, 20, 30, 60 s, then
+whole minutes); a period it shares with a neighbouring measurement is flagged. ModelLatency's p50
+and p99 become the measurement's ``server`` figures, beside the client's (the difference is the
+network plus SageMaker's front end). An endpoint not served by SageMaker (the local engine) has no
+such metrics: its server figures come from the container's /metrics instead
+(``workflows.benchmark.server_side``) and this section says "not available locally".
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+
+from workflows.benchmark.server_side import PUBLISH_PERIOD_S, beside_client, served_by_sagemaker
 
 if TYPE_CHECKING:
     from types_boto3_cloudwatch import CloudWatchClient
@@ -21,7 +26,9 @@ if TYPE_CHECKING:
 NAMESPACE = "AWS/SageMaker"
 METRICS = ("ModelLatency", "OverheadLatency")
 STATS = {"p50": "p50_ms", "p99": "p99_ms", "Average": "mean_ms"}
-PERIOD_S = 60
+PERIOD_S = PUBLISH_PERIOD_S
+_HIGH_RESOLUTION_PERIODS_S = (10, 20, 30, 60)
+SERVER_SOURCE = "CloudWatch ModelLatency (AWS/SageMaker)"
 UTILISATION_NAMESPACE = "/aws/sagemaker/Endpoints"
 UTILISATION_METRICS = {
     "CPUUtilization": "cpu_pct",
@@ -31,14 +38,8 @@ UTILISATION_METRICS = {
 }
 """The instance metrics SageMaker publishes per variant. CPU and GPU figures are summed over cores and
 GPUs (four vCPUs read 0-400%): they are divided by the instance's count to read 0-100%."""
-UTILISATION_PERIOD_S = 10
+UTILISATION_PERIOD_S = PUBLISH_PERIOD_S
 """The endpoint config publishes them every 10 s (MetricsConfig); each measurement averages its own."""
-_SAGEMAKER_HOSTS = (".amazonaws.com", ".amazonaws.com.cn", ".api.aws")
-
-
-def served_by_sagemaker(endpoint_url: str) -> bool:
-    host = urlsplit(endpoint_url).hostname or ""
-    return host.startswith("runtime.sagemaker.") and host.endswith(_SAGEMAKER_HOSTS)
 
 
 def not_available(endpoint_url: str) -> dict[str, Any]:
@@ -52,10 +53,13 @@ def not_available(endpoint_url: str) -> dict[str, Any]:
     }
 
 
-def _minute_range(started_at: float, ended_at: float) -> tuple[int, int]:
+def period_range(started_at: float, ended_at: float) -> tuple[int, int]:
+    """The one GetMetricData period holding ``started_at``..``ended_at``: 10 s-aligned, and a length
+    CloudWatch takes for a high-resolution metric (10, 20, 30 or 60 s, else a multiple of 60)."""
     start = int(math.floor(started_at / PERIOD_S) * PERIOD_S)
-    end = int(math.ceil(ended_at / PERIOD_S) * PERIOD_S)
-    return start, max(end, start + PERIOD_S)
+    needed = max(int(math.ceil(ended_at)) - start, PERIOD_S)
+    span = next((p for p in _HIGH_RESOLUTION_PERIODS_S if p >= needed), math.ceil(needed / 60) * 60)
+    return start, start + span
 
 
 def _queries(index: int, dimensions: list[DimensionTypeDef], span_s: int) -> list[MetricDataQueryTypeDef]:
@@ -146,11 +150,27 @@ def utilisation(
     return Utilisation(source="cloudwatch", started_at=start, ended_at=end, **figures).model_dump(mode="json")
 
 
-def with_cloudwatch_utilisation(measurements: list[dict[str, Any]], figures: dict[str, Any]) -> None:
-    """Each measurement that has no utilisation of its own gets CloudWatch's, read for its window."""
+def server_latency(shape: dict[str, Any]) -> dict[str, Any]:
+    """A measurement's ``server`` figures from CloudWatch's ModelLatency over its period."""
+    p50, p99 = shape.get("ModelLatency_p50_ms"), shape.get("ModelLatency_p99_ms")
+    return {
+        "available": p50 is not None,
+        "source": SERVER_SOURCE,
+        "reason": "" if p50 is not None else "no ModelLatency datapoint in the measurement's period",
+        "requests": shape.get("cloudwatch_invocations"),
+        "p50_ms": p50,
+        "p99_ms": p99,
+    }
+
+
+def with_cloudwatch_view(measurements: list[dict[str, Any]], figures: dict[str, Any]) -> None:
+    """Each measurement that has no utilisation or server figures of its own gets CloudWatch's, read
+    for its window (the local engine's come from its own host and containers)."""
     for measurement, shape in zip(measurements, figures.get("shapes") or [], strict=False):
         if not measurement.get("utilisation") and shape.get("utilisation"):
             measurement["utilisation"] = shape["utilisation"]
+        if not measurement.get("server"):
+            measurement["server"] = beside_client(measurement, server_latency(shape))
 
 
 def endpoint_metrics(
@@ -183,7 +203,7 @@ def endpoint_metrics(
             {"Name": "VariantName", "Value": variant_name},
         ]
     )
-    ranges = [_minute_range(m["started_at"], m["ended_at"]) for m in measurements]
+    ranges = [period_range(m["started_at"], m["ended_at"]) for m in measurements]
     shapes = []
     for index, (measurement, (start, end)) in enumerate(zip(measurements, ranges, strict=True)):
         response = cloudwatch.get_metric_data(
@@ -222,7 +242,7 @@ def endpoint_metrics(
     published = any(s["cloudwatch_invocations"] for s in shapes)
     return {
         "available": True,
-        "reason": "" if published else "no datapoints yet: CloudWatch publishes a minute or more late",
+        "reason": "" if published else "no datapoints yet: CloudWatch publishes seconds to a minute late",
         "unit_note": "ModelLatency/OverheadLatency are published in microseconds; shown here in ms",
         "shapes": shapes,
     }

@@ -17,6 +17,7 @@ from workflows.benchmark.client import Invoker
 from workflows.benchmark.host import cpu_summary
 from workflows.benchmark.measure import measure
 from workflows.benchmark.payloads import SequenceLength, Shape, bodies_for, shapes_of
+from workflows.benchmark.server_side import MetricsProbe
 from workflows.benchmark.sizing import Windows
 from workflows.benchmark.warmup import warm_up
 
@@ -85,6 +86,8 @@ def run(
     with no successful response means.
     """
     started = time.time()
+    # SageMaker's own figures are read from CloudWatch after the run; the local engine's from its containers.
+    probe = MetricsProbe.for_endpoint(invoker.endpoint_url, config.endpoint_name, config.target)
     warm_checks: list[dict[str, Any]] = []
     measurements: list[dict[str, Any]] = []
     for shape in config.shapes():
@@ -111,6 +114,7 @@ def run(
                 max_duration_s=config.max_duration_s,
                 seed=config.seed,
                 windows_by=config.windows,
+                probe=probe,
             )
             measurements.append(figures)
             progress(

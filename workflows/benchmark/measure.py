@@ -23,6 +23,7 @@ import numpy as np
 
 from workflows.benchmark.client import Outcome
 from workflows.benchmark.payloads import Shape
+from workflows.benchmark.server_side import MetricsProbe, Snapshot, beside_client, server_figures
 from workflows.benchmark.sizing import Windows, target_requests, window_requests, window_seconds
 from workflows.benchmark.stats import (
     STABILITY_TOLERANCE,
@@ -99,8 +100,13 @@ def measure(
     tolerance: float = STABILITY_TOLERANCE,
     seed: int = 0,
     windows_by: Windows = "auto",
+    probe: MetricsProbe | None = None,
 ) -> dict[str, Any]:
-    """Measure ``shape`` at ``concurrency``; returns every figure of the measurement."""
+    """Measure ``shape`` at ``concurrency``; returns every figure of the measurement.
+
+    ``probe``: the endpoint's own latency histogram, read at every window boundary so that the
+    server's figures cover the same kept windows as the client's (``server``).
+    """
     window_s = window_seconds(windows_by, min_duration_s)
     per_window = window_requests(windows_by, min_requests)
     samples: list[Sample] = []
@@ -132,6 +138,7 @@ def measure(
     # Window i holds the samples appended between two boundaries: slices, not scans, so a long
     # measurement at thousands of requests per second costs no more per window than a short one.
     bounds: list[tuple[int, float]] = [(0, started)]
+    snapshots: list[Snapshot | None] = [probe.snapshot() if probe else None]
     reason = "max_duration"
     unmet: list[str] = []
     while True:
@@ -146,6 +153,7 @@ def measure(
             filled.clear()
         windows.append(_window(chunk, now - bounds[-1][1]))
         bounds.append((index, now))
+        snapshots.append(probe.snapshot() if probe and snapshots[0] is not None else None)
         unmet = unmet_criteria(
             windows,
             elapsed_s=now - started,
@@ -162,11 +170,12 @@ def measure(
     stop.set()
     for thread in threads:
         thread.join()
-    first_kept = bounds[max(0, len(bounds) - 1 - STABILITY_WINDOWS)]
+    first_index = max(0, len(bounds) - 1 - STABILITY_WINDOWS)
+    first_kept = bounds[first_index]
     last = bounds[-1]
     kept_samples = samples[first_kept[0] : last[0]]
     begin, end = first_kept[1], last[1]
-    return summarize(
+    figures = summarize(
         shape,
         concurrency,
         kept_samples,
@@ -180,6 +189,10 @@ def measure(
         windows_by=windows_by,
         target_requests=target_requests(min_requests),
     )
+    if probe is not None:
+        server = server_figures(snapshots[first_index], snapshots[-1], source=probe.source)
+        figures["server"] = beside_client(figures, server)
+    return figures
 
 
 def summarize(

@@ -46,6 +46,31 @@ class Utilisation(Contract):
         return hit
 
 
+class ServerLatency(Contract):
+    """The endpoint's own latency over one measurement's kept windows, beside the client's.
+
+    The difference is what lies between the two: the network and SageMaker's front end (the local
+    SageMaker's front on the local engine).
+    """
+
+    available: bool
+    source: str = Field(
+        description="Where the figures come from: the container's /metrics (local) or CloudWatch ModelLatency."
+    )
+    reason: str = ""
+    requests: int | None = Field(None, description="Requests the server recorded in the window.")
+    p50_ms: float | None = None
+    p99_ms: float | None = None
+    bucket_resolution: float | None = Field(
+        None, description="Relative width of the histogram's widest bucket: the quantiles' precision."
+    )
+    client_p50_ms: float | None = None
+    client_p99_ms: float | None = None
+    difference_p50_ms: float | None = None
+    difference_p99_ms: float | None = None
+    difference_is: str = ""
+
+
 class ShapeStats(Contract):
     """One shape at one concurrency: the figures of the last three (stable) windows.
 
@@ -85,6 +110,9 @@ class ShapeStats(Contract):
     ended_at: float = Field(0.0, description="Epoch seconds: end of the windows kept.")
     utilisation: Utilisation | None = Field(
         None, description="The host over started_at..ended_at; None where it was not read."
+    )
+    server: ServerLatency | None = Field(
+        None, description="The server's own p50/p99 over started_at..ended_at; None where it was not read."
     )
 
 

@@ -18,12 +18,13 @@ from botocore.exceptions import ClientError
 
 from workflows.aws.clients import aws_errors, is_not_found
 from workflows.benchmark.client import Invoker
-from workflows.benchmark.cloudwatch import endpoint_metrics, served_by_sagemaker, with_cloudwatch_utilisation
+from workflows.benchmark.cloudwatch import endpoint_metrics, with_cloudwatch_view
 from workflows.benchmark.engine import run
 from workflows.benchmark.figures import WarmupOutcome, cold_start_of, compact
 from workflows.benchmark.policy import POLICIES, policy_for
 from workflows.benchmark.run_config import config_for
 from workflows.benchmark.run_config import warmup_concurrency as default_warmup_clients
+from workflows.benchmark.server_side import served_by_sagemaker
 from workflows.errors import DeployRejected, SpecInvalid
 from workflows.hosting.pools import pool_counts, served_types
 from workflows.reports.files import write_report
@@ -198,7 +199,7 @@ def bench_endpoint(
         figures = wait_for_cloudwatch(fetch, wait_s=cloudwatch_wait_s)
     else:
         figures = fetch()
-    with_cloudwatch_utilisation(output["measurements"], figures)
+    with_cloudwatch_view(output["measurements"], figures)
     run_id = f"bench-{endpoint_name}-{datetime.now(UTC):%Y%m%d-%H%M%S}"
     result = bench_result(
         output,

@@ -11,7 +11,7 @@ RAM fails (F10).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from workflows import naming
 from workflows.aws.clients import aws_errors, is_not_found, translate
@@ -36,6 +36,7 @@ from workflows.preflight.accelerators import ComponentPlacement, check_accelerat
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.findings import refuse_blocking
 from workflows.preflight.gpu import GPU_RUNTIME
+from workflows.preflight.partitions import check_partitions, layout_for
 from workflows.preflight.realtime import ONNX_ARTIFACT_CHECKS
 from workflows.preflight.registry import Check
 from workflows.settings import Settings
@@ -61,7 +62,16 @@ def planned(hosting: InferenceComponentHosting) -> list[tuple[str, str | None, i
 
 
 def placement_findings(hosting: InferenceComponentHosting, instance_type: str) -> list[Finding]:
-    """F08 (devices on GPU) and F09 (copies x devices within the GPUs) for one instance type."""
+    """F08 (devices on GPU) and F09 (copies x devices within the GPUs) for one instance type; with
+    ``gpu_partition``, the partition layout and the copies on its partitions instead."""
+    if hosting.gpu_partition is not None:
+        return check_partitions(
+            instance_type=instance_type,
+            partition_type=hosting.gpu_partition,
+            per_gpu=hosting.partitions_per_gpu,
+            instance_count=hosting.instance_count,
+            copies=sum(copies for _, _, copies in planned(hosting)),
+        )
     findings = check_accelerator_devices(instance_type=instance_type, devices=hosting.accelerator_devices)
     if findings:
         return findings
@@ -81,6 +91,10 @@ def specification(hosting: InferenceComponentHosting, model: str) -> InferenceCo
     }
     if hosting.accelerator_devices is not None:
         requirements["NumberOfAcceleratorDevicesRequired"] = hosting.accelerator_devices
+    if hosting.gpu_partition is not None:
+        # Each copy takes one partition; types-boto3-sagemaker 1.43.119 predates the field botocore 1.44 has.
+        requirements["NumberOfAcceleratorDevicesRequired"] = 1
+        cast("dict[str, Any]", requirements)["AcceleratorPartitionType"] = hosting.gpu_partition
     if hosting.cpu_cores is not None:
         requirements["NumberOfCpuCoresRequired"] = hosting.cpu_cores
     startup: InferenceComponentStartupParametersTypeDef = {
@@ -199,6 +213,10 @@ class ComponentsMode(InstanceMode[ComponentsT]):
             "MaxInstanceCount": hosting.max_instance_count,
         }
         variant["RoutingConfig"] = {"RoutingStrategy": "LEAST_OUTSTANDING_REQUESTS"}
+        if hosting.gpu_partition is not None:
+            layout = layout_for(instance_type, hosting.gpu_partition, hosting.partitions_per_gpu)
+            # Exactly one layout, applied by SageMaker to every GPU of every instance.
+            variant["AcceleratorPartitionLayouts"] = [{"AcceleratorPartitionTypes": layout.types()}]
         return variant
 
     def endpoint_config_extra(self, settings: Settings) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from workflows import naming
 from workflows.aws.clients import aws_errors
 from workflows.contracts import DeployRequest
 from workflows.hosting.network import endpoint_config_security, model_security
+from workflows.hosting.regions import RegionSettings, cross_region_traffic_config
 from workflows.hosting.spec_bases import InstanceSettings, ModelServerSettings
 from workflows.settings import Settings
 
@@ -119,16 +120,22 @@ benchmark window of a minute then holds several utilisation points, not one or n
 
 
 def metrics_config(variants: list[dict[str, Any]]) -> dict[str, Any]:
-    """``MetricsConfig`` for an endpoint config: enhanced, per-instance utilisation every 10 s.
+    """``MetricsConfig`` for an endpoint config: enhanced metrics and detailed observability, every 10 s.
 
     AWS documents enhanced metrics for real-time endpoints (instance, container and GPU dimensions);
-    a serverless variant has no instance to report on, so its config carries none.
+    with them on, the 10 s interval applies to the invocation metrics too (ModelLatency), so a
+    benchmark window reads its own server-side latency instead of a minute it shares. Detailed
+    observability (on by default for configs created after 2026-06-17, off for older ones) also
+    scrapes the container's Prometheus ``/metrics`` on port 8080 and publishes per-GPU metrics per
+    inference component; it is stated here so a config never depends on that default. A serverless
+    variant has no instance to report on, so its config carries none.
     """
     if any("ServerlessConfig" in variant for variant in variants):
         return {}
     return {
         "MetricsConfig": {
             "EnableEnhancedMetrics": True,
+            "EnableDetailedObservability": True,
             "MetricPublishFrequencyInSeconds": METRIC_PUBLISH_FREQUENCY_S,
         }
     }
@@ -151,6 +158,8 @@ def create_endpoint(
     """
     security = endpoint_config_security(hosting, hosts_components="ExecutionRoleArn" in extra)
     security.update(metrics_config(variants))
+    if isinstance(hosting, RegionSettings):
+        security.update(cross_region_traffic_config(hosting))
     with aws_errors(f"create endpoint config {config}"):
         sagemaker.create_endpoint_config(
             EndpointConfigName=config,

@@ -23,6 +23,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from workflows.contracts import PreflightResult
+from workflows.hosting.region_checks import (
+    botocore_findings,
+    region_findings,
+    sagemaker_regions,
+    skipped_reads,
+)
+from workflows.hosting.regions import RegionSettings
 from workflows.images.accelerators import device_of
 from workflows.preflight.context import PreflightContext
 from workflows.preflight.gate import check_region
@@ -127,6 +134,11 @@ def gate(spec: RunSpec, *, region: str, local: bool, clients: GateClients | None
     findings = list(result.findings)
     checked += result.checked
     skipped += result.skipped
+    if isinstance(spec.hosting, RegionSettings) and spec.hosting.routed:
+        findings += botocore_findings() + region_findings(spec.hosting, region, local=local)
+        for other in sorted(set(spec.hosting.regions) & sagemaker_regions() - {region}):
+            checked.append(f"images offered in {other}: {', '.join(check_images(spec, other))}")
+        skipped += skipped_reads(spec.hosting)
     quotas: dict[str, float] = {}
     if clients.quotas is not None:
         found = check_quotas(spec, clients.quotas, region=region)

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from workflows.hosting.network import Secured
+from workflows.hosting.regions import RegionSettings
 from workflows.hosting.renames import accept_former_instance_types
 from workflows.models import Strict
 from workflows.spec.enums import EndpointInstanceType, InferenceAmiVersion, Word
@@ -39,7 +40,7 @@ _IMAGE_VERSION = (
 )
 
 
-class _Instances(Secured):
+class _Instances(Secured, RegionSettings):
     """What every instance-backed mode has: instance types with fallbacks, count, image, AMI, VPC, keys."""
 
     instance_type_fallbacks: list[EndpointInstanceType] = Field(

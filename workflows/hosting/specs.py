@@ -127,6 +127,22 @@ class InferenceComponentHosting(_Instances, _ModelServer):
         description="ComputeResourceRequirements.NumberOfCpuCoresRequired (at least 0.25, botocore's "
         "NumberOfCpuCores); empty leaves it out.",
     )
+    gpu_partition: str | None = Field(
+        None,
+        pattern=r"^mig-[0-9]+g\.[0-9]+gb$",
+        description=(
+            "ComputeResourceRequirements.AcceleratorPartitionType of every copy, a GPU partition (MIG profile) "
+            "such as mig-1g.10gb on ml.p5: the variant's AcceleratorPartitionLayouts carves partitions_per_gpu "
+            "of it on every GPU and each copy takes one (NumberOfAcceleratorDevicesRequired 1). The types "
+            "differ by instance family (workflows/data/gpu_partitions.yaml); g4dn, g5, g6 and g6e have none."
+        ),
+    )
+    partitions_per_gpu: int | None = Field(
+        None,
+        ge=1,
+        le=7,
+        description="How many gpu_partition partitions the layout carves on each GPU; empty: as many as fit one.",
+    )
     min_instance_count: int = Field(1, ge=1, le=10, description="ManagedInstanceScaling.MinInstanceCount.")
     max_instance_count: int = Field(1, ge=1, le=10, description="ManagedInstanceScaling.MaxInstanceCount.")
     models: list[ComponentModel] = Field(
@@ -146,6 +162,19 @@ class InferenceComponentHosting(_Instances, _ModelServer):
             raise ValueError(
                 "max_instance_count must be at least min_instance_count and instance_count "
                 f"(got {self.max_instance_count})"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _partitions(self) -> Any:
+        if self.partitions_per_gpu is not None and self.gpu_partition is None:
+            raise ValueError(
+                "partitions_per_gpu needs gpu_partition: set the partition type, or drop the count"
+            )
+        if self.gpu_partition is not None and self.accelerator_devices not in (None, 1):
+            raise ValueError(
+                f"accelerator_devices {self.accelerator_devices} with gpu_partition {self.gpu_partition}: a copy on "
+                "a partition takes exactly one (NumberOfAcceleratorDevicesRequired 1); drop accelerator_devices"
             )
         return self
 

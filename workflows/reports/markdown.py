@@ -6,7 +6,7 @@ from typing import Any
 
 from workflows.reports.compare import key
 from workflows.reports.engines import engine_build_lines
-from workflows.reports.measured import cloudwatch_lines, measurement_lines, warmup_lines
+from workflows.reports.measured import cloudwatch_lines, measurement_lines, server_lines, warmup_lines
 from workflows.reports.plots import label
 from workflows.reports.remediation import remediation_lines
 from workflows.reports.tables import (
@@ -158,6 +158,7 @@ def render_report(result: dict[str, Any], plots: dict[str, str] | None = None) -
         warmup_lines(result)
         + engine_build_lines(result)
         + measurement_lines(result)
+        + server_lines(result)
         + cloudwatch_lines(result)
         + _cost(result)
         + _plots(plots or {})

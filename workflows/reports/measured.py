@@ -226,3 +226,52 @@ def cloudwatch_lines(result: dict[str, Any]) -> list[str]:
         ],
     )
     return lines
+
+
+def server_lines(result: dict[str, Any]) -> list[str]:
+    """The server's own p50/p99 beside the client's, per measurement, and what the difference is."""
+    rows = [m for m in result.get("measurements") or [] if m.get("server")]
+    if not rows:
+        return []
+    lines = ["", "## Server-side latency (the endpoint's own view)", ""]
+    if not any(m["server"].get("available") for m in rows):
+        # One line, not a table of dashes: why no measurement has the server's figures.
+        reasons = sorted({f"{m['server']['source']}: {m['server'].get('reason')}" for m in rows})
+        return [*lines, f"Not read for any measurement ({'; '.join(reasons)})."]
+    lines += table(
+        [
+            "shape",
+            "conc",
+            "client p50 ms",
+            "server p50 ms",
+            "difference p50 ms",
+            "client p99 ms",
+            "server p99 ms",
+            "difference p99 ms",
+            "server requests / client",
+            "source",
+        ],
+        [
+            [
+                f"b{m['batch_size']}/{m['sequence_length']}",
+                m["concurrency"],
+                m.get("p50_ms"),
+                s.get("p50_ms"),
+                s.get("difference_p50_ms"),
+                m.get("p99_ms"),
+                s.get("p99_ms"),
+                s.get("difference_p99_ms"),
+                f"{fmt(s.get('requests'))} / {m['requests']}",
+                s["source"] if s.get("available") else f"{s['source']}: {s.get('reason')}",
+            ]
+            for m in rows
+            for s in [m["server"]]
+        ],
+    )
+    return [
+        *lines,
+        "",
+        "Difference: the client's figure less the server's, that is the network plus the front end "
+        "(SageMaker's, or the local SageMaker's on the local engine). Server figures cover the same kept "
+        "windows; from a histogram they are interpolated within a bucket (the light server's are 10% wide).",
+    ]

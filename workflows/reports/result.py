@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from workflows import clock
-from workflows.benchmark.cloudwatch import with_cloudwatch_utilisation
+from workflows.benchmark.cloudwatch import with_cloudwatch_view
 from workflows.contracts import PipelineState
 from workflows.errors import ResultInvalid
 from workflows.images.accelerators import device_of
@@ -165,7 +165,7 @@ def pipeline_result(
     if measurements is None and benchmark is not None:
         measurements = [s.model_dump(mode="json") for s in benchmark.shapes]
     # On AWS the instance's utilisation comes from CloudWatch, read by now for each measurement's window.
-    with_cloudwatch_utilisation(measurements or [], cloudwatch)
+    with_cloudwatch_view(measurements or [], cloudwatch)
     hosting = hosting_summary(state)
     result = {
         "schema_version": RESULT_SCHEMA_VERSION,

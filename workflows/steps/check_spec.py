@@ -75,6 +75,13 @@ def check_spec(
             be converted or served as the spec asks, or not where it is asked.
         PreflightBlocked: a blocking finding, listing every one, then the warnings.
     """
+    regions = getattr(spec.hosting, "regions", None) or []
+    if len(regions) > 1:
+        raise SpecInvalid(
+            f"hosting.regions names {len(regions)} Regions: `deploybench preflight` checks a multi-Region spec, "
+            "but a run deploys in one Region so far (no endpoint in the others, no router).",
+            fix="run with one Region (drop hosting.regions or leave the primary); preflight checks the rest",
+        )
     clients = GateClients(
         s3=s3,
         secretsmanager=secretsmanager,

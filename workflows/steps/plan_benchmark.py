@@ -6,6 +6,7 @@ from typing import Literal
 
 from workflows.benchmark.figures import OUT_OF_TIME
 from workflows.benchmark.run_config import measured_concurrency
+from workflows.benchmark.server_side import observability_line
 from workflows.benchmark.sizing import MeasurementPlan, plan_lines, plan_measurement
 from workflows.contracts import BenchmarkPlan, BenchmarkPlanRequest, Finding
 from workflows.naming import benchmark_job_name
@@ -46,6 +47,8 @@ def plan(request: BenchmarkPlanRequest) -> BenchmarkPlan:
         reason = f"CPU instance type {instance_type}, planned measurement up to {planned:.0f} s"
     measurements = sized(request)
     lines = plan_lines(measurements, shapes=len(request.warmup.shapes), windows=spec.windows)
+    if lines:
+        lines.append(observability_line(request.spec.hosting.mode))
     return BenchmarkPlan(
         runner=runner,
         reason=reason,

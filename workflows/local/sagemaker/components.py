@@ -22,6 +22,7 @@ from workflows.local.sagemaker.endpoints import EndpointsApi
 from workflows.local.sagemaker.instances import gpus
 from workflows.local.sagemaker.logs import instance_id
 from workflows.local.sagemaker.models import model_containers
+from workflows.local.sagemaker.partitions import check_partition
 from workflows.local.sagemaker.startup import DEFAULT_HEALTH_CHECK_TIMEOUT_S
 from workflows.local.sagemaker.state import Instance
 from workflows.spec.pipeline import is_gpu_instance
@@ -66,6 +67,7 @@ class ComponentsApi(EndpointsApi):
             raise validation(f"Variant {body.get('VariantName')} does not exist on endpoint {endpoint.name}.")
         specification = dict(body.get("Specification") or {})
         self._check_specification(specification, endpoint.instance_type(variant))
+        check_partition(specification, variant)
         copies = (body.get("RuntimeConfig") or {}).get("CopyCount")
         if not isinstance(copies, int) or copies < 0:
             raise constraint(
@@ -180,6 +182,7 @@ class ComponentsApi(EndpointsApi):
             definition["ModelDataUrl"] = override["ArtifactUrl"]
         environment = {**(definition.get("Environment") or {}), **(override.get("Environment") or {})}
         copy = Instance(instance_id(component.name, str(index), str(time.monotonic())))
+        partition = (specification.get("ComputeResourceRequirements") or {}).get("AcceleratorPartitionType")
         spec = ContainerSpec(
             endpoint=component.endpoint,
             variant=component.variant,
@@ -191,6 +194,11 @@ class ComponentsApi(EndpointsApi):
             isolated=isolated,
             image=str(definition.get("Image", "")),
         )
+        if partition:
+            spec.extra_log_lines.append(
+                f"deploybench local SageMaker: copy {index} of {component.name} stands in for one {partition} GPU "
+                "partition: it is a copy on the CPU stand-in, not a slice of a GPU"
+            )
         container = self.new_container(spec, self.root / component.endpoint / component.name / copy.id)
         self.place_model_data(container, definition)
         container.launch()

@@ -245,6 +245,20 @@ class Container:
         finally:
             connection.close()
 
+    def metrics(self) -> str | None:
+        """The container's Prometheus exposition (``GET /metrics``); None when it serves none (the
+        DLC-like stack's Multi Model Server has no such route)."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+        try:
+            connection.request("GET", "/metrics")
+            response = connection.getresponse()
+            text = response.read().decode("utf-8", "replace")
+            return text if response.status == 200 else None
+        except (OSError, http.client.HTTPException):
+            return None
+        finally:
+            connection.close()
+
     # --- serve ---------------------------------------------------------------------------------
 
     def _connection(self) -> http.client.HTTPConnection:

@@ -18,6 +18,7 @@ from workflows.local.sagemaker.components import NO_CAPACITY, ComponentsApi
 from workflows.local.sagemaker.container import Container, ContainerFailed, InvocationTimeout
 from workflows.local.sagemaker.container_spec import ContainerSpec
 from workflows.local.sagemaker.logs import ENDPOINT_LOG_GROUP, instance_id
+from workflows.local.sagemaker.metrics import merged_exposition
 from workflows.local.sagemaker.models import model_containers
 from workflows.local.sagemaker.state import Endpoint, Instance
 
@@ -72,6 +73,35 @@ class RuntimeApi(ComponentsApi):
         if status >= 400:
             raise self._model_error(name, status, who, output.decode("utf-8", "replace"))
         return Invocation(status, output, content_type, variant)
+
+    def endpoint_metrics(self, name: str, component: str | None) -> bytes:
+        """Every serving container's /metrics of endpoint ``name`` (of ``component``'s copies), merged.
+
+        Raises:
+            ApiError: no such endpoint or component, or no container of it serves an exposition.
+        """
+        endpoint = self.endpoints.get(name)
+        if endpoint is None:
+            raise ApiError("ValidationError", f"Endpoint {name} of account {ACCOUNT} not found.")
+        with self.lock:
+            if endpoint.kind == "components":
+                found = self.components.get(component or "")
+                if found is None or found.endpoint != name:
+                    raise ApiError(
+                        "ValidationError", f"Inference Component {component} not found on endpoint {name}."
+                    )
+                instances = list(found.copies)
+            else:
+                instances = list(endpoint.instances)
+        texts = [
+            (f"{instance.id}/{hostname}", text)
+            for instance in instances
+            for hostname, container in instance.containers.items()
+            if (text := container.metrics()) is not None
+        ]
+        if not texts:
+            raise ApiError("ValidationError", f"No container of endpoint {name} serves /metrics.", 404)
+        return merged_exposition(texts)
 
     def _route(
         self, endpoint: Endpoint, target: str | None, component: str | None

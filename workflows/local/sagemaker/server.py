@@ -14,16 +14,46 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
 
+from prometheus_client import CONTENT_TYPE_LATEST
+
 from workflows.local.sagemaker.backend import ApiError, LocalSageMaker
 from workflows.local.sagemaker.runtime import COMPONENT_HEADER, TARGET_HEADER
 
 _INVOKE = re.compile(r"^/endpoints/([^/]+)/invocations$")
+# The local engine's own route (SageMaker has none): the endpoint's containers' /metrics, merged.
+_METRICS = re.compile(r"^/endpoints/([^/]+)/metrics$")
 _SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
 
 
 def operation_method(target: str) -> str:
     """``SageMaker.CreateEndpointConfig`` -> ``create_endpoint_config``."""
     return _SNAKE.sub("_", target.split(".", 1)[-1]).lower()
+
+
+Answer = tuple[int, bytes, dict[str, str]]
+
+
+def error_answer(error: ApiError, *, json_protocol: bool) -> Answer:
+    """An error as SageMaker answers it: the message (and extra fields), the code in a header, and in
+    the body too for the JSON 1.1 control plane."""
+    payload: dict[str, Any] = {"message": error.message, **error.fields}
+    if json_protocol:
+        payload["__type"] = error.code
+    headers = {"Content-Type": "application/x-amz-json-1.1", "x-amzn-ErrorType": error.code}
+    return error.status, json.dumps(payload).encode(), headers
+
+
+def endpoint_exposition(backend: LocalSageMaker, path: str, component: str | None) -> Answer:
+    """``GET /endpoints/<name>/metrics``: the endpoint's containers' /metrics, merged; any other GET,
+    or an endpoint (component) that does not exist or serves no metrics, is refused by name."""
+    match = _METRICS.match(path.split("?", 1)[0])
+    try:
+        if not match:
+            raise ApiError("UnknownOperationException", f"GET {path} is not supported locally.")
+        text = backend.endpoint_metrics(unquote(match.group(1)), component)
+    except ApiError as error:
+        return error_answer(error, json_protocol=False)
+    return 200, text, {"Content-Type": CONTENT_TYPE_LATEST}
 
 
 def make_handler(backend: LocalSageMaker) -> type[BaseHTTPRequestHandler]:
@@ -41,11 +71,10 @@ def make_handler(backend: LocalSageMaker) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(body)
 
         def _error(self, error: ApiError, *, json_protocol: bool) -> None:
-            payload: dict[str, Any] = {"message": error.message, **error.fields}
-            if json_protocol:
-                payload["__type"] = error.code
-            headers = {"Content-Type": "application/x-amz-json-1.1", "x-amzn-ErrorType": error.code}
-            self._send(error.status, json.dumps(payload).encode(), headers)
+            self._send(*error_answer(error, json_protocol=json_protocol))
+
+        def do_GET(self) -> None:  # noqa: N802 (http.server API)
+            self._send(*endpoint_exposition(backend, self.path, self.headers.get(COMPONENT_HEADER)))
 
         def do_POST(self) -> None:  # noqa: N802 (http.server API)
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
