@@ -56,7 +56,8 @@ def write_serving_code(root: Path, plan: ServingPlan) -> None:
     code.mkdir(parents=True, exist_ok=True)
     for name in SERVING_FILES:
         shutil.copy2(SERVING_CODE / name, code / name)
-    (code / "requirements.txt").write_text(f"{plan.requirement}\n", encoding="utf-8")
+    lines = [plan.requirement, *([plan.runtime_requirement] if plan.runtime_requirement else [])]
+    (code / "requirements.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
 
 
 def load_tokenizer(folder: ModelFolder) -> Any:
@@ -114,7 +115,9 @@ def build_artifact(
         exported, graph = export_onnx(
             folder, task, tokenizer, scratch / "export.onnx", opset=convert.opset, pooling=pooling
         )
-        mode = convert.optimize if convert.precision == "fp32" else "none"
+        # onnxruntime's fused graph holds its own contrib operators (Attention, SkipLayerNormalization),
+        # which OpenVINO does not read: OpenVINO gets the plain export and fuses it itself.
+        mode = convert.optimize if convert.precision == "fp32" and convert.engine != "openvino" else "none"
         with contextlib.ExitStack() as passes:
             fusion = start_fusion(
                 mode,
@@ -183,6 +186,8 @@ def build_artifact(
                     timing_shapes=timing_shapes(tokenizer, max_length),
                 )
                 served, optimization, warnings = choice.path, choice.summary, choice.warnings
+                if convert.engine == "openvino":
+                    optimization = "none (convert.engine is 'openvino'); OpenVINO fuses at compile"
                 report, _ = checked.parity(served)
         onnx_file = ONNX_FILES[convert.precision]
         shutil.copy2(served, staging / onnx_file)
