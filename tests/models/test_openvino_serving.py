@@ -18,6 +18,7 @@ from workflows.conversion.manifest import read_manifest
 from workflows.errors import SpecInvalid
 from workflows.gpu.device import OPENVINO_REQUIREMENT
 from workflows.gpu.plan import serving_plan
+from workflows.reports.markdown import render_report
 from workflows.spec.pipeline import parse_spec
 
 
@@ -110,3 +111,18 @@ def test_openvino_serves_the_plain_export_and_says_how(
     )
     assert served.shape == reference.shape
     assert cosine.min() >= 0.999
+
+
+def test_the_report_header_names_the_runtime_and_the_precision() -> None:
+    # Given a run whose warm endpoint answered from OpenVINO in bf16
+    served = {"runtime": "openvino 2026.4.1", "provider": "OpenVINO CPU", "precision": "bf16"}
+    result = {
+        "status": "succeeded",
+        "schema_version": 2,
+        "run_id": "r1",
+        "hosting": {"mode": "realtime", "instance_type": "ml.c7i.xlarge"},
+        "warmup": {"shapes": [], "served_by": served},
+    }
+    # When the report is written, Then its header says what served and in which precision
+    header = render_report(result).split("\n## ", 1)[0]
+    assert "- execution provider: **OpenVINO CPU** (openvino 2026.4.1, computing in bf16)" in header
