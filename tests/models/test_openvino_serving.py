@@ -14,6 +14,7 @@ from tests.conftest import convert_folder
 from tests.support.gpu import GPU_INSTANCE
 from tests.support.tasks import serving_code
 from workflows.benchmark.texts import natural_texts
+from workflows.conversion.build import INT8_ON_OPENVINO
 from workflows.conversion.manifest import read_manifest
 from workflows.errors import SpecInvalid
 from workflows.gpu.device import OPENVINO_REQUIREMENT
@@ -126,3 +127,12 @@ def test_the_report_header_names_the_runtime_and_the_precision() -> None:
     # When the report is written, Then its header says what served and in which precision
     header = render_report(result).split("\n## ", 1)[0]
     assert "- execution provider: **OpenVINO CPU** (openvino 2026.4.1, computing in bf16)" in header
+
+
+def test_int8_on_openvino_ships_with_a_warning(tiny_bert: Path, tmp_path: Path) -> None:
+    # Given the tiny BERT converted to INT8 for OpenVINO
+    artifact = convert_folder(tiny_bert, tmp_path, engine="openvino", precision="int8")
+    # When its manifest is read, Then it says the INT8 graph runs slower there than fp32 does
+    manifest = read_manifest(artifact)
+    assert manifest.serving.runtime == "openvino" and manifest.precision == "int8"
+    assert INT8_ON_OPENVINO in manifest.warnings
