@@ -44,8 +44,8 @@ INT8_ON_GPU = (
     "INT8 on a GPU: onnxruntime's CUDA provider has no kernels for dynamic INT8 (MatMulInteger, "
     "DynamicQuantizeLinear), so those nodes run on the CPU provider; prefer fp16 on GPUs"
 )
-# bench/peers.py, MiniLM b8 x 128, one thread: the dynamic INT8 graph on OpenVINO 578.66 ms, the fp32
-# graph on OpenVINO (bf16) 235.54 ms, the INT8 graph on onnxruntime 266.00 ms.
+# bench/peers.py, MiniLM b8 x 128, one thread: the dynamic INT8 graph on OpenVINO 316.31 ms, the fp32
+# graph on OpenVINO (bf16) 127.36 ms, the INT8 graph on onnxruntime 126.82 ms.
 INT8_ON_OPENVINO = (
     "INT8 on OpenVINO: the dynamic INT8 graph (MatMulInteger, DynamicQuantizeLinear) ran slower on OpenVINO "
     "than the fp32 graph does there (bench/results/peers.json); prefer fp32 with engine 'openvino', or INT8 "
