@@ -67,7 +67,8 @@ test: lint
 test-matrix: setup
 	$(BIN)/pytest tests/e2e/test_architectures_served.py tests/e2e/test_interrupted_runs.py -m matrix --durations=0
 
-# deploybench's CPU artifacts against sentence-transformers' PyTorch, ONNX, O3 and qint8 peers, the peers in
+# deploybench's CPU artifacts against sentence-transformers' PyTorch, ONNX, O3, qint8 and OpenVINO (default, f32,
+# static INT8) peers, the peers in
 # their own environment (bench/peers-requirements.lock, from bench/peers-requirements.in): writes
 # bench/results/peers.json.
 PEERS_VENV ?= .venv-peers

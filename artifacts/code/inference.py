@@ -4,12 +4,20 @@ The container calls model_fn(model_dir) once per worker, then input_fn -> predic
 per request. It loads exactly the ONNX file the artifact manifest names (F30) with onnxruntime,
 which the DLC does not ship: code/requirements.txt installs it at container start (F01). Each
 worker holds its own session, so the endpoint runs one worker and gives onnxruntime every core
-(SAGEMAKER_MODEL_SERVER_WORKERS=1, ORT_INTRA_OP_THREADS=0; F02).
+(SAGEMAKER_MODEL_SERVER_WORKERS=1, ORT_INTRA_OP_THREADS=0; F02). ORT_INTRA_OP_THREADS bounds OpenVINO's
+threads too.
 
 Request:  {"inputs": ..., "parameters": {"batch_size": 32, "padding": "max_length", "max_length": 128,
                                         "bucketing": true, ...task parameters}}
 Response: the task's (code/deploybench_tasks.py: embeddings, predictions, zero-shot, reranking scores),
-          with "served_by": {"provider": ..., "note": ...} (the execution provider that really ran it)
+          with "served_by": {"runtime": ..., "provider": ..., "precision": ..., "note": ...} (the runtime
+          and execution provider that really ran it, and the precision it computed in)
+
+A CPU artifact whose serving plan names the ``openvino`` runtime runs the same ONNX file through
+OpenVINO's CPU plugin (the ``openvino`` wheel from code/requirements.txt). OpenVINO computes in
+bf16 wherever the CPU has AVX512-BF16 or AMX unless told otherwise, so the precision reported is
+the one the compiled model reads back (``INFERENCE_PRECISION_HINT``), never the graph's file
+precision: an fp32 graph served in bf16 says bf16.
 
 On a GPU the manifest's ``serving`` plan names the provider the graph must run on (CUDA, or
 TensorRT). onnxruntime falls back to CPU with only a warning when that provider's libraries do not
@@ -151,6 +159,58 @@ def check_provider(requested, active, available, serving):
     )
 
 
+class OpenVinoSession:
+    """An OpenVINO compiled model behind the calls this file makes of an onnxruntime session
+    (``run``, ``get_inputs``, ``get_providers``), with one infer request reused across calls."""
+
+    def __init__(self, path, threads, precision_hint=""):
+        # Imported by name: only an artifact whose serving plan names OpenVINO installs it (its
+        # code/requirements.txt pins it), and the preflight's import scan must not ask it of the rest.
+        openvino = importlib.import_module("openvino")
+        core = openvino.Core()
+        # LATENCY: one stream, every thread on the one request (the endpoint runs one worker, F02).
+        config = {"PERFORMANCE_HINT": "LATENCY"}
+        if threads:
+            config["INFERENCE_NUM_THREADS"] = threads
+        if precision_hint:
+            config["INFERENCE_PRECISION_HINT"] = precision_hint
+        self.compiled = core.compile_model(core.read_model(path), "CPU", config)
+        self.request = self.compiled.create_infer_request()
+        self.names = [port.any_name for port in self.compiled.inputs]
+        # "2026.4.1-22982-e213a14...-releases/2026/4": the release is the part before the build number.
+        self.version = openvino.get_version().split("-", 1)[0]
+
+    def get_inputs(self):
+        return [_Named(name) for name in self.names]
+
+    def get_providers(self):
+        return ["OpenVINO CPU"]
+
+    def inference_precision(self):
+        """What the CPU plugin computes in: ``bf16``, ``f16`` or ``f32``."""
+        return self.compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name()
+
+    def run(self, output_names, feed):
+        self.request.infer(feed)
+        # The request's output buffer is reused by the next call: copy it out.
+        return [self.request.get_output_tensor(0).data.copy()]
+
+
+class _Named:
+    def __init__(self, name):
+        self.name = name
+
+
+def served_precision(graph_precision, compute_precision):
+    """The precision to report: the graph's (fp32, int8, fp16) as the runtime really computed it.
+    An fp32 graph computed in bf16 is bf16; an INT8 graph keeps its other operations in the runtime's
+    precision, which the label says when it is not fp32."""
+    compute = {"f32": "fp32", "bf16": "bf16", "f16": "fp16"}.get(compute_precision, compute_precision)
+    if graph_precision == "fp32" or compute == graph_precision:
+        return compute
+    return graph_precision if compute == "fp32" else f"{graph_precision}+{compute}"
+
+
 def _session(path, providers):
     options = ort.SessionOptions()
     # 0 lets onnxruntime use every core; with one worker (F02) that is the whole instance.
@@ -240,10 +300,18 @@ def model_fn(model_dir, context=None):
         manifest = json.load(handle)
     onnx_path = _checked_onnx_path(model_dir, manifest)
     engine, providers, note = execution_plan(manifest, model_dir)
-    session = _session(onnx_path, providers)
-    requested = PROVIDERS[engine][0]
+    serving = manifest.get("serving") or {}
+    threads = int(os.environ.get("ORT_INTRA_OP_THREADS", "0"))
+    if engine == "cpu" and serving.get("runtime") == "openvino":
+        session = OpenVinoSession(onnx_path, threads, serving.get("inference_precision", ""))
+        runtime = {"runtime": f"openvino {session.version}", "compute": session.inference_precision()}
+    else:
+        session = _session(onnx_path, providers)
+        check_provider(PROVIDERS[engine][0], session.get_providers(), ort.get_available_providers(), serving)
+        # onnxruntime's CPU and CUDA providers compute in the graph's own precision.
+        runtime = {"runtime": f"onnxruntime {ort.__version__}", "compute": manifest.get("precision", "fp32")}
     active = session.get_providers()
-    check_provider(requested, active, ort.get_available_providers(), manifest.get("serving") or {})
+    precision = served_precision(manifest.get("precision", "fp32"), runtime["compute"])
     binding = "cuda" if engine != "cpu" and os.environ.get(IO_BINDING_ENV, "1") != "0" else None
     tokenizer = load_tokenizer(os.path.join(model_dir, "tokenizer"))
     print(
@@ -256,11 +324,16 @@ def model_fn(model_dir, context=None):
         f"deploybench: provider {active[0]} (session providers {active}"
         + (f"; I/O binding on {binding}" if binding else "")
         + (f"; GPU artifact served on CPU: {note}" if note else "")
-        + ")",
+        + f"), {runtime['runtime']} computing in {precision}",
         flush=True,
     )
     return {
-        "served_by": {"provider": active[0], **({"note": note} if note else {})},
+        "served_by": {
+            "runtime": runtime["runtime"],
+            "provider": active[0],
+            "precision": precision,
+            **({"note": note} if note else {}),
+        },
         "io_binding": binding,
         "session": session,
         "tokenizer": tokenizer,

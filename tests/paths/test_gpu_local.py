@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.support.gpu import GPU_INSTANCE, convert_for, gpu_spec
+from tests.support.gpu import GPU_INSTANCE, convert_for, gpu_spec, provider_and_note
 from tests.support.local_sagemaker import (
     ONE_TEXT,
     container,
@@ -42,9 +42,12 @@ def test_a_gpu_artifact_is_served_on_cpu_locally_and_says_so(
         .invoke_endpoint(EndpointName="ep-gpu", Body=ONE_TEXT, ContentType="application/json")["Body"]
         .read()
     )
-    assert answer["served_by"] == {"provider": "CPUExecutionProvider", "note": NOTE}
+    assert provider_and_note(answer["served_by"]) == {"provider": "CPUExecutionProvider", "note": NOTE}
     # And the warmup's probe records it for result.json
-    assert served_by(runtime(engine), "ep-gpu") == {"provider": "CPUExecutionProvider", "note": NOTE}
+    assert provider_and_note(served_by(runtime(engine), "ep-gpu")) == {
+        "provider": "CPUExecutionProvider",
+        "note": NOTE,
+    }
     # And the endpoint log says it, from the local SageMaker and from the serving code
     text = wait_for(
         lambda: {"text": log_text(engine, "/aws/sagemaker/Endpoints/ep-gpu")},

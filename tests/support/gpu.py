@@ -44,3 +44,11 @@ def convert_for(spec: RunSpec, source: Path, root: Path) -> Path:
 def task_of(source: Path) -> str:
     config = json.loads((source / "config.json").read_text())
     return "classification" if "ForSequenceClassification" in config["architectures"][0] else "embedding"
+
+
+def provider_and_note(served_by: dict[str, str] | None) -> dict[str, str]:
+    """The provider and note of an answer's ``served_by``, once it says onnxruntime served it (the GPU
+    artifacts here run onnxruntime; the precision it computed in is the other key)."""
+    assert served_by is not None and served_by["runtime"].startswith("onnxruntime "), served_by
+    assert served_by["precision"] in ("fp32", "fp16", "int8"), served_by
+    return {key: served_by[key] for key in ("provider", "note") if key in served_by}

@@ -80,6 +80,16 @@ class ServingPlan(Contract):
     )
     providers: list[str] = Field(default_factory=lambda: ["CPUExecutionProvider"])
     requirement: str = Field("", description="The onnxruntime line of code/requirements.txt.")
+    runtime: Literal["onnxruntime", "openvino"] = Field(
+        "onnxruntime", description="What runs the graph: onnxruntime's providers, or OpenVINO's CPU plugin."
+    )
+    runtime_requirement: str = Field(
+        "", description="OpenVINO: its line of code/requirements.txt (beside onnxruntime's)."
+    )
+    inference_precision: Literal["", "f32"] = Field(
+        "",
+        description="OpenVINO: '' lets the CPU plugin pick (bf16 with AVX512-BF16 or AMX); 'f32' forces fp32.",
+    )
     cuda_major: int | None = Field(None, description="GPU: the CUDA major the onnxruntime-gpu build needs.")
     cudnn_major: int | None = Field(None, description="GPU: the cuDNN major it needs.")
     tensorrt_profiles: list[TensorrtProfile] = Field(

@@ -78,8 +78,9 @@ def base_requirements(libraries: ImageLibraries | None = None) -> list[str]:
 
 
 def wheelhouse_requirements() -> list[str]:
-    """What code/requirements.txt may install offline: the onnxruntime the artifact pins (F01)."""
-    return [f"onnxruntime=={_installed('onnxruntime')}"]
+    """What code/requirements.txt may install offline: the onnxruntime the artifact pins (F01), and the
+    openvino a ``convert.engine: openvino`` artifact pins beside it (PyPI serves both to the DLC)."""
+    return [f"onnxruntime=={_installed('onnxruntime')}", f"openvino=={_installed('openvino')}"]
 
 
 @dataclass(frozen=True)

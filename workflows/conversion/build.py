@@ -45,6 +45,13 @@ INT8_ON_GPU = (
     "INT8 on a GPU: onnxruntime's CUDA provider has no kernels for dynamic INT8 (MatMulInteger, "
     "DynamicQuantizeLinear), so those nodes run on the CPU provider; prefer fp16 on GPUs"
 )
+# bench/peers.py, MiniLM b8 x 128, one thread: the dynamic INT8 graph on OpenVINO 316.31 ms, the fp32
+# graph on OpenVINO (bf16) 127.36 ms, the INT8 graph on onnxruntime 126.82 ms.
+INT8_ON_OPENVINO = (
+    "INT8 on OpenVINO: the dynamic INT8 graph (MatMulInteger, DynamicQuantizeLinear) ran slower on OpenVINO "
+    "than the fp32 graph does there (bench/results/peers.json); prefer fp32 with engine 'openvino', or INT8 "
+    "with engine 'onnxruntime'"
+)
 
 
 def write_serving_code(root: Path, plan: ServingPlan) -> None:
@@ -57,7 +64,8 @@ def write_serving_code(root: Path, plan: ServingPlan) -> None:
     code.mkdir(parents=True, exist_ok=True)
     for name in SERVING_FILES:
         shutil.copy2(SERVING_CODE / name, code / name)
-    (code / "requirements.txt").write_text(f"{plan.requirement}\n", encoding="utf-8")
+    lines = [plan.requirement, *([plan.runtime_requirement] if plan.runtime_requirement else [])]
+    (code / "requirements.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
 
 
 def load_tokenizer(folder: ModelFolder) -> Any:
@@ -139,7 +147,9 @@ def build_artifact(
             )
         else:
             exported, graph = reused.exported, None
-        mode = convert.optimize if convert.precision == "fp32" else "none"
+        # onnxruntime's fused graph holds its own contrib operators (Attention, SkipLayerNormalization),
+        # which OpenVINO does not read: OpenVINO gets the plain export and fuses it itself.
+        mode = convert.optimize if convert.precision == "fp32" and convert.engine != "openvino" else "none"
         with contextlib.ExitStack() as passes:
             fusion = start_fusion(
                 mode,
@@ -217,6 +227,8 @@ def build_artifact(
                     timing_shapes=timing_shapes(tokenizer, max_length),
                 )
                 served, optimization, warnings = choice.path, choice.summary, choice.warnings
+                if convert.engine == "openvino":
+                    optimization = "none (convert.engine is 'openvino'); OpenVINO fuses at compile"
                 report, _ = checked.parity(served)
         onnx_file = ONNX_FILES[convert.precision]
         shutil.copy2(served, staging / onnx_file)
@@ -226,6 +238,8 @@ def build_artifact(
         write_serving_code(staging, plan)
         if plan.device == "gpu" and convert.precision == "int8":
             warnings.append(INT8_ON_GPU)
+        if plan.runtime == "openvino" and convert.precision == "int8":
+            warnings.append(INT8_ON_OPENVINO)
         manifest = ArtifactManifest(
             task=spec.model.task,
             architecture=folder.architecture,

@@ -14,21 +14,35 @@ Fraction = Annotated[float, Field(ge=0, le=1)]
 
 class ConvertSpec(Strict):
     opset: int = Field(17, ge=14, le=21, description="ONNX opset for the export (14-21).")
-    precision: Literal["fp32", "int8", "fp16"] = Field(
+    precision: Literal["fp32", "int8", "fp16", "auto"] = Field(
         "fp32",
         description=(
             "Weights of the served graph: 'fp32'; 'int8' (dynamic quantization; refused when it diverges "
             "from fp32 on the validation set, F29); or 'fp16' for GPU targets only (LayerNorm, Softmax and "
             "DeBERTa's relative attention stay fp32; refused when it diverges from fp32, F29). fp16 is refused "
-            "for CPU targets: onnxruntime's CPU execution provider has no fast fp16 kernels."
+            "for CPU targets: onnxruntime's CPU execution provider has no fast fp16 kernels. 'auto' picks, for "
+            "the first instance type, the fastest artifact measured at cosine >= 0.999 to fp32 (precision and "
+            "engine both; precision_basis says what it chose and why)."
         ),
     )
-    engine: Literal["onnxruntime", "tensorrt"] = Field(
+    precision_basis: str = Field(
+        "", description="Written by precision 'auto': the precision and engine it chose, and why."
+    )
+    engine: Literal["onnxruntime", "tensorrt", "openvino"] = Field(
         "onnxruntime",
         description=(
-            "How a GPU endpoint runs the graph: 'onnxruntime' (its CUDA execution provider) or 'tensorrt' "
-            "(onnxruntime's TensorRT execution provider: engines built per benchmark shape at warmup and "
-            "cached under the model folder, F21). CPU targets always use the CPU execution provider."
+            "How the endpoint runs the graph: 'onnxruntime' (its CPU or CUDA execution provider); 'tensorrt' "
+            "(GPU targets: onnxruntime's TensorRT execution provider, engines built per benchmark shape at "
+            "warmup and cached under the model folder, F21); or 'openvino' (CPU targets: OpenVINO's CPU "
+            "plugin runs the plain export, in bf16 where the CPU has AVX512-BF16 or AMX unless "
+            "convert.inference_precision is 'f32'; the served precision is reported as computed)."
+        ),
+    )
+    inference_precision: Literal["runtime", "f32"] = Field(
+        "runtime",
+        description=(
+            "engine 'openvino': 'runtime' lets OpenVINO pick (bf16 on CPUs with AVX512-BF16 or AMX, f32 "
+            "elsewhere); 'f32' forces fp32 compute."
         ),
     )
     optimize: Literal["auto", "fused", "none"] = Field(
@@ -95,6 +109,11 @@ FP16_ON_CPU = (
 TENSORRT_ON_CPU = (
     "engine 'tensorrt' needs a GPU target: the first hosting.instance_type_fallbacks entry is a CPU type; use "
     "engine 'onnxruntime', or a GPU instance type (ml.g5.xlarge, ml.g6.xlarge...)"
+)
+
+OPENVINO_ON_GPU = (
+    "engine 'openvino' needs a CPU target: the first hosting.instance_type_fallbacks entry is a GPU type; use "
+    "engine 'onnxruntime' or 'tensorrt' on GPUs, or a CPU instance type (ml.c7i.xlarge, ml.m7a.xlarge...)"
 )
 
 

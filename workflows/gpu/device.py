@@ -22,6 +22,9 @@ from workflows.images.table import repository_of
 Device = Literal["cpu", "gpu"]
 CPU_PACKAGE = "onnxruntime"
 GPU_PACKAGE = "onnxruntime-gpu"
+# The OpenVINO release CPU artifacts with convert.engine 'openvino' install: the one bench/peers.py
+# measures (bench/peers-requirements.in pins the same).
+OPENVINO_REQUIREMENT = "openvino==2026.4.1"
 # The provider order the serving code asks onnxruntime for, by engine; the first is the one that
 # must be active (inference.py refuses to serve otherwise).
 PROVIDERS = {

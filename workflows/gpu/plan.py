@@ -6,6 +6,7 @@ from typing import Any
 
 from workflows.artifact.manifest import ServingPlan, TensorrtProfile
 from workflows.gpu.device import (
+    OPENVINO_REQUIREMENT,
     PROVIDERS,
     artifact_device,
     gpu_build,
@@ -58,11 +59,15 @@ def serving_plan(spec: Any, onnxruntime_version: str) -> ServingPlan:
         gpu_release(onnxruntime_version, serving_image_cuda_major(spec.hosting)) if device == "gpu" else ""
     )
     build = gpu_build(release) if device == "gpu" else None
+    openvino = device == "cpu" and spec.convert.engine == "openvino"
     return ServingPlan(
         device=device,
         engine=engine,  # type: ignore[arg-type]
         providers=list(PROVIDERS[engine]),
         requirement=requirement_line(device, release or onnxruntime_version),
+        runtime="openvino" if openvino else "onnxruntime",
+        runtime_requirement=OPENVINO_REQUIREMENT if openvino else "",
+        inference_precision="f32" if openvino and spec.convert.inference_precision == "f32" else "",
         cuda_major=build.cuda_major if build else None,
         cudnn_major=build.cudnn_major if build else None,
         tensorrt_profiles=(

@@ -53,7 +53,9 @@ def _summary(result: dict[str, Any]) -> list[str]:
     served = (result.get("warmup") or {}).get("served_by")
     if served:
         note = f" — {served['note']}" if served.get("note") else ""
-        lines.append(f"- execution provider: **{served['provider']}**{note}")
+        computed = f"computing in {served['precision']}" if served.get("precision") else ""
+        how = ", ".join(part for part in (served.get("runtime", ""), computed) if part)
+        lines.append(f"- execution provider: **{served['provider']}**{f' ({how})' if how else ''}{note}")
     canary = (result.get("preflight") or {}).get("canary") or result.get("canary")
     if canary:
         lines.append(canary_line(canary))

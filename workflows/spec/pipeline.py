@@ -16,7 +16,8 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import Field, StringConstraints, ValidationError, field_validator, model_validator
 
-from workflows.conversion.spec import FP16_ON_CPU, TENSORRT_ON_CPU
+from workflows.conversion.auto_precision import auto_choice
+from workflows.conversion.spec import FP16_ON_CPU, OPENVINO_ON_GPU, TENSORRT_ON_CPU
 from workflows.conversion.spec import ConvertSpec as ConvertSpec
 from workflows.conversion.spec import PackSpec as PackSpec
 from workflows.errors import SpecInvalid
@@ -289,6 +290,19 @@ class RunSpec(Strict):
         return value
 
     @model_validator(mode="after")
+    def _auto_precision(self) -> RunSpec:
+        if self.convert.precision != "auto":
+            return self
+        types = getattr(self.hosting, "instance_type_fallbacks", None) or []
+        choice = auto_choice(
+            types[0] if types else None, device=artifact_device(self.hosting), task=self.model.task
+        )
+        convert = self.convert.model_copy(
+            update={"precision": choice.precision, "engine": choice.engine, "precision_basis": choice.basis}
+        )
+        return self.model_copy(update={"convert": convert})
+
+    @model_validator(mode="after")
     def _gpu_convert(self) -> RunSpec:
         if self.convert.engine == "tensorrt" and self.hosting.mode not in ARTIFACT_MODES:
             raise ValueError(
@@ -300,6 +314,8 @@ class RunSpec(Strict):
                 raise ValueError(f"convert.precision: {FP16_ON_CPU}")
             if self.convert.engine == "tensorrt":
                 raise ValueError(f"convert.engine: {TENSORRT_ON_CPU}")
+        elif self.convert.engine == "openvino":
+            raise ValueError(f"convert.engine: {OPENVINO_ON_GPU}")
         return self
 
     @model_validator(mode="after")
