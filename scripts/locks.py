@@ -161,13 +161,17 @@ def _with_digest(text: str, lock: Lock) -> str:
     return "\n".join(lines) + "\n"
 
 
+TESTED = "tested.txt"
+"""The constraints file a constrained lock is compiled against (the project lock's pins)."""
+
+
 def _constraints(lock: Lock, folder: Path) -> list[str]:
     """pip-compile's ``-c`` for a constrained lock: the project lock's pins but those the input sets."""
     if not lock.constrained:
         return []
     own = own_pins(lock)
     tested = read_pins(PROJECT.output_path.read_text(encoding="utf-8"))
-    path = folder / "tested.txt"
+    path = folder / TESTED
     path.write_text(
         "".join(f"{n}=={v}\n" for n, v in sorted(tested.items()) if n not in own), encoding="utf-8"
     )
@@ -186,9 +190,11 @@ def compile_resolved(lock: Lock) -> None:
         # pip-compile's header names the command that regenerates the file.
         env = {**os.environ, "CUSTOM_COMPILE_COMMAND": "make lock"}
         subprocess.run([*command, lock.source], cwd=ROOT, env=env, check=True)
-    lock.output_path.write_text(
-        _with_digest(lock.output_path.read_text(encoding="utf-8"), lock), encoding="utf-8"
-    )
+        # pip-compile names the constraints file in its "via" comments: name what it holds instead of
+        # the scratch path, so that a lock compiled again changes only where a pin or a hash does.
+        written = lock.output_path.read_text(encoding="utf-8")
+        written = written.replace(str(Path(scratch) / TESTED), f"{PROJECT.output} (tested pins)")
+    lock.output_path.write_text(_with_digest(written, lock), encoding="utf-8")
 
 
 def compile_files_only(lock: Lock) -> None:
