@@ -216,3 +216,15 @@ def test_the_shipped_serving_code_filters_inputs() -> None:
     code = (SERVING_CODE / "inference.py").read_text(encoding="utf-8")
     assert artifact.serving_code_filters_inputs(code)
     assert "onnxruntime" in artifact.imported_modules(code)
+
+
+def test_an_openvino_serving_plan_needs_openvino_in_the_requirements() -> None:
+    # Given an artifact whose serving plan names OpenVINO (the serving code imports it by name)
+    lacking = artifact.check_runtime_requirement(runtime="openvino", requirements="onnxruntime==1.28.0\n")
+    listed = artifact.check_runtime_requirement(
+        runtime="openvino", requirements="onnxruntime==1.28.0\nopenvino==2026.4.1\n"
+    )
+    # Then it is F01 without the wheel, and nothing with it or on onnxruntime
+    assert ids(lacking) == [("F01", "blocking")] and "openvino" in lacking[0].message
+    assert listed == []
+    assert artifact.check_runtime_requirement(runtime="onnxruntime", requirements=None) == []

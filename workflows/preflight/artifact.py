@@ -117,6 +117,24 @@ def check_requirements(
     return findings
 
 
+def check_runtime_requirement(*, runtime: str, requirements: str | None) -> list[Finding]:
+    """F01 for the runtime the serving plan names: the serving code imports OpenVINO by name only for
+    an artifact whose plan says ``openvino``, so the import scan cannot see it; the plan can."""
+    if runtime != "openvino" or "openvino" in requirement_names(requirements or ""):
+        return []
+    return [
+        Finding(
+            id="F01",
+            severity="blocking",
+            message="the serving plan runs the graph on OpenVINO, but code/requirements.txt does not install "
+            "openvino: the model would fail to load with \"No module named 'openvino'\".",
+            fix="convert again with convert.engine: openvino (it pins openvino in code/requirements.txt), or "
+            "add openvino==<the version the artifact was checked with> and repack",
+            evidence=f"serving.runtime openvino; requirements: {sorted(requirement_names(requirements or '')) or 'none'}",
+        )
+    ]
+
+
 def check_lmi_requirements(*, image: str, requirements: str | None) -> list[Finding]:
     """F17: djl-inference CPU images have no Python model packages; GPU LMI images do."""
     tag = image.rsplit(":", 1)[-1]

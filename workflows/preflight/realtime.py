@@ -18,6 +18,7 @@ from workflows.preflight.artifact import (
     check_artifact_complete,
     check_input_names,
     check_requirements,
+    check_runtime_requirement,
     serving_code_filters_inputs,
     tokenizer_outputs,
 )
@@ -64,6 +65,9 @@ def requirements(context: PreflightContext, hosting: object) -> list[Finding]:
         ]
     found = check_requirements(
         code=code, requirements=artifact.requirements, local_modules=artifact.local_modules() - {"inference"}
+    )
+    found += check_runtime_requirement(
+        runtime=artifact.manifest.serving.runtime, requirements=artifact.requirements
     )
     return found + check_library_pins(requirements=artifact.requirements, image=_serving_image(context))
 
