@@ -162,7 +162,13 @@ def test_a_gpu_pool_without_capacity_falls_to_the_cpu_pool_and_its_own_artifact(
     assert result["fleet"]["mixed"] is False
     assert result["fleet"]["label"].endswith("; ml.c6i.xlarge: cpu artifact model.onnx (fp32)")
     # And the endpoint really served the CPU artifact: the CPU provider, with no GPU stand-in note
-    assert result["warmup"]["served_by"] == {"provider": "CPUExecutionProvider"}
+    served = result["warmup"]["served_by"]
+    assert (served["provider"], served["precision"], served["runtime"].split()[0]) == (
+        "CPUExecutionProvider",
+        "fp32",
+        "onnxruntime",
+    )
+    assert set(served) == {"provider", "precision", "runtime"}
     # And the figures and the cost are the CPU type's
     assert any(line["item"] == "endpoint ml.c6i.xlarge × 1" for line in result["cost"]["lines"])
     # And teardown deleted both models: nothing is left
