@@ -62,21 +62,25 @@ PROVIDERS = {
 }
 CPU_STAND_IN_ENV = "DEPLOYBENCH_SERVE_ON_CPU"
 TASKS_FILE = "deploybench_tasks.py"
+OPENVINO_FILE = "deploybench_openvino.py"
 IO_BINDING_ENV = "DEPLOYBENCH_IO_BINDING"
 TENSORRT_CACHE = "tensorrt-cache"
 
 
-def _load_tasks():
-    """Each task's request and response handling, from the file beside this one (not through sys.path,
-    which the container sets up differently from the local server)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), TASKS_FILE)
-    spec = importlib.util.spec_from_file_location("deploybench_tasks", path)
+def _load_beside(file_name):
+    """A module from the file beside this one (not through sys.path, which the container sets up
+    differently from the local server)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), file_name)
+    spec = importlib.util.spec_from_file_location(file_name.removesuffix(".py"), path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-TASKS = _load_tasks()
+# Each task's request and response handling; the OpenVINO runtime behind a session's calls.
+TASKS = _load_beside(TASKS_FILE)
+OPENVINO = _load_beside(OPENVINO_FILE)
+served_precision = OPENVINO.served_precision
 
 
 def tensorrt_options(serving, model_dir, inputs, fp16):
@@ -157,58 +161,6 @@ def check_provider(requested, active, available, serving):
         f"CPU, and every figure would be a CPU figure under a GPU's name (F36). Missing: {'; '.join(missing)}. "
         "Refusing to serve; fix the image or code/requirements.txt (deploybench preflight names both versions)."
     )
-
-
-class OpenVinoSession:
-    """An OpenVINO compiled model behind the calls this file makes of an onnxruntime session
-    (``run``, ``get_inputs``, ``get_providers``), with one infer request reused across calls."""
-
-    def __init__(self, path, threads, precision_hint=""):
-        # Imported by name: only an artifact whose serving plan names OpenVINO installs it (its
-        # code/requirements.txt pins it), and the preflight's import scan must not ask it of the rest.
-        openvino = importlib.import_module("openvino")
-        core = openvino.Core()
-        # LATENCY: one stream, every thread on the one request (the endpoint runs one worker, F02).
-        config = {"PERFORMANCE_HINT": "LATENCY"}
-        if threads:
-            config["INFERENCE_NUM_THREADS"] = threads
-        if precision_hint:
-            config["INFERENCE_PRECISION_HINT"] = precision_hint
-        self.compiled = core.compile_model(core.read_model(path), "CPU", config)
-        self.request = self.compiled.create_infer_request()
-        self.names = [port.any_name for port in self.compiled.inputs]
-        # "2026.4.1-22982-e213a14...-releases/2026/4": the release is the part before the build number.
-        self.version = openvino.get_version().split("-", 1)[0]
-
-    def get_inputs(self):
-        return [_Named(name) for name in self.names]
-
-    def get_providers(self):
-        return ["OpenVINO CPU"]
-
-    def inference_precision(self):
-        """What the CPU plugin computes in: ``bf16``, ``f16`` or ``f32``."""
-        return self.compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name()
-
-    def run(self, output_names, feed):
-        self.request.infer(feed)
-        # The request's output buffer is reused by the next call: copy it out.
-        return [self.request.get_output_tensor(0).data.copy()]
-
-
-class _Named:
-    def __init__(self, name):
-        self.name = name
-
-
-def served_precision(graph_precision, compute_precision):
-    """The precision to report: the graph's (fp32, int8, fp16) as the runtime really computed it.
-    An fp32 graph computed in bf16 is bf16; an INT8 graph keeps its other operations in the runtime's
-    precision, which the label says when it is not fp32."""
-    compute = {"f32": "fp32", "bf16": "bf16", "f16": "fp16"}.get(compute_precision, compute_precision)
-    if graph_precision == "fp32" or compute == graph_precision:
-        return compute
-    return graph_precision if compute == "fp32" else f"{graph_precision}+{compute}"
 
 
 def _session(path, providers):
@@ -303,7 +255,7 @@ def model_fn(model_dir, context=None):
     serving = manifest.get("serving") or {}
     threads = int(os.environ.get("ORT_INTRA_OP_THREADS", "0"))
     if engine == "cpu" and serving.get("runtime") == "openvino":
-        session = OpenVinoSession(onnx_path, threads, serving.get("inference_precision", ""))
+        session = OPENVINO.OpenVinoSession(onnx_path, threads, serving.get("inference_precision", ""))
         runtime = {"runtime": f"openvino {session.version}", "compute": session.inference_precision()}
     else:
         session = _session(onnx_path, providers)

@@ -36,7 +36,7 @@ from workflows.spec.model import ModelSpec, hub_source
 
 SERVING_CODE = Path(str(files("artifacts") / "code"))
 # inference.py loads the task handling from the file beside it.
-SERVING_FILES = ("inference.py", "deploybench_tasks.py")
+SERVING_FILES = ("inference.py", "deploybench_tasks.py", "deploybench_openvino.py")
 # Named by precision so that a log line or a listing shows which graph is served (F30).
 ONNX_FILES = {"fp32": "model.onnx", "int8": "model.int8.onnx", "fp16": "model.fp16.onnx"}
 # Dynamic INT8's MatMulInteger and DynamicQuantizeLinear have no CUDA kernels in onnxruntime's CUDA
