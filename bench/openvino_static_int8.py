@@ -28,7 +28,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from peers import cpu_flags, cpu_model, median_interval, rotated_samples  # noqa: E402
+from peers_timing import cpu_flags, cpu_model, median_interval, rotated_samples  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "openvino_static_int8.json"
 ROUNDS = {"b1_natural": 60, "b8_seq128": 16}

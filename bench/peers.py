@@ -41,33 +41,20 @@ import argparse
 import gc
 import importlib.util
 import json
-import math
 import os
-import platform
 import shutil
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "peers.json"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from peers_timing import cpu_flags, cpu_model, median_interval, quantization_isa, rotated_samples  # noqa: E402
+
 MAX_LENGTH = 128
 SHAPES = {"b1_natural": 60, "b8_seq128": 16, "b32_natural": 12}  # rounds per shape
-KERNEL_FLAGS = (
-    "avx2",
-    "fma",
-    "avx512f",
-    "avx512bw",
-    "avx512_vnni",
-    "avx_vnni",
-    "avx512_bf16",
-    "amx_bf16",
-    "amx_int8",
-    "amx_tile",
-)
 # deploybench's artifacts: (precision, convert.engine).
 OURS = {
     "deploybench_fp32": ("fp32", "onnxruntime"),
@@ -124,42 +111,6 @@ def build(workdir: Path) -> None:
     }
     (workdir / "texts.json").write_text(json.dumps(texts), encoding="utf-8")
     print(f"built {workdir}: {', '.join(f'artifact-{name}' for name in OURS)}, model, texts.json")
-
-
-def _cpuinfo(field: str) -> str:
-    cpuinfo = Path("/proc/cpuinfo")
-    lines = cpuinfo.read_text().splitlines() if cpuinfo.is_file() else []
-    line = next((x for x in lines if x.split(":")[0].strip() == field), "")
-    return line.split(":", 1)[1].strip() if ":" in line else ""
-
-
-def cpu_flags() -> list[str]:
-    present = _cpuinfo("flags").split()
-    return [f for f in KERNEL_FLAGS if f in present]
-
-
-def cpu_model() -> str:
-    """The CPU's model name, with its family and model numbers (a VM may show only "AMD EPYC")."""
-    return f"{_cpuinfo('model name') or platform.processor()} (family {_cpuinfo('cpu family')}, model {_cpuinfo('model')})"
-
-
-def quantization_isa(flags: list[str]) -> str:
-    """sentence-transformers' quantization config for this CPU (its documented choices)."""
-    if platform.machine() in ("aarch64", "arm64"):
-        return "arm64"
-    if "avx512_vnni" in flags:
-        return "avx512_vnni"
-    return "avx512" if "avx512f" in flags else "avx2"
-
-
-def median_interval(values: list[float]) -> tuple[float, float, float]:
-    """Median and its distribution-free 95% interval (binomial order statistics)."""
-    ordered = sorted(values)
-    n = len(ordered)
-    half = 1.96 * math.sqrt(n) / 2
-    low = max(0, math.floor(n / 2 - half))
-    high = min(n - 1, math.ceil(n / 2 + half) - 1)
-    return statistics.median(ordered), ordered[low], ordered[high]
 
 
 def openvino_static_int8(folder: Path, calibration: list[str]) -> str:
@@ -295,21 +246,6 @@ def ours(workdir: Path, threads: int) -> tuple[dict[str, Callable[[list[str]], A
 
         loaded[name] = encode
     return loaded, served
-
-
-def rotated_samples(
-    variants: dict[str, Callable[[list[str]], Any]], batch: list[str], rounds: int
-) -> dict[str, list[float]]:
-    """Milliseconds of each variant, one call each per round, the order rotated by one each round."""
-    names = list(variants)
-    samples: dict[str, list[float]] = {name: [] for name in names}
-    for index in range(rounds):
-        shift = index % len(names)
-        for name in names[shift:] + names[:shift]:
-            started = time.perf_counter()
-            variants[name](batch)
-            samples[name].append((time.perf_counter() - started) * 1000)
-    return samples
 
 
 def comparisons(
