@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
+from workflows.clock import as_datetime
 from workflows.diagnosis.evidence import Source
 from workflows.diagnosis.polarity import is_machine_line
 
@@ -229,8 +229,10 @@ def _stamp(value: Any) -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
-        moment = datetime.fromisoformat(str(value))
-        return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+        moment = as_datetime(str(value))
+    if moment is None:
+        raise ValueError(f"not a message time: {value!r}")
+    return moment.timestamp()
 
 
 def _datadog(value: Any) -> Opened | None:
