@@ -35,6 +35,10 @@ def read(text: str, mention: str) -> str:
         ("OOM인가요?", "OOM", "hypothetical"),
         ("we hit the limit last month", "limit", "historical"),
         ("저번 803 때문에 AMI 바꿨음", "803", "historical"),
+        ("로그 그룹이 없어서 error 803 여부도 확인 불가", "error 803", "hypothetical"),
+        ("capacity 부족인지 드라이버 문제인지 모르겠음", "드라이버 문제", "hypothetical"),
+        ("It is unclear whether CUDA error 803 was raised", "CUDA error 803", "hypothetical"),
+        ("OOM unconfirmed, the metrics were not kept", "OOM", "hypothetical"),
     ],
 )
 def test_a_mention_under_a_trigger_is_not_affirmed(text: str, mention: str, expected: str) -> None:
@@ -51,6 +55,8 @@ def test_a_mention_under_a_trigger_is_not_affirmed(text: str, mention: str, expe
         ("the endpoint logs Worker died, however no OOM", "Worker died"),  # the trigger comes after
         ("We keep getting Worker died on the nli container, not only under load.", "Worker died"),  # pseudo
         ("why do we get ResourceLimitExceeded?", "ResourceLimitExceeded"),  # a wh-question presupposes it
+        ("dan: why do we get ResourceLimitExceeded?", "ResourceLimitExceeded"),  # after a chat's speaker
+        ("민수: warmup 이 왜 이렇게 오래 걸리지?", "warmup"),  # Korean's 왜 stands before the verb
         ("No module named 'onnxruntime' again after the redeploy", "No module named 'onnxruntime'"),
         ("메모리 31%, OOM 아님, Worker died 로그도 없음.", "메모리"),  # another clause
         ("ping health check 통과 못 함", "ping health check"),  # 못 of 통과하다: the check failed
@@ -135,3 +141,21 @@ def test_a_question_or_a_past_mention_is_no_evidence_but_a_candidate() -> None:
     candidates = [line for line in diagnosis.evidence if line.startswith("[candidate]")]
     assert [line.split()[1] for line in candidates] == ["F20", "F39"]
     assert all("decided by:" in line for line in candidates)
+
+
+def test_a_match_across_sentences_is_read_in_each_sentence() -> None:
+    # Given a signature whose match runs from a question into the next sentence
+    text = normalize("ResourceLimitExceeded again? The console lists 'ml.g5.xlarge for endpoint usage' at 2.")
+    start, end = 0, text.index("usage") + len("usage")
+    # When its polarity is read
+    # Then the question in its first sentence decides it, not the affirmed words after
+    assert polarity(text, start, end).polarity == "hypothetical"
+
+
+def test_a_trigger_inside_the_signature_across_sentences_still_does_not_count() -> None:
+    # Given a match whose own words end a sentence and hold a trigger ("absent")
+    text = normalize("Creating for 50 minutes; ProductionVariants: absent, FailureReason empty")
+    start = text.index("Creating")
+    end = text.index("FailureReason")
+    # Then the mention stays affirmed: the signature's words are no trigger of its own
+    assert polarity(text, start, end).polarity == "affirmed"

@@ -68,9 +68,14 @@ _HYPOTHETICAL_PRE = _words(
     "may have", "might", "could", "could be", "maybe", "perhaps", "suspect", "suspected", "suspicion of",
     "concern for", "question of", "consider", "considering", "thought it was", "thought it might",
     "wondering if", "in case of", "rule out", "to check for", "checked for", "check for", "test for",
-    "looking for", "look for",
+    "looking for", "look for", "uncertain", "unclear", "unclear if", "unclear whether", "not sure if",
+    "not sure whether", "can't tell", "cannot tell", "can't tell if", "unable to confirm", "could not confirm",
+    "couldn't confirm", "cannot confirm", "can't confirm", "no way to tell",
 )  # fmt: skip
-_HYPOTHETICAL_POST = _words("is possible", "possible", "suspected", "to be ruled out", "be ruled out")
+_HYPOTHETICAL_POST = _words(
+    "is possible", "possible", "suspected", "to be ruled out", "be ruled out", "unconfirmed", "not confirmed",
+    "is unclear", "is uncertain", "questionable",
+)  # fmt: skip
 _HISTORICAL = _words(
     "history of", "previous", "previously", "prior", "in the past", "last week", "last month",
     "last year", "last time", "last quarter", "last sprint", "a while ago", "weeks ago", "months ago",
@@ -83,7 +88,13 @@ _TERMINATOR = _words(
     "cause of", "cause for", "reason for", "source of", "since then", "and then", "so",
 )  # fmt: skip
 # A polar question ("quota?", "is it OOM?") asks; a wh-question ("why do we get X?") presupposes X.
-_WH = re.compile(r"^\W*(?:why|how|what|where|when|which|who|왜|어떻게|무엇|뭐|어디|언제)\b", re.IGNORECASE)
+# The wh-word leads in English, after a chat's speaker if any ("dan: why do we ..."); "why" and
+# Korean's 왜 presuppose wherever they stand ("pack 단계가 왜 이렇게 느리지?").
+_WH = re.compile(
+    r"^\W*(?:[\w.-]{1,30}:\s*)?(?:why|how|what|where|when|which|who|왜|어떻게|무엇|뭐|어디|언제)\b"
+    r"|(?<!\w)(?:why|how come|왜|어째서)(?!\w)",
+    re.IGNORECASE,
+)
 
 # --- Korean: the marker follows its object ---------------------------------------------------------
 # Short negation ("안 났고", "못 찾음") of the verbs that say a message occurred or was seen: 나다, 뜨다,
@@ -95,6 +106,10 @@ _KO_NEGATION_POST = (
 )
 _KO_HYPOTHETICAL_PRE = r"혹시|만약|만일|아마"
 _KO_QUESTION_POST = r"(?:인가요|나요|까요|ㄹ까|을까|인지|는지|건가|는가)\??"
+# Uncertainty follows its object too: "803 여부" (whether 803), "확인 불가" (cannot be confirmed), "모르겠음".
+_KO_UNCERTAIN_POST = (
+    r"여부\w*|확인\s*(?:불가|못\s*함|못\s*했\w*|안\s*됨)|미확인|불명|모르겠\w*|모름|알\s*수\s*없\w*"
+)
 _KO_CONDITION = re.compile(r"\w*(?:이면|라면|으면|다면|면)$")
 _KO_HISTORICAL = r"저번|지난번|지난달|지난주|예전에|이전에|전에는|작년"
 _KO_CLAUSE_END = re.compile(r"\w(?:는데|은데|인데|지만|데도|고서)$")
@@ -110,6 +125,7 @@ _POST: tuple[tuple[str, Polarity], ...] = (
     (_KO_NEGATION_POST, "negated"),
     (_HYPOTHETICAL_POST, "hypothetical"),
     (_KO_QUESTION_POST, "hypothetical"),
+    (_KO_UNCERTAIN_POST, "hypothetical"),
 )
 _BOTH: tuple[tuple[str, Polarity], ...] = ((_HISTORICAL, "historical"), (_KO_HISTORICAL, "historical"))
 _ORDER: tuple[Polarity, ...] = ("negated", "hypothetical", "historical")
@@ -128,6 +144,7 @@ _BOTH_RE = [(_phrase(words), kind) for words, kind in _BOTH]
 _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (re.compile(rf"(?:{_KO_NEGATION_POST})(?![\w])"), "negated"),
     (re.compile(rf"(?:{_KO_QUESTION_POST})(?![\w])"), "hypothetical"),
+    (re.compile(rf"(?:{_KO_UNCERTAIN_POST})(?![\w])"), "hypothetical"),
 ]
 
 
@@ -153,7 +170,7 @@ def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
     for boundary in _SENTENCE_END.finditer(masked):
         if boundary.end() <= start:
             left = boundary.end()
-        elif boundary.start() >= end:
+        elif boundary.end() >= end:
             right = boundary.end()
             break
     return left, right
@@ -222,7 +239,7 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
     for index, token in enumerate(tokens):  # "803이면 ...": the condition and what follows it
         if _KO_CONDITION.search(masked[token.start : token.end]):
             add("hypothetical", index, _forward(tokens, index, words, commas), token.text)
-    if sentence.rstrip().endswith("?") and not _WH.match(sentence):
+    if sentence.rstrip().endswith("?") and not _WH.search(sentence):
         add("hypothetical", 0, len(tokens), "?")
     return scopes
 
@@ -239,9 +256,28 @@ def polarity(text: str, start: int, end: int) -> Reading:
         ``negated`` (ruled out), ``hypothetical`` (asked, supposed), ``historical`` (in the past) or
         ``affirmed``, with the trigger that decided it.
     """
+    for piece_start, piece_end in _pieces(text, start, end):
+        reading = _reading(text, piece_start, piece_end, (start, end))
+        if reading.polarity != "affirmed":
+            return reading
+    return Reading("affirmed")
+
+
+def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The mention cut at sentence ends: a match that runs across sentences ("X? ... Y") is a
+    statement per sentence, each read in its own sentence: "quota? ... 'ml.g5.xlarge for endpoint
+    usage'" asks in its first. Triggers inside the match stay masked (the signature's own words)."""
+    masked = _mask(text, [])
+    cuts = [b.end() for b in _SENTENCE_END.finditer(masked, start, end) if start < b.end() < end]
+    bounds = [start, *cuts, end]
+    return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if text[a:b].strip()]
+
+
+def _reading(text: str, start: int, end: int, mention: tuple[int, int]) -> Reading:
+    """The reading of [start, end), one sentence's part of the ``mention``."""
     left, right = _sentence(text, start, end)
     sentence = text[left:right]
-    masked = _mask(sentence, [(start - left, end - left)])
+    masked = _mask(sentence, [(max(mention[0], left) - left, min(mention[1], right) - left)])
     hits = [
         (kind, trigger)
         for kind, first, last, trigger in _scopes(sentence, masked)
