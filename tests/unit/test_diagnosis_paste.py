@@ -168,3 +168,17 @@ def test_a_chat_export_with_iso_times_keeps_its_thread_order() -> None:
     )
     # And a time that is neither keeps the export's own order
     assert diagnose(evidence_from_paste(json.dumps({"messages": messages}), origin="chat")).id
+
+
+def test_a_comment_between_log_lines_is_read_as_a_person_s_prose() -> None:
+    # Given healthy MMS log lines with a reviewer's comment that asks about, then denies, a failure
+    text = (
+        "2026-10-04T09:00:01,100 [INFO ] main com.amazonaws.ml.mms.ModelServer - Number of workers: 1\n"
+        "2026-10-04T09:00:09,220 [INFO ] W-9000-model-stdout com.amazonaws.ml.mms.wlm.WorkerLifeCycle - Model loaded\n"
+        '2026-10-04T09:01:00,010 [INFO ] W-9000-model ACCESS_LOG - /10.0.1.7:40110 "POST /invocations HTTP/1.1" 200 19\n'
+        "# on-call: Worker died? not once this week.\n"
+    )
+    # When it is diagnosed
+    diagnosis = diagnose(evidence_from_paste(text, origin="paste"))
+    # Then the comment is no log line: its question names nothing
+    assert diagnosis.id == "unknown"

@@ -16,6 +16,7 @@ from workflows import clock
 from workflows.contracts import ErrorInfo
 from workflows.diagnosis.envelopes import ENVELOPES, open_envelope
 from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
+from workflows.diagnosis.exports import LOG_EXPORT
 from workflows.diagnosis.polarity import is_machine_line
 from workflows.diagnosis.polls import from_stack_event
 
@@ -52,6 +53,7 @@ FORMS = (
     YAML_RECORD,
     CLI_TABLE,
     CONSOLE_OCR,
+    LOG_EXPORT,
     *ENVELOPES,
     TEXT,
 )

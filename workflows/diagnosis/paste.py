@@ -40,6 +40,7 @@ from workflows.diagnosis.documents import (
     DESCRIBE_ENDPOINT as DESCRIBE_ENDPOINT_FORM,
 )
 from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
+from workflows.diagnosis.exports import LOG_EXPORT, csv_exports
 from workflows.diagnosis.polarity import is_machine_line
 from workflows.diagnosis.polls import apply, from_describe, from_waiter_line, time_on
 from workflows.diagnosis.records import find_records
@@ -108,6 +109,13 @@ _TAIL_LINE = re.compile(
     r"(?P<stream>[\w.-]+/[\w./\[\]$-]+) (?P<message>.*)$"
 )
 _EVENTS_ROW = re.compile(r"^EVENTS\t[^\t]*\t\d+\t(?P<stream>[^\t]+)\t(?P<message>.*)\t\d+\s*$")
+
+
+# A comment a person put into a pasted log ("# checked: no OOM", "// note", "-- note").
+_COMMENT = re.compile(r"^\s*(?:#|//|--\s)")
+# What continues a log event on lines of its own: an indented line (a traceback's frames), a banner
+# or table (===, |, *), a Java frame ("at ...", "Caused by:"), a Python exception's qualified name.
+_CONTINUATION = re.compile(r"^(?:\s|[^\w\s]|at\s|Caused by:|Traceback\b|[a-z_]\w*(?:\.\w+)+:)")
 
 
 def _sdk_notebook(reading: Reading) -> None:
@@ -273,8 +281,14 @@ def _log_lines(reading: Reading) -> None:
             continue
         if _LOG_LINE.match(line):
             in_log = True
+        elif _COMMENT.match(line):  # "# reviewer note: ..." between log lines is a person's, read as prose
+            in_log = False
+            continue
         elif not in_log or not line.strip():
             in_log = in_log and bool(line.strip())
+            continue
+        elif not _CONTINUATION.match(line) and not is_machine_line(line):
+            in_log = False  # a person's sentence after the log ("Endpoint InService in 6 min. ..."): prose
             continue
         reading.add("logs", line, index + 1)
         reading.lines[index] = None
@@ -357,6 +371,13 @@ def evidence_from_paste(
         reading.at = record.span.first
         reading.found(record.form)
         read_document(reading, record.span.value, record.span.first + 1)
+    for export in csv_exports(reading.lines):
+        for row in export.rows:
+            machine = is_machine_line(row.message)
+            reading.add("logs" if machine else "text", row.message, row.number, prose=not machine)
+        reading.lines[export.lines.start : export.lines.stop] = [None] * len(export.lines)
+        reading.at = export.lines.start
+        reading.found(LOG_EXPORT)
     base = time_on(text.splitlines(), None)
     _waiter_lines(reading, base)
     polls = sorted(_series(reading, base) + reading.waiter, key=lambda pair: pair[0])

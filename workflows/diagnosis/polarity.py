@@ -61,7 +61,8 @@ _NEGATION_POST = _words(
     "have been ruled out", "being ruled out", "excluded", "unlikely", "is fine", "are fine",
     "was fine", "were fine", "looks fine", "look fine", "is ok", "are ok", "looks ok", "is not the issue",
     "is not the problem", "not the issue", "not the problem", "not the cause", "not it", "not seen",
-    "not present", "not found", "absent", "none", "nowhere",
+    "not present", "not found", "absent", "none", "nowhere", "0 hits", "no hits", "zero hits", "0 matches",
+    "no matches", "0 results", "no results", "0 occurrences",
 )  # fmt: skip
 _HYPOTHETICAL_PRE = _words(
     "if", "whether", "in case", "should there", "unless", "possible", "possibly", "probable", "may be",
@@ -70,7 +71,8 @@ _HYPOTHETICAL_PRE = _words(
     "wondering if", "in case of", "rule out", "to check for", "checked for", "check for", "test for",
     "looking for", "look for", "uncertain", "unclear", "unclear if", "unclear whether", "not sure if",
     "not sure whether", "can't tell", "cannot tell", "can't tell if", "unable to confirm", "could not confirm",
-    "couldn't confirm", "cannot confirm", "can't confirm", "no way to tell",
+    "couldn't confirm", "cannot confirm", "can't confirm", "no way to tell", "grep", "grepped",
+    "grepped for", "searched for", "search for", "searching for",
 )  # fmt: skip
 _HYPOTHETICAL_POST = _words(
     "is possible", "possible", "suspected", "to be ruled out", "be ruled out", "unconfirmed", "not confirmed",
@@ -79,7 +81,8 @@ _HYPOTHETICAL_POST = _words(
 _HISTORICAL = _words(
     "history of", "previous", "previously", "prior", "in the past", "last week", "last month",
     "last year", "last time", "last quarter", "last sprint", "a while ago", "weeks ago", "months ago",
-    "days ago", "used to", "earlier this year", "back in",
+    "days ago", "used to", "earlier this year", "back in", "yesterday", "yesterday's", "last night",
+    "last night's", "the day before", "last month's", "last week's",
 )  # fmt: skip
 # ConText's terminators: a conjunction or a change of time ends a trigger's reach.
 _TERMINATOR = _words(
@@ -102,7 +105,7 @@ _WH = re.compile(
 _KO_NOT_SEEN = r"(?:안|못)\s*(?:났|나|납니|나요|떴|뜨|뜸|떠|보이|보임|보여|봤|봄|찍히|찍힘|찍혀|생기|생김|생겼|찾|찾음)\w*"
 _KO_NEGATION_POST = (
     r"아님|아니[다고며라야요었에지]?|아닌|아닙니다|아니에요|아닌듯|없음|없[다고어었는습네지]\w*|안\s*됨|안\s*돼\w*"
-    r"|안\s*됩니다|문제\s*없\w*|" + _KO_NOT_SEEN
+    r"|안\s*됩니다|문제\s*없\w*|0\s*건|" + _KO_NOT_SEEN
 )
 _KO_HYPOTHETICAL_PRE = r"혹시|만약|만일|아마"
 _KO_QUESTION_POST = r"(?:인가요|나요|까요|ㄹ까|을까|인지|는지|건가|는가)\??"
@@ -111,7 +114,7 @@ _KO_UNCERTAIN_POST = (
     r"여부\w*|확인\s*(?:불가|못\s*함|못\s*했\w*|안\s*됨)|미확인|불명|모르겠\w*|모름|알\s*수\s*없\w*"
 )
 _KO_CONDITION = re.compile(r"\w*(?:이면|라면|으면|다면|면)$")
-_KO_HISTORICAL = r"저번|지난번|지난달|지난주|예전에|이전에|전에는|작년"
+_KO_HISTORICAL = r"저번|지난번|지난달|지난주|지난\s*주|예전에|이전에|전에는|작년|어제|그저께|엊그제"
 _KO_CLAUSE_END = re.compile(r"\w(?:는데|은데|인데|지만|데도|고서)$")
 _KO_CONJUNCTION = re.compile(r"그런데|근데|하지만|그러나|그래서|그리고")
 
