@@ -65,10 +65,17 @@ def test_worker_died_is_serverless_oom_or_worker_memory_by_the_describe_output_b
     on_serverless = diagnose(evidence_from_paste(f"{serverless}\n{WORKER_DIED}", origin="p"))
     on_instances = diagnose(evidence_from_paste(f"{instances}\n{WORKER_DIED}", origin="p"))
     alone = diagnose(evidence_from_paste(WORKER_DIED, origin="p"))
-    # Then the context decides: F14 (more memory) vs F02 (one worker); alone, F02 with F14 runner-up
+    on_an_instance = diagnose(
+        evidence_from_paste(f"AllTraffic/i-0a1b2c3d4e5f60718 {WORKER_DIED}", origin="p")
+    )
+    # Then the context decides: F14 (more memory) vs F02 (one worker); a log stream naming an EC2
+    # instance is no serverless endpoint; alone, neither is named and both are the candidates
     assert (on_serverless.id, on_serverless.action) == ("F14", "next_memory_size")
     assert (on_instances.id, on_instances.action) == ("F02", "single_worker")
-    assert (alone.id, alone.alternatives[0].id) == ("F02", "F14")
+    assert on_an_instance.id == "F02"
+    assert alone.id == "unknown"
+    assert {a.id for a in alone.alternatives} == {"F02", "F14"}
+    assert any(line.startswith("[candidate] F02") for line in alone.evidence)
 
 
 def test_co_hosted_containers_weigh_for_the_worker_memory_entry() -> None:

@@ -110,6 +110,9 @@ class Evidence(BaseModel):
     endpoint_config: dict[str, Any] | None = Field(None, description="DescribeEndpointConfig output.")
     inference_components: list[dict[str, Any]] = Field(default_factory=list)
     container_count: int | None = Field(None, description="Containers of the endpoint's model (co-hosting).")
+    instance_id: str | None = Field(
+        None, description="An EC2 instance the endpoint ran on (a log stream is <variant>/<instance-id>)."
+    )
     stall_threshold_s: float = Field(600.0, description="Creating with no instance this long is a stall.")
     observed_at: datetime | None = Field(None, description="When the Describe* output was taken.")
     polls: list[Poll] = Field(

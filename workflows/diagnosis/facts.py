@@ -70,8 +70,11 @@ def serverless(evidence: Evidence) -> FactValue:
     config_variants = _records((evidence.endpoint_config or {}).get("ProductionVariants"))
     if any(v.get("ServerlessConfig") for v in config_variants):
         return True
+    # Serverless runs one container on no instance of the account's: an instance type, an instance
+    # id (a log stream is <variant>/<instance-id>) or co-hosted containers tell it is not serverless.
+    cohosted = (evidence.container_count or 0) > 1
     known = evidence.hosting_mode or _variants(evidence) or config_variants or evidence.instance_type
-    return False if known else None
+    return False if known or evidence.instance_id or cohosted else None
 
 
 def gpu_instance(evidence: Evidence) -> FactValue:

@@ -90,6 +90,8 @@ _TIME_ONLY = re.compile(
     r"^\s*(?:#\s*)?(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d (?:UTC|GMT) \d{4}"
     r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|\[?\d{1,2}:\d\d(?::\d\d)?\]?)\s*$"
 )
+# An EC2 instance id (17 hex digits since 2016; 8 before), as a log stream or a host names it.
+_INSTANCE_ID = re.compile(r"(?<![\w-])i-(?:[0-9a-f]{17}|[0-9a-f]{8})(?![\w-])")
 _INSTANCE_TYPE = re.compile(r"(?<![\w.])ml\.[a-z0-9]+\.(?:\d*xlarge|large|medium|small|metal)\b")
 
 
@@ -334,11 +336,14 @@ def _series(reading: Reading, base: datetime | None) -> list[tuple[int, Poll]]:
 
 
 def _context_from_text(evidence: Evidence, text: str) -> None:
-    """Context a text states in passing: a serverless config, co-hosted containers, one instance type."""
+    """Context a text states in passing: a serverless config, co-hosted containers, an instance, one
+    instance type."""
     if evidence.hosting_mode is None and _SERVERLESS_MARK.search(text):
         evidence.hosting_mode = "serverless"
     if evidence.container_count is None and _COHOST_MARK.search(text):
         evidence.container_count = 2
+    if evidence.instance_id is None and (instance := _INSTANCE_ID.search(text)):
+        evidence.instance_id = instance.group()
     types = set(_INSTANCE_TYPE.findall(text))
     if evidence.instance_type is None and len(types) == 1:
         evidence.instance_type = types.pop()
