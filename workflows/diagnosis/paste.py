@@ -23,9 +23,7 @@ from datetime import datetime
 
 from workflows.diagnosis.documents import (
     CLIENT_TRACEBACK,
-    CLOUDWATCH,
     FORMS,
-    LOGS_TAIL,
     SDK_NOTEBOOK,
     STATE_PHASES,
     STEP_FUNCTIONS,
@@ -41,6 +39,7 @@ from workflows.diagnosis.documents import (
 )
 from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
 from workflows.diagnosis.exports import LOG_EXPORT, csv_exports
+from workflows.diagnosis.log_lines import LOG_LINE, log_lines, tail_lines
 from workflows.diagnosis.polarity import is_machine_line
 from workflows.diagnosis.polls import apply, from_describe, from_waiter_line, time_on
 from workflows.diagnosis.records import find_records
@@ -49,20 +48,6 @@ __all__ = ["FORMS", "evidence_from_paste"]
 
 _STATE_NAME = re.compile(r"\b(" + "|".join(STATE_PHASES) + r")\b")
 
-# Line prefixes of the servers and exports whose output lands in /aws/sagemaker/Endpoints/<name>:
-# MMS/TorchServe (2026-11-29T10:02:10,047 [INFO ]), a console or CLI export (ISO time or epoch ms,
-# then a tab or a space), Logs Insights tables, Triton/glog (E1129 10:02:12.4), uvicorn and vLLM.
-_LOG_LINE = re.compile(
-    r"^\s*(?:\|\s*)?(?:"
-    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[,.]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s"
-    r"|\d{13}\s"
-    r"|[EIWF]\d{4} \d\d:\d\d:\d\d"
-    r"|(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d"
-    r"|(?:INFO|WARNING|ERROR):\s{2,}"
-    r"|\((?:APIServer|EngineCore\w*) pid=\d+\)"
-    r"|\[(?:INFO|WARN|ERROR|DEBUG) ?\]"
-    r")"
-)
 _TRACEBACK_START = re.compile(r"^\s*Traceback \(most recent call last\):")
 _TRACEBACK_FRAME = re.compile(r"^\s+(?:File \"|\S)|^\s*$|^During handling|^The above exception")
 # What makes a traceback or an exception line a client's InvokeEndpoint failure.
@@ -105,19 +90,6 @@ _SDK_EXCEPTION = re.compile(r"^\s*(?:sagemaker\.exceptions\.)?UnexpectedStatusEx
 _SDK_REASON = re.compile(
     r"Error hosting endpoint [\w-]+: (?P<status>\w+)\. Reason: (?P<reason>.*?)\.? Try changing"
 )
-# `aws logs tail` (time, log stream, message) and `aws logs filter-log-events --output text` (EVENTS rows).
-_TAIL_LINE = re.compile(
-    r"^(?P<time>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) "
-    r"(?P<stream>[\w.-]+/[\w./\[\]$-]+) (?P<message>.*)$"
-)
-_EVENTS_ROW = re.compile(r"^EVENTS\t[^\t]*\t\d+\t(?P<stream>[^\t]+)\t(?P<message>.*)\t\d+\s*$")
-
-
-# A comment a person put into a pasted log ("# checked: no OOM", "// note", "-- note").
-_COMMENT = re.compile(r"^\s*(?:#|//|--\s)")
-# What continues a log event on lines of its own: an indented line (a traceback's frames), a banner
-# or table (===, |, *), a Java frame ("at ...", "Caused by:"), a Python exception's qualified name.
-_CONTINUATION = re.compile(r"^(?:\s|[^\w\s]|at\s|Caused by:|Traceback\b|[a-z_]\w*(?:\.\w+)+:)")
 
 
 def _sdk_notebook(reading: Reading) -> None:
@@ -157,25 +129,6 @@ def _sdk_notebook(reading: Reading) -> None:
             lines[index] = None
             reading.at = index
             reading.found(SDK_NOTEBOOK)
-
-
-def _tail_lines(reading: Reading) -> None:
-    """``aws logs`` output: the time and log stream stripped, so the event is read as the server wrote it."""
-    in_tail, stream = False, ""
-    for index, line in enumerate(reading.lines):
-        row = (_TAIL_LINE.match(line) or _EVENTS_ROW.match(line)) if line is not None else None
-        if row is None and not (in_tail and line and line.strip() and not _LOG_LINE.match(line)):
-            in_tail = False
-            continue
-        if row is not None:
-            in_tail = True
-            stream, message = row.group("stream"), row.group("message")
-        else:
-            message = line or ""  # a line that continues the event above (a traceback in one event)
-        reading.add("logs", message, f"{index + 1} {stream}")
-        reading.lines[index] = None
-        reading.at = index
-        reading.found(LOGS_TAIL)
 
 
 def _step_functions_labels(reading: Reading, spans: dict[int, Span]) -> None:
@@ -236,7 +189,7 @@ def _tracebacks(reading: Reading) -> None:
             end = index + 1
             while end < len(lines) and (lines[end] or "") and _TRACEBACK_FRAME.match(lines[end] or ""):
                 end += 1
-            while end < len(lines) and (lines[end] or "").strip() and not _LOG_LINE.match(lines[end] or ""):
+            while end < len(lines) and (lines[end] or "").strip() and not LOG_LINE.match(lines[end] or ""):
                 end += 1  # the exception line, and a message wrapped after it
             block = [(i, lines[i] or "") for i in range(index, end) if lines[i] is not None]
             _client_block(reading, block)
@@ -258,7 +211,7 @@ def _tracebacks(reading: Reading) -> None:
 
 def _continues(line: str | None) -> bool:
     """A line that wraps the message above it (a ModelError's JSON body), not a new one."""
-    if line is None or not line.strip() or _LOG_LINE.match(line) or _TRACEBACK_START.match(line):
+    if line is None or not line.strip() or LOG_LINE.match(line) or _TRACEBACK_START.match(line):
         return False
     return not (_CLIENT_ERROR_LINE.match(line.strip()) or _CLIENT_CALL.search(line))
 
@@ -272,30 +225,6 @@ def _client_block(reading: Reading, block: list[tuple[int, str]]) -> None:
         reading.evidence.add(source, joined, origin=f"{reading.origin}:{block[0][0] + 1}", whole=True)
     reading.at = block[0][0]
     reading.found(CLIENT_TRACEBACK)
-
-
-def _log_lines(reading: Reading) -> None:
-    """CloudWatch lines, and the unprefixed lines that continue them (a banner, a worker's traceback)."""
-    in_log = False
-    for index, line in enumerate(reading.lines):
-        if line is None:
-            in_log = False
-            continue
-        if _LOG_LINE.match(line):
-            in_log = True
-        elif _COMMENT.match(line):  # "# reviewer note: ..." between log lines is a person's, read as prose
-            in_log = False
-            continue
-        elif not in_log or not line.strip():
-            in_log = in_log and bool(line.strip())
-            continue
-        elif not _CONTINUATION.match(line) and not is_machine_line(line):
-            in_log = False  # a person's sentence after the log ("Endpoint InService in 6 min. ..."): prose
-            continue
-        reading.add("logs", line, index + 1)
-        reading.lines[index] = None
-        reading.at = index
-        reading.found(CLOUDWATCH)
 
 
 def _waiter_lines(reading: Reading, base: datetime | None) -> None:
@@ -389,8 +318,8 @@ def evidence_from_paste(
     apply(evidence, [poll for _, poll in polls])
     _sdk_notebook(reading)
     _tracebacks(reading)
-    _tail_lines(reading)
-    _log_lines(reading)
+    tail_lines(reading)
+    log_lines(reading)
     rest = [
         (i, line)
         for i, line in enumerate(reading.lines)
