@@ -13,12 +13,17 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from tests.conftest import serving_processes
+from tests.conftest import fast_spec, serving_processes
 from tests.support.local_sagemaker import ONE_TEXT, ROLE, container, endpoint_settled, wait_for
 from tests.support.shapes import operation_problems
+from workflows import naming
 from workflows.artifact.tarball import write_tarball
-from workflows.local.engine import REGION, LocalEngine
+from workflows.contracts import PipelineState
+from workflows.hosting.regions import create_router_request
+from workflows.local.engine import BUCKET, REGION, LocalEngine
 from workflows.local.faults import Fault, FaultPlan
+from workflows.settings import Settings
+from workflows.steps.teardown_endpoint import teardown
 
 OTHER = "us-west-2"
 CAP = {"MaxInvocationsPerSecondPerInstance": 40, "MaxCrossRegionPercentPerEndpoint": 50}
@@ -156,3 +161,62 @@ def test_with_both_regions_in_service_the_router_serves_from_its_own(
     # And the router is only in its own Region
     with pytest.raises(ClientError):
         home.describe_inference_router(InferenceRouterName="west")
+
+
+def test_teardown_of_a_run_across_regions_leaves_nothing_in_either(
+    engine: LocalEngine, tiny_artifact: Path, tmp_path: Path
+) -> None:
+    # Given a run's endpoint resources in both Regions and its router in the primary, tagged as the run's
+    run_id = "routed-1"
+    spec = fast_spec(
+        "bundled", hosting={"regions": [REGION, OTHER], "cross_region": {"max_invocations_per_instance": 40}}
+    )
+    tags = [dict(t) for t in naming.tags(run_id, spec)]
+    name = naming.endpoint_name(run_id, 1)
+    home, away = regional("sagemaker", REGION), regional("sagemaker", OTHER)
+    arns = []
+    for client, region in ((home, REGION), (away, OTHER)):
+        uri = staged(tiny_artifact, region, tmp_path)
+        client.create_model(ModelName=name, ExecutionRoleArn=ROLE, PrimaryContainer=container(uri), Tags=tags)
+        variant = {
+            "VariantName": "primary",
+            "ModelName": name,
+            "InstanceType": "ml.c6i.xlarge",
+            "InitialInstanceCount": 1,
+        }
+        client.create_endpoint_config(EndpointConfigName=name, ProductionVariants=[variant], Tags=tags)
+        arns.append(
+            client.create_endpoint(EndpointName=name, EndpointConfigName=name, Tags=tags)["EndpointArn"]
+        )
+    for client in (home, away):
+        endpoint_settled(client, name)
+    home.create_inference_router(
+        **create_router_request(naming.router_name(run_id), destinations=arns, tags=tags)
+    )
+    # And another run's router, which is not this run's to delete
+    home.create_inference_router(**create_router_request("db-other-router", destinations=arns, tags=tags))
+    state = PipelineState(run_id=run_id, spec=spec)
+    settings = Settings(bucket=BUCKET, sagemaker_role_arn=ROLE)
+
+    # When the run is torn down, each other Region through its own client
+    result = teardown(
+        state,
+        sagemaker=home,
+        s3=engine.client("s3"),
+        settings=settings,
+        regional=lambda r: regional("sagemaker", r),
+    )
+
+    # Then the router went first, the other Region's resources are named by their Region, and nothing is left
+    assert result.deleted[0] == f"inference-router/{naming.router_name(run_id)}"
+    assert {f"{OTHER}/endpoint/{name}", f"{OTHER}/endpoint-config/{name}", f"{OTHER}/model/{name}"} <= set(
+        result.deleted
+    )
+    assert f"endpoint/{name}" in result.deleted
+    assert [r["InferenceRouterName"] for r in home.list_inference_routers()["InferenceRouters"]] == [
+        "db-other-router"
+    ]
+    for client in (home, away):
+        wait_for(lambda c=client: c.list_endpoints(), lambda listed: listed["Endpoints"] == [])
+        assert client.list_models()["Models"] == client.list_endpoint_configs()["EndpointConfigs"] == []
+    home.delete_inference_router(InferenceRouterName="db-other-router")
