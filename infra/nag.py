@@ -16,7 +16,7 @@ from constructs import IConstruct
 
 from infra.constants import PREFIX, state_machine_name
 from infra.network import StackNetwork, ec2_arn
-from infra.permissions import RUN_PREFIXES_READ, SAGEMAKER_KINDS, TARGET_TRACKING_ALARMS
+from infra.permissions import CROSS_REGION_KINDS, RUN_PREFIXES_READ, SAGEMAKER_KINDS, TARGET_TRACKING_ALARMS
 from infra.sagemaker_role import image_repositories, sagemaker_log_arns
 from state_machines import children, names
 from workflows.janitor.cleanup import REPORTS_PREFIX
@@ -97,6 +97,26 @@ def acknowledge(
             ),
             f"SageMaker {kind}s are created per run, named {PREFIX}-<run id>-...: the project's name prefix is "
             f"the scope (creates also require the deploybench:managed tag).",
+        )
+    a.add(
+        stack,
+        _wildcard(
+            stack,
+            stack.format_arn(service="sagemaker", resource="inference-router", resource_name=f"{PREFIX}-*"),
+        ),
+        f"A run across Regions has one inference router in the stack's Region, named {PREFIX}-<run id>-router: "
+        "teardown and the janitor describe and delete it (only where tagged deploybench:managed).",
+    )
+    for kind in CROSS_REGION_KINDS:
+        a.add(
+            stack,
+            _wildcard(
+                stack,
+                stack.format_arn(service="sagemaker", resource=kind, resource_name=f"{PREFIX}-*", region="*"),
+            ),
+            f"A run across Regions (hosting.regions, named in the spec at run time) has its {kind} in each other "
+            f"Region: teardown describes and deletes them there, named {PREFIX}-<run id>-... and only where "
+            "tagged deploybench:managed.",
         )
     for group in sagemaker_log_arns(stack):
         if "*" not in group:

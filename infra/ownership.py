@@ -78,6 +78,13 @@ SAGEMAKER_CLEANUP = [
 ]
 
 
+# Inference routers: the router security page of the developer guide lists aws:ResourceTag/${TagKey}
+# for DescribeInferenceRouter, UpdateInferenceRouter, DeleteInferenceRouter and InvokeInferenceRouter
+# (cfn-lint's copy of the Service Authorization Reference predates routers, so it is not checked there).
+ROUTER_READ = ["sagemaker:DescribeInferenceRouter"]
+ROUTER_CLEANUP = ["sagemaker:DeleteInferenceRouter"]
+
+
 def creates(resources: list[str], actions: list[str] = SAGEMAKER_CREATE) -> iam.PolicyStatement:
     """``actions`` on ``resources`` only with ``deploybench:managed=true`` among the request's tags."""
     return iam.PolicyStatement(actions=actions, resources=resources, conditions=MANAGED_REQUEST)

@@ -35,7 +35,7 @@ from infra.constants import (
     state_machine_name,
 )
 from infra.encryption import ArtifactKey
-from infra.ownership import SAGEMAKER_CLEANUP, changes, manage
+from infra.ownership import ROUTER_CLEANUP, ROUTER_READ, SAGEMAKER_CLEANUP, changes, manage
 from infra.sagemaker_role import sagemaker_log_arns
 from workflows.hosting.scale_to_zero import resource_id
 from workflows.janitor.cleanup import REPORTS_PREFIX
@@ -49,6 +49,8 @@ SAGEMAKER_LIST = [
     "sagemaker:ListModels",
     "sagemaker:ListInferenceComponents",
     "sagemaker:ListProcessingJobs",
+    # A run across Regions: its router, in the primary Region (no name filter, Resource "*").
+    "sagemaker:ListInferenceRouters",
 ]
 # Scale to zero (F11, F12): each inference component's DesiredCopyCount as a scalable target with
 # its policies, and the NoCapacityInvocationFailures alarm that fires the step-scaling policy.
@@ -90,11 +92,20 @@ class Scope:
     artifact_key: ArtifactKey | None = None
     """The bucket's key: every function that reads or writes objects uses it (infra/encryption.py)."""
 
-    def sagemaker_arns(self, kinds: tuple[str, ...] = SAGEMAKER_KINDS) -> list[str]:
+    def sagemaker_arns(
+        self, kinds: tuple[str, ...] = SAGEMAKER_KINDS, region: str | None = None
+    ) -> list[str]:
+        """``db-*`` resources of ``kinds``, in the stack's Region (or ``region``: ``*`` for every Region)."""
         return [
-            self.stack.format_arn(service="sagemaker", resource=kind, resource_name=f"{PREFIX}-*")
+            self.stack.format_arn(
+                service="sagemaker", resource=kind, resource_name=f"{PREFIX}-*", region=region
+            )
             for kind in kinds
         ]
+
+    def routers(self) -> list[str]:
+        """The runs' inference routers (``db-<run id>-router``), in the stack's Region: a run's primary."""
+        return self.sagemaker_arns(("inference-router",))
 
     def objects(self, prefixes: tuple[str, ...]) -> list[str]:
         return [self.bucket.arn_for_objects(f"{prefix}*") for prefix in prefixes]
@@ -211,6 +222,26 @@ def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
         # Teardown's last check: anything tagged with the run's id (workflows/hosting/tagged.py).
         _statement(["tag:GetResources"], ["*"]),
         *scale_to_zero(scope),
+    ]
+
+
+CROSS_REGION_KINDS = ("endpoint", "endpoint-config", "model")
+"""What a run across Regions (hosting.regions) creates outside the primary Region."""
+
+
+def teardown_step(scope: Scope) -> list[iam.PolicyStatement]:
+    """TeardownEndpoint and the stopped-execution teardown: a pipeline step that also removes a run across
+    Regions: its router in the primary Region, and its endpoint resources in the other Regions (any Region a
+    spec may name), each only where tagged as deploybench's."""
+    elsewhere = scope.sagemaker_arns(CROSS_REGION_KINDS, region="*")
+    return [
+        *pipeline_step(scope),
+        _statement(ROUTER_READ, scope.routers()),
+        changes(scope.routers(), ROUTER_CLEANUP),
+        _statement(["sagemaker:DescribeEndpoint", "sagemaker:ListTags"], elsewhere),
+        changes(
+            elsewhere, ["sagemaker:DeleteEndpoint", "sagemaker:DeleteEndpointConfig", "sagemaker:DeleteModel"]
+        ),
     ]
 
 
@@ -340,6 +371,9 @@ def janitor(scope: Scope) -> list[iam.PolicyStatement]:
         # The janitor reads any db-* resource's tags, and removes only what is tagged as deploybench's.
         _statement(["sagemaker:ListTags"], scope.sagemaker_arns()),
         changes(scope.sagemaker_arns(), SAGEMAKER_CLEANUP),
+        # A run across Regions' router, in the stack's Region (its primary), by its tags as the rest.
+        _statement(["sagemaker:ListTags"], scope.routers()),
+        changes(scope.routers(), ROUTER_CLEANUP),
         *janitor_scaling(scope),
         *bucket_access(scope, read=(STAGING_PREFIX,), write=(STAGING_PREFIX,)),
         _statement(["s3:PutObject"], scope.objects((REPORTS_PREFIX,))),
@@ -372,6 +406,8 @@ PROFILES: dict[str, Callable[[Scope], list[iam.PolicyStatement]]] = {
     "StartRedeployFunctionArn": start_redeploy,
     "JanitorFunctionArn": janitor,
     "CheckSpecFunctionArn": check_spec_step,
+    "TeardownEndpointFunctionArn": teardown_step,
+    "TeardownStoppedExecutionFunctionArn": teardown_step,
     "ConvertToOnnxFunctionArn": model_source_step,
 }
 

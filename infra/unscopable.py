@@ -13,6 +13,7 @@ UNSCOPABLE = frozenset(
         "sagemaker:ListModels",
         "sagemaker:ListInferenceComponents",
         "sagemaker:ListProcessingJobs",
+        "sagemaker:ListInferenceRouters",
         "cloudwatch:GetMetricData",
         "cloudwatch:GetMetricStatistics",
         "xray:PutTraceSegments",

@@ -37,6 +37,12 @@ def sagemaker() -> SageMakerClient:
     return _client("sagemaker")  # type: ignore[no-any-return]
 
 
+@cache
+def regional_sagemaker(region: str) -> SageMakerClient:
+    """The SageMaker client of another Region of a run across Regions (hosting.regions)."""
+    return make_client("sagemaker", region)  # type: ignore[no-any-return]
+
+
 def sagemaker_runtime() -> SageMakerRuntimeClient:
     return _client(RUNTIME_SERVICE)  # type: ignore[no-any-return]
 

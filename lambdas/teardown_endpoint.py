@@ -15,7 +15,12 @@ from workflows.steps.teardown_endpoint import teardown
 @lambda_handler(PipelineState)
 def handler(event: PipelineState, context: LambdaContext) -> dict[str, Any]:
     result = teardown(
-        event, **clients.endpoint(), s3=clients.s3(), settings=clients.settings(), tagging=clients.tagging()
+        event,
+        **clients.endpoint(),
+        s3=clients.s3(),
+        settings=clients.settings(),
+        tagging=clients.tagging(),
+        regional=clients.regional_sagemaker,
     )
     logger.info("torn down", extra={"run_id": event.run_id, "deleted": result.deleted, "kept": result.kept})
     metrics.add_metric(name="ResourcesDeleted", unit=MetricUnit.Count, value=len(result.deleted))

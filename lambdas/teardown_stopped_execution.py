@@ -14,7 +14,12 @@ from workflows.stops.teardown import ExecutionStatusChange, teardown_stopped
 @lambda_handler(ExecutionStatusChange)
 def handler(event: ExecutionStatusChange, context: LambdaContext) -> dict[str, Any]:
     result = teardown_stopped(
-        event, **clients.endpoint(), s3=clients.s3(), settings=clients.settings(), tagging=clients.tagging()
+        event,
+        **clients.endpoint(),
+        s3=clients.s3(),
+        settings=clients.settings(),
+        tagging=clients.tagging(),
+        regional=clients.regional_sagemaker,
     )
     deleted = result.teardown.deleted if result.teardown else []
     logger.info(

@@ -84,6 +84,11 @@ def model_name(run_id: str, attempt: int, index: int = 0) -> str:
     return _checked(f"{resource_prefix(run_id)}-a{attempt}-m{index}")
 
 
+def router_name(run_id: str) -> str:
+    """The run's one inference router, in its primary Region (``db-<run id>-router``: teardown's prefix finds it)."""
+    return _checked(f"{resource_prefix(run_id)}-router")
+
+
 def inference_component_name(run_id: str, attempt: int, index: int) -> str:
     """The attempt's ``index``-th inference component (0 is the run's own model)."""
     return _checked(f"{resource_prefix(run_id)}-a{attempt}-ic{index}")

@@ -81,8 +81,8 @@ def test_expired_run_resources_are_deleted_and_everything_else_is_left(aws: Aws)
     assert not {"db-leaked-a1", "config:db-leaked-a1", "db-leaked-a1-m0"} & names(sagemaker)
     assert {"db-running-a1", "db-kept-a1", "db-unmanaged-a1", "team-prod-a1"} <= names(sagemaker)
     assert report.removed == 3 and report.remaining == 0
-    # And a kind the service cannot list (moto has no inference components) is reported, not fatal
-    assert [e.split(":")[0] for e in report.errors] == ["inference-component"]
+    # And a kind the service cannot list (moto has no inference routers nor components) is reported, not fatal
+    assert [e.split(":")[0] for e in report.errors] == ["inference-router", "inference-component"]
 
 
 def test_a_dry_run_only_lists(aws: Aws) -> None:
@@ -141,6 +141,7 @@ def test_a_quiet_pass_notifies_nobody(aws: Aws) -> None:
     sagemaker = boto3.client("sagemaker", region_name=REGION)
     listings = Stubber(sagemaker)
     for operation, key in (
+        ("list_inference_routers", "InferenceRouters"),
         ("list_inference_components", "InferenceComponents"),
         ("list_endpoints", "Endpoints"),
         ("list_endpoint_configs", "EndpointConfigs"),
@@ -162,13 +163,29 @@ def test_a_quiet_pass_notifies_nobody(aws: Aws) -> None:
 
 
 def test_inference_components_are_deleted_jobs_stopped_busy_endpoints_retried_later(aws: Aws) -> None:
-    # Inference components and running processing jobs are not in moto: the exact calls, stubbed.
+    # Inference routers, inference components and running processing jobs are not in moto: the exact
+    # calls, stubbed (the Stubber checks each response against botocore's shapes).
     sagemaker = boto3.client(
         "sagemaker", region_name=REGION, aws_access_key_id="x", aws_secret_access_key="x"
     )
     expired = tags(NOW - timedelta(hours=1))
     arn = "arn:aws:sagemaker:us-east-1:123456789012:{}/{}"
     with Stubber(sagemaker) as stub:
+        # A run across Regions' router (ListInferenceRouters takes no name filter: another's is listed too)
+        router = {
+            "InferenceRouterName": "db-r1-router",
+            "InferenceRouterArn": arn.format("inference-router", "db-r1-router"),
+            "CreationTime": NOW,
+            "LastModifiedTime": NOW,
+        }
+        team = {
+            **router,
+            "InferenceRouterName": "team-router",
+            "InferenceRouterArn": arn.format("inference-router", "team-router"),
+        }
+        stub.add_response("list_inference_routers", {"InferenceRouters": [team, router]}, {})
+        stub.add_response("list_tags", {"Tags": expired}, {"ResourceArn": router["InferenceRouterArn"]})
+        stub.add_response("delete_inference_router", {}, {"InferenceRouterName": "db-r1-router"})
         ic = {
             "InferenceComponentName": "db-r1-a1-ic0",
             "InferenceComponentArn": arn.format("inference-component", "db-r1-a1-ic0"),
@@ -215,6 +232,7 @@ def test_inference_components_are_deleted_jobs_stopped_busy_endpoints_retried_la
         report = find_and_remove(sagemaker=sagemaker, s3=aws.s3, bucket=BUCKET, now=NOW)
         stub.assert_no_pending_responses()
     assert [(leak.kind, leak.action) for leak in report.leaks] == [
+        ("inference-router", "deleted"),
         ("inference-component", "deleted"),
         ("endpoint", "busy"),
         ("processing-job", "stopped"),

@@ -84,6 +84,7 @@ def expect_component(stub: Stubber, name: str, tags: list[dict[str, str]] | None
 
 
 def expect_empty_sagemaker_listings(stub: Stubber) -> None:
+    stub.add_response("list_inference_routers", {"InferenceRouters": []}, {})  # it takes no name filter
     for operation, key, extra in (
         ("list_inference_components", "InferenceComponents", {}),
         ("list_endpoints", "Endpoints", {}),

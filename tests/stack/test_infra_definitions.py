@@ -90,6 +90,16 @@ def linted_template(synth: Synthesized) -> dict[str, Any]:
 # CDK makes each function and state machine depend on its role and on the role's default policy (so
 # the policy exists before the first call); the role half duplicates the Role GetAtt: W3005 only.
 IGNORED_RULES = ["W3005"]
+# cfn-lint's copy of the IAM actions predates inference routers (botocore 1.44 has them; the developer
+# guide's router security page names the actions): W3037 on exactly these is not a finding.
+ROUTER_ACTIONS = ("listinferencerouters", "describeinferencerouter", "deleteinferencerouter")
+
+
+def is_finding(match: Any) -> bool:
+    text = str(match)
+    return not (
+        text.startswith("[W3037") and any(f"'{action}' is not one of" in text for action in ROUTER_ACTIONS)
+    )
 
 
 def test_cfn_lint_is_clean_with_the_definitions_resolved(synth: Synthesized) -> None:
@@ -102,7 +112,7 @@ def test_cfn_lint_is_clean_with_the_definitions_resolved(synth: Synthesized) -> 
         json.dumps(template), config=ManualArgs(regions=[FAKE_REGION], ignore_checks=IGNORED_RULES)
     )
     # Then it reports nothing
-    assert [str(m) for m in matches] == []
+    assert [str(m) for m in matches if is_finding(m)] == []
 
 
 def test_cfn_lint_does_check_the_resolved_definitions(synth: Synthesized) -> None:

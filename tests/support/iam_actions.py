@@ -33,6 +33,7 @@ SAGEMAKER_NAMES = {
     "EndpointName": "endpoint",
     "InferenceComponentName": "inference-component",
     "ProcessingJobName": "processing-job",
+    "InferenceRouterName": "inference-router",
 }
 SAGEMAKER_CREATES = {
     "CreateModel": "model",
@@ -49,6 +50,8 @@ UNSCOPED = {
         "ListModels",
         "ListInferenceComponents",
         "ListProcessingJobs",
+        # The router security page's example policy grants it on Resource "*".
+        "ListInferenceRouters",
     },
     "cloudwatch": {"GetMetricData", "GetMetricStatistics"},
     "application-autoscaling": {"DescribeScalableTargets", "DescribeScalingPolicies"},

@@ -39,13 +39,14 @@ RUNTIME_CONFIG = Config(
 RUNTIME_SERVICE = "sagemaker-runtime"
 
 
-def make_client(service: str) -> Any:
-    """A boto3 client for ``service``: the runtime's own timeouts for InvokeEndpoint, standard retries else."""
+def make_client(service: str, region: str | None = None) -> Any:
+    """A boto3 client for ``service`` (in ``region``, else the environment's): the runtime's own timeouts
+    for InvokeEndpoint, standard retries else."""
     import boto3
 
     # The typed stubs know each service by a literal name; the callers (lambdas/clients.py) type the result.
     return boto3.client(  # type: ignore[call-overload]
-        service, config=RUNTIME_CONFIG if service == RUNTIME_SERVICE else STANDARD_CONFIG
+        service, region_name=region, config=RUNTIME_CONFIG if service == RUNTIME_SERVICE else STANDARD_CONFIG
     )
 
 

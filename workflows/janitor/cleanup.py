@@ -22,6 +22,7 @@ from workflows.aws.clients import aws_errors, paginate
 from workflows.aws.storage import delete_prefix, put_text
 from workflows.hosting import resources
 from workflows.hosting.resources import ResourceKind, delete_call, sagemaker_kinds
+from workflows.hosting.routed import INFERENCE_ROUTER
 from workflows.janitor.leaks import Action, JanitorReport, Leak, act, expiry
 from workflows.janitor.scaling import ComponentExpiry, sweep_alarms, sweep_scaling
 from workflows.naming import DEFAULT_TTL, PREFIX
@@ -39,9 +40,10 @@ REPORTS_PREFIX = "janitor/"
 TOPIC_ENV = "DEPLOYBENCH_ALERT_TOPIC_ARN"
 
 
-# The table's SageMaker rows in its order: inference components first (an endpoint that still
-# hosts components cannot be deleted), running processing jobs last (only those cost anything).
-KINDS: tuple[ResourceKind, ...] = sagemaker_kinds(janitor=True)
+# A run across Regions' router first (it sends traffic to the endpoints), then the table's SageMaker rows
+# in its order: inference components first (an endpoint that still hosts components cannot be deleted),
+# running processing jobs last (only those cost anything).
+KINDS: tuple[ResourceKind, ...] = (INFERENCE_ROUTER, *sagemaker_kinds(janitor=True))
 
 
 def _tags(sagemaker: SageMakerClient, arn: str) -> dict[str, str]:

@@ -27,6 +27,7 @@ from workflows.local.events import ExecutionEvents, Rule
 from workflows.local.faults import FaultPlan
 from workflows.local.lambda_seam import LambdaSeam, RegisteredFunction
 from workflows.local.sagemaker.backend import ACCOUNT, LocalSageMaker
+from workflows.local.sagemaker.regions import LocalRegions
 from workflows.local.sagemaker.server import LocalSageMakerServer
 from workflows.local.timing import TimeScale
 from workflows.naming import function_name, state_machine_name
@@ -69,6 +70,7 @@ class LocalEngine:
         self.state_machine_arns: dict[str, str] = {}
         self.leaked_endpoints: list[str] = []
         self.sagemaker: LocalSageMaker | None = None
+        self.regions: LocalRegions | None = None
         self.events: ExecutionEvents | None = None
         self._stack = contextlib.ExitStack()
         self._server: LocalSageMakerServer | None = None
@@ -110,15 +112,8 @@ class LocalEngine:
         self._stack.enter_context(LambdaSeam(functions, log=log, account=ACCOUNT, region=REGION))
         self._configure_powertools()
         self._route_interpreter_logs()
-        self.sagemaker = LocalSageMaker(
-            region=REGION,
-            s3=self.client("s3"),
-            logs=self.client("logs"),
-            root=self.workdir / "endpoints",
-            fault_plan=self.fault_plan,
-            serving=self.serving,
-            announce=self.announce,
-        )
+        self.sagemaker = self._region_backend(REGION)
+        self.regions = LocalRegions(self.sagemaker, self._region_backend)
         # Chosen (and on first use built) now, not by the first endpoint: the run says what serves it.
         stack = self.sagemaker.serving_stack()
         self.announce(f"Local SageMaker endpoints serve with the {stack.describe()}")
@@ -126,11 +121,12 @@ class LocalEngine:
             # The pre-spend canary needs the real stack's environment; the light server has none.
             # Restored on exit: the engine's choice must not reach code that runs after it in-process.
             self._stack.enter_context(_environment({CANARY_ENV: "1" if stack.kind == "mms" else ""}))
-        self._server = self._stack.enter_context(LocalSageMakerServer(self.sagemaker))
+        self._server = self._stack.enter_context(LocalSageMakerServer(self.regions))
         self._stack.callback(self._shutdown_sagemaker)
         self._stack.callback(self._stop_executions)
         os.environ["AWS_ENDPOINT_URL_SAGEMAKER"] = self._server.url
         os.environ["AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME"] = self._server.url
+        os.environ["AWS_ENDPOINT_URL_SAGEMAKER_INFERENCE_ROUTER_RUNTIME"] = self._server.url
         self._provision()
         self._route_events()
 
@@ -162,7 +158,26 @@ class LocalEngine:
             "TOKENIZERS_PARALLELISM": "false",
             "AWS_ENDPOINT_URL_SAGEMAKER": "",
             "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME": "",
+            "AWS_ENDPOINT_URL_SAGEMAKER_INFERENCE_ROUTER_RUNTIME": "",
         }
+
+    def _region_backend(self, region: str) -> LocalSageMaker:
+        """One Region's local SageMaker: the engine's Region under ``endpoints``, another under
+        ``regions/<region>``, with its own CloudWatch Logs and the faults planned for it."""
+        root = (
+            self.workdir / "endpoints"
+            if region == REGION
+            else self.workdir / "regions" / region / "endpoints"
+        )
+        return LocalSageMaker(
+            region=region,
+            s3=self.client("s3"),
+            logs=boto3.client("logs", region_name=region),
+            root=root,
+            fault_plan=self.fault_plan.for_region(region),
+            serving=self.serving,
+            announce=self.announce,
+        )
 
     def _configure_powertools(self) -> None:
         """Powertools read their settings when ``lambdas.observability`` was first imported, which may
@@ -263,8 +278,8 @@ class LocalEngine:
                 sfn.stop_execution(executionArn=execution["executionArn"], error="LocalEngineStopped")
 
     def _shutdown_sagemaker(self) -> None:
-        if self.sagemaker is not None:
-            self.leaked_endpoints = self.sagemaker.shutdown()
+        if self.regions is not None:
+            self.leaked_endpoints = self.regions.shutdown()
 
     # --- use -----------------------------------------------------------------------------------
 

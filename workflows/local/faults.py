@@ -65,6 +65,11 @@ class Fault(BaseModel):
     unless: str | None = Field(
         None, description="F38: a request member whose presence meets the policy's condition (KmsKeyId)."
     )
+    regions: list[str] = Field(
+        default_factory=list,
+        description="Only in these Regions of the local SageMaker; empty means every Region (a two-Region "
+        "run's F06 names its primary, whose pools then stall while the other Region serves).",
+    )
 
     def applies_to(self, instance_type: str | None) -> bool:
         return not self.instance_types or instance_type in self.instance_types
@@ -78,6 +83,10 @@ class FaultPlan(BaseModel):
     def find(self, fault_id: str, instance_type: str | None = None) -> Fault | None:
         """The first planned fault with this ID that applies to ``instance_type``."""
         return next((f for f in self.faults if f.id == fault_id and f.applies_to(instance_type)), None)
+
+    def for_region(self, region: str) -> FaultPlan:
+        """The faults that apply in ``region`` (one local Region's backend holds only these)."""
+        return FaultPlan(faults=[f for f in self.faults if not f.regions or region in f.regions])
 
 
 def load_fault_plan(path: str | Path) -> FaultPlan:

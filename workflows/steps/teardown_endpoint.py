@@ -18,7 +18,7 @@ from workflows.aws.clients import aws_errors
 from workflows.aws.storage import get_text, list_keys, put_text
 from workflows.contracts import PipelineState, TeardownResult
 from workflows.errors import ResourceBusy, TeardownIncomplete
-from workflows.hosting import resources
+from workflows.hosting import resources, routed
 from workflows.hosting.modes import strategy_for
 from workflows.hosting.tagged import tagged_leftovers
 from workflows.naming import TAG_KEEP, resource_prefix, results_prefix, staging_prefix
@@ -148,11 +148,14 @@ def teardown(
     autoscaling: ApplicationAutoScalingClient | None = None,
     cloudwatch: CloudWatchClient | None = None,
     tagging: ResourceGroupsTaggingAPIClient | None = None,
+    regional: routed.Regional | None = None,
 ) -> TeardownResult:
     """Delete in dependency order, then verify that nothing of the run remains.
 
     With a ``tagging`` client (Resource Groups Tagging API) the verification also looks for
-    resources tagged with the run's id under another name (``workflows/hosting/tagged.py``).
+    resources tagged with the run's id under another name (``workflows/hosting/tagged.py``). A run
+    across Regions (``hosting.regions``) loses its router first and its other Regions' resources
+    last, each Region's through ``regional`` (``workflows/hosting/routed.py``).
 
     Raises:
         ResourceBusy: something cannot be deleted yet (an endpoint still Creating, components still
@@ -163,6 +166,13 @@ def teardown(
     kept = Kept(state)
     mode = strategy_for(state.spec.hosting.mode)
     sweep = resources.Sweep()
+    others = routed.other_regions(state.spec.hosting)
+    if others and regional is None:
+        raise ValueError(
+            f"tearing down a run across Regions ({', '.join(others)}) needs their clients; pass regional"
+        )
+    if others:
+        routed.delete_routers(sweep, sagemaker, prefix, kept)
     if mode.uses_scaling:
         if autoscaling is None or cloudwatch is None:
             raise ValueError(
@@ -173,6 +183,8 @@ def teardown(
     holding = resources.delete_components(sweep, sagemaker, prefix, kept) if mode.uses_components else set()
     for kind in _AFTER_COMPONENTS:
         resources.delete_named(sweep, sagemaker, kind, prefix, kept, holding)
+    if others and regional is not None:
+        routed.delete_in_regions(sweep, others, regional, prefix, kept)
     keys = _staging_objects(s3, settings.bucket, state.run_id, kept)
     if keys:
         _delete_objects(s3, settings.bucket, keys)
@@ -191,6 +203,8 @@ def teardown(
         cloudwatch=cloudwatch if mode.uses_scaling else None,
         components=mode.uses_components,
     )  # fmt: skip
+    if others and regional is not None:
+        remaining += routed.remaining_routed(sagemaker, others, regional, prefix, kept)
     if tagging is not None:
         remaining += tagged_leftovers(
             state.run_id,

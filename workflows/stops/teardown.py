@@ -21,6 +21,7 @@ from pydantic import ConfigDict, Field, ValidationError
 from workflows.aws.storage import put_text
 from workflows.contracts import Contract, ErrorInfo, PipelineState, TeardownResult
 from workflows.errors import ResourceBusy
+from workflows.hosting.routed import Regional
 from workflows.naming import results_prefix
 from workflows.settings import Settings
 from workflows.steps.teardown_endpoint import teardown
@@ -101,6 +102,7 @@ def teardown_stopped(
     autoscaling: ApplicationAutoScalingClient | None = None,
     cloudwatch: CloudWatchClient | None = None,
     tagging: ResourceGroupsTaggingAPIClient | None = None,
+    regional: Regional | None = None,
     busy_deadline_s: float = BUSY_DEADLINE_S,
     busy_pause_s: float = BUSY_PAUSE_S,
 ) -> StoppedTeardown:
@@ -136,6 +138,7 @@ def teardown_stopped(
                 autoscaling=autoscaling,
                 cloudwatch=cloudwatch,
                 tagging=tagging,
+                regional=regional,
             )
             break
         except ResourceBusy:

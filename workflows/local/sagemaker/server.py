@@ -1,8 +1,10 @@
 """HTTP front of the local SageMaker, for unchanged boto3 clients.
 
-Point ``AWS_ENDPOINT_URL_SAGEMAKER`` and ``AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME`` at it: control
-calls arrive as ``POST /`` with ``X-Amz-Target: SageMaker.<Operation>`` (JSON 1.1 protocol),
-runtime calls as ``POST /endpoints/<name>/invocations`` (REST-JSON).
+Point ``AWS_ENDPOINT_URL_SAGEMAKER``, ``AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME`` and
+``AWS_ENDPOINT_URL_SAGEMAKER_INFERENCE_ROUTER_RUNTIME`` at it: control calls arrive as ``POST /`` with
+``X-Amz-Target: SageMaker.<Operation>`` (JSON 1.1 protocol), runtime calls as
+``POST /endpoints/<name>/invocations`` and router calls as ``POST /inference-routers/<name>/invocations``
+(REST-JSON). Each request goes to the Region it is signed for (``regions``).
 """
 
 from __future__ import annotations
@@ -17,9 +19,16 @@ from urllib.parse import unquote
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from workflows.local.sagemaker.backend import ApiError, LocalSageMaker
+from workflows.local.sagemaker.regions import LocalRegions, signed_region
+from workflows.local.sagemaker.routers import Routed
 from workflows.local.sagemaker.runtime import COMPONENT_HEADER, TARGET_HEADER
 
 _INVOKE = re.compile(r"^/endpoints/([^/]+)/invocations$")
+_ROUTE = re.compile(r"^/inference-routers/([^/]+)/invocations$")
+ROUTING_TARGET_HEADER = "X-Amzn-SageMaker-Routing-Target-Name"
+ROUTED_RESOURCE_HEADER = "X-Amzn-SageMaker-Invoked-Routed-Resource-Arn"
+ROUTING_REASON_HEADER = "X-Amzn-SageMaker-Invoked-Routing-Reason"
+VARIANT_HEADER = "x-Amzn-Invoked-Production-Variant"
 # The local engine's own route (SageMaker has none): the endpoint's containers' /metrics, merged.
 _METRICS = re.compile(r"^/endpoints/([^/]+)/metrics$")
 _SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
@@ -56,7 +65,45 @@ def endpoint_exposition(backend: LocalSageMaker, path: str, component: str | Non
     return 200, text, {"Content-Type": CONTENT_TYPE_LATEST}
 
 
-def make_handler(backend: LocalSageMaker) -> type[BaseHTTPRequestHandler]:
+def routed_answer(routed: Routed) -> Answer:
+    """InvokeInferenceRouter's answer: the destination's body, and which destination served and why."""
+    invocation = routed.invocation
+    return (
+        invocation.status,
+        invocation.body,
+        {
+            "Content-Type": invocation.content_type,
+            VARIANT_HEADER: invocation.variant,
+            ROUTED_RESOURCE_HEADER: routed.destination,
+            ROUTING_REASON_HEADER: routed.reason,
+        },
+    )
+
+
+def operation(regions: LocalRegions, backend: LocalSageMaker, target: str) -> Any:
+    """The method serving ``SageMaker.<Operation>``: a router's, in the signed Region, or the backend's."""
+    if not target.startswith("SageMaker."):
+        return None
+    name = operation_method(target)
+    if name.endswith(("_inference_router", "_inference_routers")):
+        method = getattr(regions.routers, name, None)
+        return None if method is None else lambda request: method(backend.region, request)
+    return getattr(backend, name, None)
+
+
+def forwarded_headers(headers: Any) -> dict[str, str]:
+    """What the runtime passes on to the container: the content types, the target container or component."""
+    forwarded = {
+        "Content-Type": headers.get("Content-Type", "application/json"),
+        "Accept": headers.get("Accept", "application/json"),
+    }
+    for header in (TARGET_HEADER, COMPONENT_HEADER):
+        if headers.get(header):
+            forwarded[header] = headers[header]
+    return forwarded
+
+
+def make_handler(regions: LocalRegions) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         # Headers and body go out in two writes; without TCP_NODELAY, Nagle + delayed ACK add ~40 ms.
@@ -74,18 +121,21 @@ def make_handler(backend: LocalSageMaker) -> type[BaseHTTPRequestHandler]:
             self._send(*error_answer(error, json_protocol=json_protocol))
 
         def do_GET(self) -> None:  # noqa: N802 (http.server API)
+            backend = regions.for_request(self.headers.get("Authorization"))
             self._send(*endpoint_exposition(backend, self.path, self.headers.get(COMPONENT_HEADER)))
 
         def do_POST(self) -> None:  # noqa: N802 (http.server API)
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            match = _INVOKE.match(self.path.split("?", 1)[0])
-            if match:
-                self._invoke(unquote(match.group(1)), body)
+            path = self.path.split("?", 1)[0]
+            backend = regions.for_request(self.headers.get("Authorization"))
+            if match := _INVOKE.match(path):
+                self._invoke(backend, unquote(match.group(1)), body)
+                return
+            if match := _ROUTE.match(path):
+                self._route(unquote(match.group(1)), body)
                 return
             target = self.headers.get("X-Amz-Target", "")
-            method = (
-                getattr(backend, operation_method(target), None) if target.startswith("SageMaker.") else None
-            )
+            method = operation(regions, backend, target)
             if method is None:
                 self._error(
                     ApiError("UnknownOperationException", f"{target or self.path} is not supported locally."),
@@ -101,14 +151,23 @@ def make_handler(backend: LocalSageMaker) -> type[BaseHTTPRequestHandler]:
                 return
             self._send(200, json.dumps(result).encode(), {"Content-Type": "application/x-amz-json-1.1"})
 
-        def _invoke(self, name: str, body: bytes) -> None:
-            forwarded = {
-                "Content-Type": self.headers.get("Content-Type", "application/json"),
-                "Accept": self.headers.get("Accept", "application/json"),
-            }
-            for header in (TARGET_HEADER, COMPONENT_HEADER):
-                if self.headers.get(header):
-                    forwarded[header] = self.headers[header]
+        def _route(self, name: str, body: bytes) -> None:
+            region = signed_region(self.headers.get("Authorization"), regions.primary.region)
+            try:
+                routed = regions.routers.invoke_inference_router(
+                    region,
+                    name,
+                    self.headers.get(ROUTING_TARGET_HEADER),
+                    body,
+                    forwarded_headers(self.headers),
+                )
+            except ApiError as error:
+                self._error(error, json_protocol=False)
+                return
+            self._send(*routed_answer(routed))
+
+        def _invoke(self, backend: LocalSageMaker, name: str, body: bytes) -> None:
+            forwarded = forwarded_headers(self.headers)
             try:
                 answer = backend.invoke_endpoint(name, body, forwarded)
             except ApiError as error:
@@ -117,7 +176,7 @@ def make_handler(backend: LocalSageMaker) -> type[BaseHTTPRequestHandler]:
             self._send(
                 answer.status,
                 answer.body,
-                {"Content-Type": answer.content_type, "x-Amzn-Invoked-Production-Variant": answer.variant},
+                {"Content-Type": answer.content_type, VARIANT_HEADER: answer.variant},
             )
 
         def log_message(self, format: str, *args: Any) -> None:
@@ -127,11 +186,11 @@ def make_handler(backend: LocalSageMaker) -> type[BaseHTTPRequestHandler]:
 
 
 class LocalSageMakerServer:
-    """Serves a ``LocalSageMaker`` on 127.0.0.1 in a background thread; a context manager."""
+    """Serves the local SageMaker's Regions on 127.0.0.1 in a background thread; a context manager."""
 
-    def __init__(self, backend: LocalSageMaker) -> None:
-        self.backend = backend
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(backend))
+    def __init__(self, regions: LocalRegions) -> None:
+        self.regions = regions
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(regions))
         self.httpd.daemon_threads = True
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="local-sagemaker", daemon=True)
 
@@ -140,7 +199,7 @@ class LocalSageMakerServer:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}"
 
     def __enter__(self) -> LocalSageMakerServer:
-        self.backend.url = self.url
+        self.regions.primary.url = self.url
         self._thread.start()
         return self
 

@@ -1,0 +1,159 @@
+"""The routed shape: the same request through the inference router, beside direct InvokeEndpoint.
+
+A run across Regions (``hosting.regions``) is measured both ways on the endpoint that serves: directly
+(``InvokeEndpoint`` in its own Region) and through the router of the primary Region
+(``InvokeInferenceRouter``), one call of each per round, the order alternating, so that the machine's
+and the network's noise falls on both alike. The figures:
+
+- the router's added latency: the routed p50 and p99 minus the direct ones, each side with its sample
+  count and its distribution-free 95% interval (``workflows.benchmark.stats``), and the difference's
+  interval taken conservatively (routed low minus direct high, routed high minus direct low);
+- the share of the routed requests each destination served, with the reasons the router gave
+  (``local-preferred``, ``only-healthy``, ``capacity-available``, ``failover``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from pydantic import Field
+
+from workflows.benchmark.stats import latency_summary, percentile_intervals
+from workflows.models import Contract
+
+Interval = list[float | None]
+
+
+@dataclass(frozen=True)
+class RoutedCall:
+    """One routed request: its latency, and which destination served it and why (the response's headers)."""
+
+    latency_ms: float
+    destination: str
+    reason: str
+
+
+class DestinationShare(Contract):
+    destination: str = Field(description="The ARN of the endpoint (or component) that served.")
+    region: str
+    requests: int
+    share: float = Field(description="Of the routed requests, 0-1.")
+    reasons: dict[str, int] = Field(description="RoutingReason -> requests, as the router answered.")
+
+
+class Side(Contract):
+    """One way of calling: its sample count, percentiles and their 95% intervals."""
+
+    n: int
+    p50_ms: float | None
+    p99_ms: float | None
+    p50_ci_ms: Interval
+    p99_ci_ms: Interval
+
+
+class RoutedFigures(Contract):
+    """What ``result.json`` says of the routed shape."""
+
+    router: str = Field(description="The inference router's ARN.")
+    destinations: list[str] = Field(description="Its routing target's destinations, in order.")
+    direct_endpoint: str = Field(description="The endpoint called directly for the comparison.")
+    direct: Side
+    routed: Side
+    added_p50_ms: float | None = Field(description="Routed p50 minus direct p50: what the router adds.")
+    added_p99_ms: float | None
+    added_p50_ci_ms: Interval = Field(description="Conservative 95% interval of the difference.")
+    added_p99_ci_ms: Interval
+    shares: list[DestinationShare]
+
+
+def _side(latencies_ms: list[float]) -> Side:
+    values = np.asarray(latencies_ms, dtype=float)
+    summary = latency_summary(values)
+    intervals = (
+        percentile_intervals(values)
+        if values.size
+        else {"p50_ci_ms": [None, None], "p99_ci_ms": [None, None]}
+    )
+    return Side(
+        n=int(values.size),
+        p50_ms=summary["p50_ms"],
+        p99_ms=summary["p99_ms"],
+        p50_ci_ms=intervals["p50_ci_ms"],
+        p99_ci_ms=intervals["p99_ci_ms"],
+    )
+
+
+def _difference(routed: float | None, direct: float | None) -> float | None:
+    return None if routed is None or direct is None else round(routed - direct, 3)
+
+
+def _difference_interval(routed: Interval, direct: Interval) -> Interval:
+    """[routed low - direct high, routed high - direct low]: holds whenever both intervals hold."""
+    return [_difference(routed[0], direct[1]), _difference(routed[1], direct[0])]
+
+
+def shares(calls: list[RoutedCall]) -> list[DestinationShare]:
+    """Each destination's share of ``calls``, most served first, with the reasons given."""
+    served = Counter(call.destination for call in calls)
+    return [
+        DestinationShare(
+            destination=destination,
+            region=destination.split(":")[3] if destination.count(":") >= 5 else "",
+            requests=count,
+            share=round(count / len(calls), 4),
+            reasons=dict(Counter(c.reason for c in calls if c.destination == destination).most_common()),
+        )
+        for destination, count in served.most_common()
+    ]
+
+
+def routed_figures(
+    *,
+    router: str,
+    destinations: list[str],
+    direct_endpoint: str,
+    direct_ms: list[float],
+    routed: list[RoutedCall],
+) -> RoutedFigures:
+    """The routed shape's figures from the direct latencies and the routed calls."""
+    direct_side, routed_side = _side(direct_ms), _side([c.latency_ms for c in routed])
+    return RoutedFigures(
+        router=router,
+        destinations=destinations,
+        direct_endpoint=direct_endpoint,
+        direct=direct_side,
+        routed=routed_side,
+        added_p50_ms=_difference(routed_side.p50_ms, direct_side.p50_ms),
+        added_p99_ms=_difference(routed_side.p99_ms, direct_side.p99_ms),
+        added_p50_ci_ms=_difference_interval(routed_side.p50_ci_ms, direct_side.p50_ci_ms),
+        added_p99_ci_ms=_difference_interval(routed_side.p99_ci_ms, direct_side.p99_ci_ms),
+        shares=shares(routed),
+    )
+
+
+def measure_routed(
+    direct: Callable[[], object], routed: Callable[[], tuple[str, str]], rounds: int
+) -> tuple[list[float], list[RoutedCall]]:
+    """``rounds`` calls each way, one of each per round, the order alternating round by round.
+
+    Args:
+        direct: makes one direct call (its answer is not read).
+        routed: makes one routed call; returns the serving destination and the routing reason.
+        rounds: calls each way.
+    """
+    direct_ms: list[float] = []
+    calls: list[RoutedCall] = []
+    for index in range(rounds):
+        for way in ("direct", "routed") if index % 2 == 0 else ("routed", "direct"):
+            started = time.perf_counter()
+            if way == "direct":
+                direct()
+                direct_ms.append((time.perf_counter() - started) * 1000)
+            else:
+                destination, reason = routed()
+                calls.append(RoutedCall((time.perf_counter() - started) * 1000, destination, reason))
+    return direct_ms, calls
