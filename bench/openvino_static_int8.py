@@ -8,7 +8,8 @@ artifacts) and runs beside that peer, each compiled for one thread and fed the s
 graph time only, no tokenisation, every variant once per round, the order rotated.
 
 * ``ort_dynamic_int8``: the INT8 artifact on onnxruntime (dynamic u8s8, outlier channels split);
-* ``ov_dynamic_int8``: that same graph on OpenVINO (what ``engine: openvino, precision: int8`` built);
+* ``ov_dynamic_int8``: that same graph on OpenVINO (what ``engine: openvino, precision: int8`` built
+  before it became static); ``ov_artifact_int8``: what it builds now (``ov_static_split``'s recipe);
 * ``ov_static_*``: NNCF's ``quantize(model_type=TRANSFORMER)`` of the fp32 graph, calibrated on the
   convert step's own calibration texts (36, workflows.conversion.parity.calibration_items): as it comes
   (SmoothQuant, the rest of the graph in the plugin's bf16), with the rest in f32, without SmoothQuant,
@@ -195,7 +196,8 @@ def build_variants(workdir: Path, core: Any, tokenizer: Any, names: list[str]) -
     static = static_int8(core, fp32, bundled, scratch / "static.xml")
     return {
         "ort_dynamic_int8": (dynamic, None),
-        "ov_dynamic_int8": (workdir / "artifact-deploybench_openvino_int8" / "model.int8.onnx", {}),
+        "ov_dynamic_int8": (dynamic, {}),
+        "ov_artifact_int8": (workdir / "artifact-deploybench_openvino_int8" / "model.int8.onnx", {}),
         "ov_static": (static, {}),
         "ov_static_f32_rest": (static, {"INFERENCE_PRECISION_HINT": "f32"}),
         "ov_static_no_smoothquant": (
