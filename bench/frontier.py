@@ -8,6 +8,11 @@ median whose interval overlaps does not push a variant off, because the run cann
 
     python bench/frontier.py
 
+Then the INT8 targets: each deploybench INT8 artifact (onnxruntime's dynamic INT8, OpenVINO's static
+INT8) against sentence-transformers' static OpenVINO INT8 and its ONNX qint8, as the ratio of the two
+medians (peer over ours; bench/peers.py's paired per-round ratios are in peers.json for the default
+INT8), with the target the comparison is held to and whether ours keeps min cosine >= 0.995.
+
 Writes bench/results/frontier.json (flat) and prints one Markdown table per shape and thread count.
 """
 
@@ -22,6 +27,13 @@ ROOT = Path(__file__).resolve().parents[1]
 PEERS = ROOT / "bench" / "results" / "peers.json"
 RESULTS = ROOT / "bench" / "results" / "frontier.json"
 SHAPES = ("b1_natural", "b8_seq128", "b32_natural")
+INT8_OURS = ("deploybench_int8", "deploybench_openvino_int8")
+# (peer, the ratio it is held to per shape): ST's static OpenVINO INT8 and its ONNX qint8.
+INT8_TARGETS = {
+    "st_openvino_qint8": {"b1_natural": 1.10, "b8_seq128": 1.20},
+    "st_qint8": {"b1_natural": 1.20, "b8_seq128": 1.20},
+}
+INT8_COSINE = 0.995
 
 
 def points(figures: dict[str, Any], prefix: str) -> dict[str, dict[str, float]]:
@@ -49,6 +61,27 @@ def dominated_by(name: str, found: dict[str, dict[str, float]]) -> list[str]:
         for other, point in found.items()
         if other != name and point["high"] < mine["low"] and point["cosine"] >= mine["cosine"]
     )
+
+
+def int8_targets(found: dict[str, dict[str, float]], shape: str, prefix: str, out: dict[str, Any]) -> None:
+    """Print and record each deploybench INT8 artifact's ratio to the INT8 peers against its target."""
+    rows = []
+    for mine in (name for name in INT8_OURS if name in found):
+        for peer, targets in INT8_TARGETS.items():
+            if peer not in found or shape not in targets:
+                continue
+            ratio = found[peer]["ms"] / found[mine]["ms"]
+            met = ratio >= targets[shape] and found[mine]["cosine"] >= INT8_COSINE
+            out[f"{prefix}_{mine}_over_{peer}"] = round(ratio, 3)
+            out[f"{prefix}_{mine}_over_{peer}_target_met"] = met
+            rows.append(
+                f"| {mine} | {peer} | {ratio:.2f}x | {targets[shape]:.2f}x | "
+                f"{found[mine]['cosine']:.4f} | {'yes' if met else 'no'} |"
+            )
+    if rows:
+        print("\n| INT8 | peer | peer / ours (medians) | target | min cosine ours | met |")
+        print("|---|---|---|---|---|---|")
+        print("\n".join(rows))
 
 
 def main() -> None:
@@ -81,6 +114,7 @@ def main() -> None:
                     f"| {name} | {computes} | {point['ms']:.2f} [{point['low']:.2f}, {point['high']:.2f}] | "
                     f"{point['cosine']:.5f} | {'yes' if not beaten else 'no'} | {', '.join(beaten)} |"
                 )
+            int8_targets(found, shape, prefix, out)
     print(f"\nCPU {out['cpu_model']}, flags {out['cpu_flags']}")
     RESULTS.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {RESULTS.relative_to(ROOT)}")

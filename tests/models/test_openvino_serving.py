@@ -8,13 +8,13 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+import onnx
 import pytest
 
 from tests.conftest import convert_folder
 from tests.support.gpu import GPU_INSTANCE
 from tests.support.tasks import serving_code
 from workflows.benchmark.texts import natural_texts
-from workflows.conversion.build import INT8_ON_OPENVINO
 from workflows.conversion.manifest import read_manifest
 from workflows.errors import SpecInvalid
 from workflows.gpu.device import OPENVINO_REQUIREMENT
@@ -129,10 +129,27 @@ def test_the_report_header_names_the_runtime_and_the_precision() -> None:
     assert "- execution provider: **OpenVINO CPU** (openvino 2026.4.1, computing in bf16)" in header
 
 
-def test_int8_on_openvino_ships_with_a_warning(tiny_bert: Path, tmp_path: Path) -> None:
+def test_int8_on_openvino_is_static_and_served_by_its_int8_kernels(
+    inference: ModuleType, tiny_bert: Path, tiny_artifact: Path, tmp_path: Path
+) -> None:
     # Given the tiny BERT converted to INT8 for OpenVINO
     artifact = convert_folder(tiny_bert, tmp_path, engine="openvino", precision="int8")
-    # When its manifest is read, Then it says the INT8 graph runs slower there than fp32 does
     manifest = read_manifest(artifact)
+    graph = onnx.load(str(artifact / manifest.onnx_file))
+    # When it serves texts through the serving code
+    texts = natural_texts(5, seed=49)
+    served, served_by = embed(inference, inference.model_fn(str(artifact)), texts)
+    reference, _ = embed(inference, inference.model_fn(str(tiny_artifact)), texts)
+    # Then the graph is static INT8 (QDQ pairs OpenVINO runs as INT8, no dynamic quantization, which
+    # OpenVINO runs as fp32), the guard passed it, and OpenVINO says it served INT8
+    ops = {node.op_type for node in graph.graph.node}
+    assert "QuantizeLinear" in ops and "DynamicQuantizeLinear" not in ops and "MatMulInteger" not in ops
+    assert manifest.quantization is not None and manifest.quantization.passed
+    assert manifest.quantization.method.startswith("static INT8 for OpenVINO")
     assert manifest.serving.runtime == "openvino" and manifest.precision == "int8"
-    assert INT8_ON_OPENVINO in manifest.warnings
+    assert not manifest.warnings
+    assert served_by["runtime"].startswith("openvino") and served_by["precision"].startswith("int8")
+    cosine = np.sum(served * reference, axis=1) / (
+        np.linalg.norm(served, axis=1) * np.linalg.norm(reference, axis=1)
+    )
+    assert cosine.min() >= manifest.quantization.thresholds["min_cosine"]

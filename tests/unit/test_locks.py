@@ -59,10 +59,10 @@ def test_a_pin_changed_in_pyproject_without_make_lock_is_named(copied: Path) -> 
 def test_a_new_dependency_without_make_lock_is_named(copied: Path) -> None:
     # Given a dependency added to pyproject.toml and not locked
     pyproject = copied / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace('"pydantic==', '"tabulate==0.9.0",\n  "pydantic==', 1))
+    pyproject.write_text(pyproject.read_text().replace('"pydantic==', '"cowsay==6.1",\n  "pydantic==', 1))
     # Then the check names it
     assert locks.problems(locks.PROJECT) == [
-        "tabulate==0.9.0 is in pyproject.toml but not in requirements.lock: run `make lock` to regenerate "
+        "cowsay==6.1 is in pyproject.toml but not in requirements.lock: run `make lock` to regenerate "
         "requirements.lock from pyproject.toml"
     ]
 

@@ -34,6 +34,7 @@ from workflows.processes import lifeline
 TASKS = {
     "fuse": "workflows.conversion.optimize:fuse_graph",
     "quantize": "workflows.conversion.quantize:quantize_graph",
+    "quantize_static": "workflows.conversion.quantize_static:quantize_static_graph",
     "fp16": "workflows.gpu.fp16:fp16_graph",
 }
 SAMPLE_S = 0.1

@@ -45,13 +45,6 @@ INT8_ON_GPU = (
     "INT8 on a GPU: onnxruntime's CUDA provider has no kernels for dynamic INT8 (MatMulInteger, "
     "DynamicQuantizeLinear), so those nodes run on the CPU provider; prefer fp16 on GPUs"
 )
-# bench/peers.py, MiniLM b8 x 128, one thread: the dynamic INT8 graph on OpenVINO 316.31 ms, the fp32
-# graph on OpenVINO (bf16) 127.36 ms, the INT8 graph on onnxruntime 126.82 ms.
-INT8_ON_OPENVINO = (
-    "INT8 on OpenVINO: the dynamic INT8 graph (MatMulInteger, DynamicQuantizeLinear) ran slower on OpenVINO "
-    "than the fp32 graph does there (bench/results/peers.json); prefer fp32 with engine 'openvino', or INT8 "
-    "with engine 'onnxruntime'"
-)
 
 
 def write_serving_code(root: Path, plan: ServingPlan) -> None:
@@ -197,10 +190,15 @@ def build_artifact(
                     convert=convert,
                     max_length=max_length,
                     scratch=scratch,
+                    static=convert.engine == "openvino",
                 )
                 optimization = (
                     f"INT8 of the plain export, {quantization.outlier_channels} outlier channels kept in fp32; "
-                    "onnxruntime fuses at session load"
+                    + (
+                        "OpenVINO fuses at compile"
+                        if convert.engine == "openvino"
+                        else "onnxruntime fuses at session load"
+                    )
                 )
             elif convert.precision == "fp16":
                 served, quantization = build_fp16(
@@ -238,8 +236,6 @@ def build_artifact(
         write_serving_code(staging, plan)
         if plan.device == "gpu" and convert.precision == "int8":
             warnings.append(INT8_ON_GPU)
-        if plan.runtime == "openvino" and convert.precision == "int8":
-            warnings.append(INT8_ON_OPENVINO)
         manifest = ArtifactManifest(
             task=spec.model.task,
             architecture=folder.architecture,

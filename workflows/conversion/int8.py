@@ -21,6 +21,13 @@ INT8_METHOD = (
     "one graph for every x86-64 ISA: onnxruntime picks the u8s8 kernel (AMX-INT8, AVX-512 VNNI, AVX-VNNI "
     "or AVX2) on the serving CPU at session load"
 )
+STATIC_INT8_METHOD = (
+    f"static INT8 for OpenVINO: outlier activation channels (> {OUTLIER_FACTOR:g}x the median channel range, "
+    f"at most {MAX_OUTLIERS} per input) split into fp32 MatMuls, the rest quantized by NNCF (model type "
+    "transformer: SmoothQuant, per-tensor activation ranges from the calibration texts, per-channel int8 "
+    "weights, fast bias correction) into QDQ pairs, which OpenVINO's CPU plugin runs on its INT8 kernels "
+    "(VNNI or AMX), the rest of the graph in its inference precision"
+)
 
 
 def _thresholds(convert: ConvertSpec) -> guard.GuardThresholds:
@@ -43,20 +50,27 @@ def build_int8(
     convert: ConvertSpec,
     max_length: int,
     scratch: Path,
+    static: bool = False,
 ) -> tuple[Path, QuantizationReport]:
     """Quantize the plain export under the pass bounds, then apply the collapse guard (F29).
+
+    ``static``: the graph OpenVINO serves (``quantize_static``), calibrated text by text (padding
+    would enter a static activation range); otherwise onnxruntime's dynamic INT8 (``quantize``).
 
     Raises:
         ConversionFailed: the quantization pass failed or ran past its bounds.
         QuantizationCollapsed: INT8 diverges from fp32 on the validation set.
     """
-    calibration = save_calibration(
-        parity.check_batches(tokenizer, parity.calibration_items(task), max_length=max_length),
-        scratch / "calibration.npz",
+    items = parity.calibration_items(task)
+    batches = (
+        [parity.check_batches(tokenizer, [item], max_length=max_length)[0] for item in items]
+        if static
+        else parity.check_batches(tokenizer, items, max_length=max_length)
     )
+    calibration = save_calibration(batches, scratch / "calibration.npz")
     target = scratch / "int8.onnx"
     outcome = run_bounded(
-        "quantize",
+        "quantize_static" if static else "quantize",
         {"source": str(plain), "target": str(target), "calibration": str(calibration)},
         timeout_s=convert.optimizer_timeout_s,
         memory_gib=convert.optimizer_memory_gib,
@@ -76,7 +90,7 @@ def build_int8(
     if not result.passed:
         raise QuantizationCollapsed(result.diagnosis, fix="keep fp32 (convert.precision: fp32)")
     report = quantization_report(
-        INT8_METHOD,
+        STATIC_INT8_METHOD if static else INT8_METHOD,
         result,
         outcome.result,
         thresholds=thresholds,

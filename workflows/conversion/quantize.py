@@ -51,6 +51,9 @@ Measured on MiniLM (bench/int8_variants.py, one thread, AVX-512 VNNI without AMX
   the u8s8 kernels VNNI runs natively (VPDPBUSD); int8 activations exist only for static QDQ,
   which loses the short inputs. No lever here depends on AMX vs VNNI: MLAS has u8s8 kernels for
   both (its AMX QGEMM falls back to VNNI for small GEMMs) and picks one on the serving CPU.
+
+OpenVINO runs this dynamic graph on its fp32 GEMMs; the graph it serves is static INT8, built by
+``quantize_static`` on top of the same outlier split.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ class ConvertSpec(Strict):
     precision: Literal["fp32", "int8", "fp16", "auto"] = Field(
         "fp32",
         description=(
-            "Weights of the served graph: 'fp32'; 'int8' (dynamic quantization; refused when it diverges "
-            "from fp32 on the validation set, F29); or 'fp16' for GPU targets only (LayerNorm, Softmax and "
+            "Weights of the served graph: 'fp32'; 'int8' (dynamic quantization, or static with engine "
+            "'openvino'; refused when it diverges from fp32 on the validation set, F29); or 'fp16' for GPU targets only (LayerNorm, Softmax and "
             "DeBERTa's relative attention stay fp32; refused when it diverges from fp32, F29). fp16 is refused "
             "for CPU targets: onnxruntime's CPU execution provider has no fast fp16 kernels. 'auto' picks, for "
             "the first instance type, the fastest artifact measured at cosine >= 0.999 to fp32 (precision and "
