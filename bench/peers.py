@@ -93,6 +93,7 @@ def build(workdir: Path) -> None:
     from conversion_support import convert
 
     from workflows.benchmark.texts import long_texts, natural_texts
+    from workflows.conversion.build import SERVING_FILES
 
     source = model_folder()
     workdir.mkdir(parents=True, exist_ok=True)
@@ -101,6 +102,9 @@ def build(workdir: Path) -> None:
         if not (out / "deploybench-manifest.json").is_file():
             shutil.rmtree(out, ignore_errors=True)
             convert(source, out, task="embedding", max_length=MAX_LENGTH, precision=precision, engine=engine)
+        # A kept artifact serves with this checkout's serving code, as a new conversion would.
+        for file_name in SERVING_FILES:
+            shutil.copy2(ROOT / "artifacts" / "code" / file_name, out / "code" / file_name)
     shutil.rmtree(workdir / "model", ignore_errors=True)
     shutil.copytree(source, workdir / "model")
     texts = {

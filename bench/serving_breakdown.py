@@ -1,12 +1,13 @@
 """Where a served b1 request's time goes, path by path, in one run (companion to serving_overhead.py).
 
-The same MiniLM artifact and b1 natural bodies go four ways, in alternating blocks:
+The same MiniLM artifact and b1 natural bodies go five ways, in alternating blocks:
 
 * ``boto3``: ``invoke_endpoint`` -> the local SageMaker's front -> Multi Model Server;
 * ``front``: a raw HTTP POST to the front (no boto3, no moto request hook) -> Multi Model Server;
 * ``mms``: a raw POST to the container's ``/invocations`` (Multi Model Server, the toolkit's handler,
   ``input_fn`` -> ``predict_fn`` -> ``output_fn``);
-* ``predict_fn``: in-process, on the decoded request.
+* ``predict_fn``: in-process, on the decoded request;
+* ``noop``: boto3 to the same stack serving the same files with a handler that does nothing (the floor).
 
 Each difference between neighbours is what that layer adds. Prints medians and the load average;
 writes nothing. Usage: python bench/serving_breakdown.py [--stack mms|light] [--rounds 12] [--block 10]
@@ -25,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse
 
-from serving_overhead import InProcess, Served, build_artifact
+from serving_overhead import InProcess, Served, build_artifact, noop_artifact
 
 from workflows.benchmark.payloads import Shape, payload
 
@@ -64,7 +65,7 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="serving-breakdown-"))
     artifact = build_artifact(workdir)
     local = InProcess(artifact)
-    served = Served(args.stack, artifact, workdir)
+    served = Served(args.stack, {"bench": artifact, "noop": noop_artifact(artifact, workdir)}, workdir)
     try:
         assert served.engine.sagemaker is not None and served.engine._server is not None
         endpoint = served.engine.sagemaker.endpoints["bench"]
@@ -77,6 +78,7 @@ def main() -> None:
             ),
             "mms": raw_post("127.0.0.1", container.port, "/invocations"),
             "predict_fn": local.time_ms,
+            "noop": lambda body: served.time_ms(body, "noop"),
         }
         bodies = [payload(Shape(1, "natural"), seed=0, variant=v) for v in range(8)]
         for body in bodies * 3:
@@ -95,11 +97,17 @@ def main() -> None:
     print(
         f"b1 natural, {args.stack}, {len(samples['boto3'])} samples per path, load {load_before:.2f} -> {load_after:.2f}"
     )
-    names = list(medians)
+    names = [name for name in medians if name != "noop"]
     for name, below in zip(names, [*names[1:], None], strict=True):
         added = f"  (+{medians[name] - medians[below]:.2f} ms over {below})" if below else ""
         print(f"{name:<11} p50 {medians[name]:7.2f} ms{added}")
-    print(f"served / in-process: {medians['boto3'] / medians['predict_fn']:.3f}")
+    above = medians["boto3"] - medians["predict_fn"] - medians["noop"]
+    print(
+        f"noop        p50 {medians['noop']:7.2f} ms  (the same stack through boto3, a handler that does nothing)"
+    )
+    print(
+        f"served / in-process: {medians['boto3'] / medians['predict_fn']:.3f}; above the no-op floor: {above:.2f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ class OpenVinoSession:
     """An OpenVINO compiled model behind the calls this file makes of an onnxruntime session
     (``run``, ``get_inputs``, ``get_providers``), with one infer request reused across calls."""
 
-    def __init__(self, path, threads, precision_hint=""):
+    def __init__(self, path, threads, precision_hint="", pinning=False):
         # Imported by name: only an artifact whose serving plan names OpenVINO installs it (its
         # code/requirements.txt pins it), and the preflight's import scan must not ask it of the rest.
         openvino = importlib.import_module("openvino")
@@ -23,6 +23,12 @@ class OpenVinoSession:
             config["INFERENCE_NUM_THREADS"] = threads
         if precision_hint:
             config["INFERENCE_PRECISION_HINT"] = precision_hint
+        # Unpinned: the CPU plugin pins its threads to cores by default on Linux, but the worker shares
+        # the cores with the model server's front end and the handler's own Python, and a pinned thread
+        # waits for its core while another sits idle. MiniLM b1 on a busy 2-core host (load 9), called
+        # between other sessions: 1 thread 32.6 ms pinned, 22.5 unpinned; 2 threads 35.4 and 25.2 ms
+        # (called back to back at 2 threads: 14.3 and 16.5 ms, intervals overlapping); peers_threads.json.
+        config["ENABLE_CPU_PINNING"] = pinning
         self.compiled = core.compile_model(core.read_model(path), "CPU", config)
         self.request = self.compiled.create_infer_request()
         self.names = [port.any_name for port in self.compiled.inputs]

@@ -168,6 +168,12 @@ def _session(path, providers):
     # 0 lets onnxruntime use every core; with one worker (F02) that is the whole instance.
     options.intra_op_num_threads = int(os.environ.get("ORT_INTRA_OP_THREADS", "0"))
     options.inter_op_num_threads = 1
+    # Idle pool threads block instead of spinning: a spinning thread burns the core that the model
+    # server's front end, the handler's own Python (tokenizer, JSON) and, on a shared host, other work
+    # need, and at batch 1 a second thread saves little compute. MiniLM b1 at 2 threads on a busy 2-core
+    # host (load 9): fp32 28.4 ms spinning, 10.0 ms blocking; INT8 20.5 and 5.2 ms; CPU time per call
+    # 14.7 ms spinning, 10.2 blocking, 7.4 at 1 thread (bench/results/peers_threads.json).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(path, options, providers=providers)
 
 

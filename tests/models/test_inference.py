@@ -158,6 +158,13 @@ def test_intra_op_threads_come_from_the_environment(
     assert loaded["session"].get_session_options().intra_op_num_threads == 3
 
 
+def test_idle_pool_threads_block_instead_of_spinning(inference: ModuleType, model: Any) -> None:
+    # Given the served session, When its options are read back, Then its pool does not spin
+    options = model["session"].get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert options.inter_op_num_threads == 1
+
+
 def rewritten(tiny_artifact: Path, tmp_path: Path, change: Callable[[Path, dict[str, Any]], None]) -> Path:
     artifact = tmp_path / "artifact"
     shutil.copytree(tiny_artifact, artifact)

@@ -114,6 +114,17 @@ def test_openvino_serves_the_plain_export_and_says_how(
     assert cosine.min() >= 0.999
 
 
+def test_openvino_threads_are_not_pinned_to_cores(
+    inference: ModuleType, openvino_artifact: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given two threads asked for, When the OpenVINO artifact loads, Then its compiled model runs
+    # two unpinned threads (the plugin's Linux default would pin them)
+    monkeypatch.setenv("ORT_INTRA_OP_THREADS", "2")
+    compiled = inference.model_fn(str(openvino_artifact))["session"].compiled
+    assert compiled.get_property("INFERENCE_NUM_THREADS") == 2
+    assert compiled.get_property("ENABLE_CPU_PINNING") is False
+
+
 def test_the_report_header_names_the_runtime_and_the_precision() -> None:
     # Given a run whose warm endpoint answered from OpenVINO in bf16
     served = {"runtime": "openvino 2026.4.1", "provider": "OpenVINO CPU", "precision": "bf16"}
