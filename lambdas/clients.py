@@ -43,6 +43,22 @@ def regional_sagemaker(region: str) -> SageMakerClient:
     return make_client("sagemaker", region)  # type: ignore[no-any-return]
 
 
+@cache
+def regional_runtime(region: str) -> SageMakerRuntimeClient:
+    """The SageMaker runtime client of another Region of a run across Regions (hosting.regions)."""
+    return make_client(RUNTIME_SERVICE, region)  # type: ignore[no-any-return]
+
+
+def sagemaker_in(region: str | None) -> SageMakerClient:
+    """The SageMaker client of an endpoint's Region (``DeployResult.region``): the run's own when None."""
+    return regional_sagemaker(region) if region else sagemaker()
+
+
+def runtime_in(region: str | None) -> SageMakerRuntimeClient:
+    """The SageMaker runtime client of an endpoint's Region: the run's own when None."""
+    return regional_runtime(region) if region else sagemaker_runtime()
+
+
 def sagemaker_runtime() -> SageMakerRuntimeClient:
     return _client(RUNTIME_SERVICE)  # type: ignore[no-any-return]
 

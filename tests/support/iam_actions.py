@@ -41,6 +41,7 @@ SAGEMAKER_CREATES = {
     "CreateEndpoint": "endpoint",
     "CreateInferenceComponent": "inference-component",
     "CreateProcessingJob": "processing-job",
+    "CreateInferenceRouter": "inference-router",
 }
 # Operations authorized only with Resource "*".
 UNSCOPED = {
@@ -133,6 +134,8 @@ def _s3(request: Request, where: Where) -> list[Access]:
         return [Access("s3:ListBucket", f"arn:aws:s3:::{bucket}", context)]
     if op == "HeadBucket":
         return [Access("s3:ListBucket", f"arn:aws:s3:::{bucket}")]
+    if op == "CreateBucket":
+        return [Access("s3:CreateBucket", f"arn:aws:s3:::{bucket}")]
     if op in ("GetObject", "HeadObject"):
         action = "s3:GetObjectVersion" if p.get("VersionId") else "s3:GetObject"
         return [Access(action, s3_object(bucket, p["Key"]))]
