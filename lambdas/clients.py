@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
-from workflows.aws.clients import RUNTIME_SERVICE, EndpointClients, make_client
+from workflows.aws.clients import ROUTER_RUNTIME_SERVICE, RUNTIME_SERVICE, EndpointClients, make_client
 from workflows.aws.encryption import encrypt_writes
 from workflows.settings import Settings, kms_key_from_env
 
@@ -47,6 +47,12 @@ def regional_sagemaker(region: str) -> SageMakerClient:
 def regional_runtime(region: str) -> SageMakerRuntimeClient:
     """The SageMaker runtime client of another Region of a run across Regions (hosting.regions)."""
     return make_client(RUNTIME_SERVICE, region)  # type: ignore[no-any-return]
+
+
+@cache
+def router_runtime(region: str) -> Any:
+    """The inference router runtime (InvokeInferenceRouter) of a run's primary Region, its router's home."""
+    return make_client(ROUTER_RUNTIME_SERVICE, region)
 
 
 def sagemaker_in(region: str | None) -> SageMakerClient:

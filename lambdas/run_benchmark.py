@@ -20,6 +20,7 @@ def handler(event: BenchmarkRequest, context: LambdaContext) -> dict[str, Any]:
         s3=clients.s3(),
         settings=clients.settings(),
         sagemaker=clients.sagemaker_in(event.deploy.region),
+        router_runtime=clients.router_runtime(event.router.region) if event.router else None,
     )
     logger.info("measured", extra={"run_id": event.run_id, "shapes": len(result.shapes)})
     metrics.add_metric(name="BenchmarkSeconds", unit=MetricUnit.Seconds, value=result.seconds)

@@ -129,7 +129,7 @@ def benchmark_states(*, next_state: str) -> dict[str, Any]:
         },
         "RunBenchmark": task(
             "RunBenchmark",
-            parameters={**STEP_REQUEST, "deploy.$": "$.deploy"},
+            parameters={**STEP_REQUEST, "deploy.$": "$.deploy", "router.$": "$.router"},
             result_path="$.benchmark",
             next_state=next_state,
             comment="Measure every shape until stable, with duration and count floors.",

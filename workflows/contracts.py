@@ -295,6 +295,7 @@ class BenchmarkPlan(Contract):
 
 class BenchmarkRequest(StepRequest):
     deploy: DeployResult
+    router: RouterResult | None = Field(None, description="A run across Regions: its router, measured too.")
 
 
 class BenchmarkJobStatus(WaitLoop):

@@ -94,6 +94,26 @@ def test_a_stall_past_the_last_type_deploys_in_the_next_region_and_routes_there(
         (OTHER, f"db-{run_id}-a2"),
     ]
     assert router["destinations"][1]["arn"].split(":")[3] == OTHER
+    # And result.json names the router and its destinations, and measured the routed shape beside direct
+    # InvokeEndpoint: every routed request served by the second Region, the only one with an instance
+    assert result["router"] == router
+    routed = result["benchmark"]["routed"]
+    assert (routed["router"], routed["destinations"]) == (
+        router["arn"],
+        [d["arn"] for d in router["destinations"]],
+    )
+    assert routed["direct_endpoint"] == f"db-{run_id}-a2"
+    assert routed["routed"]["n"] == routed["direct"]["n"] >= 30
+    [share] = routed["shares"]
+    assert (share["destination"], share["region"], share["share"]) == (
+        router["destinations"][1]["arn"],
+        OTHER,
+        1.0,
+    )
+    assert share["reasons"] == {"only-healthy": routed["routed"]["n"]}
+    assert routed["added_p50_ms"] == round(routed["routed"]["p50_ms"] - routed["direct"]["p50_ms"], 3)
+    low, high = routed["added_p50_ci_ms"]
+    assert low is not None and high is not None and low <= high
     # And teardown removed the router, both Regions' resources and the staged copy: nothing is left
     deleted = result["teardown"]["deleted"]
     assert deleted[0] == f"inference-router/db-{run_id}-router"

@@ -18,6 +18,7 @@ from tests.support.iam_recording import Request
 # botocore's service name -> IAM's service prefix (where they differ, the prefix is IAM's).
 IAM_PREFIX = {
     "sagemaker-runtime": "sagemaker",
+    "sagemaker-inference-router-runtime": "sagemaker",
     "resourcegroupstaggingapi": "tag",
     "stepfunctions": "states",
     "service-quotas": "servicequotas",
@@ -316,6 +317,7 @@ RULES: dict[str, Callable[[Request, Where], list[Access]]] = {
     "s3": _s3,
     "sagemaker": _sagemaker,
     "sagemaker-runtime": _sagemaker,
+    "sagemaker-inference-router-runtime": _sagemaker,
     "logs": _logs,
     "application-autoscaling": _application_autoscaling,
     "cloudwatch": _cloudwatch,

@@ -59,6 +59,7 @@ class RoutedFigures(Contract):
     """What ``result.json`` says of the routed shape."""
 
     router: str = Field(description="The inference router's ARN.")
+    shape: str = Field("", description="The (batch, sequence) shape measured both ways, e.g. b1/natural.")
     destinations: list[str] = Field(description="Its routing target's destinations, in order.")
     direct_endpoint: str = Field(description="The endpoint called directly for the comparison.")
     direct: Side
@@ -118,11 +119,13 @@ def routed_figures(
     direct_endpoint: str,
     direct_ms: list[float],
     routed: list[RoutedCall],
+    shape: str = "",
 ) -> RoutedFigures:
     """The routed shape's figures from the direct latencies and the routed calls."""
     direct_side, routed_side = _side(direct_ms), _side([c.latency_ms for c in routed])
     return RoutedFigures(
         router=router,
+        shape=shape,
         destinations=destinations,
         direct_endpoint=direct_endpoint,
         direct=direct_side,
