@@ -22,6 +22,7 @@ def handler(event: WarmupRequest, context: LambdaContext) -> dict[str, Any]:
         event,
         runtime=clients.runtime_in(event.deploy.region),
         time_budget_s=budget,
+        router_runtime=clients.router_runtime(event.router.region) if event.router else None,
     )
     logger.info("warmed", extra={"run_id": event.run_id, "requests": sum(s.requests for s in result.shapes)})
     metrics.add_metric(name="WarmupSeconds", unit=MetricUnit.Seconds, value=result.seconds)

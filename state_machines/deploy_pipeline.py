@@ -323,7 +323,7 @@ def definition() -> dict[str, Any]:
         },
         "WarmUpShapes": task(
             "WarmUpShapes",
-            parameters={**STEP_REQUEST, "deploy.$": "$.deploy"},
+            parameters={**STEP_REQUEST, "deploy.$": "$.deploy", "router.$": "$.router"},
             result_path="$.warmup",
             next_state="PlanBenchmark",
             comment="Warm every (batch, sequence) shape until its latency is stable.",

@@ -264,6 +264,7 @@ class RouterRequest(StepRequest):
 
 class WarmupRequest(StepRequest):
     deploy: DeployResult
+    router: RouterResult | None = Field(None, description="A run across Regions: its router, warmed too.")
 
 
 class BenchmarkPlanRequest(StepRequest):

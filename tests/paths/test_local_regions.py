@@ -94,6 +94,10 @@ def test_a_stall_past_the_last_type_deploys_in_the_next_region_and_routes_there(
         (OTHER, f"db-{run_id}-a2"),
     ]
     assert router["destinations"][1]["arn"].split(":")[3] == OTHER
+    # And the routed path was warmed too, on the spec's first shape
+    warmed = result["warmup"]["routed"]
+    assert (warmed["batch_size"], warmed["sequence_length"]) == (1, "natural")
+    assert warmed["successes"] >= 1
     # And result.json names the router and its destinations, and measured the routed shape beside direct
     # InvokeEndpoint: every routed request served by the second Region, the only one with an instance
     assert result["router"] == router

@@ -158,6 +158,9 @@ class WarmupResult(Contract):
         description="The execution provider the endpoint's answers name (F36), with the note of a GPU "
         "artifact served on CPU; None when the serving code does not say.",
     )
+    routed: ShapeWarmup | None = Field(
+        None, description="A run across Regions: the first shape warmed through its router too."
+    )
 
 
 class BenchmarkResult(Contract):

@@ -18,14 +18,18 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from botocore.exceptions import ClientError
 from pydantic import Field
 
+from workflows.benchmark.client import Outcome
 from workflows.benchmark.stats import latency_summary, percentile_intervals
 from workflows.models import Contract
 
 Interval = list[float | None]
+JSON = "application/json"
 
 
 @dataclass(frozen=True)
@@ -160,3 +164,25 @@ def measure_routed(
                 destination, reason = routed()
                 calls.append(RoutedCall((time.perf_counter() - started) * 1000, destination, reason))
     return direct_ms, calls
+
+
+def router_call(router_runtime: Any, router: str, routing_target: str) -> Callable[[bytes], Outcome]:
+    """One InvokeInferenceRouter call per body, as the warm-up loop calls an endpoint: its latency, or the
+    error code the router answered (a ClientError is an error outcome, never raised)."""
+
+    def call(body: bytes) -> Outcome:
+        started = time.perf_counter()
+        try:
+            answer = router_runtime.invoke_inference_router(
+                InferenceRouterName=router, RoutingTargetName=routing_target, Body=body, ContentType=JSON
+            )
+            answer["Body"].read()
+        except ClientError as error:
+            failed = error.response.get("Error", {})
+            elapsed = (time.perf_counter() - started) * 1000
+            return Outcome(
+                elapsed, error=str(failed.get("Code") or "ClientError"), message=failed.get("Message")
+            )
+        return Outcome((time.perf_counter() - started) * 1000)
+
+    return call

@@ -16,7 +16,7 @@ from workflows.benchmark.engine import run
 from workflows.benchmark.figures import DETAIL_FILE, compact, require_answers
 from workflows.benchmark.payloads import payload, shapes_of
 from workflows.benchmark.results import BenchmarkResult, Utilisation
-from workflows.benchmark.routed import RoutedFigures, measure_routed, routed_figures
+from workflows.benchmark.routed import JSON, RoutedFigures, measure_routed, routed_figures
 from workflows.benchmark.run_config import engine_config, make_invoker
 from workflows.contracts import BenchmarkRequest
 from workflows.hosting import pools
@@ -130,7 +130,6 @@ def routed_shape(request: BenchmarkRequest, *, runtime: Any, router_runtime: Any
     )
 
 
-JSON = "application/json"
 USAGE_INTERVAL_S = 0.25
 """How often the local serving groups are read: several readings in the shortest measurement."""
 
