@@ -15,6 +15,7 @@ from aws_cdk import Acknowledgment, ArnFormat, Stack, Validations
 from constructs import IConstruct
 
 from infra.constants import PREFIX, state_machine_name
+from infra.cross_region import region_buckets_of
 from infra.network import StackNetwork, ec2_arn
 from infra.permissions import CROSS_REGION_KINDS, RUN_PREFIXES_READ, SAGEMAKER_KINDS, TARGET_TRACKING_ALARMS
 from infra.sagemaker_role import image_repositories, sagemaker_log_arns
@@ -107,6 +108,14 @@ def acknowledge(
         f"A run across Regions has one inference router in the stack's Region, named {PREFIX}-<run id>-router: "
         "teardown and the janitor describe and delete it (only where tagged deploybench:managed).",
     )
+    for resource in region_buckets_of(bucket):
+        a.add(
+            stack,
+            _wildcard(stack, resource),
+            "A run across Regions stages its artifact in the staging bucket of the Region it moves to "
+            "(<bucket>-<region>: SageMaker reads model data only from the endpoint's Region), under staging/ only; "
+            "the Region is the spec's, chosen at run time.",
+        )
     for kind in CROSS_REGION_KINDS:
         a.add(
             stack,

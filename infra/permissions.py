@@ -34,8 +34,10 @@ from infra.constants import (
     TAG_MANAGED,
     state_machine_name,
 )
+from infra.cross_region import CROSS_REGION_KINDS as CROSS_REGION_KINDS
+from infra.cross_region import across_regions
 from infra.encryption import ArtifactKey
-from infra.ownership import ROUTER_CLEANUP, ROUTER_READ, SAGEMAKER_CLEANUP, changes, manage
+from infra.ownership import ROUTER_CLEANUP, SAGEMAKER_CLEANUP, changes, manage
 from infra.sagemaker_role import sagemaker_log_arns
 from workflows.hosting.scale_to_zero import resource_id
 from workflows.janitor.cleanup import REPORTS_PREFIX
@@ -222,27 +224,15 @@ def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
         # Teardown's last check: anything tagged with the run's id (workflows/hosting/tagged.py).
         _statement(["tag:GetResources"], ["*"]),
         *scale_to_zero(scope),
+        *across_regions(scope),
     ]
-
-
-CROSS_REGION_KINDS = ("endpoint", "endpoint-config", "model")
-"""What a run across Regions (hosting.regions) creates outside the primary Region."""
 
 
 def teardown_step(scope: Scope) -> list[iam.PolicyStatement]:
     """TeardownEndpoint and the stopped-execution teardown: a pipeline step that also removes a run across
     Regions: its router in the primary Region, and its endpoint resources in the other Regions (any Region a
     spec may name), each only where tagged as deploybench's."""
-    elsewhere = scope.sagemaker_arns(CROSS_REGION_KINDS, region="*")
-    return [
-        *pipeline_step(scope),
-        _statement(ROUTER_READ, scope.routers()),
-        changes(scope.routers(), ROUTER_CLEANUP),
-        _statement(["sagemaker:DescribeEndpoint", "sagemaker:ListTags"], elsewhere),
-        changes(
-            elsewhere, ["sagemaker:DeleteEndpoint", "sagemaker:DeleteEndpointConfig", "sagemaker:DeleteModel"]
-        ),
-    ]
+    return pipeline_step(scope)
 
 
 def model_source_step(scope: Scope) -> list[iam.PolicyStatement]:

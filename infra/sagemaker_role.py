@@ -14,6 +14,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from infra.constants import PREFIX
+from infra.cross_region import region_buckets_of
 from infra.network import StackNetwork, sagemaker_interfaces
 from workflows.images.table import registry_accounts
 from workflows.naming import SAGEMAKER_READ_PREFIXES, SAGEMAKER_WRITE_PREFIXES, sagemaker_log_groups
@@ -88,6 +89,10 @@ class SageMakerExecution(Construct):
                 actions=["s3:GetObject"],
                 resources=[bucket.arn_for_objects(f"{p}*") for p in SAGEMAKER_READ_PREFIXES],
             )
+        )
+        # A run across Regions: the artifact's copy in the staging bucket of the Region it moved to.
+        self.role.add_to_policy(
+            iam.PolicyStatement(actions=["s3:GetObject"], resources=region_buckets_of(bucket)[1:])
         )
         self.role.add_to_policy(
             iam.PolicyStatement(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
-from workflows.aws.clients import RUNTIME_SERVICE, EndpointClients, make_client
+from workflows.aws.clients import ROUTER_RUNTIME_SERVICE, RUNTIME_SERVICE, EndpointClients, make_client
 from workflows.aws.encryption import encrypt_writes
 from workflows.settings import Settings, kms_key_from_env
 
@@ -41,6 +41,28 @@ def sagemaker() -> SageMakerClient:
 def regional_sagemaker(region: str) -> SageMakerClient:
     """The SageMaker client of another Region of a run across Regions (hosting.regions)."""
     return make_client("sagemaker", region)  # type: ignore[no-any-return]
+
+
+@cache
+def regional_runtime(region: str) -> SageMakerRuntimeClient:
+    """The SageMaker runtime client of another Region of a run across Regions (hosting.regions)."""
+    return make_client(RUNTIME_SERVICE, region)  # type: ignore[no-any-return]
+
+
+@cache
+def router_runtime(region: str) -> Any:
+    """The inference router runtime (InvokeInferenceRouter) of a run's primary Region, its router's home."""
+    return make_client(ROUTER_RUNTIME_SERVICE, region)
+
+
+def sagemaker_in(region: str | None) -> SageMakerClient:
+    """The SageMaker client of an endpoint's Region (``DeployResult.region``): the run's own when None."""
+    return regional_sagemaker(region) if region else sagemaker()
+
+
+def runtime_in(region: str | None) -> SageMakerRuntimeClient:
+    """The SageMaker runtime client of an endpoint's Region: the run's own when None."""
+    return regional_runtime(region) if region else sagemaker_runtime()
 
 
 def sagemaker_runtime() -> SageMakerRuntimeClient:

@@ -14,7 +14,13 @@ from workflows.steps.deploy_endpoint import deploy
 
 @lambda_handler(DeployRequest)
 def handler(event: DeployRequest, context: LambdaContext) -> dict[str, Any]:
-    result = deploy(event, **clients.endpoint(), settings=clients.settings(), s3=clients.s3())
+    result = deploy(
+        event,
+        **clients.endpoint(),
+        settings=clients.settings(),
+        s3=clients.s3(),
+        regional=clients.regional_sagemaker,
+    )
     logger.info(
         "deploying",
         extra={
@@ -22,6 +28,7 @@ def handler(event: DeployRequest, context: LambdaContext) -> dict[str, Any]:
             "mode": result.mode,
             "endpoint": result.endpoint_name,
             "instance": result.instance_type,
+            "region": result.region,
         },
     )
     metrics.add_metric(name="DeployAttempts", unit=MetricUnit.Count, value=1)

@@ -14,7 +14,12 @@ from workflows.steps.describe_endpoint import describe
 
 @lambda_handler(DescribeRequest)
 def handler(event: DescribeRequest, context: LambdaContext) -> dict[str, Any]:
-    result = describe(event, sagemaker=clients.sagemaker(), runtime=clients.sagemaker_runtime())
+    region = event.deploy.region
+    result = describe(
+        event,
+        sagemaker=clients.sagemaker_in(region),
+        runtime=clients.runtime_in(region),
+    )
     logger.info(
         "endpoint status",
         extra={"run_id": event.run_id, "status": result.status, "phase": result.phase, "polls": result.polls},

@@ -14,7 +14,8 @@ from workflows.remediation.removal import remove_failed_attempt
 
 @lambda_handler(AttemptRequest)
 def handler(event: AttemptRequest, context: LambdaContext) -> dict[str, Any]:
-    result = remove_failed_attempt(event, sagemaker=clients.sagemaker())
+    region = event.attempt.history[-1].region if event.attempt.history else None
+    result = remove_failed_attempt(event, sagemaker=clients.sagemaker_in(region))
     record = result.history[-1] if result.history else None
     logger.info(
         "failed attempt removed",

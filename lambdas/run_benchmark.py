@@ -16,10 +16,11 @@ from workflows.steps.run_benchmark import benchmark
 def handler(event: BenchmarkRequest, context: LambdaContext) -> dict[str, Any]:
     result = benchmark(
         event,
-        runtime=clients.sagemaker_runtime(),
+        runtime=clients.runtime_in(event.deploy.region),
         s3=clients.s3(),
         settings=clients.settings(),
-        sagemaker=clients.sagemaker(),
+        sagemaker=clients.sagemaker_in(event.deploy.region),
+        router_runtime=clients.router_runtime(event.router.region) if event.router else None,
     )
     logger.info("measured", extra={"run_id": event.run_id, "shapes": len(result.shapes)})
     metrics.add_metric(name="BenchmarkSeconds", unit=MetricUnit.Seconds, value=result.seconds)

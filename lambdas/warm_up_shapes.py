@@ -18,7 +18,12 @@ MARGIN_S = 30.0
 @lambda_handler(WarmupRequest)
 def handler(event: WarmupRequest, context: LambdaContext) -> dict[str, Any]:
     budget = context.get_remaining_time_in_millis() / 1000 - MARGIN_S
-    result = warmup(event, runtime=clients.sagemaker_runtime(), time_budget_s=budget)
+    result = warmup(
+        event,
+        runtime=clients.runtime_in(event.deploy.region),
+        time_budget_s=budget,
+        router_runtime=clients.router_runtime(event.router.region) if event.router else None,
+    )
     logger.info("warmed", extra={"run_id": event.run_id, "requests": sum(s.requests for s in result.shapes)})
     metrics.add_metric(name="WarmupSeconds", unit=MetricUnit.Seconds, value=result.seconds)
     return result.model_dump(mode="json")

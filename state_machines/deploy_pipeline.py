@@ -26,6 +26,11 @@ LAMBDA_TRANSIENT = [
 STEP_REQUEST = {"run_id.$": "$.run_id", "spec.$": "$.spec"}
 
 
+def when(variable: str, value: str, next_state: str) -> dict[str, Any]:
+    """A Choice rule: go to ``next_state`` when the string at ``variable`` is ``value``."""
+    return {"Variable": variable, "StringEquals": value, "Next": next_state}
+
+
 def retry_policy() -> list[dict[str, Any]]:
     return [
         {
@@ -119,18 +124,12 @@ def benchmark_states(*, next_state: str) -> dict[str, Any]:
         ),
         "ChooseBenchmarkRunner": {
             "Type": "Choice",
-            "Choices": [
-                {
-                    "Variable": "$.benchmark_plan.runner",
-                    "StringEquals": "processing-job",
-                    "Next": "StartBenchmarkJob",
-                }
-            ],
+            "Choices": [when("$.benchmark_plan.runner", "processing-job", "StartBenchmarkJob")],
             "Default": "RunBenchmark",
         },
         "RunBenchmark": task(
             "RunBenchmark",
-            parameters={**STEP_REQUEST, "deploy.$": "$.deploy"},
+            parameters={**STEP_REQUEST, "deploy.$": "$.deploy", "router.$": "$.router"},
             result_path="$.benchmark",
             next_state=next_state,
             comment="Measure every shape until stable, with duration and count floors.",
@@ -158,13 +157,7 @@ def benchmark_states(*, next_state: str) -> dict[str, Any]:
         ),
         "IsBenchmarkJobDone": {
             "Type": "Choice",
-            "Choices": [
-                {
-                    "Variable": "$.benchmark_job.status",
-                    "StringEquals": "Completed",
-                    "Next": "CollectBenchmarkResults",
-                }
-            ],
+            "Choices": [when("$.benchmark_job.status", "Completed", "CollectBenchmarkResults")],
             "Default": "WaitForBenchmarkJob",
         },
         "CollectBenchmarkResults": task(
@@ -211,18 +204,10 @@ def remediation_states() -> dict[str, Any]:
         "ChooseRemediation": {
             "Type": "Choice",
             "Choices": [
-                {
-                    "Variable": "$.remediation.route",
-                    "StringEquals": "redeploy",
-                    "Next": "RemoveFailedAttempt",
-                },
-                {
-                    "Variable": "$.remediation.route",
-                    "StringEquals": "repack",
-                    "Next": "RemoveFailedAttemptBeforeRepack",
-                },
-                {"Variable": "$.remediation.route", "StringEquals": "warm", "Next": "WarmUpShapes"},
-                {"Variable": "$.remediation.route", "StringEquals": "retry", "Next": "WaitBeforeRetry"},
+                when("$.remediation.route", "redeploy", "RemoveFailedAttempt"),
+                when("$.remediation.route", "repack", "RemoveFailedAttemptBeforeRepack"),
+                when("$.remediation.route", "warm", "WarmUpShapes"),
+                when("$.remediation.route", "retry", "WaitBeforeRetry"),
             ],
             "Default": "TeardownAfterFailure",
         },
@@ -301,12 +286,9 @@ def definition() -> dict[str, Any]:
         "IsEndpointInService": {
             "Type": "Choice",
             "Choices": [
-                {"Variable": "$.endpoint.phase", "StringEquals": "ready", "Next": "WarmUpShapes"},
-                {
-                    "Variable": "$.endpoint.phase",
-                    "StringEquals": "components",
-                    "Next": "PlaceInferenceComponents",
-                },
+                when("$.endpoint.phase", "ready", "WarmUpShapes"),
+                when("$.endpoint.phase", "route", "CreateInferenceRouter"),
+                when("$.endpoint.phase", "components", "PlaceInferenceComponents"),
             ],
             "Default": "WaitForEndpoint",
         },
@@ -315,6 +297,13 @@ def definition() -> dict[str, Any]:
             "SecondsPath": "$.endpoint.next_wait_s",
             "Next": "DescribeEndpoint",
         },
+        "CreateInferenceRouter": task(
+            "CreateInferenceRouter",
+            parameters={**STEP_REQUEST, "deploy.$": "$.deploy", "attempt.$": "$.attempt"},
+            result_path="$.router",
+            next_state="WarmUpShapes",
+            comment="Served from another Region (F06 past the last type): a router in the primary over both.",
+        ),
         "PlaceInferenceComponents": task(
             "PlaceInferenceComponents",
             parameters={**STEP_REQUEST, "deploy.$": "$.deploy", "poll.$": "$.endpoint"},
@@ -324,7 +313,7 @@ def definition() -> dict[str, Any]:
         ),
         "AreInferenceComponentsPlaced": {
             "Type": "Choice",
-            "Choices": [{"Variable": "$.endpoint.phase", "StringEquals": "ready", "Next": "WarmUpShapes"}],
+            "Choices": [when("$.endpoint.phase", "ready", "WarmUpShapes")],
             "Default": "WaitForInferenceComponents",
         },
         "WaitForInferenceComponents": {
@@ -334,7 +323,7 @@ def definition() -> dict[str, Any]:
         },
         "WarmUpShapes": task(
             "WarmUpShapes",
-            parameters={**STEP_REQUEST, "deploy.$": "$.deploy"},
+            parameters={**STEP_REQUEST, "deploy.$": "$.deploy", "router.$": "$.router"},
             result_path="$.warmup",
             next_state="PlanBenchmark",
             comment="Warm every (batch, sequence) shape until its latency is stable.",

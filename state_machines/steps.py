@@ -116,6 +116,13 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
         "Place inference components and their scaling",
     ),
     LambdaFunction(
+        "CreateInferenceRouter",
+        "workflows.steps.create_inference_router:create_router",
+        f"{_C}RouterRequest",
+        "workflows.hosting.router_state:RouterResult",
+        "Route across Regions: the run's router",
+    ),
+    LambdaFunction(
         "WarmUpShapes",
         "workflows.steps.warm_up_shapes:warmup",
         f"{_C}WarmupRequest",

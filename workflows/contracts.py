@@ -18,6 +18,7 @@ from workflows.artifact.manifest import FileEntry as FileEntry
 from workflows.artifact.manifest import ParityReport as ParityReport
 from workflows.artifact.manifest import QuantizationReport as QuantizationReport
 from workflows.benchmark.results import BenchmarkResult, WarmupResult
+from workflows.hosting.router_state import RouterResult
 from workflows.models import Contract as Contract
 from workflows.remediation.records import RemediationPlan, RemediationRecord
 from workflows.spec.pipeline import RunSpec
@@ -151,6 +152,9 @@ class DeployAttempt(Contract):
 
     number: int = 1
     instance_type_index: int = Field(0, description="F06/F07: index into hosting.instance_type_fallbacks.")
+    region_index: int = Field(
+        0, description="F06 past the last type: index into hosting.regions (0: primary)."
+    )
     overrides: DeployOverrides = Field(default_factory=DeployOverrides)
     history: list[RemediationRecord] = Field(default_factory=list)
 
@@ -181,6 +185,9 @@ class DeployResult(Contract):
         description="Pools across devices: the Model serving each device's pools (the others' by ModelNameOverride).",
     )
     created_at: datetime
+    region: str | None = Field(
+        None, description="The endpoint's Region where not the run's (hosting.regions)."
+    )
     mode: str = Field("realtime", description="The hosting mode that created the endpoint.")
     target: dict[str, str] = Field(
         default_factory=dict,
@@ -250,8 +257,14 @@ class DescribeRequest(StepRequest):
     poll: EndpointStatus | None = None
 
 
+class RouterRequest(StepRequest):
+    deploy: DeployResult
+    attempt: DeployAttempt
+
+
 class WarmupRequest(StepRequest):
     deploy: DeployResult
+    router: RouterResult | None = Field(None, description="A run across Regions: its router, warmed too.")
 
 
 class BenchmarkPlanRequest(StepRequest):
@@ -283,6 +296,7 @@ class BenchmarkPlan(Contract):
 
 class BenchmarkRequest(StepRequest):
     deploy: DeployResult
+    router: RouterResult | None = Field(None, description="A run across Regions: its router, measured too.")
 
 
 class BenchmarkJobStatus(WaitLoop):
@@ -363,6 +377,7 @@ class PipelineState(Contract):
     preflight: PreflightResult | None = None
     deploy: DeployResult | None = None
     endpoint: EndpointStatus | None = None
+    router: RouterResult | None = None
     warmup: WarmupResult | None = None
     benchmark_plan: BenchmarkPlan | None = None
     benchmark_job: BenchmarkJobStatus | None = None

@@ -23,7 +23,7 @@ from workflows.hosting.regions import (
     cross_region_traffic_config,
     endpoint_arn,
 )
-from workflows.spec.pipeline import load_spec
+from workflows.spec.pipeline import load_spec, parse_spec
 from workflows.steps.check_spec import check_spec
 
 MODEL = botocore.session.get_session().get_service_model("sagemaker")
@@ -104,11 +104,22 @@ def test_the_installed_botocore_has_the_router_api() -> None:
     assert botocore_findings() == []
 
 
-def test_a_run_across_regions_is_refused_before_anything_is_created() -> None:
-    with pytest.raises(
-        SpecInvalid, match="checks a multi-Region spec, but a run deploys in one Region so far"
-    ):
-        check_spec(load_spec(EXAMPLE), s3=None, region="us-west-2")
+def test_a_run_across_regions_is_refused_in_a_mode_that_cannot_move_to_another_region() -> None:
+    # Given the two-Region example in a mode with inference components
+    spec = load_spec(EXAMPLE)
+    data = spec.model_dump(mode="json", exclude_none=True)
+    data["hosting"] = {**data["hosting"], "mode": "inference-component"}
+    moved = parse_spec(data)
+    # When CheckSpec runs, Then it is refused before anything is created, naming the mode that can
+    with pytest.raises(SpecInvalid, match="in the realtime mode only so far, not inference-component"):
+        check_spec(moved, s3=None, region="us-west-2")
+
+
+def test_a_real_time_run_across_regions_passes_the_spec_check() -> None:
+    # Given the two-Region real-time example, When CheckSpec runs (no quota client: not read)
+    result = check_spec(load_spec(EXAMPLE), s3=None, region="us-west-2")
+    # Then nothing blocks
+    assert [f for f in result.findings if f.severity == "blocking"] == []
 
 
 def test_each_regions_endpoint_config_carries_the_cross_region_cap() -> None:

@@ -92,7 +92,13 @@ def linted_template(synth: Synthesized) -> dict[str, Any]:
 IGNORED_RULES = ["W3005"]
 # cfn-lint's copy of the IAM actions predates inference routers (botocore 1.44 has them; the developer
 # guide's router security page names the actions): W3037 on exactly these is not a finding.
-ROUTER_ACTIONS = ("listinferencerouters", "describeinferencerouter", "deleteinferencerouter")
+ROUTER_ACTIONS = (
+    "listinferencerouters",
+    "describeinferencerouter",
+    "deleteinferencerouter",
+    "createinferencerouter",
+    "invokeinferencerouter",
+)
 
 
 def is_finding(match: Any) -> bool:

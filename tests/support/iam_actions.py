@@ -18,6 +18,7 @@ from tests.support.iam_recording import Request
 # botocore's service name -> IAM's service prefix (where they differ, the prefix is IAM's).
 IAM_PREFIX = {
     "sagemaker-runtime": "sagemaker",
+    "sagemaker-inference-router-runtime": "sagemaker",
     "resourcegroupstaggingapi": "tag",
     "stepfunctions": "states",
     "service-quotas": "servicequotas",
@@ -41,6 +42,7 @@ SAGEMAKER_CREATES = {
     "CreateEndpoint": "endpoint",
     "CreateInferenceComponent": "inference-component",
     "CreateProcessingJob": "processing-job",
+    "CreateInferenceRouter": "inference-router",
 }
 # Operations authorized only with Resource "*".
 UNSCOPED = {
@@ -133,6 +135,8 @@ def _s3(request: Request, where: Where) -> list[Access]:
         return [Access("s3:ListBucket", f"arn:aws:s3:::{bucket}", context)]
     if op == "HeadBucket":
         return [Access("s3:ListBucket", f"arn:aws:s3:::{bucket}")]
+    if op == "CreateBucket":
+        return [Access("s3:CreateBucket", f"arn:aws:s3:::{bucket}")]
     if op in ("GetObject", "HeadObject"):
         action = "s3:GetObjectVersion" if p.get("VersionId") else "s3:GetObject"
         return [Access(action, s3_object(bucket, p["Key"]))]
@@ -313,6 +317,7 @@ RULES: dict[str, Callable[[Request, Where], list[Access]]] = {
     "s3": _s3,
     "sagemaker": _sagemaker,
     "sagemaker-runtime": _sagemaker,
+    "sagemaker-inference-router-runtime": _sagemaker,
     "logs": _logs,
     "application-autoscaling": _application_autoscaling,
     "cloudwatch": _cloudwatch,

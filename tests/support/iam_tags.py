@@ -23,6 +23,7 @@ SAGEMAKER_DELETES = {
     "DeleteEndpointConfig": ("endpoint-config", "EndpointConfigName"),
     "DeleteEndpoint": ("endpoint", "EndpointName"),
     "DeleteInferenceComponent": ("inference-component", "InferenceComponentName"),
+    "DeleteInferenceRouter": ("inference-router", "InferenceRouterName"),
 }
 CREATE_NAMES = {
     "model": "ModelName",
@@ -30,6 +31,7 @@ CREATE_NAMES = {
     "endpoint": "EndpointName",
     "inference-component": "InferenceComponentName",
     "processing-job": "ProcessingJobName",
+    "inference-router": "InferenceRouterName",
 }
 
 

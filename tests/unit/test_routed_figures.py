@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from workflows.benchmark.routed import RoutedCall, measure_routed, routed_figures, shares
+from workflows.benchmark.routed import RoutedCall, measure_routed, routed_figures, router_call, shares
 
 EAST = "arn:aws:sagemaker:us-east-1:123456789012:endpoint/db-r1-a1"
 WEST = "arn:aws:sagemaker:us-west-2:123456789012:endpoint/db-r1-a2"
@@ -64,3 +64,40 @@ def test_measuring_alternates_the_order_and_makes_one_call_each_way_per_round() 
     assert order == ["direct", "routed", "routed", "direct", "direct", "routed", "routed", "direct"]
     assert len(direct_ms) == len(calls) == 4
     assert {c.destination for c in calls} == {EAST, WEST}
+
+
+def test_a_router_call_answers_the_serving_latency_or_the_routers_error_code_without_raising() -> None:
+    import io
+
+    import botocore.session
+    from botocore.stub import Stubber
+
+    # Given a router runtime client that answers once, then refuses with a throttle
+    client = botocore.session.get_session().create_client(
+        "sagemaker-inference-router-runtime",
+        region_name="us-east-1",
+        aws_access_key_id="k",
+        aws_secret_access_key="s",
+    )
+    stub = Stubber(client)
+    expected = {
+        "InferenceRouterName": "db-r1-router",
+        "RoutingTargetName": "main",
+        "Body": b"{}",
+        "ContentType": "application/json",
+    }
+    stub.add_response(
+        "invoke_inference_router",
+        {"Body": io.BytesIO(b"[]"), "InvokedRoutedResourceArn": WEST, "RoutingReason": "only-healthy"},
+        expected,
+    )
+    stub.add_client_error(
+        "invoke_inference_router", "ThrottlingException", "slow down", 429, expected_params=expected
+    )
+    call = router_call(client, "db-r1-router", "main")
+    # When it is called twice as the warm-up loop calls an endpoint
+    with stub:
+        served, throttled = call(b"{}"), call(b"{}")
+    # Then the first is a success with its latency, the second an error outcome naming the router's code
+    assert served.error is None and served.latency_ms >= 0
+    assert (throttled.error, throttled.message) == ("ThrottlingException", "slow down")

@@ -37,6 +37,7 @@ RUNTIME_CONFIG = Config(
 )
 
 RUNTIME_SERVICE = "sagemaker-runtime"
+ROUTER_RUNTIME_SERVICE = "sagemaker-inference-router-runtime"
 
 
 def make_client(service: str, region: str | None = None) -> Any:
@@ -46,7 +47,9 @@ def make_client(service: str, region: str | None = None) -> Any:
 
     # The typed stubs know each service by a literal name; the callers (lambdas/clients.py) type the result.
     return boto3.client(  # type: ignore[call-overload]
-        service, region_name=region, config=RUNTIME_CONFIG if service == RUNTIME_SERVICE else STANDARD_CONFIG
+        service,
+        region_name=region,
+        config=RUNTIME_CONFIG if service in (RUNTIME_SERVICE, ROUTER_RUNTIME_SERVICE) else STANDARD_CONFIG,
     )
 
 

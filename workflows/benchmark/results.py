@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from workflows.benchmark.routed import RoutedFigures
 from workflows.models import Contract
 
 CPU_CEILING_PCT = 90.0
@@ -157,6 +158,9 @@ class WarmupResult(Contract):
         description="The execution provider the endpoint's answers name (F36), with the note of a GPU "
         "artifact served on CPU; None when the serving code does not say.",
     )
+    routed: ShapeWarmup | None = Field(
+        None, description="A run across Regions: the first shape warmed through its router too."
+    )
 
 
 class BenchmarkResult(Contract):
@@ -166,6 +170,10 @@ class BenchmarkResult(Contract):
     warm_checks: list[ShapeWarmup] = Field(default_factory=list)
     detail_uri: str = Field("", description="Every figure: windows, latency samples, environment, policy.")
     seconds: float
+    routed: RoutedFigures | None = Field(
+        None,
+        description="A run across Regions: the routed shape beside direct InvokeEndpoint (benchmark/routed.py).",
+    )
     fleet: dict[str, Any] = Field(
         default_factory=dict,
         description="Pooled endpoints: instances per type before and after the measurement, the types "

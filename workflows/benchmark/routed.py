@@ -18,14 +18,18 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from botocore.exceptions import ClientError
 from pydantic import Field
 
+from workflows.benchmark.client import Outcome
 from workflows.benchmark.stats import latency_summary, percentile_intervals
 from workflows.models import Contract
 
 Interval = list[float | None]
+JSON = "application/json"
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,7 @@ class RoutedFigures(Contract):
     """What ``result.json`` says of the routed shape."""
 
     router: str = Field(description="The inference router's ARN.")
+    shape: str = Field("", description="The (batch, sequence) shape measured both ways, e.g. b1/natural.")
     destinations: list[str] = Field(description="Its routing target's destinations, in order.")
     direct_endpoint: str = Field(description="The endpoint called directly for the comparison.")
     direct: Side
@@ -118,11 +123,13 @@ def routed_figures(
     direct_endpoint: str,
     direct_ms: list[float],
     routed: list[RoutedCall],
+    shape: str = "",
 ) -> RoutedFigures:
     """The routed shape's figures from the direct latencies and the routed calls."""
     direct_side, routed_side = _side(direct_ms), _side([c.latency_ms for c in routed])
     return RoutedFigures(
         router=router,
+        shape=shape,
         destinations=destinations,
         direct_endpoint=direct_endpoint,
         direct=direct_side,
@@ -157,3 +164,25 @@ def measure_routed(
                 destination, reason = routed()
                 calls.append(RoutedCall((time.perf_counter() - started) * 1000, destination, reason))
     return direct_ms, calls
+
+
+def router_call(router_runtime: Any, router: str, routing_target: str) -> Callable[[bytes], Outcome]:
+    """One InvokeInferenceRouter call per body, as the warm-up loop calls an endpoint: its latency, or the
+    error code the router answered (a ClientError is an error outcome, never raised)."""
+
+    def call(body: bytes) -> Outcome:
+        started = time.perf_counter()
+        try:
+            answer = router_runtime.invoke_inference_router(
+                InferenceRouterName=router, RoutingTargetName=routing_target, Body=body, ContentType=JSON
+            )
+            answer["Body"].read()
+        except ClientError as error:
+            failed = error.response.get("Error", {})
+            elapsed = (time.perf_counter() - started) * 1000
+            return Outcome(
+                elapsed, error=str(failed.get("Code") or "ClientError"), message=failed.get("Message")
+            )
+        return Outcome((time.perf_counter() - started) * 1000)
+
+    return call

@@ -4,8 +4,9 @@ A spec may list Regions (``hosting.regions``, the first primary). Each Region's 
 what routers of other Regions may send it (``CrossRegionTrafficConfig``), and one router in the
 primary Region has one routing target whose destinations are the endpoints of every Region; by
 default it serves from its own Region first (``LocalRegionFirst``). The requests here are built in
-botocore's shapes (botocore 1.44 has CreateInferenceRouter in ``sagemaker``); deploying to more than
-one Region is checked by preflight and not run yet (``workflows.steps.check_spec`` says so).
+botocore's shapes (botocore 1.44 has CreateInferenceRouter in ``sagemaker``). A run deploys in the next
+Region when the one before has no capacity left (F06 past the last instance type,
+``workflows.remediation.changes.next_region``), then routes (``workflows.steps.create_inference_router``).
 """
 
 from __future__ import annotations
@@ -50,8 +51,9 @@ class RegionSettings(Strict):
         default_factory=list,
         max_length=10,
         description="Regions to deploy the same artifact in, the first primary; empty or one: the run's "
-        "Region only. With two or more, a router in the first serves from the others when it has no capacity "
-        "(F06 across Regions). A router routing target holds at most 10 destinations (botocore's DestinationList).",
+        "Region only. With two or more, a stall past the last instance type (F06) deploys the same artifact in "
+        "the next Region (an opt-in spend), and a router in the first serves from it. "
+        "A router routing target holds at most 10 destinations (botocore's DestinationList).",
     )
     cross_region: CrossRegionTraffic | None = Field(
         None,

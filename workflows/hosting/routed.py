@@ -41,6 +41,23 @@ def other_regions(hosting: Any) -> list[str]:
     return regions[1:] if len(regions) > 1 else []
 
 
+def attempt_region(hosting: Any, region_index: int) -> str | None:
+    """The Region an attempt deploys in where not the primary (``DeployAttempt.region_index``); None in the
+    primary."""
+    regions = list(getattr(hosting, "regions", None) or [])
+    return regions[region_index] if 0 < region_index < len(regions) else None
+
+
+def client_for(sagemaker: Any, region: str | None, regional: Regional | None) -> Any:
+    """The SageMaker (or runtime) client of a deploy's Region: ``sagemaker`` in the primary, else
+    ``regional``'s."""
+    if region is None:
+        return sagemaker
+    if regional is None:
+        raise ValueError(f"the endpoint is in {region}: pass that Region's client (regional)")
+    return regional(region)
+
+
 def delete_routers(sweep: resources.Sweep, sagemaker: Any, prefix: str, keep: Any) -> None:
     """Delete the run's routers of the client's Region."""
     resources.delete_named(sweep, sagemaker, INFERENCE_ROUTER, prefix, keep)

@@ -37,6 +37,7 @@ class Step:
 
     instance_type_index: int
     overrides: DeployOverrides
+    region_index: int = 0
     changes: list[AttemptChange] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Listed configurations passed over, and why (a fallback with no quota, F39)."""
@@ -54,7 +55,7 @@ def _instance_types(state: PipelineState) -> list[str]:
 
 
 def _start(state: PipelineState) -> Step:
-    return Step(state.attempt.instance_type_index, state.attempt.overrides)
+    return Step(state.attempt.instance_type_index, state.attempt.overrides, state.attempt.region_index)
 
 
 def _move_to(state: PipelineState, index: int) -> Step:
@@ -95,6 +96,28 @@ def next_instance_type(state: PipelineState, diagnosis: Diagnosis) -> Step:
     step = _move_to(state, index)
     step.skipped = [p for p in passed if types.index(p.split(" ", 1)[0]) < index]
     return step
+
+
+def next_region(state: PipelineState, diagnosis: Diagnosis) -> Step:
+    """F06 past the last type: the first type again, in the next Region of ``hosting.regions``.
+
+    The spec opts in by naming Regions after the primary; the same artifact is staged there and a router
+    in the primary Region routes over both (``workflows.steps.create_inference_router``).
+    """
+    try:
+        return next_instance_type(state, diagnosis)
+    except Refused:
+        regions = list(getattr(state.spec.hosting, "regions", None) or [])
+        index = state.attempt.region_index + 1
+        if index >= len(regions):
+            raise
+        types = _instance_types(state)
+        step = Step(0, state.attempt.overrides, index)
+        step.changes.append(AttemptChange(setting="region", before=regions[index - 1], after=regions[index]))
+        if state.attempt.instance_type_index:
+            before = types[state.attempt.instance_type_index]
+            step.changes.append(AttemptChange(setting="instance_type", before=before, after=types[0]))
+        return step
 
 
 def larger_instance(state: PipelineState, diagnosis: Diagnosis) -> Step:

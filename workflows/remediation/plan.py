@@ -27,7 +27,7 @@ from workflows.settings import Settings
 Route = Literal["redeploy", "repack", "warm", "retry", "fail"]
 
 REDEPLOY: dict[Action, Callable[..., Step]] = {
-    Action.NEXT_INSTANCE_TYPE: changes.next_instance_type,
+    Action.NEXT_INSTANCE_TYPE: changes.next_region,
     Action.LARGER_INSTANCE: changes.larger_instance,
     Action.NEXT_MEMORY_SIZE: changes.next_memory_size,
     Action.NEWER_AMI: changes.newer_ami,
@@ -103,6 +103,7 @@ def _record(
         reason=reason,
         changes=step.changes if step else [],
         endpoint_name=deploy.endpoint_name if deploy else None,
+        region=deploy.region if deploy else None,
         instance_type=deploy.instance_type if deploy else None,
         endpoint_created_at=deploy.created_at if deploy else None,
         waited_s=round((now - deploy.created_at).total_seconds(), 1) if deploy else None,
@@ -155,6 +156,7 @@ def plan_remediation(state: PipelineState, *, settings: Settings) -> PipelineSta
             update={
                 "number": state.attempt.number + 1,
                 "instance_type_index": step.instance_type_index,
+                "region_index": step.region_index,
                 "overrides": step.overrides,
                 "history": history,
             }

@@ -36,6 +36,7 @@ class RemediationRecord(Contract):
     reason: str = Field(description="What was done, or why nothing could be.")
     changes: list[AttemptChange] = Field(default_factory=list)
     endpoint_name: str | None = None
+    region: str | None = Field(None, description="The failed endpoint's Region where not the run's.")
     instance_type: str | None = None
     endpoint_created_at: datetime | None = None
     waited_s: float | None = Field(None, description="From CreateEndpoint to this decision.")

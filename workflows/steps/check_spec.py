@@ -25,6 +25,10 @@ from workflows.preflight.gate import LOCAL_REGION
 from workflows.spec.model import HUB_SCHEME
 from workflows.spec.pipeline import RunSpec, parse_spec
 
+ROUTED_MODES = ("realtime",)
+"""Modes whose attempt may move to another Region: one model from the packed artifact, no components or
+scaling (what deploy stages and teardown removes in the other Region)."""
+
 if TYPE_CHECKING:
     from types_boto3_s3 import S3Client
     from types_boto3_service_quotas import ServiceQuotasClient
@@ -76,10 +80,10 @@ def check_spec(
         PreflightBlocked: a blocking finding, listing every one, then the warnings.
     """
     regions = getattr(spec.hosting, "regions", None) or []
-    if len(regions) > 1:
+    if len(regions) > 1 and spec.hosting.mode not in ROUTED_MODES:
         raise SpecInvalid(
-            f"hosting.regions names {len(regions)} Regions: `deploybench preflight` checks a multi-Region spec, "
-            "but a run deploys in one Region so far (no endpoint in the others, no router).",
+            f"hosting.regions names {len(regions)} Regions: a run moves to the next Region (F06 past the last "
+            f"instance type) in the {', '.join(ROUTED_MODES)} mode only so far, not {spec.hosting.mode}.",
             fix="run with one Region (drop hosting.regions or leave the primary); preflight checks the rest",
         )
     clients = GateClients(

@@ -1,4 +1,9 @@
-"""Deploy step: the spec's hosting mode creates its resources and returns at once (the wait loop follows)."""
+"""Deploy step: the spec's hosting mode creates its resources and returns at once (the wait loop follows).
+
+An attempt in another Region of ``hosting.regions`` (F06 past the last instance type) deploys the same
+artifact there: staged to that Region's bucket, created with that Region's SageMaker client, its images
+chosen for that Region; the result names the Region, and every later step reads it.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ from typing import TYPE_CHECKING
 from workflows.contracts import DeployRequest, DeployResult
 from workflows.hosting.base import AwsClients
 from workflows.hosting.modes import strategy_for
+from workflows.hosting.region_staging import region_bucket, stage_in_region
+from workflows.hosting.routed import Regional, attempt_region
 from workflows.settings import Settings
 
 if TYPE_CHECKING:
@@ -24,12 +31,32 @@ def deploy(
     s3: S3Client | None = None,
     autoscaling: ApplicationAutoScalingClient | None = None,
     cloudwatch: CloudWatchClient | None = None,
+    regional: Regional | None = None,
 ) -> DeployResult:
     """Create the hosting mode's resources (``workflows/hosting/``); returns while the endpoint is Creating.
+
+    Args:
+        regional: another Region's SageMaker client, by Region name (an attempt outside the primary).
 
     Raises:
         PreflightBlocked: a static check of the mode blocks (before any AWS call).
         DeployRejected: SageMaker refused a create call.
     """
-    clients = AwsClients(sagemaker=sagemaker, s3=s3, autoscaling=autoscaling, cloudwatch=cloudwatch)
-    return strategy_for(request.spec.hosting.mode).deploy(request, clients=clients, settings=settings)
+    region = attempt_region(request.spec.hosting, request.attempt.region_index)
+    if region is None:
+        clients = AwsClients(sagemaker=sagemaker, s3=s3, autoscaling=autoscaling, cloudwatch=cloudwatch)
+        return strategy_for(request.spec.hosting.mode).deploy(request, clients=clients, settings=settings)
+    if regional is None or s3 is None:
+        raise ValueError(
+            f"deploying in {region} needs that Region's SageMaker client and S3; pass regional and s3"
+        )
+    uri = stage_in_region(
+        s3, request.pack.model_data_uri, bucket=settings.bucket, region=region, run_id=request.run_id
+    )
+    pack = request.pack.model_copy(update={"model_data_uri": uri, "device_artifacts": []})
+    there = settings.model_copy(update={"region": region, "bucket": region_bucket(settings.bucket, region)})
+    clients = AwsClients(sagemaker=regional(region), s3=s3)
+    result = strategy_for(request.spec.hosting.mode).deploy(
+        request.model_copy(update={"pack": pack}), clients=clients, settings=there
+    )
+    return result.model_copy(update={"region": region})

@@ -4,7 +4,8 @@ The state machine runs Describe -> Choice -> Wait(SecondsPath) -> Describe, so e
 short Lambda call and the waiting costs no compute. It never creates anything: once the endpoint
 is InService, a mode that places inference components reports the phase ``components`` and the
 pipeline goes on to PlaceInferenceComponents; any other mode checks that it serves (vLLM's
-served model, F26, is one request) and reports ``ready``.
+served model, F26, is one request) and reports ``ready``, or ``route`` when the endpoint is in another
+Region than the run's (the pipeline then creates the router, CreateInferenceRouter).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from workflows.hosting.polling import (
 
 IN_SERVICE = "InService"
 FAILED = "Failed"
+ROUTE = "route"
+"""The phase of an InService endpoint in another Region of hosting.regions: the router comes next."""
 
 
 def describe(request: DescribeRequest, *, sagemaker: Any, runtime: Any = None) -> EndpointStatus:
@@ -87,10 +90,11 @@ def describe(request: DescribeRequest, *, sagemaker: Any, runtime: Any = None) -
             )
     if progress.phase == "endpoint":
         refuse_past_budget(request, waited, status)
+    phase = ROUTE if progress.ready and request.deploy.region else progress.phase
     return EndpointStatus(
         status=IN_SERVICE if progress.ready else (status if status != IN_SERVICE else "Creating"),
         endpoint_status=status,
-        phase=progress.phase,
+        phase=phase,
         components=progress.components,
         failure_reason=reason,
         has_variants=bool(description.get("ProductionVariants")),

@@ -14,7 +14,9 @@ from typing import Any
 from workflows.aws.storage import put_text
 from workflows.benchmark.engine import run
 from workflows.benchmark.figures import DETAIL_FILE, compact, require_answers
+from workflows.benchmark.payloads import payload, shapes_of
 from workflows.benchmark.results import BenchmarkResult, Utilisation
+from workflows.benchmark.routed import JSON, RoutedFigures, measure_routed, routed_figures
 from workflows.benchmark.run_config import engine_config, make_invoker
 from workflows.contracts import BenchmarkRequest
 from workflows.hosting import pools
@@ -26,12 +28,20 @@ from workflows.spec.pipeline import WARM_CHECK_ALLOWANCE_S
 
 
 def benchmark(
-    request: BenchmarkRequest, *, runtime: Any, s3: Any, settings: Settings, sagemaker: Any = None
+    request: BenchmarkRequest,
+    *,
+    runtime: Any,
+    s3: Any,
+    settings: Settings,
+    sagemaker: Any = None,
+    router_runtime: Any = None,
 ) -> BenchmarkResult:
     """Measure in this process, write every figure under the run's results prefix.
 
     A pooled endpoint's instances per type are read before and after the measurement (``sagemaker``
-    given): a scale-out onto another pool's type during it makes the figures a mixture.
+    given): a scale-out onto another pool's type during it makes the figures a mixture. A run across
+    Regions (``request.router``) is measured through its router too (``router_runtime``, the primary
+    Region's): the routed shape.
 
     Raises:
         BenchmarkFailed: a shape got no successful response at all.
@@ -55,6 +65,7 @@ def benchmark(
     if sampler is not None:
         with_utilisation(output["measurements"], sampler)
     fleet = pools.fleet(before, pools.snapshot(sagemaker, name, pooled)) if before is not None else {}
+    routed = routed_shape(request, runtime=runtime, router_runtime=router_runtime) if request.router else None
     detail_uri = f"s3://{settings.bucket}/{results_prefix(request.run_id)}{DETAIL_FILE}"
     put_text(s3, detail_uri, json.dumps(output), "application/json")
     shapes, warm = compact(output)
@@ -67,6 +78,55 @@ def benchmark(
         detail_uri=detail_uri,
         seconds=round(time.perf_counter() - started, 3),
         fleet=fleet,
+        routed=routed,
+    )
+
+
+ROUTED_ROUNDS_FLOOR = 30
+"""Calls each way at least: a p99 from fewer is the slowest call, not a percentile."""
+
+
+def routed_shape(request: BenchmarkRequest, *, runtime: Any, router_runtime: Any) -> RoutedFigures:
+    """The first shape of the spec through the router and directly to the serving endpoint, alternating.
+
+    Both ways go through boto3 (InvokeInferenceRouter, InvokeEndpoint), so the client's own overhead is
+    the same on each side and the difference is the router's.
+
+    Raises:
+        ValueError: no router runtime client was given.
+    """
+    router = request.router
+    if router is None or router_runtime is None:
+        raise ValueError("measuring the routed shape needs the run's router and the router runtime client")
+    spec = request.spec.benchmark
+    shape = shapes_of(spec.batch_sizes[:1], spec.sequence_lengths[:1])[0]
+    body = payload(shape, seed=spec.seed)
+    target = dict(request.deploy.target)
+
+    def direct() -> object:
+        answer = runtime.invoke_endpoint(
+            EndpointName=request.deploy.endpoint_name, Body=body, ContentType=JSON, **target
+        )
+        return answer["Body"].read()
+
+    def through_router() -> tuple[str, str]:
+        answer = router_runtime.invoke_inference_router(
+            InferenceRouterName=router.name,
+            RoutingTargetName=router.routing_target,
+            Body=body,
+            ContentType=JSON,
+        )
+        answer["Body"].read()
+        return str(answer["InvokedRoutedResourceArn"]), str(answer["RoutingReason"])
+
+    direct_ms, calls = measure_routed(direct, through_router, max(spec.min_requests, ROUTED_ROUNDS_FLOOR))
+    return routed_figures(
+        router=router.arn,
+        destinations=[d.arn for d in router.destinations],
+        direct_endpoint=request.deploy.endpoint_name,
+        direct_ms=direct_ms,
+        routed=calls,
+        shape=shape.label,
     )
 
 

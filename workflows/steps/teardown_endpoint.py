@@ -20,6 +20,7 @@ from workflows.contracts import PipelineState, TeardownResult
 from workflows.errors import ResourceBusy, TeardownIncomplete
 from workflows.hosting import resources, routed
 from workflows.hosting.modes import strategy_for
+from workflows.hosting.region_staging import delete_staged, staged_left
 from workflows.hosting.tagged import tagged_leftovers
 from workflows.naming import TAG_KEEP, resource_prefix, results_prefix, staging_prefix
 from workflows.settings import Settings
@@ -185,6 +186,7 @@ def teardown(
         resources.delete_named(sweep, sagemaker, kind, prefix, kept, holding)
     if others and regional is not None:
         routed.delete_in_regions(sweep, others, regional, prefix, kept)
+    sweep.deleted += delete_staged(s3, settings.bucket, others, state.run_id)
     keys = _staging_objects(s3, settings.bucket, state.run_id, kept)
     if keys:
         _delete_objects(s3, settings.bucket, keys)
@@ -205,6 +207,7 @@ def teardown(
     )  # fmt: skip
     if others and regional is not None:
         remaining += routed.remaining_routed(sagemaker, others, regional, prefix, kept)
+    remaining += staged_left(s3, settings.bucket, others, state.run_id)
     if tagging is not None:
         remaining += tagged_leftovers(
             state.run_id,

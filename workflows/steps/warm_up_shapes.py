@@ -9,11 +9,12 @@ benchmark plan then moves the measurement to a processing job, which warms them 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from workflows.benchmark.figures import OUT_OF_TIME, WarmupOutcome, cold_start_of, warmup_record
 from workflows.benchmark.payloads import bodies_for
 from workflows.benchmark.results import ColdStart, ShapeWarmup, WarmupResult
+from workflows.benchmark.routed import router_call
 from workflows.benchmark.run_config import engine_config, make_invoker
 from workflows.benchmark.warmup import warm_up
 from workflows.contracts import WarmupRequest
@@ -26,9 +27,14 @@ MIN_SHAPE_BUDGET_S = 5.0
 
 
 def warmup(
-    request: WarmupRequest, *, runtime: SageMakerRuntimeClient, time_budget_s: float | None = None
+    request: WarmupRequest,
+    *,
+    runtime: SageMakerRuntimeClient,
+    time_budget_s: float | None = None,
+    router_runtime: Any = None,
 ) -> WarmupResult:
-    """Warm every shape within ``time_budget_s`` (the caller's remaining time, if limited).
+    """Warm every shape within ``time_budget_s`` (the caller's remaining time, if limited); a run across
+    Regions warms the routed path too (the first shape through ``request.router``, ``router_runtime``).
 
     Raises:
         WarmupFailed: a shape never answered successfully (its errors and last message quoted).
@@ -80,9 +86,44 @@ def warmup(
         if cold_start is not None and (left is None or left >= MIN_SHAPE_BUDGET_S)
         else None
     )
+    routed = None
+    if (
+        request.router is not None
+        and router_runtime is not None
+        and (left is None or left >= MIN_SHAPE_BUDGET_S)
+    ):
+        routed = warm_routed(request, config, router_runtime, left)
     return WarmupResult(
         shapes=results,
         cold_start=cold_start,
         seconds=round(time.perf_counter() - started, 3),
         served_by=provider,
+        routed=routed,
     )
+
+
+def warm_routed(request: WarmupRequest, config: Any, router_runtime: Any, left: float | None) -> ShapeWarmup:
+    """The first shape through the run's router until its latency is stable, as a direct shape is warmed.
+
+    Raises:
+        WarmupFailed: the router never answered successfully.
+    """
+    router = request.router
+    if router is None:
+        raise ValueError("warming the routed path needs the run's router")
+    shape = config.shapes()[0]
+    outcome = WarmupOutcome.of(
+        warm_up(
+            router_call(router_runtime, router.name, router.routing_target),
+            bodies_for(shape, config.seed),
+            concurrency=1,
+            max_requests=config.warmup_max_requests,
+            max_seconds=config.warmup_max_s if left is None else min(config.warmup_max_s, left),
+        )
+    )
+    if outcome.successes == 0:
+        raise WarmupFailed(
+            f"shape {shape.label} through router {router.name} failed all {outcome.requests} warmup "
+            f"requests: {outcome.errors}. Last error: {outcome.last_error}"
+        )
+    return warmup_record(outcome, batch_size=shape.batch_size, sequence_length=shape.sequence_length)
