@@ -121,6 +121,7 @@ FUNCTIONS: tuple[LambdaFunction, ...] = (
         f"{_C}RouterRequest",
         "workflows.hosting.router_state:RouterResult",
         "Route across Regions: the run's router",
+        timeout_s=900,
     ),
     LambdaFunction(
         "WarmUpShapes",
