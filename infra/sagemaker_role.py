@@ -25,6 +25,8 @@ def sagemaker_log_arns(stack: Stack) -> list[str]:
 
     A fixed-name group is also given as ``<group>:*``: CloudWatch Logs authorizes some actions on
     that form of the group's ARN, and stream ARNs (``<group>:log-stream:<stream>``) fall under it.
+    Any Region: a run across Regions (``hosting.regions``) has endpoints, and their log groups, in
+    Regions the stack does not know until the spec names them; the names stay the run's prefix.
     """
     arns = []
     for group in sagemaker_log_groups(f"{PREFIX}-*"):
@@ -32,6 +34,7 @@ def sagemaker_log_arns(stack: Stack) -> list[str]:
         arns += [
             stack.format_arn(
                 service="logs",
+                region="*",
                 resource="log-group",
                 resource_name=name,
                 arn_format=ArnFormat.COLON_RESOURCE_NAME,
@@ -42,10 +45,11 @@ def sagemaker_log_arns(stack: Stack) -> list[str]:
 
 
 def image_repositories(stack: Stack) -> list[str]:
-    """Every registry account of the image table (the SageMaker SDK's per-region accounts), in the
-    stack's region: SageMaker pulls the serving image as this role, from the region's account."""
+    """Every registry account of the image table (the SageMaker SDK's per-region accounts), in any
+    Region: SageMaker pulls the serving image as this role from the endpoint's Region's account, and a
+    run across Regions (``hosting.regions``) deploys in Regions other than the stack's."""
     return [
-        stack.format_arn(service="ecr", account=account, resource="repository", resource_name="*")
+        stack.format_arn(service="ecr", region="*", account=account, resource="repository", resource_name="*")
         for account in registry_accounts()
     ]
 
