@@ -34,6 +34,7 @@ def _canary(request: PreflightRequest, *, s3: S3Client, result: PreflightResult)
     from workflows.diagnosis import diagnose, evidence_from_text
 
     region = os.environ.get("AWS_REGION", "us-east-1")
+    mode = request.spec.hosting.mode  # the canary's error is read for the spec's hosting, as the run's are
     canary = pipeline_canary(request.spec, request.pack.model_data_uri, s3=s3, region=region)
     if canary is None:
         return None
@@ -53,7 +54,7 @@ def _canary(request: PreflightRequest, *, s3: S3Client, result: PreflightResult)
     ]:
         if tried is None or tried.outcome == "passed":
             continue
-        named = diagnose(evidence_from_text(tried.error, origin="canary")).id
+        named = diagnose(evidence_from_text(tried.error, origin="canary", hosting_mode=mode)).id
         result.findings.insert(
             0,
             Finding(
