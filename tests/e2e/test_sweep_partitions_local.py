@@ -60,7 +60,7 @@ def test_a_local_partition_sweep_runs_both_arms_and_labels_them_as_the_stand_in(
     assert summary["partitions"]["stand_in"] == LOCAL_PARTITIONS
     assert verdict["decision"].startswith(f"{LOCAL_PARTITIONS}: ")
     assert (verdict["whole"]["arm"], verdict["partitions"]["arm"]) == (WHOLE, PARTITIONED)
-    assert verdict["whole"]["layout"].startswith("1 copies, one per whole GPU")
+    assert verdict["whole"]["layout"].startswith("1 copy, one per whole GPU")
     assert verdict["partitions"]["layout"].startswith("2 copies, one per mig-3g.40gb partition")
     assert verdict["whole"]["requests_per_s"] > 0 and verdict["partitions"]["requests_per_s"] > 0
     assert f"**{LOCAL_PARTITIONS}.**" in report_text.split("## Whole GPUs or partitions")[1]

@@ -200,6 +200,10 @@ def decide(
     )  # fmt: skip
 
 
+def _copies(count: int) -> str:
+    return f"{count} {'copy' if count == 1 else 'copies'}"
+
+
 def _cost_basis(instance_type: str, count: int, prices: dict[str, Any]) -> tuple[float | None, str]:
     price = prices["sagemaker"]["inference_instance_hour"].get(instance_type)
     if price is None:
@@ -237,9 +241,9 @@ def compare_partitions(
         whole_hosting, whole_run = arms[WHOLE]
         part_hosting, part_run = arms[PARTITIONED]
         layouts = {
-            WHOLE: f"{whole_hosting.copies} copies, one per whole GPU ({per_instance} per instance)",
+            WHOLE: f"{_copies(whole_hosting.copies)}, one per whole GPU ({per_instance} per instance)",
             PARTITIONED: (
-                f"{part_hosting.copies} copies, one per {part_hosting.gpu_partition} partition "
+                f"{_copies(part_hosting.copies)}, one per {part_hosting.gpu_partition} partition "
                 f"({part_hosting.partitions_per_gpu} on each of {per_instance} GPUs per instance)"
             ),
         }
