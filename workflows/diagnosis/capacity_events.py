@@ -1,17 +1,21 @@
 """Evidence from capacity events: an endpoint's lifecycle as EventBridge and CloudTrail recorded it.
 
-Where AWS documents what it emits when an endpoint gets no instance (the insufficient capacity error, ICE):
+Where AWS records an endpoint's lifecycle, and so the failure to get an instance (the insufficient capacity
+error, ICE), outside DescribeEndpoint (which ``deploybench diagnose --endpoint`` reads):
 
-- EventBridge's ``SageMaker Endpoint State Change`` event (``source: aws.sagemaker``): the endpoint's
-  status at each change (``CREATING``, ``IN_SERVICE``, ``FAILED`` ...), its times in epoch milliseconds,
-  its ProductionVariants once assigned, and on ``FAILED`` the ``FailureReason`` that DescribeEndpoint
-  shows ("Unable to provision requested ML compute capacity", or empty after the capacity stall, F06);
-  ``SageMaker Endpoint Deployment State Change`` carries an update's failure the same way. EventBridge
-  keeps no history: a user has them where a rule delivered them (a file, a queue, a log group).
+- EventBridge's ``SageMaker Endpoint State Change`` event (``source: aws.sagemaker``, one of the events
+  AWS's guide lists SageMaker sending): the endpoint's fields at each change, named as DescribeEndpoint
+  names them. Read as the project's envelope reader reads them (``envelopes._as_described``): a status in
+  either case (``FAILED`` or ``Failed``), times in epoch milliseconds or ISO, and on a failure the
+  ``FailureReason`` that DescribeEndpoint shows ("Unable to provision requested ML compute capacity", or
+  empty after the capacity stall, F06); ``SageMaker Endpoint Deployment State Change`` carries an
+  update's failure the same way. EventBridge keeps no history: a user has them where a rule delivered
+  them (a file, a queue, a log group).
 - CloudTrail's records of SageMaker's API calls (``lookup-events`` output, a trail file, or the
   LookupEvents API for the endpoint): a call SageMaker refused at once carries ``errorCode`` and
   ``errorMessage`` (``ResourceLimitExceeded``, the quota, F39). An endpoint's capacity failure happens
-  after CreateEndpoint has returned, so CloudTrail shows the create succeeding and no ICE code for it.
+  after CreateEndpoint has returned, and no CloudTrail error code for it is documented; an
+  ``InsufficientInstanceCapacity`` code, should a record carry one, is read as any other error.
 
 Each state change becomes a ``Poll`` (the series the F06 facts read: Creating with no variants, then
 Failed with an empty reason), applied as the endpoint's description when nothing better is known; each
