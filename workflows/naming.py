@@ -213,6 +213,15 @@ def endpoint_log_group(endpoint: str) -> str:
     return f"{SAGEMAKER_LOG_ROOT}/Endpoints/{endpoint}"
 
 
+def endpoint_traces_log_group(endpoint: str) -> str:
+    """Where an endpoint with TracingConfig sends its sampled requests: ``<endpoint's group>/traces``.
+
+    Under the endpoint's own group name, so the SageMaker role's grant on ``/aws/sagemaker/Endpoints/db-*``
+    covers it (an IAM ``*`` matches ``/``): tracing needs no further logs permission.
+    """
+    return f"{endpoint_log_group(endpoint)}/traces"
+
+
 def component_log_group(component: str) -> str:
     """An inference component's containers log apart from their endpoint's."""
     return f"{SAGEMAKER_LOG_ROOT}/InferenceComponents/{component}"

@@ -68,6 +68,9 @@ NOT_RUN = {
     "deploybench diagnose --log FILE --catalogue MINE.yaml": "a synopsis (tests/unit/test_diagnosis_user_catalogue.py runs it)",
     "deploybench catalogue [ID] [--write docs/failures.md]": "a synopsis (tests/unit/test_cli_contract.py lists it)",
     "deploybench diagnose --endpoint NAME [--since-min 60] [--json]": "AWS, a synopsis",
+    "deploybench diagnose --traces NAME [--events FILE] [--cloudtrail NAME]": (
+        "AWS, a synopsis (tests/handlers/test_diagnosis_traces.py, tests/unit/test_diagnosis_capacity_events.py)"
+    ),
     "deploybench diagnose --log pasted.txt": "the pasted file is not on the page (tests/unit/test_diagnosis_paste.py)",
     "deploybench bench --endpoint NAME [--spec SPEC] [--batch-sizes 1,8] [--concurrency 1,4] ...": "AWS",
     "deploybench report RESULT.json [RESULT.json ...] [--out DIR]": "a synopsis (tests/handlers/test_reports.py)",

@@ -17,6 +17,7 @@ from workflows.contracts import DeployRequest
 from workflows.hosting.network import endpoint_config_security, model_security
 from workflows.hosting.regions import RegionSettings, cross_region_traffic_config
 from workflows.hosting.spec_bases import InstanceSettings, ModelServerSettings
+from workflows.hosting.tracing import tracing_config
 from workflows.settings import Settings
 
 if TYPE_CHECKING:
@@ -151,13 +152,15 @@ def create_endpoint(
     hosting: Any,
     **extra: Any,
 ) -> None:
-    """The endpoint config (with the hosting's KmsKeyId), then the endpoint (returns while it is Creating).
+    """The endpoint config (with the hosting's KmsKeyId, MetricsConfig and, when asked, TracingConfig), then
+    the endpoint (returns while it is Creating).
 
     An endpoint config with an ExecutionRoleArn hosts inference components on its own instances, so it
     also carries the hosting's VPC and network isolation.
     """
     security = endpoint_config_security(hosting, hosts_components="ExecutionRoleArn" in extra)
     security.update(metrics_config(variants))
+    security.update(tracing_config(hosting, variants=variants, extra=extra))
     if isinstance(hosting, RegionSettings):
         security.update(cross_region_traffic_config(hosting))
     with aws_errors(f"create endpoint config {config}"):

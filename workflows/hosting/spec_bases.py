@@ -16,6 +16,7 @@ from pydantic import Field, field_validator, model_validator
 from workflows.hosting.network import Secured
 from workflows.hosting.regions import RegionSettings
 from workflows.hosting.renames import accept_former_instance_types
+from workflows.hosting.tracing import Traced
 from workflows.models import Strict
 from workflows.spec.enums import EndpointInstanceType, InferenceAmiVersion, Word
 
@@ -40,8 +41,9 @@ _IMAGE_VERSION = (
 )
 
 
-class _Instances(Secured, RegionSettings):
-    """What every instance-backed mode has: instance types with fallbacks, count, image, AMI, VPC, keys."""
+class _Instances(Secured, RegionSettings, Traced):
+    """What every instance-backed mode has: instance types with fallbacks, count, image, AMI, VPC, keys,
+    request tracing."""
 
     instance_type_fallbacks: list[EndpointInstanceType] = Field(
         default_factory=lambda: ["ml.c6i.xlarge"],

@@ -20,6 +20,7 @@ from workflows.hosting.spec_bases import (
     _Instances,
     _ModelServer,
 )
+from workflows.hosting.tracing import refuse_serverless_tracing
 from workflows.spec.enums import EndpointInstanceType, Word
 
 
@@ -76,6 +77,11 @@ class ServerlessHosting(_ModelServer):
         None, description="Container image URI; empty picks the HF PyTorch inference DLC (CPU)."
     )
     image_version: str | None = Field(None, description=_IMAGE_VERSION)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _untraced(cls, data: Any) -> Any:
+        return refuse_serverless_tracing(data)
 
     @field_validator("memory_size_mb")
     @classmethod

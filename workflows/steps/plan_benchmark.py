@@ -9,7 +9,8 @@ from workflows.benchmark.run_config import measured_concurrency
 from workflows.benchmark.server_side import observability_line
 from workflows.benchmark.sizing import MeasurementPlan, plan_lines, plan_measurement
 from workflows.contracts import BenchmarkPlan, BenchmarkPlanRequest, Finding
-from workflows.naming import benchmark_job_name
+from workflows.hosting.tracing import tracing_line
+from workflows.naming import benchmark_job_name, endpoint_traces_log_group
 from workflows.spec.pipeline import is_gpu_instance
 
 SAMPLE_COUNT = "sample-count"
@@ -49,6 +50,9 @@ def plan(request: BenchmarkPlanRequest) -> BenchmarkPlan:
     lines = plan_lines(measurements, shapes=len(request.warmup.shapes), windows=spec.windows)
     if lines:
         lines.append(observability_line(request.spec.hosting.mode))
+        traced = tracing_line(request.spec.hosting, endpoint_traces_log_group(request.deploy.endpoint_name))
+        if traced:
+            lines.append(traced)
     return BenchmarkPlan(
         runner=runner,
         reason=reason,

@@ -104,16 +104,21 @@ class LogShipper:
         events: list[InputLogEventTypeDef] = [
             {"timestamp": now, "message": line.decode("utf-8", "replace")} for line in lines if line.strip()
         ]
-        if not events:
-            return
+        if events:
+            # Best effort, as the CloudWatch agent is: serving goes on, and the lines stay in the file.
+            self.put_events(followed.group, followed.stream, events)
+
+    def put_events(self, group: str, stream: str, events: list[InputLogEventTypeDef]) -> bool:
+        """Send ``events`` to ``group``/``stream`` (created when new); False when CloudWatch Logs refused.
+
+        Best effort for every writer (container output, request traces): a failed write never fails serving.
+        """
         try:
-            self._ensure(followed.group, followed.stream)
+            self._ensure(group, stream)
             for start in range(0, len(events), MAX_EVENTS):
                 self.logs.put_log_events(
-                    logGroupName=followed.group,
-                    logStreamName=followed.stream,
-                    logEvents=events[start : start + MAX_EVENTS],
+                    logGroupName=group, logStreamName=stream, logEvents=events[start : start + MAX_EVENTS]
                 )
         except Exception:  # noqa: BLE001
-            # Best effort, as the CloudWatch agent is: serving goes on, and the lines stay in the file.
-            return
+            return False
+        return True

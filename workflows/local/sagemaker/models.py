@@ -20,6 +20,16 @@ from workflows.local.sagemaker.api import (
 from workflows.local.sagemaker.state import BackendState
 
 
+def _check_tracing(body: dict[str, Any]) -> None:
+    """SageMaker traces no serverless variant and no config with data capture (TracingConfig's rules)."""
+    if not (body.get("TracingConfig") or {}).get("EnableTracing"):
+        return
+    if any("ServerlessConfig" in variant for variant in body.get("ProductionVariants") or []):
+        raise validation("TracingConfig cannot be combined with a serverless variant.")
+    if body.get("DataCaptureConfig"):
+        raise validation("TracingConfig cannot be combined with DataCaptureConfig.")
+
+
 @dataclass(frozen=True)
 class RecordTable:
     """Where the backend keeps one kind of plain record (a model, an endpoint config) and its API names."""
@@ -161,6 +171,7 @@ class ModelsApi(RecordsApi):
             raise constraint("[]", "productionVariants", "Member must have length greater than or equal to 1")
         for index, variant in enumerate(variants, start=1):
             self._check_variant(variant, index)
+        _check_tracing(body)
         with self.lock:
             if name in self.configs:
                 raise already_exists("endpoint configuration", self.arn("endpoint-config", name))

@@ -10,6 +10,7 @@ status becomes ``ModelError`` (424) quoting its body; no answer within 60 s beco
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +53,8 @@ class RuntimeApi(ComponentsApi):
         if container is None:  # serverless: the first call starts the container
             container = self._cold_start(endpoint)
         forwarded = {k: v for k, v in headers.items() if k in {"Content-Type", "Accept"}}
+        traced = self.tracer.sampled(name, self.configs.get(endpoint.config_name) or {})
+        started = time.perf_counter()
         limit = (endpoint.variants[0].get("CurrentServerlessConfig") or {}).get("MaxConcurrency")
         with self.lock:
             if limit is not None and endpoint.in_flight >= limit:
@@ -70,6 +73,15 @@ class RuntimeApi(ComponentsApi):
         finally:
             with self.lock:
                 endpoint.in_flight -= 1
+        if traced:
+            self.tracer.write(
+                name,
+                stream=f"{variant}/{instance_id(name, variant)}",
+                status=status,
+                started=started,
+                request=(body, headers.get("Content-Type", "")),
+                response=(output, content_type),
+            )
         if status >= 400:
             raise self._model_error(name, status, who, output.decode("utf-8", "replace"))
         return Invocation(status, output, content_type, variant)

@@ -18,6 +18,7 @@ from workflows.local.sagemaker.container import Container, ContainerFailed
 from workflows.local.sagemaker.container_spec import ContainerSpec
 from workflows.local.sagemaker.logs import LogShipper
 from workflows.local.sagemaker.memory import MemoryCap, remove_tagged_caps
+from workflows.local.sagemaker.tracing import LocalTracer
 
 if TYPE_CHECKING:
     from types_boto3_logs import CloudWatchLogsClient
@@ -92,6 +93,7 @@ class BackendState:
         self.jobs: dict[str, Any] = {}
         self.tags: dict[str, list[dict[str, str]]] = {}
         self.shipper = LogShipper(logs) if logs is not None else None
+        self.tracer = LocalTracer(self.shipper)
         self.announce = announce
         self._serving = serving
         self._stopping = threading.Event()
