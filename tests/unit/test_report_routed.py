@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from tests.support.result_docs import measurement, result
-from workflows.benchmark.routed import RoutedCall, routed_figures
+from workflows.benchmark.routed import routed_figures
+from workflows.benchmark.routed_calls import RoutedCall
 from workflows.hosting.router_state import RouterDestination, RouterResult
 from workflows.reports.markdown import render_report
 from workflows.reports.tables import percentile_cell

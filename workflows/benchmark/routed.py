@@ -17,7 +17,6 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,20 +24,12 @@ from botocore.exceptions import ClientError
 from pydantic import Field
 
 from workflows.benchmark.client import Outcome
+from workflows.benchmark.routed_calls import RoutedCall
 from workflows.benchmark.stats import latency_summary, percentile_intervals
 from workflows.models import Contract
 
 Interval = list[float | None]
 JSON = "application/json"
-
-
-@dataclass(frozen=True)
-class RoutedCall:
-    """One routed request: its latency, and which destination served it and why (the response's headers)."""
-
-    latency_ms: float
-    destination: str
-    reason: str
 
 
 class DestinationShare(Contract):
@@ -140,30 +131,6 @@ def routed_figures(
         added_p99_ci_ms=_difference_interval(routed_side.p99_ci_ms, direct_side.p99_ci_ms),
         shares=shares(routed),
     )
-
-
-def measure_routed(
-    direct: Callable[[], object], routed: Callable[[], tuple[str, str]], rounds: int
-) -> tuple[list[float], list[RoutedCall]]:
-    """``rounds`` calls each way, one of each per round, the order alternating round by round.
-
-    Args:
-        direct: makes one direct call (its answer is not read).
-        routed: makes one routed call; returns the serving destination and the routing reason.
-        rounds: calls each way.
-    """
-    direct_ms: list[float] = []
-    calls: list[RoutedCall] = []
-    for index in range(rounds):
-        for way in ("direct", "routed") if index % 2 == 0 else ("routed", "direct"):
-            started = time.perf_counter()
-            if way == "direct":
-                direct()
-                direct_ms.append((time.perf_counter() - started) * 1000)
-            else:
-                destination, reason = routed()
-                calls.append(RoutedCall((time.perf_counter() - started) * 1000, destination, reason))
-    return direct_ms, calls
 
 
 def router_call(router_runtime: Any, router: str, routing_target: str) -> Callable[[bytes], Outcome]:

@@ -16,7 +16,8 @@ from workflows.benchmark.engine import run
 from workflows.benchmark.figures import DETAIL_FILE, compact, require_answers
 from workflows.benchmark.payloads import payload, shapes_of
 from workflows.benchmark.results import BenchmarkResult, Utilisation
-from workflows.benchmark.routed import JSON, RoutedFigures, measure_routed, routed_figures
+from workflows.benchmark.routed import JSON, RoutedFigures, routed_figures
+from workflows.benchmark.routed_calls import measure_routed
 from workflows.benchmark.run_config import engine_config, make_invoker
 from workflows.contracts import BenchmarkRequest
 from workflows.hosting import pools
