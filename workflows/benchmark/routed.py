@@ -24,12 +24,13 @@ from botocore.exceptions import ClientError
 from pydantic import Field
 
 from workflows.benchmark.client import Outcome
-from workflows.benchmark.routed_calls import RoutedCall
+from workflows.benchmark.payloads import shapes_of
+from workflows.benchmark.routed_calls import JSON, ROUNDS_FLOOR, RoutedCall, RoutedPlan
 from workflows.benchmark.stats import latency_summary, percentile_intervals
 from workflows.models import Contract
+from workflows.spec.pipeline import BenchmarkSpec
 
 Interval = list[float | None]
-JSON = "application/json"
 
 
 class DestinationShare(Contract):
@@ -130,6 +131,42 @@ def routed_figures(
         added_p50_ci_ms=_difference_interval(routed_side.p50_ci_ms, direct_side.p50_ci_ms),
         added_p99_ci_ms=_difference_interval(routed_side.p99_ci_ms, direct_side.p99_ci_ms),
         shares=shares(routed),
+    )
+
+
+def routed_plan(benchmark: BenchmarkSpec, *, router: str, routing_target: str, region: str) -> RoutedPlan:
+    """The routed shape of a spec: its first (batch, sequence) shape, at least ``ROUNDS_FLOOR`` calls each way.
+
+    Args:
+        benchmark: the spec's benchmark section.
+        router: the router's name; ``routing_target`` its target; ``region`` its Region (the run's primary).
+    """
+    shape = shapes_of(benchmark.batch_sizes[:1], benchmark.sequence_lengths[:1])[0]
+    return RoutedPlan(
+        router=router,
+        routing_target=routing_target,
+        region=region,
+        batch_size=shape.batch_size,
+        sequence_length=shape.sequence_length,
+        seed=benchmark.seed,
+        rounds=max(benchmark.min_requests, ROUNDS_FLOOR),
+    )
+
+
+def figures_of(
+    samples: dict[str, Any], *, router: str, destinations: list[str], direct_endpoint: str
+) -> RoutedFigures:
+    """The routed shape's figures from ``measure_routed_shape``'s samples (the Lambda's, or the job's file)."""
+    return routed_figures(
+        router=router,
+        destinations=destinations,
+        direct_endpoint=direct_endpoint,
+        direct_ms=[float(ms) for ms in samples["direct_ms"]],
+        routed=[
+            RoutedCall(float(c["latency_ms"]), str(c["destination"]), str(c["reason"]))
+            for c in samples["calls"]
+        ],
+        shape=str(samples["shape"]),
     )
 
 
