@@ -17,8 +17,9 @@ from constructs import IConstruct
 from infra.constants import PREFIX, state_machine_name
 from infra.cross_region import region_buckets_of
 from infra.network import StackNetwork, ec2_arn
-from infra.permissions import CROSS_REGION_KINDS, RUN_PREFIXES_READ, SAGEMAKER_KINDS, TARGET_TRACKING_ALARMS
+from infra.permissions import CROSS_REGION_KINDS, RUN_PREFIXES_READ, SAGEMAKER_KINDS
 from infra.sagemaker_role import image_repositories, sagemaker_log_arns
+from infra.scaling_grants import TARGET_TRACKING_ALARMS
 from state_machines import children, names
 from workflows.janitor.cleanup import REPORTS_PREFIX
 from workflows.naming import SWEEPS_PREFIX

@@ -33,6 +33,8 @@ deploybench's and tagged, so the one condition covers both.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from aws_cdk import aws_iam as iam
 
 from workflows.naming import TAG_KEEP, TAG_MANAGED
@@ -118,3 +120,10 @@ def manage(resources: list[str]) -> list[iam.PolicyStatement]:
         iam.PolicyStatement(actions=SAGEMAKER_READ, resources=resources),
         changes(resources),
     ]
+
+
+def statement(
+    actions: list[str], resources: list[str], **conditions: Mapping[str, object]
+) -> iam.PolicyStatement:
+    """``actions`` on ``resources``, under ``conditions`` (operator to condition block) where given."""
+    return iam.PolicyStatement(actions=actions, resources=resources, conditions=conditions or None)

@@ -16,7 +16,7 @@ maintenance functions get narrow ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from aws_cdk import ArnFormat, Stack
@@ -31,15 +31,20 @@ from infra.constants import (
     SOURCES_PREFIX,
     STAGING_PREFIX,
     SWEEPS_PREFIX,
-    TAG_MANAGED,
     state_machine_name,
 )
 from infra.cross_region import CROSS_REGION_KINDS as CROSS_REGION_KINDS
 from infra.cross_region import across_regions
 from infra.encryption import ArtifactKey
-from infra.ownership import ROUTER_CLEANUP, SAGEMAKER_CLEANUP, changes, manage
+from infra.ownership import ROUTER_CLEANUP, SAGEMAKER_CLEANUP, changes, manage, statement
 from infra.sagemaker_role import sagemaker_log_arns
-from workflows.hosting.scale_to_zero import resource_id
+from infra.scaling_grants import (
+    AUTOSCALING_ROLE,
+    RUN_ALARMS,
+    TARGET_TRACKING_ALARMS,
+    janitor_scaling,
+    scale_to_zero,
+)
 from workflows.janitor.cleanup import REPORTS_PREFIX
 from workflows.naming import ARTIFACTS_PREFIX, CONVERSIONS_PREFIX, RESULTS_PREFIX
 from workflows.spec.model import TOKEN_SECRET_PREFIX
@@ -54,31 +59,8 @@ SAGEMAKER_LIST = [
     # A run across Regions: its router, in the primary Region (no name filter, Resource "*").
     "sagemaker:ListInferenceRouters",
 ]
-# Scale to zero (F11, F12): each inference component's DesiredCopyCount as a scalable target with
-# its policies, and the NoCapacityInvocationFailures alarm that fires the step-scaling policy.
-AUTOSCALING_DESCRIBE = [
-    "application-autoscaling:DescribeScalableTargets",
-    "application-autoscaling:DescribeScalingPolicies",
-]
-AUTOSCALING_MANAGE = [
-    "application-autoscaling:RegisterScalableTarget",
-    "application-autoscaling:DeregisterScalableTarget",
-    "application-autoscaling:PutScalingPolicy",
-    "application-autoscaling:DeleteScalingPolicy",
-]
-IC_SCALABLE_DIMENSION = "sagemaker:inference-component:DesiredCopyCount"
-# Registering a SageMaker scalable target creates this service-linked role the first time.
-AUTOSCALING_SERVICE = "sagemaker.application-autoscaling.amazonaws.com"
-AUTOSCALING_ROLE = (
-    f"aws-service-role/{AUTOSCALING_SERVICE}/AWSServiceRoleForApplicationAutoScaling_SageMakerEndpoint"
-)
 # conversions/ is the conversion cache ConvertToOnnx reads and fills (shared by runs, keyed by content).
 RUN_PREFIXES_WRITTEN = (STAGING_PREFIX, ARTIFACTS_PREFIX, RESULTS_PREFIX, SOURCES_PREFIX, CONVERSIONS_PREFIX)
-# Application Auto Scaling names a target-tracking policy's alarms after the scalable resource
-# (TargetTracking-inference-component/<component>-AlarmHigh-<uuid>, ...-AlarmLow-<uuid>), and it
-# creates, describes and deletes them with the permissions of whoever puts or deletes the policy.
-TARGET_TRACKING_ALARMS = f"TargetTracking-{resource_id(f'{PREFIX}-*')}"
-RUN_ALARMS = f"{PREFIX}-*"
 RUN_PREFIXES_READ = (*RUN_PREFIXES_WRITTEN, MODELS_PREFIX)
 
 
@@ -174,34 +156,28 @@ RESERVATION_READS = ("sagemaker:DescribeTrainingPlan",)
 """The only SageMaker actions on resources the project does not name: the user's own ML reservation."""
 
 
-def _statement(
-    actions: list[str], resources: list[str], **conditions: Mapping[str, object]
-) -> iam.PolicyStatement:
-    return iam.PolicyStatement(actions=actions, resources=resources, conditions=conditions or None)
-
-
 def bucket_access(
     scope: Scope, *, read: tuple[str, ...], write: tuple[str, ...] = ()
 ) -> list[iam.PolicyStatement]:
     """Listing limited to the prefixes read; object reads and writes on exactly those prefixes."""
     statements = [
-        _statement(
+        statement(
             ["s3:ListBucket"],
             [scope.bucket.bucket_arn],
             StringLike={"s3:prefix": [f"{p}*" for p in read]},
         ),
-        _statement(["s3:GetObject", "s3:GetObjectVersion"], scope.objects(read)),
+        statement(["s3:GetObject", "s3:GetObjectVersion"], scope.objects(read)),
     ]
     if write:
         statements.append(
-            _statement(["s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"], scope.objects(write))
+            statement(["s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"], scope.objects(write))
         )
     return statements
 
 
 def pass_sagemaker_role(scope: Scope) -> iam.PolicyStatement:
     """SageMaker models and processing jobs run as the project's SageMaker role, and only SageMaker may be handed it."""
-    return _statement(
+    return statement(
         ["iam:PassRole"],
         [scope.sagemaker_role.role_arn],
         StringEquals={"iam:PassedToService": "sagemaker.amazonaws.com"},
@@ -213,16 +189,16 @@ def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
     logs = sagemaker_log_arns(scope.stack)
     return [
         *bucket_access(scope, read=RUN_PREFIXES_READ, write=RUN_PREFIXES_WRITTEN),
-        _statement(SAGEMAKER_LIST, ["*"]),
+        statement(SAGEMAKER_LIST, ["*"]),
         # Creates carry the managed tag; deletes, updates and stops need it on the resource (infra/ownership.py).
         *manage(scope.sagemaker_arns()),
         pass_sagemaker_role(scope),
         # Diagnosis reads the container logs of the endpoint, its inference components and the benchmark job.
-        _statement(["logs:FilterLogEvents", "logs:GetLogEvents", "logs:DescribeLogStreams"], logs),
+        statement(["logs:FilterLogEvents", "logs:GetLogEvents", "logs:DescribeLogStreams"], logs),
         # The benchmark reports the endpoint's ModelLatency / OverheadLatency beside client latency.
-        _statement(["cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics"], ["*"]),
+        statement(["cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics"], ["*"]),
         # Teardown's last check: anything tagged with the run's id (workflows/hosting/tagged.py).
-        _statement(["tag:GetResources"], ["*"]),
+        statement(["tag:GetResources"], ["*"]),
         *scale_to_zero(scope),
         *across_regions(scope),
     ]
@@ -238,7 +214,7 @@ def teardown_step(scope: Scope) -> list[iam.PolicyStatement]:
 def model_source_step(scope: Scope) -> list[iam.PolicyStatement]:
     """CheckSpec and ConvertToOnnx: a pipeline step that also reads a private Hub model's token
     (``model.token_secret``, named under deploybench/)."""
-    return [*pipeline_step(scope), _statement(["secretsmanager:GetSecretValue"], [scope.token_secrets()])]
+    return [*pipeline_step(scope), statement(["secretsmanager:GetSecretValue"], [scope.token_secrets()])]
 
 
 def check_spec_step(scope: Scope) -> list[iam.PolicyStatement]:
@@ -255,44 +231,9 @@ def check_spec_step(scope: Scope) -> list[iam.PolicyStatement]:
     reservations = [scope.stack.format_arn(service="sagemaker", resource="training-plan", resource_name="*")]
     return [
         *model_source_step(scope),
-        _statement(["servicequotas:ListServiceQuotas"], ["*"]),
-        _statement(["servicequotas:GetServiceQuota"], [quotas]),
-        _statement(list(RESERVATION_READS), reservations),
-    ]
-
-
-def scale_to_zero(scope: Scope) -> list[iam.PolicyStatement]:
-    """Deploy registers components' copies for scaling and the no-capacity alarm; teardown removes them."""
-    return [
-        _statement(AUTOSCALING_DESCRIBE, ["*"]),
-        _statement(
-            AUTOSCALING_MANAGE,
-            [scope.scalable_targets()],
-            StringEquals={
-                "application-autoscaling:service-namespace": "sagemaker",
-                "application-autoscaling:scalable-dimension": IC_SCALABLE_DIMENSION,
-            },
-        ),
-        # The alarms are the run's (db-<run id>-...) and those Application Auto Scaling makes for the
-        # components' target tracking; the only action of either is a scaling policy.
-        _statement(["cloudwatch:DescribeAlarms"], scope.alarms()),
-        *alarm_deletes(scope),
-        # Tagging is the run's alarm's create-time tagging (PutMetricAlarm with Tags), always managed.
-        _statement(
-            ["cloudwatch:TagResource"],
-            scope.alarms((RUN_ALARMS,)),
-            StringEquals={f"aws:RequestTag/{TAG_MANAGED}": "true"},
-        ),
-        _statement(
-            ["cloudwatch:PutMetricAlarm"],
-            scope.alarms(),
-            **{"ForAllValues:StringLike": {"cloudwatch:AlarmActions": [scope.scaling_policies()]}},
-        ),
-        _statement(
-            ["iam:CreateServiceLinkedRole"],
-            [scope.autoscaling_role()],
-            StringEquals={"iam:AWSServiceName": AUTOSCALING_SERVICE},
-        ),
+        statement(["servicequotas:ListServiceQuotas"], ["*"]),
+        statement(["servicequotas:GetServiceQuota"], [quotas]),
+        statement(list(RESERVATION_READS), reservations),
     ]
 
 
@@ -306,77 +247,37 @@ def prepare_redeploy(scope: Scope) -> list[iam.PolicyStatement]:
 
 def check_redeploy_queue(scope: Scope) -> list[iam.PolicyStatement]:
     return [
-        _statement(["states:ListExecutions"], [scope.state_machine_arn("redeploy_pipeline")]),
-        _statement(["states:DescribeExecution"], [scope.executions_arn("redeploy_pipeline")]),
+        statement(["states:ListExecutions"], [scope.state_machine_arn("redeploy_pipeline")]),
+        statement(["states:DescribeExecution"], [scope.executions_arn("redeploy_pipeline")]),
     ]
 
 
 def start_redeploy(scope: Scope) -> list[iam.PolicyStatement]:
-    return [_statement(["states:StartExecution"], [scope.state_machine_arn("redeploy_pipeline")])]
-
-
-# --- Janitor: scale to zero's leftovers (workflows/janitor/scaling.py) -------------------------
-# It describes and deletes only: each target's component is described for its tags, and the alarms
-# are the run's own (db-*) and those Application Auto Scaling made for a db-* component's policy.
-JANITOR_SCALING_DELETE = [
-    "application-autoscaling:DeleteScalingPolicy",
-    "application-autoscaling:DeregisterScalableTarget",
-]
-JANITOR_ALARMS = ["cloudwatch:DescribeAlarms", "cloudwatch:ListTagsForResource"]
-
-
-def alarm_deletes(scope: Scope) -> list[iam.PolicyStatement]:
-    """Application Auto Scaling's alarms carry no tags (their names tie them to a db-* component); the
-    run's own db-* alarms are put with the run's tags, so only those tagged deploybench's may go."""
-    return [
-        _statement(["cloudwatch:DeleteAlarms"], scope.alarms((TARGET_TRACKING_ALARMS,))),
-        _statement(
-            ["cloudwatch:DeleteAlarms"],
-            scope.alarms((RUN_ALARMS,)),
-            StringEquals={f"aws:ResourceTag/{TAG_MANAGED}": "true"},
-        ),
-    ]
-
-
-def janitor_scaling(scope: Scope) -> list[iam.PolicyStatement]:
-    return [
-        _statement(AUTOSCALING_DESCRIBE, ["*"]),
-        _statement(
-            JANITOR_SCALING_DELETE,
-            [scope.scalable_targets()],
-            StringEquals={
-                "application-autoscaling:service-namespace": "sagemaker",
-                "application-autoscaling:scalable-dimension": IC_SCALABLE_DIMENSION,
-            },
-        ),
-        _statement(JANITOR_ALARMS, scope.alarms()),
-        *alarm_deletes(scope),
-        _statement(["sagemaker:DescribeInferenceComponent"], scope.sagemaker_arns(("inference-component",))),
-    ]
+    return [statement(["states:StartExecution"], [scope.state_machine_arn("redeploy_pipeline")])]
 
 
 def janitor(scope: Scope) -> list[iam.PolicyStatement]:
     return [
-        _statement(SAGEMAKER_LIST, ["*"]),
+        statement(SAGEMAKER_LIST, ["*"]),
         # The janitor reads any db-* resource's tags, and removes only what is tagged as deploybench's.
-        _statement(["sagemaker:ListTags"], scope.sagemaker_arns()),
+        statement(["sagemaker:ListTags"], scope.sagemaker_arns()),
         changes(scope.sagemaker_arns(), SAGEMAKER_CLEANUP),
         # A run across Regions' router, in the stack's Region (its primary), by its tags as the rest.
-        _statement(["sagemaker:ListTags"], scope.routers()),
+        statement(["sagemaker:ListTags"], scope.routers()),
         changes(scope.routers(), ROUTER_CLEANUP),
         *janitor_scaling(scope),
         *bucket_access(scope, read=(STAGING_PREFIX,), write=(STAGING_PREFIX,)),
-        _statement(["s3:PutObject"], scope.objects((REPORTS_PREFIX,))),
-        _statement(["sns:Publish"], [scope.alert_topic.topic_arn]),
+        statement(["s3:PutObject"], scope.objects((REPORTS_PREFIX,))),
+        statement(["sns:Publish"], [scope.alert_topic.topic_arn]),
         # The topic is encrypted with its own key.
-        _statement(["kms:GenerateDataKey", "kms:Decrypt"], [scope.alert_key.key_arn]),
+        statement(["kms:GenerateDataKey", "kms:Decrypt"], [scope.alert_key.key_arn]),
     ]
 
 
 def describe_endpoint(scope: Scope) -> list[iam.PolicyStatement]:
     """DescribeEndpoint creates nothing: it reads the endpoint, and probes a vLLM endpoint's served model (F26)."""
     return [
-        _statement(
+        statement(
             ["sagemaker:DescribeEndpoint", "sagemaker:InvokeEndpoint"], scope.sagemaker_arns(("endpoint",))
         )
     ]

@@ -50,6 +50,18 @@ def _running_pipeline(name: str) -> str:
     raise AssertionError(f"{arn} never entered its Wait state")
 
 
+def _settled_status(arn: str) -> str:
+    """The execution's status once moto has reflected the stop: AWS's StopExecution sets ABORTED at once,
+    moto's execution thread sets it when its Wait state wakes (a deadline, never a hang)."""
+    sfn = boto3.client("stepfunctions", region_name=REGION)
+    deadline = time.monotonic() + 30
+    status = sfn.describe_execution(executionArn=arn)["status"]
+    while status == "RUNNING" and time.monotonic() < deadline:
+        time.sleep(0.05)
+        status = sfn.describe_execution(executionArn=arn)["status"]
+    return str(status)
+
+
 def test_stop_stops_the_execution_and_prints_what_its_teardown_removed(aws: Aws) -> None:
     from workflows.stops.teardown import StoppedTeardown, stopped_record_uri
 
@@ -75,8 +87,7 @@ def test_stop_stops_the_execution_and_prints_what_its_teardown_removed(aws: Aws)
     assert data["stopped"] is True and data["teardown"]["teardown"]["deleted"] == [
         "endpoint/db-run-stop-1-a1"
     ]
-    sfn = boto3.client("stepfunctions", region_name=REGION)
-    assert sfn.describe_execution(executionArn=arn)["status"] == "ABORTED"
+    assert _settled_status(arn) == "ABORTED"
 
 
 def test_stop_without_a_teardown_record_in_time_exits_1_with_the_fix(aws: Aws) -> None:

@@ -84,19 +84,26 @@ def _refusal(message: str, fix: str, evidence: str) -> list[Finding]:
 
 
 def check_partitions(
-    *, instance_type: str, partition_type: str, per_gpu: int | None, instance_count: int, copies: int
+    *,
+    instance_type: str,
+    partition_type: str,
+    per_gpu: int | None,
+    instance_count: int,
+    copies: int,
+    fields: str = "hosting",
 ) -> list[Finding]:
     """A partitioned layout that SageMaker would refuse, said before anything is created: a family
     without MIG (g5), a type the family does not offer, a layout that does not fit one GPU, or more
-    copies than the partitions of all instances."""
+    copies than the partitions of all instances. ``fields`` is where the spec holds ``gpu_partition``
+    and ``partitions_per_gpu`` (a sweep's comparison holds them under ``partitions``)."""
     row = instance(instance_type)
     types = family_types(instance_type)
     if not types:
         gpu = f" ({row.accelerator_name})" if row is not None and row.accelerator_name else ""
         return _refusal(
-            f"{instance_type}{gpu} offers no GPU partitions, so hosting.gpu_partition {partition_type} cannot "
+            f"{instance_type}{gpu} offers no GPU partitions, so {fields}.gpu_partition {partition_type} cannot "
             f"be placed: MIG is offered on {_offered()}.",
-            "choose a MIG-capable instance type and one of its partition types, or drop hosting.gpu_partition "
+            f"choose a MIG-capable instance type and one of its partition types, or drop {fields}.gpu_partition "
             "to give each copy whole GPUs",
             f"{instance_type}, gpu_partition {partition_type}",
         )
@@ -104,7 +111,7 @@ def check_partitions(
         return _refusal(
             f"{instance_type} does not offer partition type {partition_type}: SageMaker answers 400 listing "
             f"the valid types, which for ml.{family_of(instance_type)} are {', '.join(types)}.",
-            f"set hosting.gpu_partition to one of {', '.join(types)}",
+            f"set {fields}.gpu_partition to one of {', '.join(types)}",
             f"{instance_type}, gpu_partition {partition_type}",
         )
     most = most_that_fit(instance_type, partition_type)
@@ -116,7 +123,7 @@ def check_partitions(
             f"{layout.count} x {partition_type} do not fit one GPU of {instance_type}: they need "
             f"{layout.count * compute} compute and {layout.count * memory} memory slices of its "
             f"{limits['compute']} and {limits['memory']}; at most {most} fit.",
-            f"set hosting.partitions_per_gpu to {most} or less, or choose a smaller type of "
+            f"set {fields}.partitions_per_gpu to {most} or less, or choose a smaller type of "
             f"{', '.join(types)}",
             f"{instance_type}, {layout.count} x {partition_type}",
         )

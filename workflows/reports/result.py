@@ -45,6 +45,8 @@ def environment(detail: dict[str, Any] | None) -> dict[str, Any]:
 
 
 PRICED_FIELDS = ("max_concurrency", "provisioned_concurrency", "capacity_reservation")
+PARTITION_FIELDS = ("gpu_partition", "partitions_per_gpu")
+"""Where the copies ran: a partition of a GPU each (a sweep's partition comparison reads them)."""
 """Settings the cost and the reader of a result need beside the mode and its size."""
 
 
@@ -52,7 +54,7 @@ def hosting_summary(state: PipelineState) -> dict[str, Any]:
     """The configuration the last attempt deployed: the spec's, with remediation's overrides applied."""
     hosting = with_overrides(state.spec.hosting, state.attempt.overrides).model_dump(mode="json")
     # The mode, its size, and every setting a remediation can change (where the mode has it).
-    shown = {"mode", "instance_count", *HOSTING_FIELD.values(), *PRICED_FIELDS}
+    shown = {"mode", "instance_count", *HOSTING_FIELD.values(), *PRICED_FIELDS, *PARTITION_FIELDS}
     summary = {k: v for k, v in hosting.items() if k in shown and v is not None}
     summary["instance_type"] = state.deploy.instance_type if state.deploy else None
     deployed = state.deploy.effective_hosting if state.deploy else {}
@@ -178,6 +180,7 @@ def pipeline_result(
             endpoint_url=benchmark.endpoint_url if benchmark else generator.get("endpoint_url"),
             sagemaker_url=sagemaker_url,
             cpu=generator.get("cpu"),
+            gpu_partition=hosting.get("gpu_partition"),
         ),
         **data,
         "hosting": hosting,

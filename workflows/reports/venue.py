@@ -14,6 +14,8 @@ from workflows.benchmark.host import cpu_summary, describe_cpu
 
 LOCAL = "local"
 AWS = "aws"
+LOCAL_PARTITIONS = "local stand-in: partitions are copies on CPU, not MIG slices"
+"""What a local run's GPU partitions are: the local SageMaker starts one more copy per partition."""
 _LOOPBACK = {"localhost", "::1"}
 
 
@@ -31,6 +33,7 @@ def measured_on(
     endpoint_url: str | None,
     sagemaker_url: str | None = None,
     cpu: dict[str, Any] | None = None,
+    gpu_partition: str | None = None,
 ) -> dict[str, Any]:
     """The ``measured_on`` block of a result.
 
@@ -40,18 +43,23 @@ def measured_on(
         sagemaker_url: the SageMaker control-plane URL the run used, when known (a failed run has no
             benchmark, but its deploy went to the local SageMaker all the same).
         cpu: the load generator's CPU as it recorded it; read from this machine when None.
+        gpu_partition: the partition type each copy asked for, if any: a local run says its
+            partitions are copies on the CPU stand-in.
     """
     named = instance_type or "the named instance type"
     if not (is_local_url(endpoint_url) or is_local_url(sagemaker_url)):
         return {"where": AWS, "instance_type": instance_type, "label": f"measured on AWS, on {named}"}
     cpu = cpu or cpu_summary()
     host = host_sharing(cpu, instance_type)
+    label = f"LOCAL run on this host ({describe_cpu(cpu)}): not a measurement of {named}"
+    partitions = {"partitions": LOCAL_PARTITIONS} if gpu_partition else {}
     return {
         "where": LOCAL,
         "instance_type": instance_type,
         "cpu": cpu,
         "host": host,
-        "label": f"LOCAL run on this host ({describe_cpu(cpu)}): not a measurement of {named}",
+        "label": label + (f" ({LOCAL_PARTITIONS}: {gpu_partition})" if gpu_partition else ""),
+        **partitions,
     }
 
 

@@ -39,6 +39,9 @@ from workflows.sweeps.compare import (
     compare_runs,
     comparison_table,
 )
+from workflows.sweeps.partition_render import one_line as partitions_line
+from workflows.sweeps.partition_render import render as render_partitions
+from workflows.sweeps.partition_verdict import PartitionComparisonResult, compare_partitions
 from workflows.sweeps.recommend import recommend
 from workflows.sweeps.recommend_render import one_line as recommendation_line
 from workflows.sweeps.recommend_render import render as render_recommendation
@@ -58,6 +61,8 @@ SUMMARY_HOSTING = (
     "provisioned_concurrency",
     "served_instance_types",
     "mixed_fleet",
+    "gpu_partition",
+    "partitions_per_gpu",
 )
 # 2: the comparison holds noise-aware verdicts (workflows.reports.compare); 1 held fixed thresholds.
 SUMMARY_SCHEMA_VERSION = 2
@@ -173,10 +178,13 @@ def one_line(
     runs: list[RunSummary],
     report_uri: str,
     recommendation: Recommendation | None = None,
+    partitions: PartitionComparisonResult | None = None,
 ) -> str:
     parts = [f"sweep {sweep_id}: {comparison.verdict.replace('_', ' ')}"]
     if recommendation is not None:
         parts.append(recommendation_line(recommendation))
+    if partitions is not None:
+        parts.append(partitions_line(partitions))
     regressions = comparison.regressions
     if regressions:
         worst = "; ".join(_called(s) for s in regressions[:3])
@@ -202,7 +210,10 @@ def one_line(
 
 
 def render_report(
-    summary: dict[str, Any], comparison: RunsComparison, recommendation: Recommendation | None = None
+    summary: dict[str, Any],
+    comparison: RunsComparison,
+    recommendation: Recommendation | None = None,
+    partitions: PartitionComparisonResult | None = None,
 ) -> str:
     lines = [
         f"# deploybench sweep {summary['sweep_id']}",
@@ -234,6 +245,8 @@ def render_report(
             "No recommendation: add `recommend: {p99_ms: 100, batch_size: 8}` to the sweep file to rank the "
             "runs by cost per 1M inferences under a latency target.",
         ]
+    if partitions is not None:
+        lines += render_partitions(partitions)
     table = comparison_table(comparison)
     if table:
         lines += ["", "## Against the baseline", "", *table]
@@ -263,6 +276,7 @@ def compare_sweep(request: CompareRequest, *, s3: S3Client, settings: Settings) 
         min_change_pct=sweep.regression.min_change_pct,
     )
     recommendation = recommend(runs, sweep.recommend) if sweep.recommend else None
+    partitions = compare_partitions(sweep, runs)
     summary_uri = sweep_uri(settings.bucket, sweep.name, f"{request.sweep_id}/summary.json")
     report_uri = sweep_uri(settings.bucket, sweep.name, f"{request.sweep_id}/report.md")
     summary = {
@@ -276,10 +290,11 @@ def compare_sweep(request: CompareRequest, *, s3: S3Client, settings: Settings) 
         "comparison": comparison.model_dump(mode="json"),
         "recommendation": recommendation.model_dump(mode="json") if recommendation else None,
         "decision": recommendation.decision if recommendation else None,
+        "partitions": partitions.model_dump(mode="json") if partitions else None,
     }
     text = json.dumps(summary, indent=2)
     put_text(s3, summary_uri, text, "application/json")
-    put_text(s3, report_uri, render_report(summary, comparison, recommendation), "text/markdown")
+    put_text(s3, report_uri, render_report(summary, comparison, recommendation, partitions), "text/markdown")
     failed = [r.run_id for r in runs if r.status == "FAILED"]
     if comparison.verdict != "regression" and not failed:
         put_text(s3, sweep_uri(settings.bucket, sweep.name, "baseline.json"), text, "application/json")
@@ -293,5 +308,5 @@ def compare_sweep(request: CompareRequest, *, s3: S3Client, settings: Settings) 
         recommended_run_id=recommendation.recommended_run_id if recommendation else None,
         summary_uri=summary_uri,
         report_uri=report_uri,
-        summary=one_line(request.sweep_id, comparison, runs, report_uri, recommendation),
+        summary=one_line(request.sweep_id, comparison, runs, report_uri, recommendation, partitions),
     )

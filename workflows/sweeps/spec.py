@@ -20,6 +20,7 @@ from workflows.hosting.renames import DEPRECATED_INSTANCE_TYPES
 from workflows.models import Strict
 from workflows.spec.errors import EACH_LINE_FIX
 from workflows.spec.pipeline import RunSpec, explain, parse_spec
+from workflows.sweeps.partition_arms import PartitionComparison, hosting_arms, key_suffix
 
 # Run ids are ``<sweep id>-<index>``; a 20-character name keeps them within the 45 characters a
 # single run's id may take, so every SageMaker name stays under 63.
@@ -132,6 +133,14 @@ class SweepSpec(Strict):
             "{p99_ms: 100, batch_size: 8}; empty: no recommendation."
         ),
     )
+    partitions: PartitionComparison | None = Field(
+        None,
+        description=(
+            "Compare whole GPUs with their partitions on one MIG-capable type at the same price, e.g. "
+            "{instance_type: ml.p4d.24xlarge, gpu_partition: mig-1g.5gb}: the two arms are the sweep's "
+            "hosting (leave matrix.hosting and matrix.instance_types out); empty: no comparison."
+        ),
+    )
 
     @field_validator("base")
     @classmethod
@@ -170,7 +179,22 @@ def item_key(spec: RunSpec) -> str:
     ]
     provisioned = getattr(hosting, "provisioned_concurrency", None)
     kept = f" · {provisioned} provisioned" if provisioned else ""
-    return f"{spec.model.source} · {hosting.mode} · {','.join(where)}{kept} · {shapes}"
+    return f"{spec.model.source} · {hosting.mode} · {','.join(where)}{kept}{key_suffix(hosting)} · {shapes}"
+
+
+def _hosting_axis(sweep: SweepSpec) -> tuple[list[dict[str, Any]], list[str | None]]:
+    """The hosting entries and instance types crossed: the matrix's, or the partition comparison's arms."""
+    matrix = sweep.matrix
+    if sweep.partitions is None:
+        return list(matrix.hosting), list(matrix.instance_types) or [None]
+    if matrix.hosting != [{}] or matrix.instance_types:
+        raise SpecInvalid(
+            f"sweep {sweep.name}: partitions sets the hosting of its two arms, so matrix.hosting and "
+            "matrix.instance_types cannot be set beside it.",
+            fix="move the hosting fields both arms share into base.hosting and drop matrix.hosting and "
+            "matrix.instance_types, or drop partitions",
+        )
+    return [hosting for _, hosting in hosting_arms(sweep.partitions)], [None]
 
 
 def expand(sweep: SweepSpec) -> list[SweepItem]:
@@ -181,8 +205,8 @@ def expand(sweep: SweepSpec) -> list[SweepItem]:
             combinations are the same run, or the matrix exceeds ``MAX_RUNS``.
     """
     matrix = sweep.matrix
-    instance_types: list[str | None] = list(matrix.instance_types) or [None]
-    combinations = list(itertools.product(matrix.models, matrix.hosting, instance_types, matrix.shapes))
+    hosting_entries, instance_types = _hosting_axis(sweep)
+    combinations = list(itertools.product(matrix.models, hosting_entries, instance_types, matrix.shapes))
     if len(combinations) > MAX_RUNS:
         raise SpecInvalid(
             f"sweep {sweep.name} expands to {len(combinations)} runs; at most {MAX_RUNS} are allowed.",
@@ -216,24 +240,26 @@ def expand(sweep: SweepSpec) -> list[SweepItem]:
 
 
 def _check_recommend(sweep: SweepSpec, items: list[SweepItem]) -> None:
-    """A recommendation at a batch size (or sequence length) that no run measures can never be made."""
-    policy = sweep.recommend
-    if policy is None:
-        return
-    batches = sorted({b for item in items for b in item.spec.benchmark.batch_sizes})
-    if policy.batch_size not in batches:
-        raise SpecInvalid(
-            f"sweep {sweep.name}: recommend.batch_size {policy.batch_size} is not measured by any run "
-            f"(batch sizes measured: {batches}).",
-            fix=f"set recommend.batch_size to one of {batches}, or add it to the matrix shapes' batch_sizes",
-        )
-    lengths = sorted({str(q) for item in items for q in item.spec.benchmark.sequence_lengths})
-    if policy.sequence_length is not None and str(policy.sequence_length) not in lengths:
-        raise SpecInvalid(
-            f"sweep {sweep.name}: recommend.sequence_length {policy.sequence_length!r} is not measured by "
-            f"any run (sequence lengths measured: {lengths}).",
-            fix=f"set recommend.sequence_length to one of {lengths}, or leave it out to judge on all",
-        )
+    """A recommendation (or a partition comparison) at a batch size or sequence length that no run
+    measures can never be made."""
+    judged = [("recommend", sweep.recommend), ("partitions", sweep.partitions)]
+    for field, policy in judged:
+        if policy is None:
+            continue
+        batches = sorted({b for item in items for b in item.spec.benchmark.batch_sizes})
+        if policy.batch_size not in batches:
+            raise SpecInvalid(
+                f"sweep {sweep.name}: {field}.batch_size {policy.batch_size} is not measured by any run "
+                f"(batch sizes measured: {batches}).",
+                fix=f"set {field}.batch_size to one of {batches}, or add it to the matrix shapes' batch_sizes",
+            )
+        lengths = sorted({str(q) for item in items for q in item.spec.benchmark.sequence_lengths})
+        if policy.sequence_length is not None and str(policy.sequence_length) not in lengths:
+            raise SpecInvalid(
+                f"sweep {sweep.name}: {field}.sequence_length {policy.sequence_length!r} is not measured by "
+                f"any run (sequence lengths measured: {lengths}).",
+                fix=f"set {field}.sequence_length to one of {lengths}, or leave it out to judge on all",
+            )
 
 
 def parse_sweep(data: Any, *, origin: str = "sweep") -> SweepSpec:
