@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT))
 from bench.peers_timing import cpu_flags, cpu_model  # noqa: E402
 from bench.serving_overhead import build_artifact  # noqa: E402
 from workflows.benchmark.payloads import Shape, payload  # noqa: E402
-from workflows.benchmark.routed import measure_routed, routed_figures  # noqa: E402
+from workflows.benchmark.routed import routed_figures  # noqa: E402
+from workflows.benchmark.routed_calls import measure_routed  # noqa: E402
 
 RESULT = ROOT / "bench" / "results" / "router_overhead.json"
 ROLE = "arn:aws:iam::123456789012:role/deploybench-local"

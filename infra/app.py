@@ -16,6 +16,7 @@ from cdk_nag import AwsSolutionsChecks
 from infra.bundling import test_synth
 from infra.constants import (
     CONTEXT_ALERT_EMAIL,
+    CONTEXT_JANITOR_REGIONS,
     CONTEXT_JANITOR_SCHEDULE,
     CONTEXT_KMS_KEY_ARN,
     CONTEXT_SWEEP_ENABLED,
@@ -40,6 +41,12 @@ def _flag(value: object, default: bool) -> bool:
     return str(value).lower() in {"1", "true", "yes"}
 
 
+def _regions(value: object) -> tuple[str, ...]:
+    """A list, or a comma-separated string (``cdk deploy -c deploybench:janitorRegions=us-east-1,us-west-2``)."""
+    named = value.split(",") if isinstance(value, str) else list(value or [])  # type: ignore[call-overload]
+    return tuple(str(region).strip() for region in named if str(region).strip())
+
+
 def settings_from(app: cdk.App) -> StackSettings:
     node = app.node
     defaults = StackSettings()
@@ -48,6 +55,7 @@ def settings_from(app: cdk.App) -> StackSettings:
         sweep_schedule=node.try_get_context(CONTEXT_SWEEP_SCHEDULE) or defaults.sweep_schedule,
         sweep_enabled=_flag(node.try_get_context(CONTEXT_SWEEP_ENABLED), defaults.sweep_enabled),
         janitor_schedule=node.try_get_context(CONTEXT_JANITOR_SCHEDULE) or defaults.janitor_schedule,
+        janitor_regions=_regions(node.try_get_context(CONTEXT_JANITOR_REGIONS)),
         alert_email=node.try_get_context(CONTEXT_ALERT_EMAIL) or None,
         kms_key_arn=node.try_get_context(CONTEXT_KMS_KEY_ARN) or None,
         network=StackNetwork.from_context(node.try_get_context),

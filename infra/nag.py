@@ -128,6 +128,17 @@ def acknowledge(
             f"Region: teardown describes and deletes them there, named {PREFIX}-<run id>-... and only where "
             "tagged deploybench:managed.",
         )
+    a.add(
+        stack,
+        _wildcard(
+            stack,
+            stack.format_arn(
+                service="sagemaker", resource="inference-router", resource_name=f"{PREFIX}-*", region="*"
+            ),
+        ),
+        "The janitor sweeps each Region runs may use (deploybench:janitorRegions): a run's router there, named "
+        f"{PREFIX}-<run id>-router, is listed, and deleted only where tagged deploybench:managed.",
+    )
     for group in sagemaker_log_arns(stack):
         if "*" not in group:
             continue

@@ -34,7 +34,7 @@ from infra.constants import (
     state_machine_name,
 )
 from infra.cross_region import CROSS_REGION_KINDS as CROSS_REGION_KINDS
-from infra.cross_region import across_regions
+from infra.cross_region import across_regions, region_buckets_of
 from infra.encryption import ArtifactKey
 from infra.ownership import ROUTER_CLEANUP, SAGEMAKER_CLEANUP, changes, manage, statement
 from infra.sagemaker_role import sagemaker_log_arns
@@ -257,6 +257,8 @@ def start_redeploy(scope: Scope) -> list[iam.PolicyStatement]:
 
 
 def janitor(scope: Scope) -> list[iam.PolicyStatement]:
+    elsewhere = scope.sagemaker_arns(CROSS_REGION_KINDS, region="*")
+    routers_elsewhere = scope.sagemaker_arns(("inference-router",), region="*")
     return [
         statement(SAGEMAKER_LIST, ["*"]),
         # The janitor reads any db-* resource's tags, and removes only what is tagged as deploybench's.
@@ -265,6 +267,14 @@ def janitor(scope: Scope) -> list[iam.PolicyStatement]:
         # A run across Regions' router, in the stack's Region (its primary), by its tags as the rest.
         statement(["sagemaker:ListTags"], scope.routers()),
         changes(scope.routers(), ROUTER_CLEANUP),
+        # The other Regions runs may use (DEPLOYBENCH_JANITOR_REGIONS): what a run across Regions leaves
+        # there (endpoints, configs, models, a router) by the same tags, and its staged copy in that Region's
+        # bucket (<bucket>-<region>, under staging/ only).
+        statement(["sagemaker:ListTags"], [*elsewhere, *routers_elsewhere]),
+        changes(elsewhere, SAGEMAKER_CLEANUP),
+        changes(routers_elsewhere, ROUTER_CLEANUP),
+        statement(["s3:ListBucket"], region_buckets_of(scope.bucket)[:1]),
+        statement(["s3:DeleteObject"], region_buckets_of(scope.bucket)[1:]),
         *janitor_scaling(scope),
         *bucket_access(scope, read=(STAGING_PREFIX,), write=(STAGING_PREFIX,)),
         statement(["s3:PutObject"], scope.objects((REPORTS_PREFIX,))),

@@ -3,7 +3,7 @@
 Functions pass it with ``iam:PassRole`` (scoped to this role, and to ``sagemaker.amazonaws.com``
 by ``iam:PassedToService``). It reads model artifacts and job inputs, writes job outputs under
 ``results/``, pulls the serving images, writes its own logs, and lets a benchmark job invoke
-the run's endpoint. In a VPC, it creates the containers' network interfaces (infra/network.py).
+the run's endpoint (in any Region) and its router. In a VPC, it creates the containers' network interfaces (infra/network.py).
 """
 
 from __future__ import annotations
@@ -74,14 +74,34 @@ class SageMakerExecution(Construct):
         # A spec's hosting.vpc / benchmark.job_vpc: SageMaker attaches the containers' interfaces as this role.
         for statement in sagemaker_interfaces(stack, network):
             self.role.add_to_policy(statement)
-        # The benchmark job invokes the endpoint, and with InferenceComponentName the component: IAM
-        # authorizes InvokeEndpoint on both (Service Authorization Reference).
+        self._build_benchmark_calls(stack)
+
+    def _build_benchmark_calls(self, stack: Stack) -> None:
+        """The benchmark job invokes the run's endpoint, and with InferenceComponentName the component: IAM
+        authorizes InvokeEndpoint on both (Service Authorization Reference). After a run moved across Regions
+        (hosting.regions) the endpoint is in another Region, and the job measures the run's router in the
+        stack's Region, which calls each destination with the job's own credentials (the router security
+        page): so InvokeEndpoint on db-* endpoints in any Region, InvokeInferenceRouter on the runs' routers."""
         self.role.add_to_policy(
             iam.PolicyStatement(
                 actions=["sagemaker:InvokeEndpoint"],
                 resources=[
-                    stack.format_arn(service="sagemaker", resource=kind, resource_name=f"{PREFIX}-*")
-                    for kind in ("endpoint", "inference-component")
+                    stack.format_arn(
+                        service="sagemaker", resource="endpoint", resource_name=f"{PREFIX}-*", region="*"
+                    ),
+                    stack.format_arn(
+                        service="sagemaker", resource="inference-component", resource_name=f"{PREFIX}-*"
+                    ),
+                ],
+            )
+        )
+        self.role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["sagemaker:InvokeInferenceRouter"],
+                resources=[
+                    stack.format_arn(
+                        service="sagemaker", resource="inference-router", resource_name=f"{PREFIX}-*"
+                    )
                 ],
             )
         )

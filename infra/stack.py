@@ -30,7 +30,7 @@ from infra.permissions import Scope
 from infra.sagemaker_role import SageMakerExecution
 from infra.storage import ArtifactBucket
 from infra.triggers import Triggers
-from workflows.janitor.cleanup import TOPIC_ENV
+from workflows.janitor.cleanup import REGIONS_ENV, TOPIC_ENV
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,8 @@ class StackSettings:
     sweep_schedule: str = DEFAULT_SWEEP_SCHEDULE
     sweep_enabled: bool = True
     janitor_schedule: str = DEFAULT_JANITOR_SCHEDULE
+    janitor_regions: tuple[str, ...] = ()
+    """The Regions runs may use (hosting.regions): the janitor sweeps each besides the stack's (empty: its own)."""
     alert_email: str | None = None
     kms_key_arn: str | None = None
     """An existing KMS key for the bucket and everything written (empty: the stack creates one)."""
@@ -74,6 +76,8 @@ class DeploybenchStack(Stack):
         functions = Functions(self, "Functions", access=access, network=settings.network)
         janitor = functions.by_placeholder["JanitorFunctionArn"]
         janitor.add_environment(TOPIC_ENV, alerts.topic.topic_arn)
+        if settings.janitor_regions:
+            janitor.add_environment(REGIONS_ENV, ",".join(settings.janitor_regions))
         machines = StateMachines(
             self, "StateMachines", functions=dict(functions.by_placeholder), sagemaker_role=sagemaker.role
         )

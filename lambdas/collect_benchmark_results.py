@@ -14,7 +14,7 @@ from workflows.steps.collect_benchmark_results import collect
 
 @lambda_handler(BenchmarkJobRequest)
 def handler(event: BenchmarkJobRequest, context: LambdaContext) -> dict[str, Any]:
-    result = collect(event, s3=clients.s3(), sagemaker=clients.sagemaker())
+    result = collect(event, s3=clients.s3(), sagemaker=clients.sagemaker_in(event.deploy.region))
     logger.info("benchmark collected", extra={"run_id": event.run_id, "shapes": len(result.shapes)})
     metrics.add_metric(name="BenchmarkSeconds", unit=MetricUnit.Seconds, value=result.seconds)
     return result.model_dump(mode="json")

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from lambdas import clients
 from lambdas.observability import MetricUnit, lambda_handler, logger, metrics
-from workflows.janitor.cleanup import TOPIC_ENV, run_janitor
+from workflows.janitor.cleanup import REGIONS_ENV, TOPIC_ENV, other_regions, run_janitor
 
 
 class JanitorRequest(BaseModel):
@@ -28,6 +28,8 @@ def handler(event: JanitorRequest, context: LambdaContext) -> dict[str, Any]:
         bucket=clients.settings().bucket,
         topic_arn=os.environ.get(TOPIC_ENV),
         dry_run=event.dry_run,
+        regions=other_regions(os.environ.get(REGIONS_ENV), clients.settings().region),
+        regional=clients.regional_sagemaker,
     )
     for leak in report.leaks:
         # "name" is a reserved LogRecord attribute: log the resource under another key.

@@ -108,6 +108,7 @@ def benchmark_states(*, next_state: str) -> dict[str, Any]:
         "deploy.$": "$.deploy",
         "plan.$": "$.benchmark_plan",
         "job.$": "$.benchmark_job",
+        "router.$": "$.router",
     }
     return {
         "PlanBenchmark": task(

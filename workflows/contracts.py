@@ -318,6 +318,7 @@ class BenchmarkJobRequest(StepRequest):
     deploy: DeployResult
     plan: BenchmarkPlan
     job: BenchmarkJobStatus | None = None
+    router: RouterResult | None = Field(None, description="A run across Regions: its router, measured too.")
 
 
 class ErrorInfo(Contract):

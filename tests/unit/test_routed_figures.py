@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import itertools
 
-from workflows.benchmark.routed import RoutedCall, measure_routed, routed_figures, router_call, shares
+from workflows.benchmark.routed import routed_figures, router_call, shares
+from workflows.benchmark.routed_calls import RoutedCall, measure_routed
 
 EAST = "arn:aws:sagemaker:us-east-1:123456789012:endpoint/db-r1-a1"
 WEST = "arn:aws:sagemaker:us-west-2:123456789012:endpoint/db-r1-a2"

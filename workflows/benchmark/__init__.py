@@ -21,6 +21,7 @@ JOB_MODULES: tuple[str, ...] = (
     "workflows/benchmark/transport.py",
     "workflows/benchmark/client.py",
     "workflows/benchmark/payloads.py",
+    "workflows/benchmark/routed_calls.py",
     "workflows/benchmark/stats.py",
     "workflows/benchmark/sizing.py",
     "workflows/benchmark/warmup.py",

@@ -6,18 +6,24 @@ The steps StartBenchmarkJob, DescribeBenchmarkJob, CollectBenchmarkResults and S
 The job runs ``artifacts/benchmark_job/run.py`` with the SAME engine modules as the Lambda
 (``workflows.benchmark.JOB_MODULES``), uploaded as the job's code input; its config and its
 output are files (``/opt/ml/processing/input/config``, ``/opt/ml/processing/output``), so the
-script never calls S3 itself. The state machine polls it with Wait + describe + Choice (no
+script never calls S3 itself. The code input also carries botocore's model of the inference router
+runtime (``AWS_DATA_PATH``): a run across Regions measures its router from the job, whose image's
+botocore may predate that service. The state machine polls it with Wait + describe + Choice (no
 ``.sync``), and every failure on this path stops the job before the run is diagnosed.
 """
 
 from __future__ import annotations
 
+import json
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import botocore.loaders
+
 import workflows
 from workflows import clock, naming
+from workflows.aws.clients import ROUTER_RUNTIME_SERVICE
 from workflows.aws.storage import put_text, upload_file
 from workflows.benchmark import JOB_MODULES
 from workflows.contracts import BenchmarkJobRequest, BenchmarkJobStatus
@@ -37,6 +43,8 @@ OUTPUT_DIR = f"{PROCESSING}/output/benchmark"
 CONFIG_FILE = "job.json"
 OUTPUT_FILE = "benchmark.json"
 ENTRY = "run.py"
+MODELS = "botocore-data"
+"""Under the code input: service models the job's botocore reads before its own (``AWS_DATA_PATH``)."""
 VOLUME_GB = 30
 RUNNING = {"InProgress", "Stopping"}
 
@@ -66,7 +74,23 @@ def upload_code(s3: S3Client, prefix: str) -> list[str]:
     uris = [upload_file(s3, root / module, f"{prefix}code/{module}") for module in JOB_MODULES]
     entry = files("artifacts") / "benchmark_job" / ENTRY
     uris.append(put_text(s3, f"{prefix}code/{ENTRY}", entry.read_text(encoding="utf-8"), "text/x-python"))
-    return uris
+    return uris + upload_router_model(s3, f"{prefix}code/{MODELS}/")
+
+
+def upload_router_model(s3: S3Client, prefix: str) -> list[str]:
+    """The installed botocore's model of the router runtime (its service and endpoint rules), uncompressed
+    (a botocore before 1.32 reads no ``.json.gz``), at ``<service>/<api version>/`` as botocore lays it out."""
+    loader = botocore.loaders.Loader()
+    version = loader.determine_latest_version(ROUTER_RUNTIME_SERVICE, "service-2")
+    return [
+        put_text(
+            s3,
+            f"{prefix}{ROUTER_RUNTIME_SERVICE}/{version}/{kind}.json",
+            json.dumps(loader.load_service_model(ROUTER_RUNTIME_SERVICE, kind, version)),
+            "application/json",
+        )
+        for kind in ("service-2", "endpoint-rule-set-1")
+    ]
 
 
 def processing_job_request(request: BenchmarkJobRequest, *, settings: Settings) -> dict[str, Any]:
@@ -122,7 +146,11 @@ def processing_job_request(request: BenchmarkJobRequest, *, settings: Settings) 
         },
         **network,
         "RoleArn": settings.sagemaker_role_arn,
-        "Environment": {"PYTHONUNBUFFERED": "1", "DEPLOYBENCH_RUN_ID": request.run_id},
+        "Environment": {
+            "PYTHONUNBUFFERED": "1",
+            "DEPLOYBENCH_RUN_ID": request.run_id,
+            "AWS_DATA_PATH": f"{CODE_DIR}/{MODELS}",
+        },
         "Tags": naming.tags(request.run_id, request.spec),
     }
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,20 +24,13 @@ from botocore.exceptions import ClientError
 from pydantic import Field
 
 from workflows.benchmark.client import Outcome
+from workflows.benchmark.payloads import shapes_of
+from workflows.benchmark.routed_calls import JSON, ROUNDS_FLOOR, RoutedCall, RoutedPlan
 from workflows.benchmark.stats import latency_summary, percentile_intervals
 from workflows.models import Contract
+from workflows.spec.pipeline import BenchmarkSpec
 
 Interval = list[float | None]
-JSON = "application/json"
-
-
-@dataclass(frozen=True)
-class RoutedCall:
-    """One routed request: its latency, and which destination served it and why (the response's headers)."""
-
-    latency_ms: float
-    destination: str
-    reason: str
 
 
 class DestinationShare(Contract):
@@ -142,28 +134,40 @@ def routed_figures(
     )
 
 
-def measure_routed(
-    direct: Callable[[], object], routed: Callable[[], tuple[str, str]], rounds: int
-) -> tuple[list[float], list[RoutedCall]]:
-    """``rounds`` calls each way, one of each per round, the order alternating round by round.
+def routed_plan(benchmark: BenchmarkSpec, *, router: str, routing_target: str, region: str) -> RoutedPlan:
+    """The routed shape of a spec: its first (batch, sequence) shape, at least ``ROUNDS_FLOOR`` calls each way.
 
     Args:
-        direct: makes one direct call (its answer is not read).
-        routed: makes one routed call; returns the serving destination and the routing reason.
-        rounds: calls each way.
+        benchmark: the spec's benchmark section.
+        router: the router's name; ``routing_target`` its target; ``region`` its Region (the run's primary).
     """
-    direct_ms: list[float] = []
-    calls: list[RoutedCall] = []
-    for index in range(rounds):
-        for way in ("direct", "routed") if index % 2 == 0 else ("routed", "direct"):
-            started = time.perf_counter()
-            if way == "direct":
-                direct()
-                direct_ms.append((time.perf_counter() - started) * 1000)
-            else:
-                destination, reason = routed()
-                calls.append(RoutedCall((time.perf_counter() - started) * 1000, destination, reason))
-    return direct_ms, calls
+    shape = shapes_of(benchmark.batch_sizes[:1], benchmark.sequence_lengths[:1])[0]
+    return RoutedPlan(
+        router=router,
+        routing_target=routing_target,
+        region=region,
+        batch_size=shape.batch_size,
+        sequence_length=shape.sequence_length,
+        seed=benchmark.seed,
+        rounds=max(benchmark.min_requests, ROUNDS_FLOOR),
+    )
+
+
+def figures_of(
+    samples: dict[str, Any], *, router: str, destinations: list[str], direct_endpoint: str
+) -> RoutedFigures:
+    """The routed shape's figures from ``measure_routed_shape``'s samples (the Lambda's, or the job's file)."""
+    return routed_figures(
+        router=router,
+        destinations=destinations,
+        direct_endpoint=direct_endpoint,
+        direct_ms=[float(ms) for ms in samples["direct_ms"]],
+        routed=[
+            RoutedCall(float(c["latency_ms"]), str(c["destination"]), str(c["reason"]))
+            for c in samples["calls"]
+        ],
+        shape=str(samples["shape"]),
+    )
 
 
 def router_call(router_runtime: Any, router: str, routing_target: str) -> Callable[[bytes], Outcome]:

@@ -2,7 +2,8 @@
 
 When a run moves to the next Region of ``hosting.regions`` (F06 past the last instance type), the packed
 model.tar.gz is copied server-side to ``<bucket>-<region>`` under the run's staging prefix, and that Region's
-Model names the copy. The stack's own key is a KMS key of the primary Region, which another Region cannot
+Model names the copy; with instance pools over CPU and GPU types, each further device's artifact is copied too,
+and that device's Model names its copy. The stack's own key is a KMS key of the primary Region, which another Region cannot
 use, so the copy is written with S3-managed keys (SSE-S3). Teardown deletes the run's staging prefix in
 each Region's bucket; the bucket stays, as the primary's does.
 """
@@ -44,7 +45,9 @@ def _ensure_bucket(s3: S3Client, bucket: str, region: str) -> None:
         s3.create_bucket(Bucket=bucket, **({"CreateBucketConfiguration": location} if location else {}))  # type: ignore[arg-type]
 
 
-def stage_in_region(s3: S3Client, model_data_uri: str, *, bucket: str, region: str, run_id: str) -> str:
+def stage_in_region(
+    s3: S3Client, model_data_uri: str, *, bucket: str, region: str, run_id: str, device: str | None = None
+) -> str:
     """Copy the packed artifact to ``region``'s staging bucket; returns the copy's ``s3://`` URI.
 
     Args:
@@ -53,11 +56,14 @@ def stage_in_region(s3: S3Client, model_data_uri: str, *, bucket: str, region: s
         bucket: the primary Region's bucket (the stack's).
         region: the Region the endpoint goes to.
         run_id: the run (the copy sits under its staging prefix, which teardown deletes).
+        device: a further device's artifact (pools across devices): its copy sits in the device's own
+            folder, since every device's artifact is named model.tar.gz.
     """
     target = region_bucket(bucket, region)
     _ensure_bucket(s3, target, region)
     source_bucket, source_key = split_s3_uri(model_data_uri)
-    key = f"{staging_prefix(run_id)}{region}/{source_key.rsplit('/', 1)[-1]}"
+    folder = f"{staging_prefix(run_id)}{region}/{f'{device}/' if device else ''}"
+    key = f"{folder}{source_key.rsplit('/', 1)[-1]}"
     with aws_errors(f"copy {model_data_uri} to s3://{target}/{key}"):
         s3.copy(
             {"Bucket": source_bucket, "Key": source_key},

@@ -9,18 +9,27 @@ janitor deletes those past that time (tagged ``deploybench:keep=true`` are left 
 processing jobs still running past it, removes scale to zero's scalable targets, policies and alarms
 with their component, and staging folders older than the TTL. The expiry a run writes is derived
 from its own budgets (``workflows/janitor/lifetime.py``), so a live run is never reaped.
+
+A run across Regions (``hosting.regions``) leaves endpoints, configs, models and a staged artifact copy
+(``<bucket>-<region>``) in Regions other than the stack's: the janitor sweeps each Region the stack allows
+(``DEPLOYBENCH_JANITOR_REGIONS``, default its own) the same way, by tag, with that Region's client; their
+leaks and errors are named ``<region>/...``.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
 
 from workflows import clock
 from workflows.aws.clients import aws_errors, paginate
 from workflows.aws.storage import delete_prefix, put_text
 from workflows.hosting import resources
+from workflows.hosting.region_staging import MISSING, region_bucket
 from workflows.hosting.resources import ResourceKind, delete_call, sagemaker_kinds
 from workflows.hosting.routed import INFERENCE_ROUTER
 from workflows.janitor.leaks import Action, JanitorReport, Leak, act, expiry
@@ -38,6 +47,16 @@ STAGING = "staging/"
 REPORTS_PREFIX = "janitor/"
 # Where the janitor handler finds the alert topic (set by the CDK stack).
 TOPIC_ENV = "DEPLOYBENCH_ALERT_TOPIC_ARN"
+REGIONS_ENV = "DEPLOYBENCH_JANITOR_REGIONS"
+"""The Regions a run may use (comma-separated, set by the stack): the janitor sweeps each besides its own."""
+Regional = Callable[[str], Any]
+"""A Region's SageMaker client, by Region name."""
+
+
+def other_regions(value: str | None, home: str) -> list[str]:
+    """The Regions of ``REGIONS_ENV``'s value other than ``home``, in order, each once."""
+    named = [region.strip() for region in (value or "").split(",") if region.strip()]
+    return [region for region in dict.fromkeys(named) if region != home]
 
 
 # A run across Regions' router first (it sends traffic to the endpoints), then the table's SageMaker rows
@@ -108,6 +127,36 @@ def _sweep_staging(*, s3: S3Client, bucket: str, now: datetime, ttl: timedelta, 
     return leaks
 
 
+def _bucket_exists(s3: S3Client, bucket: str) -> bool:
+    try:
+        s3.head_bucket(Bucket=bucket)
+    except ClientError as error:
+        if str(error.response.get("Error", {}).get("Code")) in MISSING:
+            return False
+        raise
+    return True
+
+
+def _sweep_region(
+    region: str, *, sagemaker: SageMakerClient, s3: S3Client, bucket: str, now: datetime, ttl: timedelta,
+    dry_run: bool, report: JanitorReport,
+) -> None:  # fmt: skip
+    """Another Region's SageMaker resources, then the runs' staged copies in that Region's bucket."""
+    for kind in KINDS:
+        try:
+            found = _sweep_kind(kind, sagemaker=sagemaker, now=now, ttl=ttl, dry_run=dry_run)
+        except Exception as error:  # one kind's failure must not stop the others (a leak costs money)
+            report.errors.append(f"{region}/{kind.name}: {error}")
+            continue
+        report.leaks += [leak.model_copy(update={"name": f"{region}/{leak.name}"}) for leak in found]
+    there = region_bucket(bucket, region)
+    try:
+        if _bucket_exists(s3, there):
+            report.leaks += _sweep_staging(s3=s3, bucket=there, now=now, ttl=ttl, dry_run=dry_run)
+    except Exception as error:
+        report.errors.append(f"{region}/staging: {error}")
+
+
 def find_and_remove(
     *,
     sagemaker: SageMakerClient,
@@ -118,13 +167,16 @@ def find_and_remove(
     now: datetime | None = None,
     ttl: timedelta = DEFAULT_TTL,
     dry_run: bool = False,
+    regions: Sequence[str] = (),
+    regional: Regional | None = None,
 ) -> JanitorReport:
     """Delete (or, with ``dry_run``, only list) every expired deploybench resource.
 
     With the ``autoscaling`` and ``cloudwatch`` clients, scale to zero's scalable targets, scaling
     policies and alarms are swept first (``workflows/janitor/scaling.py``): a target must go before
     its component. A listing that fails (an API the region lacks, a missing permission) is recorded
-    in ``errors`` and the other kinds are still swept.
+    in ``errors`` and the other kinds are still swept. Each of ``regions`` (other than the stack's) is swept
+    with ``regional``'s client of that Region: its SageMaker resources and its staging bucket.
     """
     moment = now or clock.now()
     report = JanitorReport(checked_at=moment, dry_run=dry_run)
@@ -152,6 +204,13 @@ def find_and_remove(
         report.leaks += _sweep_staging(s3=s3, bucket=bucket, now=moment, ttl=ttl, dry_run=dry_run)
     except Exception as error:
         report.errors.append(f"staging: {error}")
+    for region in regions:
+        if regional is None:
+            raise ValueError(f"sweeping {region} needs that Region's SageMaker client: pass regional")
+        _sweep_region(
+            region, sagemaker=regional(region), s3=s3, bucket=bucket, now=moment, ttl=ttl, dry_run=dry_run,
+            report=report,
+        )  # fmt: skip
     return report
 
 
@@ -196,8 +255,11 @@ def run_janitor(
     now: datetime | None = None,
     autoscaling: ApplicationAutoScalingClient | None = None,
     cloudwatch: CloudWatchClient | None = None,
+    regions: Sequence[str] = (),
+    regional: Regional | None = None,
 ) -> JanitorReport:
-    """One janitor pass: find and remove, then write and announce the report."""
+    """One janitor pass: find and remove (in the stack's Region and each of ``regions``), then write and
+    announce the report."""
     report = find_and_remove(
         sagemaker=sagemaker,
         s3=s3,
@@ -206,5 +268,7 @@ def run_janitor(
         cloudwatch=cloudwatch,
         now=now,
         dry_run=dry_run,
+        regions=regions,
+        regional=regional,
     )
     return publish(report, s3=s3, sns=sns, bucket=bucket, topic_arn=topic_arn)

@@ -9,6 +9,7 @@ from workflows.reports.engines import engine_build_lines
 from workflows.reports.measured import cloudwatch_lines, measurement_lines, server_lines, warmup_lines
 from workflows.reports.plots import label
 from workflows.reports.remediation import remediation_lines
+from workflows.reports.routed import routed_lines
 from workflows.reports.tables import (
     VERDICT_HEADER,
     fmt,
@@ -160,6 +161,7 @@ def render_report(result: dict[str, Any], plots: dict[str, str] | None = None) -
         warmup_lines(result)
         + engine_build_lines(result)
         + measurement_lines(result)
+        + routed_lines(result)
         + server_lines(result)
         + cloudwatch_lines(result)
         + _cost(result)

@@ -1,8 +1,9 @@
 """Deploy step: the spec's hosting mode creates its resources and returns at once (the wait loop follows).
 
 An attempt in another Region of ``hosting.regions`` (F06 past the last instance type) deploys the same
-artifact there: staged to that Region's bucket, created with that Region's SageMaker client, its images
-chosen for that Region; the result names the Region, and every later step reads it.
+artifact there (and each further device's, with pools over CPU and GPU types): staged to that Region's
+bucket, created with that Region's SageMaker client, its images chosen for that Region; the result names
+the Region, and every later step reads it.
 """
 
 from __future__ import annotations
@@ -53,7 +54,23 @@ def deploy(
     uri = stage_in_region(
         s3, request.pack.model_data_uri, bucket=settings.bucket, region=region, run_id=request.run_id
     )
-    pack = request.pack.model_copy(update={"model_data_uri": uri, "device_artifacts": []})
+    # Pools over CPU and GPU types: each further device's Model there reads its own device's copy.
+    devices = [
+        artifact.model_copy(
+            update={
+                "model_data_uri": stage_in_region(
+                    s3,
+                    artifact.model_data_uri,
+                    bucket=settings.bucket,
+                    region=region,
+                    run_id=request.run_id,
+                    device=artifact.device,
+                )
+            }
+        )
+        for artifact in request.pack.device_artifacts
+    ]
+    pack = request.pack.model_copy(update={"model_data_uri": uri, "device_artifacts": devices})
     there = settings.model_copy(update={"region": region, "bucket": region_bucket(settings.bucket, region)})
     clients = AwsClients(sagemaker=regional(region), s3=s3)
     result = strategy_for(request.spec.hosting.mode).deploy(

@@ -14,9 +14,9 @@ from typing import Any
 from workflows.aws.storage import put_text
 from workflows.benchmark.engine import run
 from workflows.benchmark.figures import DETAIL_FILE, compact, require_answers
-from workflows.benchmark.payloads import payload, shapes_of
 from workflows.benchmark.results import BenchmarkResult, Utilisation
-from workflows.benchmark.routed import JSON, RoutedFigures, measure_routed, routed_figures
+from workflows.benchmark.routed import RoutedFigures, figures_of, routed_plan
+from workflows.benchmark.routed_calls import measure_routed_shape
 from workflows.benchmark.run_config import engine_config, make_invoker
 from workflows.contracts import BenchmarkRequest
 from workflows.hosting import pools
@@ -82,15 +82,9 @@ def benchmark(
     )
 
 
-ROUTED_ROUNDS_FLOOR = 30
-"""Calls each way at least: a p99 from fewer is the slowest call, not a percentile."""
-
-
 def routed_shape(request: BenchmarkRequest, *, runtime: Any, router_runtime: Any) -> RoutedFigures:
-    """The first shape of the spec through the router and directly to the serving endpoint, alternating.
-
-    Both ways go through boto3 (InvokeInferenceRouter, InvokeEndpoint), so the client's own overhead is
-    the same on each side and the difference is the router's.
+    """The first shape of the spec through the router and directly to the serving endpoint, alternating
+    (``workflows.benchmark.routed_calls.measure_routed_shape``, which the processing job runs too).
 
     Raises:
         ValueError: no router runtime client was given.
@@ -98,35 +92,21 @@ def routed_shape(request: BenchmarkRequest, *, runtime: Any, router_runtime: Any
     router = request.router
     if router is None or router_runtime is None:
         raise ValueError("measuring the routed shape needs the run's router and the router runtime client")
-    spec = request.spec.benchmark
-    shape = shapes_of(spec.batch_sizes[:1], spec.sequence_lengths[:1])[0]
-    body = payload(shape, seed=spec.seed)
-    target = dict(request.deploy.target)
-
-    def direct() -> object:
-        answer = runtime.invoke_endpoint(
-            EndpointName=request.deploy.endpoint_name, Body=body, ContentType=JSON, **target
-        )
-        return answer["Body"].read()
-
-    def through_router() -> tuple[str, str]:
-        answer = router_runtime.invoke_inference_router(
-            InferenceRouterName=router.name,
-            RoutingTargetName=router.routing_target,
-            Body=body,
-            ContentType=JSON,
-        )
-        answer["Body"].read()
-        return str(answer["InvokedRoutedResourceArn"]), str(answer["RoutingReason"])
-
-    direct_ms, calls = measure_routed(direct, through_router, max(spec.min_requests, ROUTED_ROUNDS_FLOOR))
-    return routed_figures(
+    plan = routed_plan(
+        request.spec.benchmark, router=router.name, routing_target=router.routing_target, region=router.region
+    )
+    samples = measure_routed_shape(
+        plan,
+        runtime=runtime,
+        router_runtime=router_runtime,
+        endpoint_name=request.deploy.endpoint_name,
+        target=dict(request.deploy.target),
+    )
+    return figures_of(
+        samples,
         router=router.arn,
         destinations=[d.arn for d in router.destinations],
         direct_endpoint=request.deploy.endpoint_name,
-        direct_ms=direct_ms,
-        routed=calls,
-        shape=shape.label,
     )
 
 

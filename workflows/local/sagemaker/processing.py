@@ -4,9 +4,10 @@ ProcessingInputs are downloaded from S3 into the job's folder before it starts, 
 uploaded back when it ends; every ``/opt/ml/...`` path in the entrypoint, arguments and environment
 is mapped to ``<job folder>/opt/ml/...``. ``python``/``python3`` as the entry program is the engine's
 interpreter (the container image is not run). The job reaches the local SageMaker through
-``AWS_ENDPOINT_URL_SAGEMAKER[_RUNTIME]``; it cannot reach the engine's in-process S3, which is why
-inputs and outputs are staged. Status: InProgress -> Completed, or Failed with FailureReason and
-ExitMessage (the tail of its output), or Stopping -> Stopped; MaxRuntimeInSeconds is enforced.
+``AWS_ENDPOINT_URL_SAGEMAKER[_RUNTIME]``, and its routers through ``..._INFERENCE_ROUTER_RUNTIME``; it
+cannot reach the engine's in-process S3, which is why inputs and outputs are staged. Status: InProgress
+-> Completed, or Failed with FailureReason and ExitMessage (the tail of its output), or Stopping ->
+Stopped; MaxRuntimeInSeconds is enforced.
 """
 
 from __future__ import annotations
@@ -176,6 +177,7 @@ class ProcessingJobsApi(BackendState):
             {
                 "AWS_ENDPOINT_URL_SAGEMAKER": self.url,
                 "AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME": self.url,
+                "AWS_ENDPOINT_URL_SAGEMAKER_INFERENCE_ROUTER_RUNTIME": self.url,
                 "AWS_DEFAULT_REGION": self.region,
                 "AWS_REGION": self.region,
                 "AWS_ACCESS_KEY_ID": env.get("AWS_ACCESS_KEY_ID", "testing"),
