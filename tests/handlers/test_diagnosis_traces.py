@@ -85,9 +85,10 @@ def test_error_responses_become_invocation_evidence_and_successes_a_count(aws: A
 
 def test_the_read_is_paginated_and_bounded(aws: Aws, monkeypatch: pytest.MonkeyPatch) -> None:
     # Given more traces than one page holds, and a bound under their count
+    import workflows.diagnosis.log_groups as log_groups
     import workflows.diagnosis.traces as traces
 
-    monkeypatch.setattr(traces, "PAGE_LIMIT", 2)
+    monkeypatch.setattr(log_groups, "PAGE_LIMIT", 2)
     monkeypatch.setattr(traces, "MAX_TRACE_EVENTS", 5)
     logs = aws.client("logs")
     write_traces(logs, [trace(500, 10.0 + i, "Worker died.", f"r-{i}") for i in range(8)])

@@ -17,6 +17,7 @@ from workflows import clock, naming
 from workflows.aws.clients import error_code, error_message, is_not_found
 from workflows.contracts import Diagnosis, EndpointStatus, PipelineState
 from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.log_groups import group_events
 from workflows.diagnosis.matcher import diagnose
 
 if TYPE_CHECKING:
@@ -117,31 +118,20 @@ def add_log_events(
 ) -> int:
     """The endpoint's recent log events (or those of ``group``), oldest first; returns how many were read."""
     group = group or log_group(endpoint_name)
-    kwargs: dict[str, Any] = {"logGroupName": group, "startTime": int(since.timestamp() * 1000)}
     read = 0
-    for _ in range(MAX_LOG_PAGES):
-        try:
-            page = logs.filter_log_events(**kwargs, limit=min(1000, MAX_LOG_EVENTS - read))
-        except ClientError as error:
-            if error_code(error) == "ResourceNotFoundException":
-                evidence.notes.append(
-                    f"no log group {group}: no container wrote output there (none started, or logs are "
-                    "not published in this environment)"
-                )
-            else:
-                evidence.notes.append(f"read {group}: {error_code(error)}: {error_message(error)}")
-            return read
-        except BotoCoreError as error:
-            evidence.notes.append(f"read {group}: {error}")
-            return read
-        for event in page.get("events", []):
-            evidence.add("logs", str(event.get("message", "")), origin=str(event.get("logStreamName", "")))
-            read += 1
-        token = page.get("nextToken")
-        if not token or read >= MAX_LOG_EVENTS:
-            break
-        kwargs["nextToken"] = token
-    if read == 0:
+    missing = "no container wrote output there (none started, or logs are not published in this environment)"
+    for event in group_events(
+        evidence,
+        logs=logs,
+        group=group,
+        since=since,
+        most=MAX_LOG_EVENTS,
+        pages=MAX_LOG_PAGES,
+        missing=missing,
+    ):
+        evidence.add("logs", str(event.get("message", "")), origin=str(event.get("logStreamName", "")))
+        read += 1
+    if read == 0 and not any(group in note for note in evidence.notes):
         evidence.notes.append(f"log group {group} has no events since {since:%Y-%m-%d %H:%M:%S} UTC")
     return read
 

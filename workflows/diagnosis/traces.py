@@ -25,10 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
-from workflows.aws.clients import error_code, error_message
 from workflows.diagnosis.evidence import MAX_QUOTE, Evidence
+from workflows.diagnosis.log_groups import group_events
 from workflows.naming import endpoint_traces_log_group
 
 if TYPE_CHECKING:
@@ -39,8 +37,6 @@ TRACES = "endpoint-traces"
 # A CLI call, not a Lambda's: still bounded, so a busy endpoint's day of traces is never read whole.
 MAX_TRACE_EVENTS = 5000
 MAX_TRACE_PAGES = 50
-# FilterLogEvents returns at most 10,000 events a page; 1000 keeps one page's memory small.
-PAGE_LIMIT = 1000
 
 _STATUS_KEYS = ("statuscode", "status_code", "httpstatuscode", "httpstatus", "responsecode", "status")
 _LATENCY_MS_KEYS = (
@@ -191,40 +187,23 @@ def add_trace_events(
     A group that does not exist, or a call that fails, is a note: tracing may be off for the endpoint.
     """
     group = endpoint_traces_log_group(endpoint_name)
-    kwargs: dict[str, Any] = {"logGroupName": group, "startTime": int(since.timestamp() * 1000)}
-    if until is not None:
-        kwargs["endTime"] = int(until.timestamp() * 1000)
     tally = TraceTally(statuses={}, latencies_ms=[])
     read = 0
-    for _ in range(MAX_TRACE_PAGES):
-        try:
-            page = logs.filter_log_events(**kwargs, limit=min(PAGE_LIMIT, MAX_TRACE_EVENTS - read))
-        except ClientError as error:
-            if error_code(error) == "ResourceNotFoundException":
-                evidence.notes.append(
-                    f"no log group {group}: the endpoint traces nothing (its endpoint config has no TracingConfig; "
-                    "deploybench sets one with hosting.tracing)"
-                )
-            else:
-                evidence.notes.append(f"read {group}: {error_code(error)}: {error_message(error)}")
-            break
-        except BotoCoreError as error:
-            evidence.notes.append(f"read {group}: {error}")
-            break
-        for event in page.get("events", []):
-            add_trace_message(
-                evidence,
-                str(event.get("message", "")),
-                origin=str(event.get("logStreamName", "")),
-                tally=tally,
-            )
-            read += 1
-        token = page.get("nextToken")
-        if not token or read >= MAX_TRACE_EVENTS:
-            if token:
-                evidence.notes.append(f"traces {group}: read the first {read} events only (the bound)")
-            break
-        kwargs["nextToken"] = token
+    missing = "the endpoint traces nothing (its endpoint config has no TracingConfig; deploybench sets one with hosting.tracing)"
+    for event in group_events(
+        evidence,
+        logs=logs,
+        group=group,
+        since=since,
+        until=until,
+        most=MAX_TRACE_EVENTS,
+        pages=MAX_TRACE_PAGES,
+        missing=missing,
+    ):
+        add_trace_message(
+            evidence, str(event.get("message", "")), origin=str(event.get("logStreamName", "")), tally=tally
+        )
+        read += 1
     if read:
         evidence.notes.append(tally.note(group))
         if TRACES not in evidence.forms:
