@@ -101,8 +101,10 @@ class Reading:
     def forms(self) -> list[str]:
         return sorted(self.first_seen, key=lambda form: self.first_seen[form])
 
-    def add(self, source: Source, text: str, number: int | str, *, prose: bool = False) -> None:
-        self.evidence.add(source, text, origin=f"{self.origin}:{number}", prose=prose)
+    def add(
+        self, source: Source, text: str, number: int | str, *, prose: bool = False, section: str = ""
+    ) -> None:
+        self.evidence.add(source, text, origin=f"{self.origin}:{number}", prose=prose, section=section)
         self.blocks.setdefault(source, []).append(text)
         if prose:
             self.prose.add(source)

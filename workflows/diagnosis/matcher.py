@@ -17,8 +17,8 @@ alternatives: a weak match is never forced into an ID.
 
 In prose (a ticket, a chat; see ``polarity``) only an affirmed mention is evidence. A signature the
 paste negates ("no ResourceLimitExceeded", "Worker died 로그도 없음") rules its entry out: the entry
-is never the answer, and the evidence says so. A signature asked about, supposed or in the past
-("quota?", "803이면", "last month") is no evidence either way; its entry is listed as a candidate
+is never the answer, and the evidence says so. A signature asked about, supposed, in the past or
+someone else's ("quota?", "803이면", "last month", "another team saw") is no evidence either way; its entry is listed as a candidate
 of an unknown answer, with what would decide it (the catalogue's signature).
 """
 
@@ -130,7 +130,7 @@ class Matcher:
         for match in regex.finditer(item.text):
             if not item.prose:
                 return match
-            reading = polarity(item.text, match.start(), match.end())
+            reading = polarity(item.text, match.start(), match.end(), section=item.section)
             if reading.polarity == "affirmed":
                 return match
             shown = f"{_label(item)}{quote(item.text, match.start(), match.end())} ({reading.polarity}: «{reading.trigger}»)"
