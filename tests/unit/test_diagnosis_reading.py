@@ -162,3 +162,33 @@ def test_an_item_under_a_heading_in_the_past_recalls_a_failure_and_reports_none(
     # Then nothing is named, and the entry is a candidate recalled from the past
     assert diagnosis.id == "unknown"
     assert any("historical" in line for line in diagnosis.evidence)
+
+
+MISSING_MODULE = (
+    "botocore.errorfactory.ModelError: An error occurred (ModelError) when calling the InvokeEndpoint operation: "
+    'Received client error (400) from primary with message "{"code": 400, "message": "No module named '
+    "'onnxruntime'\"}\"."
+)
+
+
+def test_a_consequence_whose_causes_context_is_shown_but_not_its_signature_is_unknown_between_them() -> None:
+    # Given a missing module on a model whose record says network isolation is on, and no pip output
+    isolated = '{"ModelName": "m", "PrimaryContainer": {"Image": "x"}, "EnableNetworkIsolation": true}\n'
+    # When it is diagnosed
+    diagnosis = diagnose(evidence_from_paste(isolated + MISSING_MODULE, origin="nb"))
+    # Then neither is named: the missing module (F01) and the install that reached no index (F37) are candidates
+    assert diagnosis.id == "unknown"
+    assert diagnosis.title.startswith("F01 or its cause F37")
+    assert [line.split()[1] for line in diagnosis.evidence if line.startswith("[candidate]")] == [
+        "F01",
+        "F37",
+    ]
+
+
+def test_a_consequence_is_named_where_its_causes_context_is_absent_or_false() -> None:
+    # Given the same missing module on a model with network access, and with no model record at all
+    open_model = '{"ModelName": "m", "PrimaryContainer": {"Image": "x"}, "EnableNetworkIsolation": false}\n'
+    # When each is diagnosed
+    # Then the missing module is named
+    assert diagnose(evidence_from_paste(open_model + MISSING_MODULE, origin="nb")).id == "F01"
+    assert diagnose(evidence_from_paste(MISSING_MODULE, origin="nb")).id == "F01"

@@ -239,6 +239,9 @@ def _describe(reading: Reading, value: dict[str, Any], number: int) -> bool:
         reading.found(DESCRIBE_ENDPOINT_CONFIG)
     elif "ModelName" in value and ("Containers" in value or "PrimaryContainer" in value):
         evidence.container_count = len(value.get("Containers") or [value.get("PrimaryContainer")])
+        if "EnableNetworkIsolation" in value:  # the context of F37 (no package index from the container)
+            shown = str(value["EnableNetworkIsolation"]).lower()
+            reading.add("describe", f"EnableNetworkIsolation: {shown}", "EnableNetworkIsolation")
         reading.found(DESCRIBE_MODEL)
     else:
         return False
