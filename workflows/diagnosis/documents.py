@@ -101,8 +101,10 @@ class Reading:
     def forms(self) -> list[str]:
         return sorted(self.first_seen, key=lambda form: self.first_seen[form])
 
-    def add(self, source: Source, text: str, number: int | str, *, prose: bool = False) -> None:
-        self.evidence.add(source, text, origin=f"{self.origin}:{number}", prose=prose)
+    def add(
+        self, source: Source, text: str, number: int | str, *, prose: bool = False, section: str = ""
+    ) -> None:
+        self.evidence.add(source, text, origin=f"{self.origin}:{number}", prose=prose, section=section)
         self.blocks.setdefault(source, []).append(text)
         if prose:
             self.prose.add(source)
@@ -237,6 +239,9 @@ def _describe(reading: Reading, value: dict[str, Any], number: int) -> bool:
         reading.found(DESCRIBE_ENDPOINT_CONFIG)
     elif "ModelName" in value and ("Containers" in value or "PrimaryContainer" in value):
         evidence.container_count = len(value.get("Containers") or [value.get("PrimaryContainer")])
+        if "EnableNetworkIsolation" in value:  # the context of F37 (no package index from the container)
+            shown = str(value["EnableNetworkIsolation"]).lower()
+            reading.add("describe", f"EnableNetworkIsolation: {shown}", "EnableNetworkIsolation")
         reading.found(DESCRIBE_MODEL)
     else:
         return False

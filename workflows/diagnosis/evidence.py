@@ -83,12 +83,29 @@ class EvidenceItem(BaseModel):
         description="Written by a person (a ticket, a chat, a note), not by software: a mention in it may "
         "be negated, asked or past (workflows.diagnosis.polarity).",
     )
+    section: str = Field(
+        "", description="The heading a person's line sits under (workflows.diagnosis.outline): its context."
+    )
 
     @classmethod
     def of(
-        cls, source: Source, text: str, origin: str = "", *, whole: bool = False, prose: bool = False
+        cls,
+        source: Source,
+        text: str,
+        origin: str = "",
+        *,
+        whole: bool = False,
+        prose: bool = False,
+        section: str = "",
     ) -> EvidenceItem:
-        return cls(source=source, text=normalize(text), origin=origin, whole=whole, prose=prose)
+        return cls(
+            source=source,
+            text=normalize(text),
+            origin=origin,
+            whole=whole,
+            prose=prose,
+            section=normalize(section),
+        )
 
 
 class Evidence(BaseModel):
@@ -126,10 +143,17 @@ class Evidence(BaseModel):
     )
 
     def add(
-        self, source: Source, text: str, origin: str = "", *, whole: bool = False, prose: bool = False
+        self,
+        source: Source,
+        text: str,
+        origin: str = "",
+        *,
+        whole: bool = False,
+        prose: bool = False,
+        section: str = "",
     ) -> None:
         """Add one text if it says anything."""
-        item = EvidenceItem.of(source, text, origin, whole=whole, prose=prose)
+        item = EvidenceItem.of(source, text, origin, whole=whole, prose=prose, section=section)
         if item.text:
             self.items.append(item)
 

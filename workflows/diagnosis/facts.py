@@ -14,6 +14,7 @@ from typing import Any
 
 from workflows.clock import as_datetime
 from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.polarity import polarity
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.hosting.polling import stalled_for
 from workflows.hosting.pools import pool_counts, served_types
@@ -42,6 +43,19 @@ _PRECISION = re.compile(r"int8|quant|qdq|\bq8\b", re.IGNORECASE)
 # A prediction table shorter than this says nothing about a collapse.
 MIN_TABLE_ROWS = 4
 _RESOLVED_ARCHITECTURE = re.compile(r"Resolved architecture: ?(?P<architecture>[A-Za-z0-9_]+)")
+
+
+def asserted(marker: re.Pattern[str], evidence: Evidence) -> bool:
+    """The evidence asserts the marker: software wrote it, or a person's prose affirms it. A context named
+    in a question, a denial or the past ("Are you using the TensorRT-LLM backend?" "No") is no context.
+    Each line is read in its own sentence: a block's joined text (``whole``) holds the same lines again."""
+    return any(
+        not item.prose
+        or polarity(item.text, match.start(), match.end(), section=item.section).polarity == "affirmed"
+        for item in evidence.items
+        if not (item.prose and item.whole)
+        for match in marker.finditer(item.text)
+    )
 
 
 def _records(value: Any) -> list[dict[str, Any]]:
@@ -172,7 +186,7 @@ def _engine(name: str) -> Callable[[Evidence], FactValue]:
     def fact(evidence: Evidence) -> FactValue:
         if name == "tensorrt" and gpu_instance(evidence) is False:
             return False  # TensorRT runs only on a GPU: a CPU endpoint rules it out
-        if any(_ENGINE_MARKERS[name].search(item.text) for item in evidence.items):
+        if asserted(_ENGINE_MARKERS[name], evidence):
             return True
         labels = " ".join(filter(None, (evidence.hosting_mode, evidence.image))).lower()
         if any(word in labels for word in _ENGINE_NAMES[name]):
@@ -247,7 +261,7 @@ def co_hosted(evidence: Evidence) -> FactValue:
 
 def inference_component(evidence: Evidence) -> FactValue:
     """The endpoint hosts inference components (copy counts and component memory apply)."""
-    if evidence.inference_components or any(_COMPONENT_MARK.search(item.text) for item in evidence.items):
+    if evidence.inference_components or asserted(_COMPONENT_MARK, evidence):
         return True
     if evidence.hosting_mode:
         return any(word in evidence.hosting_mode for word in ("component", "zero"))
@@ -270,7 +284,7 @@ def min_instances_zero(evidence: Evidence) -> FactValue:
     ]
     if any(m is not None and _number(m) == 0 for m in minimums):
         return True
-    if any(_MIN_INSTANCES_ZERO.search(item.text) for item in evidence.items):
+    if asserted(_MIN_INSTANCES_ZERO, evidence):
         return True
     return False if any(m is not None for m in minimums) else None
 

@@ -17,8 +17,8 @@ alternatives: a weak match is never forced into an ID.
 
 In prose (a ticket, a chat; see ``polarity``) only an affirmed mention is evidence. A signature the
 paste negates ("no ResourceLimitExceeded", "Worker died 로그도 없음") rules its entry out: the entry
-is never the answer, and the evidence says so. A signature asked about, supposed or in the past
-("quota?", "803이면", "last month") is no evidence either way; its entry is listed as a candidate
+is never the answer, and the evidence says so. A signature asked about, supposed, in the past or
+someone else's ("quota?", "803이면", "last month", "another team saw") is no evidence either way; its entry is listed as a candidate
 of an unknown answer, with what would decide it (the catalogue's signature).
 """
 
@@ -96,6 +96,8 @@ class Matcher:
         # Entries the paste rules out, and entries it only asks about, with the mention that says so.
         self.ruled_out: dict[str, tuple[Rule, str]] = {}
         self.hedged: dict[str, tuple[Rule, str]] = {}
+        # Causes whose context the paste shows and whose signature it does not (see unexamined_causes).
+        self.context_only: dict[str, str] = {}
 
     def _pattern(self, condition: Condition, sources: tuple[str, ...]) -> Outcome:
         regex = condition.regex
@@ -130,7 +132,7 @@ class Matcher:
         for match in regex.finditer(item.text):
             if not item.prose:
                 return match
-            reading = polarity(item.text, match.start(), match.end())
+            reading = polarity(item.text, match.start(), match.end(), section=item.section)
             if reading.polarity == "affirmed":
                 return match
             shown = f"{_label(item)}{quote(item.text, match.start(), match.end())} ({reading.polarity}: «{reading.trigger}»)"
@@ -227,15 +229,40 @@ class Matcher:
             for entry, (rule, shown) in self.ruled_out.items()
         ]
 
+    def unexamined_causes(self, best: Match, matches: list[Match]) -> dict[str, str]:
+        """Causes of ``best`` whose context the evidence shows but whose signature it does not, each with
+        the context that shows it.
+
+        A consequence is what its cause looks like from outside ("No module named" is what a pip install
+        that reached no index leaves behind); where the cause's context holds (a network-isolated model
+        for F37) and nothing shows or rules out the cause, the consequence cannot be told from it.
+        """
+        found = {m.id for m in matches}
+        causes: dict[str, str] = {}
+        for rule in self.rules.rules:
+            if best.id not in rule.causes or rule.id in found or rule.id in self.ruled_out or "{" in rule.id:
+                continue
+            context = [
+                q for c in rule.prefers if (o := self.evaluate(c, rule.sources)).holds for q in o.quotes
+            ]
+            if context:
+                causes.setdefault(rule.id, context[0])
+        self.context_only.update(causes)
+        return causes
+
     def candidates(self, matches: list[Match]) -> list[str]:
         """An unknown answer's candidates, each with what would decide it (the catalogue's signature)."""
         lines = []
-        listed = {m.id: m for m in matches}
+        listed: dict[str, Match] = {}
+        for match in matches:
+            listed.setdefault(match.id, match)
         hedged = {entry: shown for entry, (_, shown) in self.hedged.items() if entry not in self.ruled_out}
-        for entry in list(dict.fromkeys([*listed, *hedged]))[:MAX_ALTERNATIVES]:
+        for entry in list(dict.fromkeys([*listed, *self.context_only, *hedged]))[:MAX_ALTERNATIVES]:
             catalogued = load_catalogue().entry(entry)
             decides = catalogued.signature if catalogued else "its rule's signature in the evidence"
             why = f"only mentioned, not shown: {hedged[entry]}" if entry in hedged else "weak match"
+            if entry in self.context_only:
+                why = f"a cause whose context is shown, not its signature: {self.context_only[entry]}"
             if entry in listed:
                 why = f"confidence {listed[entry].score:.2f}" + (
                     f", {listed[entry].quotes[-1]}"
@@ -320,11 +347,15 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
     matches = matcher.matches()
     notes = [f"[note] {n}" for n in evidence.notes]
     best = matches[0] if matches and matches[0].score >= MIN_CONFIDENCE else None
-    if best is None:
+    causes = matcher.unexamined_causes(best, matches) if best else {}
+    if best is None or causes:
         names = ", ".join(evidence.error_names) or "no error"
+        title = f"no catalogue entry matches ({names})"
+        if best is not None:
+            title = f"{best.id} or its cause {', '.join(causes)}: the evidence does not tell which"
         return Diagnosis(
             id="unknown",
-            title=f"no catalogue entry matches ({names})",
+            title=title,
             evidence=_context(evidence) + matcher.against() + matcher.candidates(matches) + notes,
             action=Action.FAIL.value,
             confidence=0.0,

@@ -40,6 +40,7 @@ from workflows.diagnosis.documents import (
 from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
 from workflows.diagnosis.exports import LOG_EXPORT, csv_exports
 from workflows.diagnosis.log_lines import LOG_LINE, log_lines, tail_lines
+from workflows.diagnosis.outline import headings
 from workflows.diagnosis.polarity import is_machine_line
 from workflows.diagnosis.polls import apply, from_describe, from_waiter_line, time_on
 from workflows.diagnosis.records import find_records
@@ -60,16 +61,19 @@ _CLIENT_ERROR_LINE = re.compile(
     r"^(?:botocore|boto3|sagemaker|urllib3|requests)[\w.]*(?:Error|Exception)\b|An error occurred \("
 )
 # A client's own error, wherever it is printed (a load tester's log line, a Lambda's log).
+_QUOTE_MARK = re.compile(r'(?<!\\)"')
 _CLIENT_CALL = re.compile(r"when calling the \w+ operation|botocore\.(?:exceptions|errorfactory)\.\w+")
 # Step Functions console: "Error" and "Cause" as labels, on their own line or before the value.
 _ERROR_LABEL = re.compile(r"^\s*\"?[Ee]rror\"?\s*[:=]?\s*\"?(?P<name>[A-Za-z][\w.]*)?\"?,?\s*$")
 _CAUSE_LABEL = re.compile(r"^\s*\"?[Cc]ause\"?\s*[:=]?\s*(?P<rest>.*)$")
 _SERVERLESS_MARK = re.compile(r"ServerlessConfig|MemorySizeInMB|\bmode: ?serverless\b")
 _COHOST_MARK = re.compile(r"TargetContainerHostname|InferenceExecutionConfig|\"Mode\": ?\"Direct\"")
-# Lines that only frame what follows: a shell prompt, a Logs Insights table's header and rule.
+# Lines that only frame what follows: a shell prompt (IPython's shell escape, "In [4]: !aws ...", is one:
+# a command's arguments, such as a log filter's pattern, are what was searched for, not what was found),
+# a Logs Insights table's header and rule.
 _FRAMING = re.compile(
     r"^\s*[│╷╵]\s*$|^\s*│\s+(?:with [\w.\[\]\"-]+,|on \S+ line \d+|\d+: )|"  # Terraform's diagnostic frame
-    r"^\s*(?:\$|>|PS [^>]*>) |^\s*\|(?:\s*@\w+\s*\|)+\s*$|^\s*\|[-:| ]+\|\s*$"
+    r"^\s*(?:\$|>|PS [^>]*>) |^\s*In \[\d*\]:\s*!|^\s*\|(?:\s*@\w+\s*\|)+\s*$|^\s*\|[-:| ]+\|\s*$"
 )
 _TIME_ONLY = re.compile(
     r"^\s*(?:#\s*)?(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d (?:UTC|GMT) \d{4}"
@@ -200,13 +204,19 @@ def _tracebacks(reading: Reading) -> None:
         client = line is not None and (_CLIENT_ERROR_LINE.match(line.strip()) or _CLIENT_CALL.search(line))
         if line is not None and client:
             end = index + 1
-            while end < len(lines) and _continues(lines[end]):
+            while end < len(lines) and _open(lines[index:end]) and _continues(lines[end]):
                 end += 1
             _client_block(reading, [(i, lines[i] or "") for i in range(index, end)])
             lines[index:end] = [None] * (end - index)
             index = end
             continue
         index += 1
+
+
+def _open(block: list[str | None]) -> bool:
+    """The client's message is still open: botocore quotes the body (``with message "{ ... }"``), and a
+    line after the closing quote is no longer part of it (a person's reply, the next paragraph)."""
+    return len(_QUOTE_MARK.findall("\n".join(line or "" for line in block))) % 2 == 1
 
 
 def _continues(line: str | None) -> bool:
@@ -325,8 +335,9 @@ def evidence_from_paste(
         for i, line in enumerate(reading.lines)
         if line and line.strip() and not _FRAMING.match(line)
     ]
+    sections = headings(reading.original)
     for number, line in rest:
-        reading.add("text", line, number + 1, prose=not is_machine_line(line))
+        reading.add("text", line, number + 1, prose=not is_machine_line(line), section=sections[number])
     if rest:
         reading.at = rest[0][0]
         reading.found(TEXT)

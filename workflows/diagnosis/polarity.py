@@ -1,7 +1,8 @@
 """Whether a mention in human prose asserts what it names: NegEx and ConText, for pasted tickets.
 
 Engineers list what they ruled out before they ask ("no ResourceLimitExceeded", "OOM 아님"), ask
-("quota?", "혹시 803?") and recall ("we hit the limit last month"). Such a mention is no evidence
+("quota?", "혹시 803?"), recall ("we hit the limit last month") and report someone else's failure
+("another team saw Worker died": ConText's experiencer). Such a mention is no evidence
 for an entry, and a negated one is evidence against it. The scope rules follow NegEx (Chapman et
 al. 2001, negex_triggers) and ConText (Harkema et al. 2009, pyConText's lexical kit): a trigger
 reaches the words after it (pre-trigger) or before it (post-trigger), up to WINDOW words, the end
@@ -24,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Polarity = Literal["affirmed", "negated", "hypothetical", "historical"]
+Polarity = Literal["affirmed", "negated", "hypothetical", "historical", "other"]
 
 # NegEx's scope: five words in the original; one more for ops prose's code spans ("'Worker died' lines").
 WINDOW = 6
@@ -84,6 +85,14 @@ _HISTORICAL = _words(
     "days ago", "used to", "earlier this year", "back in", "yesterday", "yesterday's", "last night",
     "last night's", "the day before", "last month's", "last week's",
 )  # fmt: skip
+# ConText's experiencer: the condition is someone else's (ConText's "family history", "mother"); in ops
+# prose another team's, another project's, or one read or heard about. Either side of the mention.
+_OTHER = _words(
+    "read about", "heard about", "heard of", "read that", "someone else", "somebody else", "another team",
+    "other team", "other teams", "another team's", "another project", "other project", "other projects",
+    "another customer", "other customers", "other people", "a blog post", "in a blog", "다른 팀", "다른 프로젝트",
+    "남의",
+)  # fmt: skip
 # ConText's terminators: a conjunction or a change of time ends a trigger's reach.
 _TERMINATOR = _words(
     "but", "however", "although", "though", "yet", "still", "except", "apart from", "aside from",
@@ -100,9 +109,13 @@ _WH = re.compile(
 )
 
 # --- Korean: the marker follows its object ---------------------------------------------------------
-# Short negation ("안 났고", "못 찾음") of the verbs that say a message occurred or was seen: 나다, 뜨다,
-# 보이다, 찍히다, 생기다, 찾다. Not of other verbs: "통과 못 함" (did not pass) affirms a failure.
-_KO_NOT_SEEN = r"(?:안|못)\s*(?:났|나|납니|나요|떴|뜨|뜸|떠|보이|보임|보여|봤|봄|찍히|찍힘|찍혀|생기|생김|생겼|찾|찾음)\w*"
+# Short negation ("안 났고", "못 찾음", "메일로 안 왔음") of the verbs that say a message occurred, was seen
+# or arrived: 나다, 뜨다, 보이다, 찍히다, 생기다, 찾다, 오다 (an alert mail, an error), 받다. Not of other
+# verbs: "통과 못 함" (did not pass) affirms a failure, and so does "안 올라감" (does not go up).
+_KO_NOT_SEEN = (
+    r"(?:안|못)\s*(?:났|나|납니|나요|떴|뜨|뜸|떠|보이|보임|보여|봤|봄|찍히|찍힘|찍혀|생기|생김|생겼|찾|찾음"
+    r"|왔|옴|와|받)\w*"
+)
 _KO_NEGATION_POST = (
     r"아님|아니[다고며라야요었에지]?|아닌|아닙니다|아니에요|아닌듯|없음|없[다고어었는습네지]\w*|안\s*됨|안\s*돼\w*"
     r"|안\s*됩니다|문제\s*없\w*|0\s*건|" + _KO_NOT_SEEN
@@ -117,11 +130,17 @@ _KO_CONDITION = re.compile(r"\w*(?:이면|라면|으면|다면|면)$")
 _KO_HISTORICAL = r"저번|지난번|지난달|지난주|지난\s*주|예전에|이전에|전에는|작년|어제|그저께|엊그제"
 _KO_CLAUSE_END = re.compile(r"\w(?:는데|은데|인데|지만|데도|고서)$")
 _KO_CONJUNCTION = re.compile(r"그런데|근데|하지만|그러나|그래서|그리고")
+# The copula's negation ("A가 B가 아닌 C", "B는 아님") denies its complement: the nearest phrase marked
+# by a case particle before it, with that phrase's modifiers. A phrase marked before that one is another
+# argument (the sentence's subject), outside the denial.
+_KO_COPULA_NEGATION = re.compile(r"아니|아닌|아님|아닙")
+_KO_MARKED = re.compile(r"(?:[가-힣](?:이|가|은|는|을|를|도)|^(?:이|가|은|는|을|를|도))$")
 
 _PRE: tuple[tuple[str, Polarity], ...] = (
     (_NEGATION_PRE, "negated"),
     (_HYPOTHETICAL_PRE, "hypothetical"),
     (_KO_HYPOTHETICAL_PRE, "hypothetical"),
+    (_OTHER, "other"),
 )
 _POST: tuple[tuple[str, Polarity], ...] = (
     (_NEGATION_POST, "negated"),
@@ -129,9 +148,10 @@ _POST: tuple[tuple[str, Polarity], ...] = (
     (_HYPOTHETICAL_POST, "hypothetical"),
     (_KO_QUESTION_POST, "hypothetical"),
     (_KO_UNCERTAIN_POST, "hypothetical"),
+    (_OTHER, "other"),
 )
 _BOTH: tuple[tuple[str, Polarity], ...] = ((_HISTORICAL, "historical"), (_KO_HISTORICAL, "historical"))
-_ORDER: tuple[Polarity, ...] = ("negated", "hypothetical", "historical")
+_ORDER: tuple[Polarity, ...] = ("negated", "hypothetical", "historical", "other")
 
 
 def _phrase(alternatives: str) -> re.Pattern[str]:
@@ -143,6 +163,7 @@ _TERMINATOR_RE = _phrase(_TERMINATOR)
 _PRE_RE = [(_phrase(words), kind) for words, kind in _PRE]
 _POST_RE = [(_phrase(words), kind) for words, kind in _POST]
 _BOTH_RE = [(_phrase(words), kind) for words, kind in _BOTH]
+_OTHER_RE = _phrase(_OTHER)
 # Korean markers are glued to the word before them ("없음." "아님,"): no word boundary on the left.
 _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (re.compile(rf"(?:{_KO_NEGATION_POST})(?![\w])"), "negated"),
@@ -207,6 +228,12 @@ def _backward(end: int, words: set[int], commas: set[int]) -> int:
     return first
 
 
+def _complement(tokens: list[_Token], first: int, end: int) -> int:
+    """Where a Korean copula's denial starts: after the marked phrase that precedes its complement."""
+    marked = [i for i in range(first, end) if _KO_MARKED.search(tokens[i].text)]
+    return marked[-2] + 1 if len(marked) > 1 else first
+
+
 def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
     """Each trigger's reach in one sentence: (polarity, first, last character, trigger)."""
     tokens = [_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(sentence)]
@@ -235,7 +262,10 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
         for match in found(pattern):
             end = index_at(match.start())
             end += end < len(tokens) and tokens[end].start < match.start()  # glued: "OOM인가요"
-            add(kind, _backward(end, words, commas), end, match.group())
+            first = _backward(end, words, commas)
+            if _KO_COPULA_NEGATION.match(match.group()):
+                first = _complement(tokens, first, end)
+            add(kind, first, end, match.group())
     for pattern, kind in _BOTH_RE:
         for match in found(pattern):
             add(kind, 0, len(tokens), match.group())
@@ -247,22 +277,29 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
     return scopes
 
 
-def polarity(text: str, start: int, end: int) -> Reading:
+def polarity(text: str, start: int, end: int, *, section: str = "") -> Reading:
     """How the prose ``text`` holds its mention at [start, end).
 
     Args:
         text: one line (or a few) of human prose, normalised.
         start: where the mention starts.
         end: where it ends.
+        section: the heading the line sits under (``outline``): a heading in the past or someone
+            else's ("2. 지난달 이슈 후속", "Other teams:") sets its items' context, as a clinical
+            note's "Past Medical History" does in medspaCy.
 
     Returns:
-        ``negated`` (ruled out), ``hypothetical`` (asked, supposed), ``historical`` (in the past) or
-        ``affirmed``, with the trigger that decided it.
+        ``negated`` (ruled out), ``hypothetical`` (asked, supposed), ``historical`` (in the past),
+        ``other`` (someone else's: another team's, read about) or ``affirmed``, with the trigger that decided it.
     """
     for piece_start, piece_end in _pieces(text, start, end):
         reading = _reading(text, piece_start, piece_end, (start, end))
         if reading.polarity != "affirmed":
             return reading
+    masked = _mask(section, [])
+    for pattern, kind in (*_BOTH_RE, (_OTHER_RE, "other")):
+        if found := pattern.search(masked):
+            return Reading(kind, found.group())
     return Reading("affirmed")
 
 

@@ -1,0 +1,194 @@
+"""Reading a paste as an engineer does: context named in a question is no context, a client error's message
+ends where botocore closes it, a Korean copula denies its complement only, an error that did not arrive is
+ruled out, a notebook's shell escape is a command, someone else's failure and a heading in the past are no
+evidence of ours."""
+
+from __future__ import annotations
+
+from workflows.diagnosis import diagnose
+from workflows.diagnosis.evidence import normalize
+from workflows.diagnosis.facts import compute
+from workflows.diagnosis.outline import headings
+from workflows.diagnosis.paste import evidence_from_paste
+from workflows.diagnosis.polarity import polarity
+
+LMI_TIMEOUT = (
+    "botocore.errorfactory.ModelError: An error occurred (ModelError) when calling the InvokeEndpoint operation: "
+    'Received server error (0) from primary with message "Your invocation timed out while waiting for a response '
+    "from container primary. Review the latency metrics for each container in Amazon CloudWatch, resolve the "
+    'issue, and try again."'
+)
+
+
+def read(text: str, mention: str) -> str:
+    text = normalize(text)
+    start = text.index(mention)
+    return polarity(text, start, start + len(mention)).polarity
+
+
+def test_an_engine_named_only_in_a_question_is_not_the_endpoints_engine() -> None:
+    # Given a thread where a reply asks about TensorRT-LLM and the reporter answers no, on an LMI image
+    text = "\n".join(
+        [
+            "Serving bge-reranker on djl-inference:0.33.0-lmi15.0.0-cu128, ml.g5.2xlarge.",
+            LMI_TIMEOUT,
+            "Is this the TensorRT-LLM backend? It builds an engine per shape.",
+            "No, option.rolling_batch=disable and the Python engine.",
+        ]
+    )
+    evidence = evidence_from_paste(text, origin="issue")
+    # When the facts are computed and the paste diagnosed
+    facts = compute(evidence)
+    # Then TensorRT is not the context (asked, never asserted), LMI is, and the first-call timeout is LMI's
+    assert facts["tensorrt"] is not True
+    assert facts["lmi"] is True
+    assert diagnose(evidence).id == "F18"
+
+
+def test_an_engine_a_person_affirms_is_still_context() -> None:
+    # Given the same timeout where the reporter says the engine is TensorRT
+    text = f"We serve the reranker as a TensorRT engine on ml.g5.2xlarge.\n{LMI_TIMEOUT}"
+    # When it is read
+    facts = compute(evidence_from_paste(text, origin="ticket"))
+    # Then the affirmed mention makes TensorRT the context
+    assert facts["tensorrt"] is True
+
+
+def test_a_client_errors_message_ends_where_its_quote_closes() -> None:
+    # Given a one-line ModelError followed by a person's reply on the next line
+    text = f"{LMI_TIMEOUT}\nreviewer: is this the TensorRT-LLM backend?"
+    # When it is read
+    evidence = evidence_from_paste(text, origin="thread")
+    # Then the reply is a person's prose, not part of the client's error
+    reply = [i for i in evidence.items if "reviewer" in i.text and not i.whole]
+    assert [(i.source, i.prose) for i in reply] == [("text", True)]
+
+
+def test_a_client_errors_body_wrapped_over_lines_stays_one_message() -> None:
+    # Given a ModelError whose JSON body botocore printed over several lines
+    text = (
+        "botocore.errorfactory.ModelError: An error occurred (ModelError) when calling the InvokeEndpoint "
+        'operation: Received client error (400) from primary with message "{\n  "code": 400,\n'
+        '  "message": "No module named \\u0027onnxruntime\\u0027"\n}\n". See the log group.\n'
+        "Any idea what is wrong?"
+    )
+    # When it is read
+    evidence = evidence_from_paste(text, origin="nb")
+    # Then the body is the invocation's error and the question after it is prose
+    assert any(i.source == "invocation" and "No module named" in i.text for i in evidence.items)
+    assert [i.source for i in evidence.items if i.text == "Any idea what is wrong?"] == ["text"]
+
+
+def test_a_korean_copula_denies_its_complement_not_the_sentences_subject() -> None:
+    # Given "the vllm endpoint served a model other than the one we set" and plain copula denials
+    served = "vllm-bge-kr 엔드포인트가 우리가 넣은 모델이 아닌 다른 모델을 띄웠습니다."
+    # When the mentions' polarity is read
+    # Then the subject stands, and what the copula denies is negated
+    assert read(served, "vllm-bge-kr") == "affirmed"
+    assert read(served, "넣은 모델") == "negated"
+    assert read("쿼터 문제는 아님", "쿼터") == "negated"
+    assert read("GPU 드라이버 문제는 아닌 것 같아요", "GPU 드라이버") == "negated"
+
+
+def test_a_notebooks_shell_escape_is_a_command_and_its_filter_pattern_no_finding() -> None:
+    # Given a notebook that searched the log group for a failure and found no event
+    text = (
+        "In [3]: !aws logs filter-log-events --log-group-name /aws/sagemaker/Endpoints/emb "
+        "--filter-pattern '\"Failed to create CUDAExecutionProvider\"' --query 'length(events)'\n"
+        "0\n"
+    )
+    # When it is diagnosed
+    diagnosis = diagnose(evidence_from_paste(text, origin="nb"))
+    # Then the pattern searched for is no evidence: nothing is named
+    assert diagnosis.id == "unknown"
+
+
+def test_a_korean_error_that_did_not_arrive_is_ruled_out_and_a_metric_that_does_not_rise_is_not() -> None:
+    # Given Korean short negation of arriving and receiving (오다, 받다), and of rising (오르다)
+    # When the mentions' polarity is read
+    # Then the error that never arrived is negated, and the metric that does not rise stands
+    assert read("ResourceLimitExceeded 같은 건 메일로 안 왔는데", "ResourceLimitExceeded") == "negated"
+    assert read("Worker died 알람은 못 받았음", "Worker died") == "negated"
+    assert read("GPU 사용률이 안 올라감", "GPU 사용률") == "affirmed"
+
+
+def test_someone_elses_failure_is_no_evidence_of_ours() -> None:
+    # Given ConText's experiencer: a failure read about, or another team's
+    # When the mentions' polarity is read
+    # Then each is someone else's, not an assertion about this endpoint
+    assert (
+        read('I read about "Invalid input name: token_type_ids" in another project.', "token_type_ids")
+        == "other"
+    )
+    assert (
+        read("another team reported ResourceLimitExceeded this morning", "ResourceLimitExceeded") == "other"
+    )
+    assert read("다른 팀 엔드포인트에서 Worker died 가 났다고 들었음", "Worker died") == "other"
+    # And our own failure beside it stands
+    assert read("Our endpoint logs Worker died on every start.", "Worker died") == "affirmed"
+
+
+def test_an_outlines_items_sit_under_their_heading_and_a_blank_line_ends_a_paragraphs_outline() -> None:
+    # Given a report's numbered sections, a label with its bullets after a blank line, and a paragraph
+    lines = [
+        "2. Last month's issues",
+        "   - Worker died on nli-rt, fixed",
+        "3. New this month: none",
+        "Other teams:",
+        "",
+        "- ResourceLimitExceeded on g5",
+        "A paragraph.",
+        "",
+        "- a bullet after it",
+    ]
+    # When the outline is read
+    parents = headings(lines)
+    # Then each item has its heading, and nothing else is nested
+    assert parents == ["", "2. Last month's issues", "", "", "", "Other teams:", "", "", ""]
+
+
+def test_an_item_under_a_heading_in_the_past_recalls_a_failure_and_reports_none() -> None:
+    # Given a monthly report whose last month's section lists a fixed worker death on a real-time endpoint
+    text = "\n".join(
+        [
+            "Monthly report, ml.m5.xlarge endpoints",
+            "2. Last month's incidents",
+            "   - Worker died on every start: fixed with SAGEMAKER_MODEL_SERVER_WORKERS=1",
+            "3. This month: 0 5xx",
+        ]
+    )
+    # When it is diagnosed
+    diagnosis = diagnose(evidence_from_paste(text, origin="mail"))
+    # Then nothing is named, and the entry is a candidate recalled from the past
+    assert diagnosis.id == "unknown"
+    assert any("historical" in line for line in diagnosis.evidence)
+
+
+MISSING_MODULE = (
+    "botocore.errorfactory.ModelError: An error occurred (ModelError) when calling the InvokeEndpoint operation: "
+    'Received client error (400) from primary with message "{"code": 400, "message": "No module named '
+    "'onnxruntime'\"}\"."
+)
+
+
+def test_a_consequence_whose_causes_context_is_shown_but_not_its_signature_is_unknown_between_them() -> None:
+    # Given a missing module on a model whose record says network isolation is on, and no pip output
+    isolated = '{"ModelName": "m", "PrimaryContainer": {"Image": "x"}, "EnableNetworkIsolation": true}\n'
+    # When it is diagnosed
+    diagnosis = diagnose(evidence_from_paste(isolated + MISSING_MODULE, origin="nb"))
+    # Then neither is named: the missing module (F01) and the install that reached no index (F37) are candidates
+    assert diagnosis.id == "unknown"
+    assert diagnosis.title.startswith("F01 or its cause F37")
+    assert [line.split()[1] for line in diagnosis.evidence if line.startswith("[candidate]")] == [
+        "F01",
+        "F37",
+    ]
+
+
+def test_a_consequence_is_named_where_its_causes_context_is_absent_or_false() -> None:
+    # Given the same missing module on a model with network access, and with no model record at all
+    open_model = '{"ModelName": "m", "PrimaryContainer": {"Image": "x"}, "EnableNetworkIsolation": false}\n'
+    # When each is diagnosed
+    # Then the missing module is named
+    assert diagnose(evidence_from_paste(open_model + MISSING_MODULE, origin="nb")).id == "F01"
+    assert diagnose(evidence_from_paste(MISSING_MODULE, origin="nb")).id == "F01"

@@ -1,0 +1,63 @@
+"""Which heading a line of a person's text sits under: the outline of a mail, a ticket, a report.
+
+medspaCy's sectionizer reads a clinical note by its sections: an entity under "Past Medical History"
+is historical, whatever its own sentence says. People write the same outlines: "2. Last month's
+issues" and its items, "Other teams:" and its bullets, a Markdown heading and its paragraph. The
+heading is the context of its items (``polarity`` reads it for the past and for someone else's),
+so an item "- serverless OOM (Worker died): fixed with 6144 MB" under last month's issues recalls
+a failure and does not report one.
+
+A line's heading is the nearest line before it that it is nested under: a Markdown heading (up to
+the next heading of the same or a higher level), or a line followed by deeper-indented lines or by
+bullets. A blank line ends an outline, except after a label that ends with a colon.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MARKDOWN_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
+_BULLET = re.compile(r"^\s*(?:[-*•·▪◦]|\d{1,2}[.)]|[a-z][.)])\s+\S")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def headings(lines: list[str]) -> list[str]:
+    """For each line, the heading it sits under ("" when none); a heading is not under itself.
+
+    Args:
+        lines: the text's lines, as pasted.
+
+    Returns:
+        One heading text per line, in the lines' order.
+    """
+    parents: list[str] = [""] * len(lines)
+    markdown: list[tuple[int, str]] = []  # the Markdown headings in force: (level, text)
+    outline: list[tuple[int, bool, str]] = []  # open outline parents: (indent, is_bullet, text)
+    for index, line in enumerate(lines):
+        if not line.strip():
+            if outline and not outline[-1][2].endswith(":"):
+                outline = []  # a paragraph ends; a label ("Last month:") still leads the list after it
+            continue
+        heading = _MARKDOWN_HEADING.match(line)
+        if heading:
+            level = len(heading.group(1))
+            while markdown and markdown[-1][0] >= level:
+                markdown.pop()
+            markdown.append((level, line.strip()))
+            outline = []
+            continue
+        indent, bullet = _indent(line), bool(_BULLET.match(line))
+        while outline and not _nested(outline[-1], indent, bullet):
+            outline.pop()
+        parents[index] = " / ".join([text for _, text in markdown] + [text for _, _, text in outline])
+        outline.append((indent, bullet, line.strip()))
+    return parents
+
+
+def _nested(parent: tuple[int, bool, str], indent: int, bullet: bool) -> bool:
+    """A line is under ``parent`` when it is indented deeper, or is a bullet under a plain line."""
+    parent_indent, parent_bullet, _ = parent
+    return indent > parent_indent or (bullet and not parent_bullet and indent >= parent_indent)
