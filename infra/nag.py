@@ -18,7 +18,7 @@ from infra.constants import PREFIX, state_machine_name
 from infra.cross_region import region_buckets_of
 from infra.network import StackNetwork, ec2_arn
 from infra.permissions import CROSS_REGION_KINDS, RUN_PREFIXES_READ, SAGEMAKER_KINDS
-from infra.sagemaker_role import image_repositories, sagemaker_log_arns
+from infra.sagemaker_role import image_repositories, sagemaker_log_arns, traces_log_arns
 from infra.scaling_grants import TARGET_TRACKING_ALARMS
 from state_machines import children, names
 from workflows.janitor.cleanup import REPORTS_PREFIX
@@ -147,6 +147,13 @@ def acknowledge(
             _wildcard(stack, group),
             "Container logs of the project's endpoints, inference components and processing jobs: SageMaker "
             "names the log groups and streams after the run's resources, so the name prefix is the scope.",
+        )
+    for group in traces_log_arns(stack):
+        a.add(
+            stack,
+            _wildcard(stack, group),
+            "A traced endpoint's traces group (hosting.tracing) is created at deploy with the run's tags and a "
+            "retention; SageMaker names it after the run's endpoint, in the endpoint's Region, so the prefix is the scope.",
         )
     a.add(
         stack,

@@ -37,7 +37,7 @@ from infra.cross_region import CROSS_REGION_KINDS as CROSS_REGION_KINDS
 from infra.cross_region import across_regions, region_buckets_of
 from infra.encryption import ArtifactKey
 from infra.ownership import ROUTER_CLEANUP, SAGEMAKER_CLEANUP, changes, manage, statement
-from infra.sagemaker_role import sagemaker_log_arns
+from infra.sagemaker_role import sagemaker_log_arns, traces_log_arns
 from infra.scaling_grants import (
     AUTOSCALING_ROLE,
     RUN_ALARMS,
@@ -49,6 +49,8 @@ from workflows.janitor.cleanup import REPORTS_PREFIX
 from workflows.naming import ARTIFACTS_PREFIX, CONVERSIONS_PREFIX, RESULTS_PREFIX
 from workflows.spec.model import TOKEN_SECRET_PREFIX
 
+TRACES_RETENTION = ["logs:CreateLogGroup", "logs:TagResource", "logs:PutRetentionPolicy"]
+"""CreateLogGroup with tags needs TagResource too (CloudWatch Logs' tagging authorization)."""
 SAGEMAKER_KINDS = ("endpoint", "endpoint-config", "model", "inference-component", "processing-job")
 SAGEMAKER_LIST = [
     "sagemaker:ListEndpoints",
@@ -195,6 +197,8 @@ def pipeline_step(scope: Scope) -> list[iam.PolicyStatement]:
         pass_sagemaker_role(scope),
         # Diagnosis reads the container logs of the endpoint, its inference components and the benchmark job.
         statement(["logs:FilterLogEvents", "logs:GetLogEvents", "logs:DescribeLogStreams"], logs),
+        # Deploy gives a traced endpoint's traces group the run's tags and a retention (workflows/hosting/tracing.py).
+        statement(TRACES_RETENTION, traces_log_arns(scope.stack)),
         # The benchmark reports the endpoint's ModelLatency / OverheadLatency beside client latency.
         statement(["cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics"], ["*"]),
         # Teardown's last check: anything tagged with the run's id (workflows/hosting/tagged.py).

@@ -17,7 +17,12 @@ from infra.constants import PREFIX
 from infra.cross_region import region_buckets_of
 from infra.network import StackNetwork, sagemaker_interfaces
 from workflows.images.table import registry_accounts
-from workflows.naming import SAGEMAKER_READ_PREFIXES, SAGEMAKER_WRITE_PREFIXES, sagemaker_log_groups
+from workflows.naming import (
+    SAGEMAKER_READ_PREFIXES,
+    SAGEMAKER_WRITE_PREFIXES,
+    endpoint_traces_log_group,
+    sagemaker_log_groups,
+)
 
 
 def sagemaker_log_arns(stack: Stack) -> list[str]:
@@ -42,6 +47,22 @@ def sagemaker_log_arns(stack: Stack) -> list[str]:
             for name in names
         ]
     return arns
+
+
+def traces_log_arns(stack: Stack) -> list[str]:
+    """The traces groups of the runs' endpoints (``/aws/sagemaker/Endpoints/db-*/traces``), in any Region,
+    in both of the forms CloudWatch Logs authorizes (the group, and ``<group>:*``)."""
+    group = endpoint_traces_log_group(f"{PREFIX}-*")
+    return [
+        stack.format_arn(
+            service="logs",
+            region="*",
+            resource="log-group",
+            resource_name=name,
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        )
+        for name in (group, f"{group}:*")
+    ]
 
 
 def image_repositories(stack: Stack) -> list[str]:

@@ -60,6 +60,17 @@ def sagemaker_in(region: str | None) -> SageMakerClient:
     return regional_sagemaker(region) if region else sagemaker()
 
 
+@cache
+def regional_logs(region: str) -> CloudWatchLogsClient:
+    """CloudWatch Logs of another Region of a run across Regions (hosting.regions)."""
+    return make_client("logs", region)  # type: ignore[no-any-return]
+
+
+def logs_in(region: str | None) -> CloudWatchLogsClient:
+    """CloudWatch Logs of an endpoint's Region: the run's own when None."""
+    return regional_logs(region) if region else logs()
+
+
 def runtime_in(region: str | None) -> SageMakerRuntimeClient:
     """The SageMaker runtime client of an endpoint's Region: the run's own when None."""
     return regional_runtime(region) if region else sagemaker_runtime()

@@ -20,6 +20,7 @@ def handler(event: DeployRequest, context: LambdaContext) -> dict[str, Any]:
         settings=clients.settings(),
         s3=clients.s3(),
         regional=clients.regional_sagemaker,
+        logs=clients.logs_in,
     )
     logger.info(
         "deploying",

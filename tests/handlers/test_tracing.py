@@ -10,18 +10,31 @@ import pytest
 from tests.conftest import fast_spec
 from tests.handlers.test_benchmark_job import deploy_on
 from tests.handlers.test_hosting_endpoints import expect_endpoint, expect_model
-from tests.support.hosting import ARTIFACT, CPU_IMAGE, SETTINGS, client, request, stubbed
+from tests.support.hosting import ARTIFACT, CPU_IMAGE, SETTINGS, TAGS, client, request, stubbed, tags_match
 from tests.support.shapes import operation_problems
 from workflows.benchmark.results import ShapeWarmup, WarmupResult
 from workflows.contracts import BenchmarkPlanRequest
 from workflows.errors import SpecInvalid
 from workflows.hosting.create_calls import create_endpoint, model_server_environment
+from workflows.hosting.traces_group import keep_traces
 from workflows.hosting.tracing import tracing_config, tracing_line
 from workflows.naming import endpoint_traces_log_group
 from workflows.steps.deploy_endpoint import deploy
 from workflows.steps.plan_benchmark import plan
 
 MODEL = "db-run-1-a1-m0"
+TAG_MAP = {tag["Key"]: tag["Value"] for tag in TAGS}
+
+
+class RunTags:
+    """Equal to a tags map that holds the run's tags (its expiry comes from the clock: checked by key)."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, dict) and tags_match([{"Key": k, "Value": v} for k, v in other.items()])
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 VARIANT = {
     "VariantName": "primary",
     "ModelName": MODEL,
@@ -52,8 +65,13 @@ def test_a_traced_realtime_spec_sends_tracing_config_in_botocores_shape() -> Non
             stub, PrimaryContainer={"Image": CPU_IMAGE, "ModelDataUrl": ARTIFACT, "Environment": env}
         )
         expect_endpoint(stub, VARIANT, TracingConfig=expected)
-        # When the deploy step runs (the stubbed client validates every request against botocore)
-        result = deploy(req, sagemaker=sagemaker, settings=SETTINGS)
+        with stubbed("logs") as (logs, logs_stub):
+            # And the traces group is created with the run's tags, then kept the default 30 days
+            group = "/aws/sagemaker/Endpoints/db-run-1-a1/traces"
+            logs_stub.add_response("create_log_group", {}, {"logGroupName": group, "tags": RunTags()})
+            logs_stub.add_response("put_retention_policy", {}, {"logGroupName": group, "retentionInDays": 30})
+            # When the deploy step runs (the stubbed clients validate every request against botocore)
+            result = deploy(req, sagemaker=sagemaker, settings=SETTINGS, logs=lambda region: logs)
     # Then the endpoint config carried the TracingConfig, and the endpoint was created
     assert result.endpoint_name == "db-run-1-a1"
     # And the request fits botocore's CreateEndpointConfig input, enums and patterns included
@@ -136,3 +154,43 @@ def test_the_benchmark_plan_of_a_traced_run_names_its_endpoints_traces_group() -
     # Then its last line says tracing is on, and where this endpoint's traces go
     assert planned.lines[-1].startswith("request tracing on: 10% of requests")
     assert "/aws/sagemaker/Endpoints/db-run-j-a1/traces" in planned.lines[-1]
+
+
+def test_a_traces_group_that_sagemaker_already_made_is_kept_and_gets_its_retention() -> None:
+    # Given a traced spec kept 7 days, whose traces group SageMaker created first
+    hosting = request(
+        {
+            "instance_type_fallbacks": ["ml.c6i.xlarge"],
+            "tracing": {"sampling_percent": 1, "retention_days": 7},
+        }
+    ).spec.hosting
+    group = "/aws/sagemaker/Endpoints/db-run-1-a1/traces"
+    with stubbed("logs") as (logs, stub):
+        stub.add_client_error(
+            "create_log_group", "ResourceAlreadyExistsException", "The specified log group already exists"
+        )
+        stub.add_response("put_retention_policy", {}, {"logGroupName": group, "retentionInDays": 7})
+        # When deploy keeps the traces
+        kept = keep_traces(logs, hosting, endpoint="db-run-1-a1", tags=TAG_MAP)
+    # Then the group is the endpoint's traces group, and its retention was set all the same
+    assert kept == group
+
+
+def test_tracing_off_touches_no_log_group() -> None:
+    hosting = request({"instance_type_fallbacks": ["ml.c6i.xlarge"]}).spec.hosting
+    with stubbed("logs") as (logs, _):
+        assert keep_traces(logs, hosting, endpoint="db-run-1-a1", tags=TAG_MAP) is None
+
+
+@pytest.mark.parametrize("days", [0, 10, 4000])
+def test_a_retention_cloudwatch_does_not_offer_is_refused_with_the_choices(days: int) -> None:
+    with pytest.raises(
+        SpecInvalid,
+        match=r"retention_days \d+ is not a retention CloudWatch Logs accepts: use one of 1, 3, 5, 7, 14, 30,",
+    ):
+        request(
+            {
+                "instance_type_fallbacks": ["ml.c6i.xlarge"],
+                "tracing": {"sampling_percent": 1, "retention_days": days},
+            }
+        )

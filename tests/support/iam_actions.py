@@ -206,6 +206,12 @@ def _logs(request: Request, where: Where) -> list[Access]:
     p, op = request.params, request.operation
     if op in ("FilterLogEvents", "GetLogEvents", "DescribeLogStreams", "CreateLogStream", "PutLogEvents"):
         return [Access(f"logs:{op}", arn) for arn in where.log_group(p["logGroupName"])]
+    if op == "CreateLogGroup":
+        # A create with tags is authorized for TagResource as well.
+        actions = ["logs:CreateLogGroup", *(["logs:TagResource"] if p.get("tags") else [])]
+        return [Access(action, arn) for action in actions for arn in where.log_group(p["logGroupName"])]
+    if op == "PutRetentionPolicy":
+        return [Access("logs:PutRetentionPolicy", arn) for arn in where.log_group(p["logGroupName"])]
     raise LookupError
 
 

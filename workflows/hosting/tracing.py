@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from workflows.errors import SpecInvalid
 from workflows.hosting.network import KmsKeyId
@@ -25,6 +25,32 @@ from workflows.models import Strict
 _PAYLOAD_URI = r"^(https|s3)://([^/])/?(.*)$"
 TRUNCATED_AT_KIB = 512
 """SageMaker truncates a traced payload over 512 KiB in the log group (botocore's documentation)."""
+
+RETENTION_DAYS = (
+    1,
+    3,
+    5,
+    7,
+    14,
+    30,
+    60,
+    90,
+    120,
+    150,
+    180,
+    365,
+    400,
+    545,
+    731,
+    1096,
+    1827,
+    2192,
+    2557,
+    2922,
+    3288,
+    3653,
+)
+"""The retentions CloudWatch Logs accepts (botocore's PutRetentionPolicy ``retentionInDays`` documentation)."""
 
 SERVERLESS_REFUSAL = (
     "hosting.tracing cannot be combined with a serverless endpoint: SageMaker's TracingConfig does not "
@@ -60,6 +86,25 @@ class TracingSettings(Strict):
         description="TracingConfig.KmsKeyId: the key SageMaker encrypts the payloads it delivers to "
         "large_payload_s3_uri with; needs large_payload_s3_uri.",
     )
+
+    retention_days: int = Field(
+        30,
+        description=(
+            "How long CloudWatch Logs keeps the traces (PutRetentionPolicy on the endpoint's traces group, set at "
+            "deploy): one of CloudWatch's retentions, 1 to 3653 days. SageMaker's own groups never expire, and "
+            "traces hold the users' texts."
+        ),
+    )
+
+    @field_validator("retention_days")
+    @classmethod
+    def _a_cloudwatch_retention(cls, days: int) -> int:
+        if days not in RETENTION_DAYS:
+            raise ValueError(
+                f"retention_days {days} is not a retention CloudWatch Logs accepts: use one of "
+                f"{', '.join(map(str, RETENTION_DAYS))}"
+            )
+        return days
 
     @model_validator(mode="after")
     def _key_needs_uri(self) -> Any:
@@ -132,5 +177,6 @@ def tracing_line(hosting: Any, group: str) -> str | None:
     )
     return (
         f"request tracing on: {settings.sampling_percent}% of requests, their request and response payloads "
-        f"(the users' texts) to CloudWatch Logs {group}{large}; read them with `deploybench diagnose --traces`"
+        f"(the users' texts) to CloudWatch Logs {group}, kept {settings.retention_days} days{large}; read them "
+        "with `deploybench diagnose --traces`"
     )

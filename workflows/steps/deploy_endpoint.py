@@ -8,18 +8,22 @@ the Region, and every later step reads it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from workflows.contracts import DeployRequest, DeployResult
 from workflows.hosting.base import AwsClients
+from workflows.hosting.create_calls import run_tags
 from workflows.hosting.modes import strategy_for
 from workflows.hosting.region_staging import region_bucket, stage_in_region
 from workflows.hosting.routed import Regional, attempt_region
+from workflows.hosting.traces_group import keep_traces
 from workflows.settings import Settings
 
 if TYPE_CHECKING:
     from types_boto3_application_autoscaling import ApplicationAutoScalingClient
     from types_boto3_cloudwatch import CloudWatchClient
+    from types_boto3_logs import CloudWatchLogsClient
     from types_boto3_s3 import S3Client
     from types_boto3_sagemaker import SageMakerClient
 
@@ -33,16 +37,47 @@ def deploy(
     autoscaling: ApplicationAutoScalingClient | None = None,
     cloudwatch: CloudWatchClient | None = None,
     regional: Regional | None = None,
+    logs: Callable[[str | None], CloudWatchLogsClient] | None = None,
 ) -> DeployResult:
     """Create the hosting mode's resources (``workflows/hosting/``); returns while the endpoint is Creating.
 
+    A traced endpoint's traces group then gets its retention (``hosting.tracing.retention_days``).
+
     Args:
         regional: another Region's SageMaker client, by Region name (an attempt outside the primary).
+        logs: CloudWatch Logs of an endpoint's Region (None: the run's own); needed with ``hosting.tracing``.
 
     Raises:
         PreflightBlocked: a static check of the mode blocks (before any AWS call).
         DeployRejected: SageMaker refused a create call.
     """
+    result = _deploy(
+        request,
+        sagemaker=sagemaker,
+        settings=settings,
+        s3=s3,
+        autoscaling=autoscaling,
+        cloudwatch=cloudwatch,
+        regional=regional,
+    )
+    if getattr(request.spec.hosting, "tracing", None) is not None:
+        if logs is None:
+            raise ValueError("a traced endpoint's traces group needs CloudWatch Logs; pass logs")
+        tags = {tag["Key"]: tag["Value"] for tag in run_tags(request)}
+        keep_traces(logs(result.region), request.spec.hosting, endpoint=result.endpoint_name, tags=tags)
+    return result
+
+
+def _deploy(
+    request: DeployRequest,
+    *,
+    sagemaker: SageMakerClient,
+    settings: Settings,
+    s3: S3Client | None = None,
+    autoscaling: ApplicationAutoScalingClient | None = None,
+    cloudwatch: CloudWatchClient | None = None,
+    regional: Regional | None = None,
+) -> DeployResult:
     region = attempt_region(request.spec.hosting, request.attempt.region_index)
     if region is None:
         clients = AwsClients(sagemaker=sagemaker, s3=s3, autoscaling=autoscaling, cloudwatch=cloudwatch)
