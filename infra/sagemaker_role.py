@@ -25,34 +25,9 @@ from workflows.naming import (
 )
 
 
-def sagemaker_log_arns(stack: Stack) -> list[str]:
-    """The log groups SageMaker writes for run resources, and the streams of the fixed-name ones.
-
-    A fixed-name group is also given as ``<group>:*``: CloudWatch Logs authorizes some actions on
-    that form of the group's ARN, and stream ARNs (``<group>:log-stream:<stream>``) fall under it.
-    Any Region: a run across Regions (``hosting.regions``) has endpoints, and their log groups, in
-    Regions the stack does not know until the spec names them; the names stay the run's prefix.
-    """
-    arns = []
-    for group in sagemaker_log_groups(f"{PREFIX}-*"):
-        names = [group] if group.endswith("*") else [group, f"{group}:*"]
-        arns += [
-            stack.format_arn(
-                service="logs",
-                region="*",
-                resource="log-group",
-                resource_name=name,
-                arn_format=ArnFormat.COLON_RESOURCE_NAME,
-            )
-            for name in names
-        ]
-    return arns
-
-
-def traces_log_arns(stack: Stack) -> list[str]:
-    """The traces groups of the runs' endpoints (``/aws/sagemaker/Endpoints/db-*/traces``), in any Region,
-    in both of the forms CloudWatch Logs authorizes (the group, and ``<group>:*``)."""
-    group = endpoint_traces_log_group(f"{PREFIX}-*")
+def log_group_arns(stack: Stack, names: list[str]) -> list[str]:
+    """Log-group ARNs of ``names`` in any Region: a run across Regions (``hosting.regions``) has endpoints,
+    and their log groups, in Regions the stack does not know until the spec names them."""
     return [
         stack.format_arn(
             service="logs",
@@ -61,8 +36,28 @@ def traces_log_arns(stack: Stack) -> list[str]:
             resource_name=name,
             arn_format=ArnFormat.COLON_RESOURCE_NAME,
         )
-        for name in (group, f"{group}:*")
+        for name in names
     ]
+
+
+def sagemaker_log_arns(stack: Stack) -> list[str]:
+    """The log groups SageMaker writes for run resources, and the streams of the fixed-name ones.
+
+    A fixed-name group is also given as ``<group>:*``: CloudWatch Logs authorizes some actions on
+    that form of the group's ARN, and stream ARNs (``<group>:log-stream:<stream>``) fall under it.
+    The names stay the run's prefix in every Region.
+    """
+    names: list[str] = []
+    for group in sagemaker_log_groups(f"{PREFIX}-*"):
+        names += [group] if group.endswith("*") else [group, f"{group}:*"]
+    return log_group_arns(stack, names)
+
+
+def traces_log_arns(stack: Stack) -> list[str]:
+    """The traces groups of the runs' endpoints (``/aws/sagemaker/Endpoints/db-*/traces``), in any Region,
+    in both of the forms CloudWatch Logs authorizes (the group, and ``<group>:*``)."""
+    group = endpoint_traces_log_group(f"{PREFIX}-*")
+    return log_group_arns(stack, [group, f"{group}:*"])
 
 
 def image_repositories(stack: Stack) -> list[str]:

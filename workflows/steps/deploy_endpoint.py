@@ -51,15 +51,12 @@ def deploy(
         PreflightBlocked: a static check of the mode blocks (before any AWS call).
         DeployRejected: SageMaker refused a create call.
     """
-    result = _deploy(
-        request,
-        sagemaker=sagemaker,
-        settings=settings,
-        s3=s3,
-        autoscaling=autoscaling,
-        cloudwatch=cloudwatch,
-        regional=regional,
-    )
+    region = attempt_region(request.spec.hosting, request.attempt.region_index)
+    if region is None:
+        clients = AwsClients(sagemaker=sagemaker, s3=s3, autoscaling=autoscaling, cloudwatch=cloudwatch)
+        result = strategy_for(request.spec.hosting.mode).deploy(request, clients=clients, settings=settings)
+    else:
+        result = _deploy_in(region, request, settings=settings, s3=s3, regional=regional)
     if getattr(request.spec.hosting, "tracing", None) is not None:
         if logs is None:
             raise ValueError("a traced endpoint's traces group needs CloudWatch Logs; pass logs")
@@ -68,20 +65,10 @@ def deploy(
     return result
 
 
-def _deploy(
-    request: DeployRequest,
-    *,
-    sagemaker: SageMakerClient,
-    settings: Settings,
-    s3: S3Client | None = None,
-    autoscaling: ApplicationAutoScalingClient | None = None,
-    cloudwatch: CloudWatchClient | None = None,
-    regional: Regional | None = None,
+def _deploy_in(
+    region: str, request: DeployRequest, *, settings: Settings, s3: S3Client | None, regional: Regional | None
 ) -> DeployResult:
-    region = attempt_region(request.spec.hosting, request.attempt.region_index)
-    if region is None:
-        clients = AwsClients(sagemaker=sagemaker, s3=s3, autoscaling=autoscaling, cloudwatch=cloudwatch)
-        return strategy_for(request.spec.hosting.mode).deploy(request, clients=clients, settings=settings)
+    """The attempt in another Region: the artifacts staged to its bucket, created with its client."""
     if regional is None or s3 is None:
         raise ValueError(
             f"deploying in {region} needs that Region's SageMaker client and S3; pass regional and s3"
