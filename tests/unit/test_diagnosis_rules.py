@@ -29,7 +29,6 @@ FIELD_CASES = [
     ("F17", "add_requirement", ft.F17_FIELD_PEFT, "lmi"),
     ("F19", "fail", ft.F19_FIELD, None),
     ("F20", "newer_ami", ft.F20_FIELD, None),
-    ("F22", "fail", ft.F22_FIELD, None),
     ("F23", "fail", ft.F23_FIELD, None),
     ("F25", "fail", ft.F25_FIELD, None),
     ("F28", "fail", ft.F28_FIELD, None),
@@ -202,6 +201,46 @@ def test_pbtxt_error_is_f19_not_a_truncated_artifact() -> None:
     assert diagnosis.id == "F19"
     assert "F22" not in [a.id for a in diagnosis.alternatives]
     assert text_diagnosis(ft.F23_VARIANTS[0]).id == "F23"
+
+
+def test_tritons_catch_all_alone_names_no_entry_and_keeps_f22_a_candidate() -> None:
+    # Given only Triton's last line, which it prints whatever model failed to load, and why
+    diagnosis = text_diagnosis(ft.F22_FIELD)
+    # Then no entry is named (F22 is that line "with a valid config", which the line cannot show)
+    assert diagnosis.id == "unknown"
+    assert "F22" in [a.id for a in diagnosis.alternatives]
+
+
+def test_a_failed_ping_under_tritons_catch_all_is_unknown_between_it_and_the_model_that_did_not_load() -> (
+    None
+):
+    # Given the failed ping health check, with Triton's catch-all in the container's log
+    diagnosis = text_diagnosis(f"{ft.F22_FIELD}\n{ft.F07_FIELD}")
+    # Then the ping (F07) is not named over the load failure that may have caused it
+    assert diagnosis.id == "unknown"
+    assert "F07 or its cause F22" in diagnosis.title
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # onnxruntime's own words for a model.onnx cut short
+        "onnxruntime.capi.onnxruntime_pybind11_state.InvalidProtobuf: [ONNXRuntimeError] : 7 : INVALID_PROTOBUF : "
+        "Load model from /opt/ml/model/model.onnx failed:Protobuf parsing failed.",
+        # what an engineer finds in the repository
+        "Triton starts, then exits; ls -l shows /models/nli/1/model.onnx at 0 bytes.",
+    ],
+)
+def test_a_weight_file_cut_short_names_f22(text: str) -> None:
+    assert text_diagnosis(text).id == "F22"
+
+
+def test_a_failed_ping_with_the_model_that_did_not_load_names_the_cause() -> None:
+    # Given Triton's own line for the missing file, its catch-all and the failed ping
+    diagnosis = text_diagnosis(f"{ft.F22_VARIANTS[0]}\n{ft.F07_FIELD}")
+    # Then the cause is named, and the ping listed as its consequence
+    assert diagnosis.id == "F22"
+    assert any(line.startswith("[consequence] F07") for line in diagnosis.evidence)
 
 
 def test_cuda_forward_compatibility_notice_is_not_error_803() -> None:

@@ -235,12 +235,20 @@ class Matcher:
 
         A consequence is what its cause looks like from outside ("No module named" is what a pip install
         that reached no index leaves behind); where the cause's context holds (a network-isolated model
-        for F37) and nothing shows or rules out the cause, the consequence cannot be told from it.
+        for F37), or only its weak signature does (Triton's "failed to load all models" under a failed ping),
+        and nothing rules the cause out, the consequence cannot be told from it.
         """
         found = {m.id for m in matches}
+        # A cause matched below MIN_CONFIDENCE is shown too: a catch-all line says something failed upstream.
+        weak = {m.id: m.quotes[0] for m in matches if m.score < MIN_CONFIDENCE and m.quotes}
         causes: dict[str, str] = {}
         for rule in self.rules.rules:
-            if best.id not in rule.causes or rule.id in found or rule.id in self.ruled_out or "{" in rule.id:
+            if best.id not in rule.causes or rule.id in self.ruled_out or "{" in rule.id:
+                continue
+            if rule.id in weak:
+                causes.setdefault(rule.id, weak[rule.id])
+                continue
+            if rule.id in found:
                 continue
             context = [
                 q for c in rule.prefers if (o := self.evaluate(c, rule.sources)).holds for q in o.quotes
