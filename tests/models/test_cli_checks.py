@@ -136,7 +136,7 @@ def test_diagnose_refuses_bad_input(tmp_path: Path) -> None:
     assert "does not exist" in missing.output
 
 
-def test_diagnose_pasted_evidence_names_its_forms_and_the_runner_up(tmp_path: Path) -> None:
+def test_diagnose_pasted_evidence_names_its_forms_and_the_candidates(tmp_path: Path) -> None:
     # Given a serverless endpoint config and a client's read timeout pasted into one file
     config = {
         "EndpointConfigName": "sls-cfg",
@@ -148,11 +148,12 @@ def test_diagnose_pasted_evidence_names_its_forms_and_the_runner_up(tmp_path: Pa
     empty.write_text("\n\n", encoding="utf-8")
     # When diagnosed
     result = runner.invoke(app, ["diagnose", "--log", str(pasted)])
-    # Then the forms, the entry (a cold start: no worker died), its confidence and its runner-up are printed
-    assert result.exit_code == 0, result.output
+    # Then the forms are printed, and no entry is named: a cold start (F15) and a worker dying for memory
+    # (F14) leave the client the same timeout, and the candidates say the endpoint's log group decides
+    assert result.exit_code == 3, result.output
     assert "read as: describe-endpoint-config, client-traceback" in result.output
-    assert "F15 the first call outlasted the client's read timeout" in result.output
-    assert "runner-up F14" in result.output
+    assert "unknown F15 or its cause F14: the evidence does not tell which" in result.output
+    assert "[candidate] F14" in result.output and "Worker died" in result.output
     # And an empty file is refused, not diagnosed
     refused = runner.invoke(app, ["diagnose", "--log", str(empty)])
     assert refused.exit_code == 2

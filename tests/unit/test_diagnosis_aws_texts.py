@@ -121,10 +121,10 @@ def test_a_constant_prediction_table_names_int8_only_with_quantization_in_view()
     assert named(table.format("model_b")).id == "unknown"
 
 
-def test_a_serverless_read_timeout_alone_is_a_cold_start() -> None:
-    # Given a serverless endpoint's client read timeout, no worker dying
+def test_a_serverless_read_timeout_alone_is_unknown_between_a_cold_start_and_a_dying_worker() -> None:
+    # Given a serverless endpoint's client read timeout, pasted without the endpoint's log group
     text = 'botocore.exceptions.ReadTimeoutError: Read timeout on endpoint URL: "https://runtime.sagemaker.us-east-1.amazonaws.com/endpoints/sls/invocations"'
     diagnosis = named(text, "serverless")
-    # Then F15 (retry with backoff), memory the runner-up
-    assert (diagnosis.id, diagnosis.action) == ("F15", "retry_with_backoff")
-    assert diagnosis.alternatives[0].id == "F14"
+    # Then neither is named: a long cold start (F15) and a worker dying for memory (F14) both end so
+    assert diagnosis.id == "unknown"
+    assert "F15 or its cause F14" in diagnosis.title

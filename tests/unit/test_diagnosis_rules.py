@@ -24,7 +24,7 @@ FIELD_CASES = [
     ("F10", "lower_ic_memory", ft.F10_FIELD, None),
     ("F12", "retry_with_backoff", ft.F12_FIELD, None),
     ("F14", "next_memory_size", ft.F14_FIELD_LOG, "serverless"),
-    ("F15", "retry_with_backoff", ft.F14_FIELD_CLIENT, "serverless"),
+    ("F15", "retry_with_backoff", ft.F14_FIELD_CLIENT, "realtime"),
     ("F17", "add_requirement", ft.F17_FIELD, "lmi"),
     ("F17", "add_requirement", ft.F17_FIELD_PEFT, "lmi"),
     ("F19", "fail", ft.F19_FIELD, None),
@@ -151,7 +151,7 @@ def test_worker_died_is_f02_on_realtime_f14_on_serverless_and_ambiguous_without_
     assert not text_diagnosis(text, "realtime").alternatives
 
 
-def test_a_read_timeout_alone_is_a_cold_start_on_serverless_too_with_memory_as_the_runner_up() -> None:
+def test_a_serverless_read_timeout_is_decided_by_the_endpoints_log_group() -> None:
     # Given only the client's read timeout
     text = 'ReadTimeoutError: Read timeout on endpoint URL: "https://runtime.sagemaker.eu-central-1.amazonaws.com/endpoints/emb/invocations"'
     # Then on a real-time endpoint it is a cold start past the timeout
@@ -159,10 +159,16 @@ def test_a_read_timeout_alone_is_a_cold_start_on_serverless_too_with_memory_as_t
         "F15",
         "retry_with_backoff",
     )
-    # And on serverless too (a cold start outlasting the read timeout); memory stays the runner-up
-    serverless = text_diagnosis(text, "serverless")
-    assert serverless.id == "F15"
-    assert serverless.alternatives[0].id == "F14"
+    # And on serverless, pasted alone, it is unknown: a worker dying for memory leaves the client the same
+    # timeout (F14), and the endpoint's log group decides
+    pasted = text_diagnosis(text, "serverless")
+    assert pasted.id == "unknown"
+    assert {a.id for a in pasted.alternatives} >= {"F14", "F15"}
+    # And where the run read that log group itself and no worker died there, it is the cold start (the
+    # pipeline's retry with backoff)
+    evidence = evidence_from_text(text, origin="field", hosting_mode="serverless")
+    evidence.logs_read.append("/aws/sagemaker/Endpoints/emb")
+    assert (diagnose(evidence).id, diagnose(evidence).action) == ("F15", "retry_with_backoff")
     # And with the model server's worker dying, serverless memory is the answer
     dying = text_diagnosis(text + "\nLoad model failed: model, error: Worker died.", "serverless")
     assert dying.id == "F14"

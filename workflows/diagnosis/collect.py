@@ -118,6 +118,7 @@ def add_log_events(
 ) -> int:
     """The endpoint's recent log events (or those of ``group``), oldest first; returns how many were read."""
     group = group or log_group(endpoint_name)
+    evidence.logs_read.append(group)
     read = 0
     missing = "no container wrote output there (none started, or logs are not published in this environment)"
     for event in group_events(

@@ -138,6 +138,11 @@ class Evidence(BaseModel):
     notes: list[str] = Field(
         default_factory=list, description="What could not be collected, and why (no log group, ...)."
     )
+    logs_read: list[str] = Field(
+        default_factory=list,
+        description="Container log groups this tool read itself (a run's diagnosis, --endpoint): a line they "
+        "lack is then evidence too, as a pasted excerpt's is not.",
+    )
     forms: list[str] = Field(
         default_factory=list, description="Forms found in pasted evidence (workflows.diagnosis.paste.FORMS)."
     )

@@ -293,6 +293,11 @@ def phase(evidence: Evidence) -> FactValue:
     return evidence.phase
 
 
+def container_logs_read(evidence: Evidence) -> FactValue:
+    """Whether this tool read the endpoint's container logs itself (what they lack counts), not a paste."""
+    return bool(evidence.logs_read)
+
+
 FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "serverless": serverless,
     "gpu_instance": gpu_instance,
@@ -308,6 +313,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "inference_component": inference_component,
     "min_instances_zero": min_instances_zero,
     "phase": phase,
+    "container_logs_read": container_logs_read,
     **{name: _engine(name) for name in _ENGINE_MARKERS},
 }
 

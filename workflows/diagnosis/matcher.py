@@ -75,6 +75,8 @@ class Match:
     held: int
     quotes: list[str]
     details: dict[str, str]
+    assumed: bool = False
+    """A required fact the evidence cannot tell was assumed (the score is held at UNPROVEN_CONTEXT_CAP)."""
 
 
 def _named(rule: Rule, details: dict[str, str]) -> tuple[str, str] | None:
@@ -98,6 +100,8 @@ class Matcher:
         self.hedged: dict[str, tuple[Rule, str]] = {}
         # Causes whose context the paste shows and whose signature it does not (see unexamined_causes).
         self.context_only: dict[str, str] = {}
+        # Entries a mention in the paste denies, even where another of their signatures holds.
+        self.denied: set[str] = set()
 
     def _pattern(self, condition: Condition, sources: tuple[str, ...]) -> Outcome:
         regex = condition.regex
@@ -208,7 +212,9 @@ class Matcher:
         if unknown:
             score = min(score, UNPROVEN_CONTEXT_CAP)
         score = round(min(0.99, max(0.0, score)), 2)
-        return Match(rule, index, named[0], named[1], score, len(held), quotes, details)
+        return Match(
+            rule, index, named[0], named[1], score, len(held), quotes, details, assumed=bool(unknown)
+        )
 
     def matches(self) -> list[Match]:
         """Every rule that applies, best first (score, then signatures held, then table order).
@@ -218,6 +224,7 @@ class Matcher:
         required accept-bind-to-port=true Docker label") is not ruled out: what software wrote stands.
         """
         found = [m for i, rule in enumerate(self.rules.rules) if (m := self.match(rule, i))]
+        self.denied = set(self.ruled_out)
         for entry in {m.id for m in found}:
             self.ruled_out.pop(entry, None)
         return _causes_first(sorted(found, key=lambda m: (-m.score, -m.held, m.index)))
@@ -239,14 +246,18 @@ class Matcher:
         and nothing rules the cause out, the consequence cannot be told from it.
         """
         found = {m.id for m in matches}
-        # A cause matched below MIN_CONFIDENCE is shown too: a catch-all line says something failed upstream.
-        weak = {m.id: m.quotes[0] for m in matches if m.score < MIN_CONFIDENCE and m.quotes}
+        # A cause matched below MIN_CONFIDENCE by a weak signature of its own, its context proven, is shown too:
+        # a catch-all line says something failed upstream.
+        weak = {m.id: m.quotes[0] for m in matches if m.score < MIN_CONFIDENCE and m.quotes and not m.assumed}
         causes: dict[str, str] = {}
         for rule in self.rules.rules:
             if best.id not in rule.causes or rule.id in self.ruled_out or "{" in rule.id:
                 continue
             if rule.id in weak:
-                causes.setdefault(rule.id, weak[rule.id])
+                if (
+                    rule.id not in self.denied
+                ):  # "no 'Worker died' in the log" denies what the weak line hints
+                    causes.setdefault(rule.id, weak[rule.id])
                 continue
             if rule.id in found:
                 continue

@@ -215,8 +215,12 @@ def _tracebacks(reading: Reading) -> None:
 
 def _open(block: list[str | None]) -> bool:
     """The client's message is still open: botocore quotes the body (``with message "{ ... }"``), and a
-    line after the closing quote is no longer part of it (a person's reply, the next paragraph)."""
-    return len(_QUOTE_MARK.findall("\n".join(line or "" for line in block))) % 2 == 1
+    line after the closing quote is no longer part of it (a person's reply, the next paragraph). Before any
+    quote, a line that ends in a colon wraps its quoted value onto the next (``Read timeout on endpoint
+    URL:`` then ``"https://..."``)."""
+    text = "\n".join(line or "" for line in block)
+    quotes = len(_QUOTE_MARK.findall(text))
+    return quotes % 2 == 1 or (quotes == 0 and text.rstrip().endswith(":"))
 
 
 def _continues(line: str | None) -> bool:
