@@ -156,7 +156,7 @@ def test_a_failed_benchmark_job_is_stopped_then_diagnosed_and_torn_down(
     from workflows.errors import BenchmarkJobFailed
 
     # Given a benchmark sent to a processing job that is started, then found Failed
-    def started(request: Any, *, sagemaker: Any, s3: Any, settings: Any) -> Any:
+    def started(request: Any, *, sagemaker: Any, s3: Any, settings: Any, endpoint_sagemaker: Any) -> Any:
         return benchmark_job.job_status(request, settings, "InProgress")
 
     def failed(request: Any, *, sagemaker: Any, settings: Any) -> Any:
