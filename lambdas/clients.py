@@ -5,7 +5,13 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
-from workflows.aws.clients import ROUTER_RUNTIME_SERVICE, RUNTIME_SERVICE, EndpointClients, make_client
+from workflows.aws.clients import (
+    ROUTER_RUNTIME_SERVICE,
+    RUNTIME_SERVICE,
+    EndpointClients,
+    make_client,
+    regional_client,
+)
 from workflows.aws.encryption import encrypt_writes
 from workflows.settings import Settings, kms_key_from_env
 
@@ -37,43 +43,29 @@ def sagemaker() -> SageMakerClient:
     return _client("sagemaker")  # type: ignore[no-any-return]
 
 
-@cache
 def regional_sagemaker(region: str) -> SageMakerClient:
     """The SageMaker client of another Region of a run across Regions (hosting.regions)."""
-    return make_client("sagemaker", region)  # type: ignore[no-any-return]
+    return regional_client("sagemaker", region)  # type: ignore[no-any-return]
 
 
-@cache
-def regional_runtime(region: str) -> SageMakerRuntimeClient:
-    """The SageMaker runtime client of another Region of a run across Regions (hosting.regions)."""
-    return make_client(RUNTIME_SERVICE, region)  # type: ignore[no-any-return]
-
-
-@cache
 def router_runtime(region: str) -> Any:
     """The inference router runtime (InvokeInferenceRouter) of a run's primary Region, its router's home."""
-    return make_client(ROUTER_RUNTIME_SERVICE, region)
+    return regional_client(ROUTER_RUNTIME_SERVICE, region)
 
 
 def sagemaker_in(region: str | None) -> SageMakerClient:
     """The SageMaker client of an endpoint's Region (``DeployResult.region``): the run's own when None."""
-    return regional_sagemaker(region) if region else sagemaker()
-
-
-@cache
-def regional_logs(region: str) -> CloudWatchLogsClient:
-    """CloudWatch Logs of another Region of a run across Regions (hosting.regions)."""
-    return make_client("logs", region)  # type: ignore[no-any-return]
+    return regional_client("sagemaker", region) if region else sagemaker()  # type: ignore[no-any-return]
 
 
 def logs_in(region: str | None) -> CloudWatchLogsClient:
     """CloudWatch Logs of an endpoint's Region: the run's own when None."""
-    return regional_logs(region) if region else logs()
+    return regional_client("logs", region) if region else logs()  # type: ignore[no-any-return]
 
 
 def runtime_in(region: str | None) -> SageMakerRuntimeClient:
     """The SageMaker runtime client of an endpoint's Region: the run's own when None."""
-    return regional_runtime(region) if region else sagemaker_runtime()
+    return regional_client(RUNTIME_SERVICE, region) if region else sagemaker_runtime()  # type: ignore[no-any-return]
 
 
 def sagemaker_runtime() -> SageMakerRuntimeClient:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from botocore.config import Config
@@ -130,6 +131,13 @@ def translate(error: ClientError, action: str) -> DeploybenchError:
     if denied is not None:
         return denied
     return DeployRejected(text)
+
+
+@cache
+def regional_client(service: str, region: str) -> Any:
+    """``service``'s client in another Region of a run across Regions (hosting.regions), built once per
+    process and service and Region (a Lambda's warm starts reuse it)."""
+    return make_client(service, region)
 
 
 @contextlib.contextmanager
