@@ -15,7 +15,7 @@ from tests.support.hosting import SETTINGS, client, describe_request, request, s
 from workflows import clock
 from workflows.contracts import Diagnosis, PackResult, PipelineState
 from workflows.diagnosis.evidence import Evidence
-from workflows.diagnosis.matcher import diagnose
+from workflows.diagnosis.verdict import diagnose
 from workflows.errors import CapacityStall, EndpointFailed, PreflightBlocked
 from workflows.hosting import pools
 from workflows.hosting.modes import run_checks

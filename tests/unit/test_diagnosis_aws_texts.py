@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from workflows.diagnosis.matcher import MIN_CONFIDENCE, diagnose
+from workflows.diagnosis.matcher import MIN_CONFIDENCE
 from workflows.diagnosis.paste import evidence_from_paste
+from workflows.diagnosis.verdict import diagnose
 
 QUOTA = (
     "An error occurred (ResourceLimitExceeded) when calling the CreateEndpoint operation: The account-level "

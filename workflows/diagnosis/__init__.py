@@ -24,9 +24,9 @@ from workflows.diagnosis.collect import (
     evidence_from_text,
 )
 from workflows.diagnosis.evidence import Evidence, EvidenceItem
-from workflows.diagnosis.matcher import diagnose
 from workflows.diagnosis.paste import evidence_from_paste
 from workflows.diagnosis.rules import RuleSet, load_rules
+from workflows.diagnosis.verdict import diagnose
 
 __all__ = [
     "Action",

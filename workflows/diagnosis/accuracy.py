@@ -18,8 +18,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from workflows.contracts import Diagnosis
-from workflows.diagnosis.matcher import diagnose
 from workflows.diagnosis.paste import FORMS, evidence_from_paste
+from workflows.diagnosis.verdict import diagnose
 
 UNKNOWN = "unknown"
 HEALTHY = "none"

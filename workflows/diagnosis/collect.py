@@ -18,7 +18,7 @@ from workflows.aws.clients import error_code, error_message, is_not_found
 from workflows.contracts import Diagnosis, EndpointStatus, PipelineState
 from workflows.diagnosis.evidence import Evidence
 from workflows.diagnosis.log_groups import group_events
-from workflows.diagnosis.matcher import diagnose
+from workflows.diagnosis.verdict import diagnose
 
 if TYPE_CHECKING:
     from types_boto3_logs import CloudWatchLogsClient

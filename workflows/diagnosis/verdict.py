@@ -1,0 +1,110 @@
+"""The answer a diagnosis gives: the best-ranked match named with its quotes, consequences and
+alternatives, or ``unknown`` with the candidates and what would decide between them (``matcher`` ranks)."""
+
+from __future__ import annotations
+
+import re
+
+from workflows.contracts import Alternative, Diagnosis
+from workflows.diagnosis.actions import Action
+from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.matcher import MAX_ALTERNATIVES, MIN_CONFIDENCE, Match, Matcher, label
+from workflows.diagnosis.rules import RuleSet, default_rules
+
+MAX_EVIDENCE_LINES = 8
+UNKNOWN_FIX = (
+    "Read the evidence and the endpoint's logs. To name a failure the catalogue lacks, write its entry and "
+    "rule in a YAML file of your own (entries: and rules:, the packaged catalogue's schema) under "
+    "$XDG_CONFIG_HOME/deploybench/catalogue.d/ (default ~/.config/deploybench/catalogue.d/), or pass it "
+    "with `deploybench diagnose --catalogue FILE`; nothing in the installed package needs editing."
+)
+_SALIENT = re.compile(r"error|exception|fail|traceback|killed|died|timed? ?out|refused|denied", re.IGNORECASE)
+
+
+def _consequences(best: Match, matches: list[Match]) -> list[str]:
+    return [
+        f"[consequence] {m.id} {m.title} (confidence {m.score:.2f}): caused by {best.id}"
+        for m in matches
+        if m.id in best.rule.causes
+    ]
+
+
+def _alternatives(matches: list[Match], chosen: str | None) -> list[Alternative]:
+    seen = {chosen} if chosen else set()
+    alternatives = []
+    for candidate in matches:
+        if candidate.id in seen:
+            continue
+        seen.add(candidate.id)
+        alternatives.append(
+            Alternative(
+                id=candidate.id,
+                title=candidate.title,
+                action=candidate.rule.action.value,
+                confidence=candidate.score,
+            )
+        )
+    return alternatives[:MAX_ALTERNATIVES]
+
+
+def _context(evidence: Evidence) -> list[str]:
+    """What an unknown failure is reported with: the error, the endpoint, salient log lines."""
+    lines = [
+        label(i) + i.text[:400] for i in evidence.items if i.source in ("error", "preflight", "describe")
+    ]
+    if evidence.endpoint:
+        status = evidence.endpoint.get("EndpointStatus")
+        variants = "present" if evidence.endpoint.get("ProductionVariants") else "absent"
+        lines.append(f"[describe] EndpointStatus={status}, ProductionVariants {variants}")
+    salient = [
+        i for i in evidence.items if i.source in ("logs", "invocation", "text") and _SALIENT.search(i.text)
+    ]
+    lines += [label(i) + i.text[:400] for i in salient[-6:]]
+    return lines[:MAX_EVIDENCE_LINES]
+
+
+def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
+    """The best-supported catalogue entry for the evidence, with the alternatives it beat.
+
+    Args:
+        evidence: texts and facts of one failure.
+        rules: the rule table (default: the packaged one).
+
+    Returns:
+        A Diagnosis; ``id="unknown"`` and ``action="fail"`` when nothing matches well enough.
+    """
+    matcher = Matcher(evidence, rules or default_rules())
+    matches = matcher.matches()
+    notes = [f"[note] {n}" for n in evidence.notes]
+    best = matches[0] if matches and matches[0].score >= MIN_CONFIDENCE else None
+    causes = matcher.unexamined_causes(best, matches) if best else {}
+    if best is None or causes:
+        names = ", ".join(evidence.error_names) or "no error"
+        title = f"no catalogue entry matches ({names})"
+        if best is not None:
+            title = f"{best.id} or its cause {', '.join(causes)}: the evidence does not tell which"
+        return Diagnosis(
+            id="unknown",
+            title=title,
+            evidence=_context(evidence) + matcher.against() + matcher.candidates(matches) + notes,
+            action=Action.FAIL.value,
+            confidence=0.0,
+            fix=UNKNOWN_FIX,
+            alternatives=_alternatives(matches, None),
+        )
+    alternatives = _alternatives(matches, best.id)
+    also = [f"[alternative] {a.id} {a.title} (confidence {a.confidence:.2f})" for a in alternatives]
+    return Diagnosis(
+        id=best.id,
+        title=best.title,
+        evidence=best.quotes[:MAX_EVIDENCE_LINES]
+        + _consequences(best, matches)
+        + also
+        + matcher.against()
+        + notes,
+        action=best.rule.action.value,
+        confidence=best.score,
+        fix=best.rule.fix,
+        details=best.details,
+        alternatives=alternatives,
+    )
