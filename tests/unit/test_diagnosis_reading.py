@@ -192,3 +192,50 @@ def test_a_consequence_is_named_where_its_causes_context_is_absent_or_false() ->
     # Then the missing module is named
     assert diagnose(evidence_from_paste(open_model + MISSING_MODULE, origin="nb")).id == "F01"
     assert diagnose(evidence_from_paste(MISSING_MODULE, origin="nb")).id == "F01"
+
+
+def test_a_korean_time_word_with_its_particle_puts_the_failure_in_the_past() -> None:
+    # Given Korean prose whose time word carries a glued particle ("작년에", "지난달엔")
+    recalled = "# 작년에 error 803 한 번 겪고 나서 AMI 버전을 기본값으로 넣어둔 것. 이번 배포는 문제 없음."
+    later = "지난달엔 ResourceLimitExceeded 가 났었고 지금은 한도 증설됨"
+    # When the mentions are read
+    # Then each is in the past, as the bare time word ("작년 803") is
+    assert read(recalled, "error 803") == "historical"
+    assert read(later, "ResourceLimitExceeded") == "historical"
+    assert read("작년 error 803 겪음", "error 803") == "historical"
+    # And a time word is no time word inside another word
+    assert read("작년도별 error 803 목록을 만들고 있음", "error 803") == "affirmed"
+
+
+def test_without_in_korean_rules_out_what_it_follows() -> None:
+    # Given a describe-endpoint record InService and a Korean note that it was created without the quota error
+    text = "\n".join(
+        [
+            '{"EndpointName": "xnli-g6-12x", "EndpointStatus": "InService"}',
+            "# 이번엔 ResourceLimitExceeded 없이 바로 생성됨. 멈추는 현상 없음.",
+        ]
+    )
+    # When it is read and diagnosed
+    # Then "없이" (without) denies the error, and no entry is named
+    assert read(text, "ResourceLimitExceeded") == "negated"
+    assert diagnose(evidence_from_paste(text, origin="ticket")).id == "unknown"
+
+
+def test_the_python_sdks_serverless_config_makes_the_endpoint_serverless() -> None:
+    # Given a notebook that deploys with the SDK's ServerlessInferenceConfig and times out on its first call
+    text = "\n".join(
+        [
+            "predictor = model.deploy(",
+            "    serverless_inference_config=ServerlessInferenceConfig(memory_size_in_mb=3072, max_concurrency=2))",
+            "predictor.predict({'inputs': 'hello'})",
+            'ReadTimeoutError: Read timeout on endpoint URL: "https://runtime.sagemaker.us-east-1.amazonaws.com/'
+            'endpoints/sls/invocations"',
+        ]
+    )
+    evidence = evidence_from_paste(text, origin="notebook")
+    # When the facts are computed and the paste diagnosed
+    # Then the endpoint is serverless, and with no log read a worker dying for memory (F14) is not ruled out
+    assert compute(evidence)["serverless"] is True
+    result = diagnose(evidence)
+    assert result.id == "unknown"
+    assert {a.id for a in result.alternatives} >= {"F14", "F15"}

@@ -86,6 +86,11 @@ class EvidenceItem(BaseModel):
     section: str = Field(
         "", description="The heading a person's line sits under (workflows.diagnosis.outline): its context."
     )
+    recalled: str = Field(
+        "",
+        description="Why a person's line recalls the past by the date it states (workflows.diagnosis.dating), "
+        "or empty: its mentions are then no evidence of the failure now.",
+    )
 
     @classmethod
     def of(

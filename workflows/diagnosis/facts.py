@@ -51,7 +51,10 @@ def asserted(marker: re.Pattern[str], evidence: Evidence) -> bool:
     Each line is read in its own sentence: a block's joined text (``whole``) holds the same lines again."""
     return any(
         not item.prose
-        or polarity(item.text, match.start(), match.end(), section=item.section).polarity == "affirmed"
+        or polarity(
+            item.text, match.start(), match.end(), section=item.section, recalled=item.recalled
+        ).polarity
+        == "affirmed"
         for item in evidence.items
         if not (item.prose and item.whole)
         for match in marker.finditer(item.text)

@@ -126,7 +126,9 @@ class Matcher:
         for match in regex.finditer(item.text):
             if not item.prose:
                 return match
-            reading = polarity(item.text, match.start(), match.end(), section=item.section)
+            reading = polarity(
+                item.text, match.start(), match.end(), section=item.section, recalled=item.recalled
+            )
             if reading.polarity == "affirmed":
                 return match
             shown = f"{label(item)}{quote(item.text, match.start(), match.end())} ({reading.polarity}: «{reading.trigger}»)"

@@ -21,6 +21,7 @@ import json
 import re
 from datetime import datetime
 
+from workflows.diagnosis.dating import latest_date, recalled
 from workflows.diagnosis.documents import (
     CLIENT_TRACEBACK,
     FORMS,
@@ -66,7 +67,13 @@ _CLIENT_CALL = re.compile(r"when calling the \w+ operation|botocore\.(?:exceptio
 # Step Functions console: "Error" and "Cause" as labels, on their own line or before the value.
 _ERROR_LABEL = re.compile(r"^\s*\"?[Ee]rror\"?\s*[:=]?\s*\"?(?P<name>[A-Za-z][\w.]*)?\"?,?\s*$")
 _CAUSE_LABEL = re.compile(r"^\s*\"?[Cc]ause\"?\s*[:=]?\s*(?P<rest>.*)$")
-_SERVERLESS_MARK = re.compile(r"ServerlessConfig|MemorySizeInMB|\bmode: ?serverless\b")
+# A serverless endpoint's config as each tool writes it: the API's ServerlessConfig and MemorySizeInMB, the
+# SageMaker Python SDK's ServerlessInferenceConfig (deploy's serverless_inference_config, memory_size_in_mb),
+# Terraform's serverless_config block.
+_SERVERLESS_MARK = re.compile(
+    r"ServerlessConfig|MemorySizeInMB|ServerlessInferenceConfig|serverless_inference_config|\bserverless_config\b"
+    r"|\bmemory_size_in_mb\b|\bmode: ?serverless\b"
+)
 _COHOST_MARK = re.compile(r"TargetContainerHostname|InferenceExecutionConfig|\"Mode\": ?\"Direct\"")
 # Lines that only frame what follows: a shell prompt (IPython's shell escape, "In [4]: !aws ...", is one:
 # a command's arguments, such as a log filter's pattern, are what was searched for, not what was found),
@@ -292,6 +299,19 @@ def _context_from_text(evidence: Evidence, text: str) -> None:
         evidence.instance_type = types.pop()
 
 
+def _recalled(evidence: Evidence, lines: list[str], observed_at: datetime | None) -> None:
+    """Mark each person's line that dates itself weeks before the paste's latest date (``dating``)."""
+    reference = latest_date(lines, observed_at)
+    if reference is None:
+        return
+    evidence.items = [
+        item.model_copy(update={"recalled": recalled(item.text, reference, reference[0].year)})
+        if item.prose and not item.whole
+        else item
+        for item in evidence.items
+    ]
+
+
 def evidence_from_paste(
     text: str, *, origin: str, hosting_mode: str | None = None, observed_at: datetime | None = None
 ) -> Evidence:
@@ -354,6 +374,7 @@ def evidence_from_paste(
         if len(states) == 1:
             evidence.phase = STATE_PHASES[states.pop()]
     _context_from_text(evidence, text)
+    _recalled(evidence, reading.original, observed_at)
     if reading.described and observed_at is None and not any(p.observed_at for p in evidence.polls):
         evidence.notes.append("the pasted DescribeEndpoint output is taken as observed now")
     evidence.forms = reading.forms

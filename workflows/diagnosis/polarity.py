@@ -118,7 +118,7 @@ _KO_NOT_SEEN = (
 )
 _KO_NEGATION_POST = (
     r"아님|아니[다고며라야요었에지]?|아닌|아닙니다|아니에요|아닌듯|없음|없[다고어었는습네지]\w*|안\s*됨|안\s*돼\w*"
-    r"|안\s*됩니다|문제\s*없\w*|0\s*건|" + _KO_NOT_SEEN
+    r"|안\s*됩니다|문제\s*없\w*|없이|0\s*건|" + _KO_NOT_SEEN
 )
 _KO_HYPOTHETICAL_PRE = r"혹시|만약|만일|아마"
 _KO_QUESTION_POST = r"(?:인가요|나요|까요|ㄹ까|을까|인지|는지|건가|는가)\??"
@@ -150,7 +150,6 @@ _POST: tuple[tuple[str, Polarity], ...] = (
     (_KO_UNCERTAIN_POST, "hypothetical"),
     (_OTHER, "other"),
 )
-_BOTH: tuple[tuple[str, Polarity], ...] = ((_HISTORICAL, "historical"), (_KO_HISTORICAL, "historical"))
 _ORDER: tuple[Polarity, ...] = ("negated", "hypothetical", "historical", "other")
 
 
@@ -162,7 +161,12 @@ _PSEUDO_RE = _phrase(_PSEUDO)
 _TERMINATOR_RE = _phrase(_TERMINATOR)
 _PRE_RE = [(_phrase(words), kind) for words, kind in _PRE]
 _POST_RE = [(_phrase(words), kind) for words, kind in _POST]
-_BOTH_RE = [(_phrase(words), kind) for words, kind in _BOTH]
+# A Korean time word takes its particle glued ("작년에", "지난달엔", "어제까지"): the word ends at the particle.
+_KO_PARTICLE = r"(?:에는|에도|에|엔|의|까지|부터|쯤|만|도)?"
+_BOTH_RE: list[tuple[re.Pattern[str], Polarity]] = [
+    (_phrase(_HISTORICAL), "historical"),
+    (_phrase(rf"(?:{_KO_HISTORICAL}){_KO_PARTICLE}"), "historical"),
+]
 _OTHER_RE = _phrase(_OTHER)
 # Korean markers are glued to the word before them ("없음." "아님,"): no word boundary on the left.
 _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
@@ -277,7 +281,7 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
     return scopes
 
 
-def polarity(text: str, start: int, end: int, *, section: str = "") -> Reading:
+def polarity(text: str, start: int, end: int, *, section: str = "", recalled: str = "") -> Reading:
     """How the prose ``text`` holds its mention at [start, end).
 
     Args:
@@ -287,6 +291,7 @@ def polarity(text: str, start: int, end: int, *, section: str = "") -> Reading:
         section: the heading the line sits under (``outline``): a heading in the past or someone
             else's ("2. 지난달 이슈 후속", "Other teams:") sets its items' context, as a clinical
             note's "Past Medical History" does in medspaCy.
+        recalled: why the line's own date puts it in the past (``dating.recalled``), or empty.
 
     Returns:
         ``negated`` (ruled out), ``hypothetical`` (asked, supposed), ``historical`` (in the past),
@@ -296,6 +301,8 @@ def polarity(text: str, start: int, end: int, *, section: str = "") -> Reading:
         reading = _reading(text, piece_start, piece_end, (start, end))
         if reading.polarity != "affirmed":
             return reading
+    if recalled:
+        return Reading("historical", recalled)
     masked = _mask(section, [])
     for pattern, kind in (*_BOTH_RE, (_OTHER_RE, "other")):
         if found := pattern.search(masked):
