@@ -239,3 +239,52 @@ def test_the_python_sdks_serverless_config_makes_the_endpoint_serverless() -> No
     result = diagnose(evidence)
     assert result.id == "unknown"
     assert {a.id for a in result.alternatives} >= {"F14", "F15"}
+
+
+def test_a_count_of_zero_before_a_message_rules_it_out() -> None:
+    # Given an audit note that counts none of the dying worker's lines, and one that counts some
+    none_seen = "# since then 0 Worker died, 0 ReadTimeout, cold start 12-14 s"
+    some_seen = "# since then 10 Worker died lines in the log group"
+    # When the mentions are read
+    # Then zero rules the message out, and ten affirms it
+    assert read(none_seen, "Worker died") == "negated"
+    assert read("zero ResourceLimitExceeded since the increase", "ResourceLimitExceeded") == "negated"
+    assert read(some_seen, "Worker died") == "affirmed"
+
+
+def test_a_korean_copulas_polite_denial_rules_out_and_its_condition_only_supposes() -> None:
+    # Given a chat reply that denies the quota error in a polite ending, and one that supposes it
+    denied = "quota 2, 사용 0 이라 ResourceLimitExceeded 는 아니고요. describe 는 못 돌려봤어요"
+    supposed = "ResourceLimitExceeded 아니면 capacity 문제일 듯"
+    # When the mentions are read
+    # Then the first is ruled out, and the second is a supposition, not a denial
+    assert read(denied, "ResourceLimitExceeded") == "negated"
+    assert read(supposed, "ResourceLimitExceeded") != "negated"
+
+
+def test_a_mention_in_a_quoted_question_is_asked() -> None:
+    # Given a note that quotes a colleague's question about the quota, then answers it
+    text = '# Q from product: "before we add the replica, are we close to ResourceLimitExceeded on g5?"'
+    # When the mention is read
+    # Then the quoted question asks; a quoted error message is still read as quoted
+    assert read(text, "ResourceLimitExceeded") == "hypothetical"
+    assert read('we got "ResourceLimitExceeded" on CreateEndpoint', "ResourceLimitExceeded") == "affirmed"
+
+
+def test_a_logs_insights_query_is_what_was_searched_for() -> None:
+    # Given an exported Logs Insights count whose query (commented) names the dying worker's line
+    text = "\n".join(
+        [
+            "# query:",
+            "#   fields @message",
+            "#   | parse @message /(?<evt>Model loaded|Worker died|Killed)/",
+            "#   | stats count(*) as n by evt",
+            "evt,n",
+            "Model loaded,4",
+        ]
+    )
+    # When it is diagnosed
+    # Then the query's words are no finding: nothing is named, and the dying worker is not even a candidate
+    result = diagnose(evidence_from_paste(text, origin="insights"))
+    assert result.id == "unknown"
+    assert "F02" not in {a.id for a in result.alternatives}

@@ -81,6 +81,9 @@ _COHOST_MARK = re.compile(r"TargetContainerHostname|InferenceExecutionConfig|\"M
 _FRAMING = re.compile(
     r"^\s*[│╷╵]\s*$|^\s*│\s+(?:with [\w.\[\]\"-]+,|on \S+ line \d+|\d+: )|"  # Terraform's diagnostic frame
     r"^\s*(?:\$|>|PS [^>]*>) |^\s*In \[\d*\]:\s*!|^\s*\|(?:\s*@\w+\s*\|)+\s*$|^\s*\|[-:| ]+\|\s*$"
+    # A Logs Insights query, commented or not: what was searched for ("| parse @message /Worker died/").
+    r"|^\s*(?:#\s*)?\|\s*(?:fields|filter|parse|stats|sort|limit|display|dedup|pattern|unmask)\s"
+    r"|^\s*(?:#\s*)?(?:fields|filter|parse|stats)\s+@\w+"
 )
 _TIME_ONLY = re.compile(
     r"^\s*(?:#\s*)?(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d (?:UTC|GMT) \d{4}"

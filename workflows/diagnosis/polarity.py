@@ -117,7 +117,7 @@ _KO_NOT_SEEN = (
     r"|왔|옴|와|받)\w*"
 )
 _KO_NEGATION_POST = (
-    r"아님|아니[다고며라야요었에지]?|아닌|아닙니다|아니에요|아닌듯|없음|없[다고어었는습네지]\w*|안\s*됨|안\s*돼\w*"
+    r"아님\w*|아니(?!면)\w*|아닌\w*|아닙니다|없음|없[다고어었는습네지]\w*|안\s*됨|안\s*돼\w*"
     r"|안\s*됩니다|문제\s*없\w*|없이|0\s*건|" + _KO_NOT_SEEN
 )
 _KO_HYPOTHETICAL_PRE = r"혹시|만약|만일|아마"
@@ -320,11 +320,28 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if text[a:b].strip()]
 
 
+# A count of none right before what it counts: "0 Worker died", "zero 5xx", "0x OOM" (NegEx reads "no X").
+_ZERO_BEFORE = re.compile(r"(?<![\w.,/-])(?:0|zero)\s*(?:x\s*)?[\"'`‘“]?\s*\Z", re.IGNORECASE)
+
+
+def _in_quoted_question(sentence: str, at: int) -> bool:
+    """The mention sits in a quoted question ("are we close to ResourceLimitExceeded?"): someone's question
+    quoted whole, asked, not asserted. A quoted message is masked for triggers; its own question mark is not."""
+    return any(
+        quoted.start() < at < quoted.end() and quoted.group()[1:-1].rstrip().endswith("?")
+        for quoted in _QUOTED.finditer(sentence)
+    )
+
+
 def _reading(text: str, start: int, end: int, mention: tuple[int, int]) -> Reading:
     """The reading of [start, end), one sentence's part of the ``mention``."""
     left, right = _sentence(text, start, end)
     sentence = text[left:right]
     masked = _mask(sentence, [(max(mention[0], left) - left, min(mention[1], right) - left)])
+    if zero := _ZERO_BEFORE.search(text, left, start):
+        return Reading("negated", zero.group().strip())
+    if _in_quoted_question(sentence, start - left):
+        return Reading("hypothetical", "a quoted question")
     hits = [
         (kind, trigger)
         for kind, first, last, trigger in _scopes(sentence, masked)
