@@ -288,3 +288,14 @@ def test_a_logs_insights_query_is_what_was_searched_for() -> None:
     result = diagnose(evidence_from_paste(text, origin="insights"))
     assert result.id == "unknown"
     assert "F02" not in {a.id for a in result.alternatives}
+
+
+def test_a_korean_denial_at_the_end_of_a_list_denies_its_first_item_too() -> None:
+    # Given a list that a Korean denial ends, and a clause with its own predicate before another denial
+    listed = "Worker died, 5xx 없음. 서버리스 아님(실시간 endpoint)."
+    own_clause = "Worker died 발생, 5xx 없음."
+    # When the first items are read
+    # Then the list's first item is denied with the rest, and the clause of its own stands
+    assert read(listed, "Worker died") == "negated"
+    assert read("OOM, Killed, Worker died 모두 없음", "OOM") == "negated"
+    assert read(own_clause, "Worker died") == "affirmed"

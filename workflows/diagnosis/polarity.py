@@ -169,8 +169,9 @@ _BOTH_RE: list[tuple[re.Pattern[str], Polarity]] = [
 ]
 _OTHER_RE = _phrase(_OTHER)
 # Korean markers are glued to the word before them ("없음." "아님,"): no word boundary on the left.
+_KO_DENIAL_RE = re.compile(rf"(?:{_KO_NEGATION_POST})(?![\w])")
 _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
-    (re.compile(rf"(?:{_KO_NEGATION_POST})(?![\w])"), "negated"),
+    (_KO_DENIAL_RE, "negated"),
     (re.compile(rf"(?:{_KO_QUESTION_POST})(?![\w])"), "hypothetical"),
     (re.compile(rf"(?:{_KO_UNCERTAIN_POST})(?![\w])"), "hypothetical"),
 ]
@@ -324,6 +325,23 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
 _ZERO_BEFORE = re.compile(r"(?<![\w.,/-])(?:0|zero)\s*(?:x\s*)?[\"'`‘“]?\s*\Z", re.IGNORECASE)
 
 
+def _listed_before_denial(after: str) -> str:
+    """The Korean denial a list ends with, where the mention is the list's first item: "Worker died, 5xx
+    없음" denies both, as "no fever, chills or cough" does in NegEx. A mention with its own predicate
+    before the comma ("Worker died 발생, 5xx 없음") is a clause of its own, and is not denied."""
+    if not re.match(r"\s*[,/·]", after):
+        return ""
+    found = _KO_DENIAL_RE.search(after)
+    if found is None:
+        return ""
+    items = re.split(r"[,/·]", after[: found.start()])[1:]
+    words = [word for item in items for word in item.split()]
+    short = 1 <= len(items) <= 3 and all(0 < len(item.split()) <= 3 for item in items)
+    if short and not any(_KO_CLAUSE_END.search(w) or _KO_CONJUNCTION.fullmatch(w) for w in words):
+        return found.group()
+    return ""
+
+
 def _in_quoted_question(sentence: str, at: int) -> bool:
     """The mention sits in a quoted question ("are we close to ResourceLimitExceeded?"): someone's question
     quoted whole, asked, not asserted. A quoted message is masked for triggers; its own question mark is not."""
@@ -340,6 +358,8 @@ def _reading(text: str, start: int, end: int, mention: tuple[int, int]) -> Readi
     masked = _mask(sentence, [(max(mention[0], left) - left, min(mention[1], right) - left)])
     if zero := _ZERO_BEFORE.search(text, left, start):
         return Reading("negated", zero.group().strip())
+    if listed := _listed_before_denial(text[end:right]):
+        return Reading("negated", listed)
     if _in_quoted_question(sentence, start - left):
         return Reading("hypothetical", "a quoted question")
     hits = [
