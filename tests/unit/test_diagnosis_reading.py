@@ -299,3 +299,24 @@ def test_a_korean_denial_at_the_end_of_a_list_denies_its_first_item_too() -> Non
     assert read(listed, "Worker died") == "negated"
     assert read("OOM, Killed, Worker died 모두 없음", "OOM") == "negated"
     assert read(own_clause, "Worker died") == "affirmed"
+
+
+def test_a_fenced_block_under_a_label_about_someone_else_is_not_our_failure() -> None:
+    # Given a question that pastes another team's error in a fenced block, and one that pastes its own
+    error = "ValueError: Model architectures ['LlamaForCausalLM'] are not supported for now."
+    theirs = f"We saw this in another team's repo (not our stack):\n```\n{error}\n```\nOur endpoint answers."
+    ours = f"Our endpoint fails at start with:\n```\n{error}\n```"
+    # When each is diagnosed
+    # Then the block under the other team's label is only a candidate, and our own block names the entry
+    assert headings(theirs.splitlines())[2] == "We saw this in another team's repo (not our stack):"
+    assert diagnose(evidence_from_paste(theirs, origin="issue")).id == "unknown"
+    assert diagnose(evidence_from_paste(ours, origin="issue")).id == "F25"
+
+
+def test_fear_of_an_error_that_has_not_happened_is_no_evidence_of_it() -> None:
+    # Given a Korean ticket asking ahead of time, and an English one
+    # When the mentions are read
+    # Then fearing an error supposes it, and an error that happened is affirmed
+    assert read("ResourceLimitExceeded 가 날까봐 미리 여쭙니다.", "ResourceLimitExceeded") == "hypothetical"
+    assert read("we are worried about ResourceLimitExceeded on g5", "ResourceLimitExceeded") == "hypothetical"
+    assert read("ResourceLimitExceeded 가 났습니다.", "ResourceLimitExceeded") == "affirmed"

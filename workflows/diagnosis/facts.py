@@ -14,7 +14,7 @@ from typing import Any
 
 from workflows.clock import as_datetime
 from workflows.diagnosis.evidence import Evidence
-from workflows.diagnosis.polarity import polarity
+from workflows.diagnosis.polarity import heading_context, polarity
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.hosting.polling import stalled_for
 from workflows.hosting.pools import pool_counts, served_types
@@ -50,9 +50,10 @@ def asserted(marker: re.Pattern[str], evidence: Evidence) -> bool:
     in a question, a denial or the past ("Are you using the TensorRT-LLM backend?" "No") is no context.
     Each line is read in its own sentence: a block's joined text (``whole``) holds the same lines again."""
     return any(
-        not item.prose
-        or polarity(
-            item.text, match.start(), match.end(), section=item.section, recalled=item.recalled
+        (
+            polarity(item.text, match.start(), match.end(), section=item.section, recalled=item.recalled)
+            if item.prose
+            else heading_context(item.section)
         ).polarity
         == "affirmed"
         for item in evidence.items

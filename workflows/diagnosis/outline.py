@@ -9,7 +9,9 @@ a failure and does not report one.
 
 A line's heading is the nearest line before it that it is nested under: a Markdown heading (up to
 the next heading of the same or a higher level), or a line followed by deeper-indented lines or by
-bullets. A blank line ends an outline, except after a label that ends with a colon.
+bullets. A blank line ends an outline, except after a label that ends with a colon. A fenced code
+block (```) sits under the label that introduces it ("We saw this in another team's repo:"): what
+it holds was pasted as that label says, someone else's error or last month's log.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import re
 
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
 _BULLET = re.compile(r"^\s*(?:[-*•·▪◦]|\d{1,2}[.)]|[a-z][.)])\s+\S")
 
 
@@ -36,7 +39,21 @@ def headings(lines: list[str]) -> list[str]:
     parents: list[str] = [""] * len(lines)
     markdown: list[tuple[int, str]] = []  # the Markdown headings in force: (level, text)
     outline: list[tuple[int, bool, str]] = []  # open outline parents: (indent, is_bullet, text)
+    fence: str | None = None  # inside a fenced block: the heading its lines sit under
+    last = ""  # the last non-blank line outside a fence
     for index, line in enumerate(lines):
+        if fence is None and _FENCE.match(line):
+            label = [last] if last.endswith(":") else []
+            fence = " / ".join([text for _, text in markdown] + label)
+            parents[index] = fence
+            if line.strip()[3:].rstrip().endswith(("```", "~~~")):
+                fence = None  # a block on one line: ```ValueError: ...```
+            continue
+        if fence is not None:
+            parents[index] = fence
+            if line.rstrip().endswith(("```", "~~~")):
+                fence = None
+            continue
         if not line.strip():
             if outline and not outline[-1][2].endswith(":"):
                 outline = []  # a paragraph ends; a label ("Last month:") still leads the list after it
@@ -54,6 +71,7 @@ def headings(lines: list[str]) -> list[str]:
             outline.pop()
         parents[index] = " / ".join([text for _, text in markdown] + [text for _, _, text in outline])
         outline.append((indent, bullet, line.strip()))
+        last = line.strip()
     return parents
 
 

@@ -73,7 +73,8 @@ _HYPOTHETICAL_PRE = _words(
     "looking for", "look for", "uncertain", "unclear", "unclear if", "unclear whether", "not sure if",
     "not sure whether", "can't tell", "cannot tell", "can't tell if", "unable to confirm", "could not confirm",
     "couldn't confirm", "cannot confirm", "can't confirm", "no way to tell", "grep", "grepped",
-    "grepped for", "searched for", "search for", "searching for",
+    "grepped for", "searched for", "search for", "searching for", "worried about", "worried that",
+    "afraid of", "afraid that", "risk of", "at risk of", "to avoid", "to prevent",
 )  # fmt: skip
 _HYPOTHETICAL_POST = _words(
     "is possible", "possible", "suspected", "to be ruled out", "be ruled out", "unconfirmed", "not confirmed",
@@ -122,6 +123,8 @@ _KO_NEGATION_POST = (
 )
 _KO_HYPOTHETICAL_PRE = r"혹시|만약|만일|아마"
 _KO_QUESTION_POST = r"(?:인가요|나요|까요|ㄹ까|을까|인지|는지|건가|는가)\??"
+# Fear of what may happen follows it too: "ResourceLimitExceeded 가 날까봐" (for fear it occurs), "... 걱정".
+_KO_FEAR_POST = r"까\s*봐\w*|걱정\w*"
 # Uncertainty follows its object too: "803 여부" (whether 803), "확인 불가" (cannot be confirmed), "모르겠음".
 _KO_UNCERTAIN_POST = (
     r"여부\w*|확인\s*(?:불가|못\s*함|못\s*했\w*|안\s*됨)|미확인|불명|모르겠\w*|모름|알\s*수\s*없\w*"
@@ -174,6 +177,7 @@ _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (_KO_DENIAL_RE, "negated"),
     (re.compile(rf"(?:{_KO_QUESTION_POST})(?![\w])"), "hypothetical"),
     (re.compile(rf"(?:{_KO_UNCERTAIN_POST})(?![\w])"), "hypothetical"),
+    (re.compile(rf"(?:{_KO_FEAR_POST})(?![\w])"), "hypothetical"),
 ]
 
 
@@ -304,6 +308,12 @@ def polarity(text: str, start: int, end: int, *, section: str = "", recalled: st
             return reading
     if recalled:
         return Reading("historical", recalled)
+    return heading_context(section)
+
+
+def heading_context(section: str) -> Reading:
+    """What a heading says of everything under it, a person's line or a pasted log alike: the past
+    ("Last month's incident:") or someone else's ("We saw this in another team's repo:"), else affirmed."""
     masked = _mask(section, [])
     for pattern, kind in (*_BOTH_RE, (_OTHER_RE, "other")):
         if found := pattern.search(masked):
