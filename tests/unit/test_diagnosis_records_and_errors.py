@@ -132,6 +132,7 @@ def test_every_rule_id_is_a_catalogue_entry_with_a_runtime_signature() -> None:
             "F13",
             "F14",
             "F15",
+            "F16",
         ),
         *(
             "F17",
@@ -148,6 +149,7 @@ def test_every_rule_id_is_a_catalogue_entry_with_a_runtime_signature() -> None:
             "F28",
             "F29",
             "F30",
+            "F33",
             "F34",
         ),
         "F35",

@@ -14,6 +14,7 @@ from typing import Any
 
 from workflows.clock import as_datetime
 from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.latency import runs, worst_tail
 from workflows.diagnosis.polarity import heading_context, polarity
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.hosting.polling import stalled_for
@@ -302,6 +303,18 @@ def container_logs_read(evidence: Evidence) -> FactValue:
     return bool(evidence.logs_read)
 
 
+def _report_lines(evidence: Evidence) -> list[str]:
+    return [item.text for item in evidence.items if not item.whole]
+
+
+def cold_tail(evidence: Evidence) -> FactValue:
+    """A latency report's p99 stands ten times over its p90 and past a second (``latency``): it measured
+    cold starts or loading workers. None where no run's percentiles are given."""
+    if not runs(_report_lines(evidence)):
+        return None
+    return worst_tail(_report_lines(evidence)) is not None
+
+
 FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "serverless": serverless,
     "gpu_instance": gpu_instance,
@@ -318,6 +331,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "min_instances_zero": min_instances_zero,
     "phase": phase,
     "container_logs_read": container_logs_read,
+    "cold_tail": cold_tail,
     **{name: _engine(name) for name in _ENGINE_MARKERS},
 }
 
@@ -340,6 +354,14 @@ def fact_details(evidence: Evidence, values: dict[str, FactValue]) -> dict[str, 
         if created and modified:
             stall["last_modified_after_creation_s"] = f"{(modified - created).total_seconds():.0f}"
         details["stalled_creating"] = details["failed_without_instance"] = stall
+    if values.get("cold_tail") and (worst := worst_tail(_report_lines(evidence))):
+        run, (p99, base, ratio) = worst
+        details["cold_tail"] = {
+            "p99_ms": f"{p99:g}",
+            "against_ms": f"{base:g}",
+            "ratio": f"{ratio:.0f}x",
+            "run": run.line[:160],
+        }
     if values.get("stalled_in_polls"):
         waited = creating_for(evidence.polls) or 0.0
         frozen = {p.last_modified for p in evidence.polls if p.status == "Creating" and p.last_modified}

@@ -1,0 +1,95 @@
+"""A latency report's tail: a p99 far above the rest of its run measured something besides the model.
+
+A benchmark's figures show F16 and F33 where no error does. A serverless endpoint measured after too few
+warmup calls has a p99 of tens of seconds over a p90 of a few hundred milliseconds (the field notes: warmup
+5 gave p99 31,478 ms, warmup 15 gave 253 ms): its slowest samples are cold starts. A real-time endpoint
+whose workers were still loading has the same shape in seconds (p99 1,611 ms over p90 14 ms). A run whose
+p99 is at least TAIL_RATIO times its p90 (its p50 where it gives no p90) and at least MIN_TAIL_MS is such
+a tail; what the endpoint is (serverless or not) says which entry (``diagnosis_rules.yaml``).
+
+Runs are read where reports write them: a line with two or more percentiles ("p50 11.8 ms / p90 14.0 ms /
+p99 1,611 ms", "latency (ms) p50 121.7 p90 188.3 p99 29870.4") and a table whose header names percentile
+columns ("| run | p50 (ms) | p90 (ms) | p99 (ms) |") and its rows. A value's unit is its own (ms, s, 초), else
+the column's or the line's ("(ms)", "(s)"), else milliseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+TAIL_RATIO = 10.0
+MIN_TAIL_MS = 1000.0
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_PERCENTILE = re.compile(
+    rf"(?<![\w.])p(?P<q>50|90|95|99)(?:\s*\((?P<declared>ms|s)\))?\s*[:=]?\s*(?P<value>{_NUMBER})"
+    r"\s*(?P<unit>ms|sec|s|초)?(?![\w.])",
+    re.IGNORECASE,
+)
+_HEADER_CELL = re.compile(r"^p(?P<q>50|90|95|99)\b(?:\s*\((?P<unit>ms|s)\))?", re.IGNORECASE)
+_LINE_UNIT = re.compile(r"\((?P<unit>ms|s)\)|\b(?P<bare>ms)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run's percentiles, in milliseconds, and the line they were read from."""
+
+    percentiles: dict[int, float]
+    line: str
+
+    @property
+    def tail(self) -> tuple[float, float, float] | None:
+        """(p99, the percentile it is compared with, their ratio) where the p99 is a tail, else None."""
+        p99 = self.percentiles.get(99)
+        base = self.percentiles.get(90) or self.percentiles.get(50)
+        if p99 is None or not base or p99 < MIN_TAIL_MS or p99 / base < TAIL_RATIO:
+            return None
+        return p99, base, p99 / base
+
+
+def _ms(value: str, unit: str | None) -> float:
+    number = float(value.replace(",", ""))
+    return number * 1000 if unit and unit.lower() in ("s", "sec", "초") else number
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def runs(lines: list[str]) -> list[Run]:
+    """Every run the lines give percentiles for, in order."""
+    found: list[Run] = []
+    header: dict[int, tuple[int, str | None]] = {}  # column -> (percentile, unit)
+    for line in lines:
+        if line.count("|") >= 2:
+            cells = _cells(line)
+            heads = {i: m for i, cell in enumerate(cells) if (m := _HEADER_CELL.match(cell))}
+            if heads:
+                header = {i: (int(m.group("q")), m.group("unit")) for i, m in heads.items()}
+                continue
+            values = {
+                q: _ms(cells[i], unit)
+                for i, (q, unit) in header.items()
+                if i < len(cells) and re.fullmatch(_NUMBER, cells[i])
+            }
+            if len(values) >= 2:
+                found.append(Run(values, line.strip()))
+            continue
+        header = {}
+        matches = list(_PERCENTILE.finditer(line))
+        if len(matches) < 2:
+            continue
+        declared = _LINE_UNIT.search(line)
+        line_unit = (declared.group("unit") or declared.group("bare")) if declared else None
+        percentiles = {
+            int(m.group("q")): _ms(m.group("value"), m.group("unit") or m.group("declared") or line_unit)
+            for m in matches
+        }
+        found.append(Run(percentiles, line.strip()))
+    return found
+
+
+def worst_tail(lines: list[str]) -> tuple[Run, tuple[float, float, float]] | None:
+    """The run whose p99 stands furthest above the rest, where any run's does."""
+    tails = [(run, tail) for run in runs(lines) if (tail := run.tail)]
+    return max(tails, key=lambda pair: pair[1][2]) if tails else None
