@@ -203,6 +203,7 @@ def test_a_korean_time_word_with_its_particle_puts_the_failure_in_the_past() -> 
     assert read(recalled, "error 803") == "historical"
     assert read(later, "ResourceLimitExceeded") == "historical"
     assert read("작년 error 803 겪음", "error 803") == "historical"
+    assert read("어젯밤 알람 원인은 Worker died (워커 8개).", "Worker died") == "historical"
     # And a time word is no time word inside another word
     assert read("작년도별 error 803 목록을 만들고 있음", "error 803") == "affirmed"
 
@@ -320,3 +321,32 @@ def test_fear_of_an_error_that_has_not_happened_is_no_evidence_of_it() -> None:
     assert read("ResourceLimitExceeded 가 날까봐 미리 여쭙니다.", "ResourceLimitExceeded") == "hypothetical"
     assert read("we are worried about ResourceLimitExceeded on g5", "ResourceLimitExceeded") == "hypothetical"
     assert read("ResourceLimitExceeded 가 났습니다.", "ResourceLimitExceeded") == "affirmed"
+
+
+def test_co_hosting_said_in_words_tells_the_endpoint_is_not_serverless() -> None:
+    # Given a ticket that says the endpoint co-hosts two containers, with the dying worker's lines
+    text = "\n".join(
+        [
+            "환경: multi-container Direct, container 2개 (mdeberta, minilm)",
+            "[WARN ] W-9005-model com.amazonaws.ml.mms.wlm.BatchAggregator - Load model failed: model, error: Worker died.",
+            "minilm 은 정상 응답",
+        ]
+    )
+    evidence = evidence_from_paste(text, origin="ticket")
+    # When the facts are computed and the paste diagnosed
+    facts = compute(evidence)
+    # Then the endpoint is co-hosted, not serverless, and the workers' memory (F02) is named
+    assert facts["co_hosted"] is True
+    assert facts["serverless"] is False
+    assert diagnose(evidence).id == "F02"
+
+
+def test_a_quoted_error_that_ends_its_sentence_is_outside_the_question_after_it() -> None:
+    # Given a chat line: the error in a code span ending with its period, then a question
+    text = (
+        "xnli 호출하면 400 나요. 에러: `ValueError: Tokenizer class TokenizersBackend does not exist or is not "
+        "currently imported.` 혹시 requirements.txt 에 뭐 빠진 건가요?"
+    )
+    # When the error's mention is read
+    # Then the question after it does not reach it
+    assert read(text, "Tokenizer class TokenizersBackend does not exist") == "affirmed"

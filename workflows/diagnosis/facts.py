@@ -37,6 +37,12 @@ _ENGINE_NAMES = {
     "vllm": ("vllm",),
     "triton": ("triton",),
 }
+# Co-hosting as people write it: "multi-container Direct", "cohost endpoint", "container 2개", "two containers".
+_COHOST_MARK = re.compile(
+    r"\bmulti-?container\b|\bco-?host(?:ed|ing|s)?\b|\bDirect mode\b"
+    r"|(?:컨테이너|container)\s*[2-9]\s*개|\b(?:two|three|four|[2-9])\s+containers\b",
+    re.IGNORECASE,
+)
 _COMPONENT_MARK = re.compile(r"\binference ?component|InferenceComponentName", re.IGNORECASE)
 _LABEL = re.compile(r"[a-z_][\w-]{0,40}|label_\d+|\d")
 _NUMBER = re.compile(r"\d")
@@ -91,7 +97,7 @@ def serverless(evidence: Evidence) -> FactValue:
         return True
     # Serverless runs one container on no instance of the account's: an instance type, an instance
     # id (a log stream is <variant>/<instance-id>) or co-hosted containers tell it is not serverless.
-    cohosted = (evidence.container_count or 0) > 1
+    cohosted = (evidence.container_count or 0) > 1 or co_hosted(evidence) is True
     known = evidence.hosting_mode or _variants(evidence) or config_variants or evidence.instance_type
     return False if known or evidence.instance_id or cohosted else None
 
@@ -261,7 +267,7 @@ def co_hosted(evidence: Evidence) -> FactValue:
         return evidence.container_count > 1
     if evidence.hosting_mode:
         return "multi-container" in evidence.hosting_mode
-    return None
+    return True if asserted(_COHOST_MARK, evidence) else None
 
 
 def inference_component(evidence: Evidence) -> FactValue:

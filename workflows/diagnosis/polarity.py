@@ -130,7 +130,9 @@ _KO_UNCERTAIN_POST = (
     r"여부\w*|확인\s*(?:불가|못\s*함|못\s*했\w*|안\s*됨)|미확인|불명|모르겠\w*|모름|알\s*수\s*없\w*"
 )
 _KO_CONDITION = re.compile(r"\w*(?:이면|라면|으면|다면|면)$")
-_KO_HISTORICAL = r"저번|지난번|지난달|지난주|지난\s*주|예전에|이전에|전에는|작년|어제|그저께|엊그제"
+_KO_HISTORICAL = (
+    r"저번|지난번|지난달|지난주|지난\s*주|예전에|이전에|전에는|작년|어제|어젯밤|간밤|지난밤|그저께|엊그제"
+)
 _KO_CLAUSE_END = re.compile(r"\w(?:는데|은데|인데|지만|데도|고서)$")
 _KO_CONJUNCTION = re.compile(r"그런데|근데|하지만|그러나|그래서|그리고")
 # The copula's negation ("A가 B가 아닌 C", "B는 아님") denies its complement: the nearest phrase marked
@@ -197,14 +199,22 @@ class _Token:
 
 
 def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
-    """The bounds of the sentence holding [start, end): punctuation ends one, never inside a quote."""
+    """The bounds of the sentence holding [start, end): punctuation ends one, never inside a quote; a quote
+    whose own text ends a sentence ("에러: `ValueError: ... imported.` 혹시 ...?") ends it where it closes."""
     masked = _mask(text, [])
+    ends = [boundary.end() for boundary in _SENTENCE_END.finditer(masked)]
+    ends += [
+        quoted.end()
+        for quoted in _QUOTED.finditer(text)
+        if re.search(r"[.!?。]\s*$", quoted.group()[1:-1])
+        and text[quoted.end() : quoted.end() + 1] in ("", " ", "\n")
+    ]
     left, right = 0, len(text)
-    for boundary in _SENTENCE_END.finditer(masked):
-        if boundary.end() <= start:
-            left = boundary.end()
-        elif boundary.end() >= end:
-            right = boundary.end()
+    for boundary in sorted(ends):
+        if boundary <= start:
+            left = boundary
+        elif boundary >= end:
+            right = boundary
             break
     return left, right
 
