@@ -129,3 +129,25 @@ def test_a_serverless_read_timeout_alone_is_unknown_between_a_cold_start_and_a_d
     # Then neither is named: a long cold start (F15) and a worker dying for memory (F14) both end so
     assert diagnosis.id == "unknown"
     assert "F15 or its cause F14" in diagnosis.title
+
+
+def test_a_model_file_cut_short_is_read_from_tritons_onnxruntime_backend_and_from_a_tar_listing() -> None:
+    # Given Triton's onnxruntime backend reporting onnxruntime's parse failure, and a listing with a 0-byte model
+    triton = (
+        "E1201 02:14:56.118773 88 model_lifecycle.cc:654] \"failed to load 'mdeberta' version 1: Internal: onnx "
+        'runtime error 7: Load model from /opt/ml/model/mdeberta/1/model.onnx failed:Protobuf parsing failed."'
+    )
+    listing = "\n".join(
+        [
+            "$ tar tzvf model.tar.gz",
+            "-rw-r--r-- ci/ci       812 2026-12-01 01:58 mdeberta/config.pbtxt",
+            "-rw-r--r-- ci/ci         0 2026-12-01 01:58 mdeberta/1/model.onnx",
+        ]
+    )
+    ls_listing = "-rw-r--r-- 1 sagemaker-user users 0 Dec  1 01:58 model.onnx"
+    # When each is diagnosed
+    # Then each names the truncated artifact; a listing whose model file has a size does not
+    assert named(triton).id == "F22"
+    assert named(listing).id == "F22"
+    assert named(ls_listing).id == "F22"
+    assert named(listing.replace("         0 2026", " 448123904 2026")).id == "unknown"
