@@ -151,3 +151,34 @@ def test_a_model_file_cut_short_is_read_from_tritons_onnxruntime_backend_and_fro
     assert named(listing).id == "F22"
     assert named(ls_listing).id == "F22"
     assert named(listing.replace("         0 2026", " 448123904 2026")).id == "unknown"
+
+
+def test_a_pagerduty_incidents_body_is_read_and_a_denied_invocation_is_a_denial() -> None:
+    # Given a PagerDuty v3 webhook whose incident body carries the quota error, and a client's denied call
+    import json
+
+    webhook = json.dumps(
+        {
+            "event": {
+                "event_type": "incident.triggered",
+                "agent": {"type": "service_reference", "summary": "ml-serving-deploys"},
+                "data": {
+                    "type": "incident",
+                    "title": "deploy failed: CreateEndpoint minilm-emb-g5",
+                    "body": {"type": "incident_body", "details": QUOTA},
+                },
+            }
+        },
+        indent=2,
+    )
+    denied = (
+        "botocore.exceptions.ClientError: An error occurred (AccessDeniedException) when calling the InvokeEndpoint "
+        "operation: User: arn:aws:sts::571093842266:assumed-role/batch/Session is not authorized to perform: "
+        "sagemaker:InvokeEndpoint on resource: arn:aws:sagemaker:us-east-1:571093842266:endpoint/minilm with an "
+        "explicit deny in a permissions boundary"
+    )
+    # When each is diagnosed
+    # Then the body's quota error is named, and the denied InvokeEndpoint is a denial of that action
+    assert named(webhook).id == "F39"
+    result = named(denied)
+    assert (result.id, result.details["action"]) == ("F38", "sagemaker:InvokeEndpoint")

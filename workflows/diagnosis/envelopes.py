@@ -167,6 +167,8 @@ def _incident(value: dict[str, Any]) -> Opened | None:
     ):  # PagerDuty v3
         data, speaker = event["data"], _agent(event.get("agent"))
         messages += _said(data.get("title"), speaker, software=True)
+        body = data.get("body") if isinstance(data.get("body"), dict) else {}
+        messages += _said(body.get("details"), software=True)  # the incident's body, where it carries one
         messages += _said(data.get("content"), speaker)  # incident.annotated: a person's note
     elif isinstance(value.get("messages"), list) and any(
         isinstance(m, dict) and "incident" in m for m in value["messages"]
