@@ -6,8 +6,9 @@ import pytest
 
 from workflows.diagnosis import diagnose
 from workflows.diagnosis.evidence import normalize
+from workflows.diagnosis.machine_lines import is_machine_line
 from workflows.diagnosis.paste import evidence_from_paste
-from workflows.diagnosis.polarity import is_machine_line, polarity
+from workflows.diagnosis.polarity import polarity
 
 
 def read(text: str, mention: str) -> str:

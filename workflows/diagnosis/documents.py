@@ -17,7 +17,7 @@ from workflows.contracts import ErrorInfo
 from workflows.diagnosis.envelopes import ENVELOPES, open_envelope
 from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
 from workflows.diagnosis.exports import LOG_EXPORT
-from workflows.diagnosis.polarity import is_machine_line
+from workflows.diagnosis.machine_lines import is_machine_line
 from workflows.diagnosis.polls import from_stack_event
 
 DESCRIBE_ENDPOINT = "describe-endpoint"

@@ -24,7 +24,7 @@ from typing import Any
 
 from workflows.clock import as_datetime
 from workflows.diagnosis.evidence import Source
-from workflows.diagnosis.polarity import is_machine_line
+from workflows.diagnosis.machine_lines import is_machine_line
 
 CLOUDTRAIL = "cloudtrail-events"
 EVENT = "eventbridge-event"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from workflows.diagnosis.documents import CLOUDWATCH, LOGS_TAIL, Reading
-from workflows.diagnosis.polarity import is_machine_line
+from workflows.diagnosis.machine_lines import is_machine_line
 
 # Line prefixes of the servers and exports whose output lands in /aws/sagemaker/Endpoints/<name>:
 # MMS/TorchServe (2026-11-29T10:02:10,047 [INFO ]), a console or CLI export (ISO time or epoch ms,

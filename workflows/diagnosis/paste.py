@@ -41,8 +41,8 @@ from workflows.diagnosis.documents import (
 from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
 from workflows.diagnosis.exports import LOG_EXPORT, csv_exports
 from workflows.diagnosis.log_lines import LOG_LINE, log_lines, tail_lines
+from workflows.diagnosis.machine_lines import is_machine_line
 from workflows.diagnosis.outline import headings
-from workflows.diagnosis.polarity import is_machine_line
 from workflows.diagnosis.polls import apply, from_describe, from_waiter_line, time_on
 from workflows.diagnosis.records import find_records
 

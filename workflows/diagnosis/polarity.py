@@ -14,7 +14,7 @@ its triggers reach backwards, bounded by the clause (a comma, "~는데", "~지�
 
 Polarity is a property of prose only. A line that software wrote (a timestamp, a log level, a JSON
 field, a traceback frame, an exception's name) *is* the failure even when it holds "no" or "not"
-("No module named 'onnxruntime'", "no space left on device"): ``is_machine_line`` tells them apart.
+("No module named 'onnxruntime'", "no space left on device"): ``machine_lines.is_machine_line`` tells them apart.
 Inside prose, a quoted text is machine output too, so a trigger within quotes (or within the
 signature's own words) never counts; a trigger outside still scopes over the quote.
 """
@@ -392,27 +392,3 @@ def _reading(text: str, start: int, end: int, mention: tuple[int, int]) -> Readi
             if found == kind:
                 return Reading(kind, trigger)
     return Reading("affirmed")
-
-
-# Lines software writes: a timestamp or epoch, a log level, a glog prefix, a JSON or YAML field, a
-# traceback frame, an exception's name, a client's error, a shell prompt and what follows a program name.
-_MACHINE = re.compile(
-    r"^\s*(?:"
-    r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d{10,13}\b|\[?\d\d:\d\d:\d\d[,.\]]"
-    r"|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL|TRACE|NOTICE)\b\s*\]?[:\s-]"
-    r"|[EIWF]\d{4} \d\d:\d\d:\d\d"
-    r"|[{\[\]}]|\"[\w.-]+\"\s*:"
-    r"|[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\s*[:=]"
-    r"|Traceback \(most recent call last\)|File \"[^\"]+\", line \d+"
-    r"|(?:[a-z_][\w]*\.)+[A-Z]\w*(?:Error|Exception|Exceeded|Fault|Warning)\b"
-    r"|[A-Z]\w*(?:Error|Exception|Exceeded|Fault|Denied|NotFound|Failure)\b\s*[:(]"
-    r"|An error occurred \("
-    r"|(?:error|fatal|warning|panic|E|W):\s"
-    r"|(?:OSError|IOError|RuntimeError)\b"
-    r")"
-)
-
-
-def is_machine_line(line: str) -> bool:
-    """True when ``line`` was written by software (a log, a record, an error), not by a person."""
-    return bool(_MACHINE.match(line))

@@ -1,0 +1,29 @@
+"""Whether a line was written by software or by a person: only a person's line can negate, ask or recall
+(``polarity``); a line software wrote *is* the failure, "no" and "not" included."""
+
+from __future__ import annotations
+
+import re
+
+# Lines software writes: a timestamp or epoch, a log level, a glog prefix, a JSON or YAML field, a
+# traceback frame, an exception's name, a client's error, a shell prompt and what follows a program name.
+_MACHINE = re.compile(
+    r"^\s*(?:"
+    r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d{10,13}\b|\[?\d\d:\d\d:\d\d[,.\]]"
+    r"|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL|TRACE|NOTICE)\b\s*\]?[:\s-]"
+    r"|[EIWF]\d{4} \d\d:\d\d:\d\d"
+    r"|[{\[\]}]|\"[\w.-]+\"\s*:"
+    r"|[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\s*[:=]"
+    r"|Traceback \(most recent call last\)|File \"[^\"]+\", line \d+"
+    r"|(?:[a-z_][\w]*\.)+[A-Z]\w*(?:Error|Exception|Exceeded|Fault|Warning)\b"
+    r"|[A-Z]\w*(?:Error|Exception|Exceeded|Fault|Denied|NotFound|Failure)\b\s*[:(]"
+    r"|An error occurred \("
+    r"|(?:error|fatal|warning|panic|E|W):\s"
+    r"|(?:OSError|IOError|RuntimeError)\b"
+    r")"
+)
+
+
+def is_machine_line(line: str) -> bool:
+    """True when ``line`` was written by software (a log, a record, an error), not by a person."""
+    return bool(_MACHINE.match(line))
