@@ -43,29 +43,29 @@ def sagemaker() -> SageMakerClient:
     return _client("sagemaker")  # type: ignore[no-any-return]
 
 
-def regional_sagemaker(region: str) -> SageMakerClient:
-    """The SageMaker client of another Region of a run across Regions (hosting.regions)."""
-    return regional_client("sagemaker", region)  # type: ignore[no-any-return]
-
-
 def router_runtime(region: str) -> Any:
     """The inference router runtime (InvokeInferenceRouter) of a run's primary Region, its router's home."""
     return regional_client(ROUTER_RUNTIME_SERVICE, region)
 
 
+def _in(service: str, region: str | None) -> Any:
+    return regional_client(service, region) if region else _client(service)
+
+
 def sagemaker_in(region: str | None) -> SageMakerClient:
-    """The SageMaker client of an endpoint's Region (``DeployResult.region``): the run's own when None."""
-    return regional_client("sagemaker", region) if region else sagemaker()  # type: ignore[no-any-return]
+    """The SageMaker client of an endpoint's Region (``DeployResult.region``), or of another Region of a run
+    across Regions (hosting.regions): the run's own when None."""
+    return _in("sagemaker", region)  # type: ignore[no-any-return]
 
 
 def logs_in(region: str | None) -> CloudWatchLogsClient:
     """CloudWatch Logs of an endpoint's Region: the run's own when None."""
-    return regional_client("logs", region) if region else logs()  # type: ignore[no-any-return]
+    return _in("logs", region)  # type: ignore[no-any-return]
 
 
 def runtime_in(region: str | None) -> SageMakerRuntimeClient:
     """The SageMaker runtime client of an endpoint's Region: the run's own when None."""
-    return regional_client(RUNTIME_SERVICE, region) if region else sagemaker_runtime()  # type: ignore[no-any-return]
+    return _in(RUNTIME_SERVICE, region)  # type: ignore[no-any-return]
 
 
 def sagemaker_runtime() -> SageMakerRuntimeClient:

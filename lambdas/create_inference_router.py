@@ -15,7 +15,7 @@ from workflows.steps.create_inference_router import create_router
 @lambda_handler(RouterRequest)
 def handler(event: RouterRequest, context: LambdaContext) -> dict[str, Any]:
     result = create_router(
-        event, sagemaker=clients.sagemaker(), regional=clients.regional_sagemaker, settings=clients.settings()
+        event, sagemaker=clients.sagemaker(), regional=clients.sagemaker_in, settings=clients.settings()
     )
     logger.info(
         "router created",

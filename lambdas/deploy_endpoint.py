@@ -19,7 +19,7 @@ def handler(event: DeployRequest, context: LambdaContext) -> dict[str, Any]:
         **clients.endpoint(),
         settings=clients.settings(),
         s3=clients.s3(),
-        regional=clients.regional_sagemaker,
+        regional=clients.sagemaker_in,
         logs=clients.logs_in,
     )
     logger.info(

@@ -29,7 +29,7 @@ def handler(event: JanitorRequest, context: LambdaContext) -> dict[str, Any]:
         topic_arn=os.environ.get(TOPIC_ENV),
         dry_run=event.dry_run,
         regions=other_regions(os.environ.get(REGIONS_ENV), clients.settings().region),
-        regional=clients.regional_sagemaker,
+        regional=clients.sagemaker_in,
     )
     for leak in report.leaks:
         # "name" is a reserved LogRecord attribute: log the resource under another key.

@@ -20,7 +20,7 @@ def handler(event: PipelineState, context: LambdaContext) -> dict[str, Any]:
         s3=clients.s3(),
         settings=clients.settings(),
         tagging=clients.tagging(),
-        regional=clients.regional_sagemaker,
+        regional=clients.sagemaker_in,
     )
     logger.info("torn down", extra={"run_id": event.run_id, "deleted": result.deleted, "kept": result.kept})
     metrics.add_metric(name="ResourcesDeleted", unit=MetricUnit.Count, value=len(result.deleted))

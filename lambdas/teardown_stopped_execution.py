@@ -19,7 +19,7 @@ def handler(event: ExecutionStatusChange, context: LambdaContext) -> dict[str, A
         s3=clients.s3(),
         settings=clients.settings(),
         tagging=clients.tagging(),
-        regional=clients.regional_sagemaker,
+        regional=clients.sagemaker_in,
     )
     deleted = result.teardown.deleted if result.teardown else []
     logger.info(
