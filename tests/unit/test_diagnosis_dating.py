@@ -37,12 +37,9 @@ def test_a_line_is_recalled_only_past_fourteen_days_before_the_latest_date() -> 
     assert reference is not None and reference[1] == "12/01"
     # When each item is read against it
     # Then only the item more than 14 days before is recalled, with the reason
-    assert (
-        recalled(lines[0], reference, reference[0].year)
-        == "dated 10/28, 34 days before 12/01, the paste's latest date"
-    )
-    assert recalled(lines[1], reference, reference[0].year) == ""
-    assert recalled("no date here", reference, reference[0].year) == ""
+    assert recalled(lines[0], reference) == "dated 10/28, 34 days before 12/01, the paste's latest date"
+    assert recalled(lines[1], reference) == ""
+    assert recalled("no date here", reference) == ""
 
 
 def test_a_closed_tickets_dated_recap_of_a_fixed_quota_error_names_nothing() -> None:

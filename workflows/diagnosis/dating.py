@@ -72,9 +72,10 @@ def latest_date(lines: list[str], now: datetime | None) -> tuple[date, str] | No
     return max(dated, key=lambda pair: pair[0]) if dated else None
 
 
-def recalled(line: str, reference: tuple[date, str], year: int) -> str:
-    """Why ``line`` recalls the past ("dated 10/28, 34 days before 12/01, ..."), or "" when it does not."""
-    found = stated_date(line, year)
+def recalled(line: str, reference: tuple[date, str]) -> str:
+    """Why ``line`` recalls the past ("dated 10/28, 34 days before 12/01, ..."), or "" when it does not; a
+    date without a year takes the reference's."""
+    found = stated_date(line, reference[0].year)
     if found is None:
         return ""
     days = (reference[0] - found[0]).days

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 from workflows.clock import as_datetime
-from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.evidence import Evidence, EvidenceItem
 from workflows.diagnosis.latency import runs, worst_tail
-from workflows.diagnosis.polarity import heading_context, polarity
+from workflows.diagnosis.polarity import Reading, heading_context, polarity
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.hosting.polling import stalled_for
 from workflows.hosting.pools import pool_counts, served_types
@@ -52,17 +52,20 @@ MIN_TABLE_ROWS = 4
 _RESOLVED_ARCHITECTURE = re.compile(r"Resolved architecture: ?(?P<architecture>[A-Za-z0-9_]+)")
 
 
+def reading_of(item: EvidenceItem, match: re.Match[str]) -> Reading:
+    """How ``item`` holds the mention ``match`` found in it: a person's line by its own words, its date and
+    its heading; software's line only by the heading it was pasted under (someone else's, or the past)."""
+    if item.prose:
+        return polarity(item.text, match.start(), match.end(), section=item.section, recalled=item.recalled)
+    return heading_context(item.section)
+
+
 def asserted(marker: re.Pattern[str], evidence: Evidence) -> bool:
     """The evidence asserts the marker: software wrote it, or a person's prose affirms it. A context named
     in a question, a denial or the past ("Are you using the TensorRT-LLM backend?" "No") is no context.
     Each line is read in its own sentence: a block's joined text (``whole``) holds the same lines again."""
     return any(
-        (
-            polarity(item.text, match.start(), match.end(), section=item.section, recalled=item.recalled)
-            if item.prose
-            else heading_context(item.section)
-        ).polarity
-        == "affirmed"
+        reading_of(item, match).polarity == "affirmed"
         for item in evidence.items
         if not (item.prose and item.whole)
         for match in marker.finditer(item.text)
@@ -316,9 +319,8 @@ def _report_lines(evidence: Evidence) -> list[str]:
 def cold_tail(evidence: Evidence) -> FactValue:
     """A latency report's p99 stands ten times over its p90 and past a second (``latency``): it measured
     cold starts or loading workers. None where no run's percentiles are given."""
-    if not runs(_report_lines(evidence)):
-        return None
-    return worst_tail(_report_lines(evidence)) is not None
+    found = runs(_report_lines(evidence))
+    return any(run.tail for run in found) if found else None
 
 
 FACTS: dict[str, Callable[[Evidence], FactValue]] = {

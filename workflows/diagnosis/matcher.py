@@ -29,8 +29,7 @@ from dataclasses import dataclass, field
 
 from workflows.diagnosis.catalogue import load_catalogue
 from workflows.diagnosis.evidence import Evidence, EvidenceItem, quote
-from workflows.diagnosis.facts import FactValue, compute, fact_details
-from workflows.diagnosis.polarity import heading_context, polarity
+from workflows.diagnosis.facts import FactValue, compute, fact_details, reading_of
 from workflows.diagnosis.rules import Condition, Rule, RuleSet
 
 CORROBORATION = 0.03
@@ -124,12 +123,7 @@ class Matcher:
     def _affirmed(regex: re.Pattern[str], item: EvidenceItem, outcome: Outcome) -> re.Match[str] | None:
         """The item's first mention of the signature that asserts it; the others go to ``outcome``."""
         for match in regex.finditer(item.text):
-            if item.prose:
-                reading = polarity(
-                    item.text, match.start(), match.end(), section=item.section, recalled=item.recalled
-                )
-            else:  # software's line: only the heading it was pasted under can say it is not ours or not now
-                reading = heading_context(item.section)
+            reading = reading_of(item, match)
             if reading.polarity == "affirmed":
                 return match
             shown = f"{label(item)}{quote(item.text, match.start(), match.end())} ({reading.polarity}: «{reading.trigger}»)"

@@ -308,7 +308,7 @@ def _recalled(evidence: Evidence, lines: list[str], observed_at: datetime | None
     if reference is None:
         return
     evidence.items = [
-        item.model_copy(update={"recalled": recalled(item.text, reference, reference[0].year)})
+        item.model_copy(update={"recalled": recalled(item.text, reference)})
         if item.prose and not item.whole
         else item
         for item in evidence.items
