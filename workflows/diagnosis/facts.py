@@ -8,13 +8,13 @@ in ``rules.yaml``; the loader refuses a name that is not in ``FACTS``.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from workflows.clock import as_datetime
 from workflows.diagnosis.evidence import Evidence, EvidenceItem
 from workflows.diagnosis.latency import runs, worst_tail
+from workflows.diagnosis.outputs import predictions_collapsed, resolved_architecture, served_model_mismatch
 from workflows.diagnosis.polarity import Reading, heading_context, polarity
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.hosting.polling import stalled_for
@@ -44,12 +44,6 @@ _COHOST_MARK = re.compile(
     re.IGNORECASE,
 )
 _COMPONENT_MARK = re.compile(r"\binference ?component|InferenceComponentName", re.IGNORECASE)
-_LABEL = re.compile(r"[a-z_][\w-]{0,40}|label_\d+|\d")
-_NUMBER = re.compile(r"\d")
-_PRECISION = re.compile(r"int8|quant|qdq|\bq8\b", re.IGNORECASE)
-# A prediction table shorter than this says nothing about a collapse.
-MIN_TABLE_ROWS = 4
-_RESOLVED_ARCHITECTURE = re.compile(r"Resolved architecture: ?(?P<architecture>[A-Za-z0-9_]+)")
 
 
 def reading_of(item: EvidenceItem, match: re.Match[str]) -> Reading:
@@ -209,59 +203,6 @@ def _engine(name: str) -> Callable[[Evidence], FactValue]:
 
     fact.__doc__ = f"The {name} engine is involved (text markers, hosting mode or image)."
     return fact
-
-
-def _cells(text: str) -> list[str]:
-    return [cell.strip().strip("`'\"").lower() for cell in text.strip().strip("|").split("|")]
-
-
-def predictions_collapsed(evidence: Evidence) -> FactValue:
-    """F29 as a table: a label column whose every row is the same label, beside one that varies.
-
-    Rows are pasted table lines (``| text | fp32 | int8 |``, rules and headers included); a column
-    of labels is one whose cells are each one word. With no table of at least MIN_TABLE_ROWS rows
-    the evidence cannot tell.
-    """
-    rows = [
-        _cells(item.text)
-        for item in evidence.items
-        if item.source in ("text", "logs") and not item.whole and item.text.count("|") >= 2
-    ]
-    widths = Counter(len(row) for row in rows)
-    if not widths:
-        return None
-    width, count = widths.most_common(1)[0]
-    table = [row for row in rows if len(row) == width]
-    if count < MIN_TABLE_ROWS + 1 or width < 2:
-        return None
-    header, data = table[0], table[1:]
-    labels = [
-        column
-        for column in range(width)
-        if all(_LABEL.fullmatch(row[column]) for row in data)
-        and not all(_NUMBER.fullmatch(row[column]) for row in data)
-    ]
-    constant = [c for c in labels if len({row[c] for row in data}) == 1]
-    varying = [c for c in labels if len({row[c] for row in data}) > 1]
-    quantized = [c for c in constant if _PRECISION.search(header[c])]
-    return bool(constant and (varying or quantized))
-
-
-def resolved_architecture(evidence: Evidence) -> str | None:
-    """The architecture a vLLM server says it resolved, from its start-up log."""
-    for item in evidence.items:
-        match = _RESOLVED_ARCHITECTURE.search(item.text)
-        if match:
-            return match.group("architecture")
-    return None
-
-
-def served_model_mismatch(evidence: Evidence) -> FactValue:
-    """F26: the server resolved another architecture than the one the run converted."""
-    resolved = resolved_architecture(evidence)
-    if resolved is None or evidence.expected_architecture is None:
-        return None
-    return resolved != evidence.expected_architecture
 
 
 def co_hosted(evidence: Evidence) -> FactValue:
