@@ -12,10 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 from workflows.clock import as_datetime
-from workflows.diagnosis.evidence import Evidence, EvidenceItem
+from workflows.diagnosis.evidence import Evidence
 from workflows.diagnosis.latency import runs, worst_tail
+from workflows.diagnosis.mentions import asserted
 from workflows.diagnosis.outputs import predictions_collapsed, resolved_architecture, served_model_mismatch
-from workflows.diagnosis.polarity import Reading, heading_context, polarity
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.hosting.polling import stalled_for
 from workflows.hosting.pools import pool_counts, served_types
@@ -44,26 +44,6 @@ _COHOST_MARK = re.compile(
     re.IGNORECASE,
 )
 _COMPONENT_MARK = re.compile(r"\binference ?component|InferenceComponentName", re.IGNORECASE)
-
-
-def reading_of(item: EvidenceItem, match: re.Match[str]) -> Reading:
-    """How ``item`` holds the mention ``match`` found in it: a person's line by its own words, its date and
-    its heading; software's line only by the heading it was pasted under (someone else's, or the past)."""
-    if item.prose:
-        return polarity(item.text, match.start(), match.end(), section=item.section, recalled=item.recalled)
-    return heading_context(item.section)
-
-
-def asserted(marker: re.Pattern[str], evidence: Evidence) -> bool:
-    """The evidence asserts the marker: software wrote it, or a person's prose affirms it. A context named
-    in a question, a denial or the past ("Are you using the TensorRT-LLM backend?" "No") is no context.
-    Each line is read in its own sentence: a block's joined text (``whole``) holds the same lines again."""
-    return any(
-        reading_of(item, match).polarity == "affirmed"
-        for item in evidence.items
-        if not (item.prose and item.whole)
-        for match in marker.finditer(item.text)
-    )
 
 
 def _records(value: Any) -> list[dict[str, Any]]:

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 
 from workflows.diagnosis.catalogue import load_catalogue
 from workflows.diagnosis.evidence import Evidence, EvidenceItem, quote
-from workflows.diagnosis.facts import FactValue, compute, fact_details, reading_of
+from workflows.diagnosis.facts import FactValue, compute, fact_details
+from workflows.diagnosis.mentions import reading_of
 from workflows.diagnosis.rules import Condition, Rule, RuleSet
 
 CORROBORATION = 0.03
