@@ -143,6 +143,11 @@ class Evidence(BaseModel):
     notes: list[str] = Field(
         default_factory=list, description="What could not be collected, and why (no log group, ...)."
     )
+    commands: list[str] = Field(
+        default_factory=list,
+        description="Shell commands the paste shows (``$ cat code/requirements.txt``): what was run or searched "
+        "for, never a finding; they say what the output under them is.",
+    )
     logs_read: list[str] = Field(
         default_factory=list,
         description="Container log groups this tool read itself (a run's diagnosis, --endpoint): a line they "

@@ -17,6 +17,7 @@ from workflows.diagnosis.latency import runs, worst_tail
 from workflows.diagnosis.mentions import asserted
 from workflows.diagnosis.outputs import predictions_collapsed, resolved_architecture, served_model_mismatch
 from workflows.diagnosis.polls import creating_for, stalled
+from workflows.diagnosis.requirements_listed import listing, requirements_list_module
 from workflows.hosting.polling import stalled_for
 from workflows.hosting.pools import pool_counts, served_types
 from workflows.spec.pipeline import is_gpu_instance
@@ -159,15 +160,21 @@ def failed_without_instance(evidence: Evidence) -> FactValue:
 
 
 def copies_short(evidence: Evidence) -> FactValue:
-    """F09: an inference component placed fewer copies than it asked for."""
+    """F09: an inference component placed fewer copies than it asked for. A component still Creating or
+    Updating with no copy placed yet has not come short of anything: None, unless another one shows it."""
     if not evidence.inference_components:
         return None
+    pending = False
     for component in evidence.inference_components:
         runtime = component.get("RuntimeConfig") or {}
         desired, current = runtime.get("DesiredCopyCount"), runtime.get("CurrentCopyCount")
-        if isinstance(desired, int) and isinstance(current, int) and current < desired:
-            return True
-    return False
+        if not (isinstance(desired, int) and isinstance(current, int) and current < desired):
+            continue
+        if current == 0 and component.get("InferenceComponentStatus") in ("Creating", "Updating"):
+            pending = True
+            continue
+        return True
+    return None if pending else False
 
 
 def _engine(name: str) -> Callable[[Evidence], FactValue]:
@@ -261,6 +268,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "phase": phase,
     "container_logs_read": container_logs_read,
     "cold_tail": cold_tail,
+    "requirements_list_module": requirements_list_module,
     **{name: _engine(name) for name in _ENGINE_MARKERS},
 }
 
@@ -308,6 +316,8 @@ def fact_details(evidence: Evidence, values: dict[str, FactValue]) -> dict[str, 
                 "desired": str(runtime.get("DesiredCopyCount")),
                 "current": str(runtime.get("CurrentCopyCount")),
             }
+    if values.get("requirements_list_module"):
+        details["requirements_list_module"] = {"shown": listing(evidence)[:160]}
     if values.get("served_model_mismatch"):
         details["served_model_mismatch"] = {
             "resolved": str(resolved_architecture(evidence)),

@@ -92,6 +92,8 @@ class Matcher:
         self.context_only: dict[str, str] = {}
         # Entries a mention in the paste denies, even where another of their signatures holds.
         self.denied: set[str] = set()
+        # Causes of a doubted entry (see _doubt), each with the doubt that leaves it open.
+        self.open_causes: dict[str, str] = {}
 
     def _pattern(self, condition: Condition, sources: tuple[str, ...]) -> Outcome:
         regex = condition.regex
@@ -147,7 +149,12 @@ class Matcher:
             else:
                 figures = self.fact_details.get(condition.fact, {})
                 shown = ", ".join(f"{k}={v}" for k, v in figures.items())
-                outcome.quotes.append(f"[fact] {condition.fact}" + (f": {shown}" if shown else ""))
+                # A required absence reads "not serverless", a phase "phase=convert".
+                name = (
+                    f"{condition.fact}={condition.is_}" if isinstance(condition.is_, str) else condition.fact
+                )
+                name = name if condition.is_ is not False else f"not {condition.fact}"
+                outcome.quotes.append(f"[fact] {name}" + (f": {shown}" if shown else ""))
                 outcome.details.update(figures)
         if condition.pattern is not None:
             found = self._pattern(condition, sources)
@@ -199,10 +206,28 @@ class Matcher:
             return None
         if unknown:
             score = min(score, UNPROVEN_CONTEXT_CAP)
+        if doubt := self._doubt(rule):
+            quotes.append(doubt)
+            score = min(score, UNPROVEN_CONTEXT_CAP)
         score = round(min(0.99, max(0.0, score)), 2)
         return Match(
             rule, index, named[0], named[1], score, len(held), quotes, details, assumed=bool(unknown)
         )
+
+    def _doubt(self, rule: Rule) -> str:
+        """What argues against the rule's explanation (its ``doubts``), or empty. Each cause the rule declares
+        is left open as a candidate: "requirements.txt lists onnxruntime" leaves the install that reached no
+        index (F37) as open as the missing line (F01)."""
+        for condition in rule.doubts:
+            outcome = self.evaluate(condition, rule.sources)
+            if outcome.holds:
+                shown = ", ".join(outcome.quotes) or str(condition.fact or condition.pattern)
+                for cause in (r for r in self.rules.rules if rule.id in r.causes and "{" not in r.id):
+                    self.open_causes.setdefault(
+                        cause.id, f"{rule.id}'s own explanation is in doubt ({shown})"
+                    )
+                return f"[doubt] {shown}: the paste argues against this entry's explanation"
+        return ""
 
     def matches(self) -> list[Match]:
         """Every rule that applies, best first (score, then signatures held, then table order).
@@ -264,10 +289,13 @@ class Matcher:
         for match in matches:
             listed.setdefault(match.id, match)
         hedged = {entry: shown for entry, (_, shown) in self.hedged.items() if entry not in self.ruled_out}
-        for entry in list(dict.fromkeys([*listed, *self.context_only, *hedged]))[:MAX_ALTERNATIVES]:
+        opened = [*listed, *self.context_only, *self.open_causes, *hedged]
+        for entry in list(dict.fromkeys(opened))[:MAX_ALTERNATIVES]:
             catalogued = load_catalogue().entry(entry)
             decides = catalogued.signature if catalogued else "its rule's signature in the evidence"
             why = f"only mentioned, not shown: {hedged[entry]}" if entry in hedged else "weak match"
+            if entry in self.open_causes:
+                why = f"a cause left open: {self.open_causes[entry]}"
             if entry in self.context_only:
                 why = f"a cause whose context is shown, not its signature: {self.context_only[entry]}"
             if entry in listed:

@@ -75,12 +75,13 @@ _SERVERLESS_MARK = re.compile(
     r"|\bmemory_size_in_mb\b|\bmode: ?serverless\b"
 )
 _COHOST_MARK = re.compile(r"TargetContainerHostname|InferenceExecutionConfig|\"Mode\": ?\"Direct\"")
-# Lines that only frame what follows: a shell prompt (IPython's shell escape, "In [4]: !aws ...", is one:
-# a command's arguments, such as a log filter's pattern, are what was searched for, not what was found),
-# a Logs Insights table's header and rule.
+# A shell prompt: the command after it was run (IPython's shell escape, "In [4]: !aws ...", is one).
+_PROMPT = re.compile(r"^\s*(?:\$|PS [^>]*>) |^\s*In \[\d*\]:\s*!")
+# Lines that only frame what follows: a mail's quote mark, a shell prompt (a command's arguments, such as a
+# log filter's pattern, are what was searched for, not what was found), a Logs Insights table's header and rule.
 _FRAMING = re.compile(
     r"^\s*[│╷╵]\s*$|^\s*│\s+(?:with [\w.\[\]\"-]+,|on \S+ line \d+|\d+: )|"  # Terraform's diagnostic frame
-    r"^\s*(?:\$|>|PS [^>]*>) |^\s*In \[\d*\]:\s*!|^\s*\|(?:\s*@\w+\s*\|)+\s*$|^\s*\|[-:| ]+\|\s*$"
+    r"^\s*> |" + _PROMPT.pattern + r"|^\s*\|(?:\s*@\w+\s*\|)+\s*$|^\s*\|[-:| ]+\|\s*$"
     # A Logs Insights query, commented or not: what was searched for ("| parse @message /Worker died/").
     r"|^\s*(?:#\s*)?\|\s*(?:fields|filter|parse|stats|sort|limit|display|dedup|pattern|unmask)\s"
     r"|^\s*(?:#\s*)?(?:fields|filter|parse|stats)\s+@\w+"
@@ -362,6 +363,7 @@ def evidence_from_paste(
         for i, line in enumerate(reading.lines)
         if line and line.strip() and not _FRAMING.match(line)
     ]
+    evidence.commands += [line.strip() for line in reading.lines if line and _PROMPT.match(line)]
     sections = headings(reading.original)
     for number, line in rest:
         reading.add("text", line, number + 1, prose=not is_machine_line(line), section=sections[number])

@@ -8,7 +8,7 @@ the test suite, not a diagnosis at 3 a.m.
 A rule matches when at least one of its ``signatures`` holds, every ``requires`` condition
 holds (an unknown fact keeps the match below the reporting threshold instead: a required fact is
 the context an entry is specific to, and an entry is not named without evidence of it), and no
-``unless`` condition holds. A
+``unless`` condition holds; a ``doubts`` condition that holds keeps it under the threshold. A
 condition is a conjunction of any of: ``pattern`` (a regex fragment searched in the evidence
 texts of the rule's sources), ``error`` (a Step Functions error name), ``fact`` with ``is``
 (see ``facts.FACTS``). Each ``prefers`` condition that holds adds weight: context (co-hosted
@@ -85,6 +85,12 @@ class Rule(BaseModel):
     prefers: tuple[Condition, ...] = Field(
         (), description="Context that makes this entry likelier than another with the same signature."
     )
+    doubts: tuple[Condition, ...] = Field(
+        (),
+        description="Evidence against this entry's explanation that does not rule out its signature (the "
+        "requirements list the module an import error names): where one holds, the match is held below the "
+        "reporting threshold, so the answer is unknown with this entry and its causes as candidates.",
+    )
     causes: tuple[str, ...] = Field(
         (),
         description="Entries this failure brings about (CUDA 803 makes the ping fail): where both match, "
@@ -108,7 +114,7 @@ class Rule(BaseModel):
     @model_validator(mode="after")
     def _known_errors(self) -> Rule:
         # A misspelt error name never matches: the rule would be silently dead, so refuse it here.
-        for part in ("signatures", "requires", "unless", "prefers"):
+        for part in ("signatures", "requires", "unless", "prefers", "doubts"):
             for index, condition in enumerate(getattr(self, part)):
                 if condition.error is not None and not is_error_name(condition.error):
                     raise ValueError(

@@ -1,0 +1,77 @@
+"""Evidence that argues against an entry's explanation without denying its message: requirements that list
+the module an import error names, a component that has not yet placed any copy."""
+
+from __future__ import annotations
+
+from workflows.diagnosis import diagnose
+from workflows.diagnosis.paste import evidence_from_paste
+
+IMPORT_ERROR = (
+    'ModelError: Received client error (400) from primary with message "{"code": 400, "type": '
+    '"InternalServerException", "message": "No module named \'onnxruntime\'"}"'
+)
+
+
+def test_requirements_that_list_the_module_leave_the_missing_line_and_the_isolated_install_open() -> None:
+    # Given an import error, and the requirements file shown listing the module under a cat
+    text = "\n".join(
+        [
+            IMPORT_ERROR,
+            "$ tar xzf model.tar.gz code/requirements.txt -O",
+            "onnxruntime>=1.28.0",
+            "numpy<3",
+        ]
+    )
+    # When the paste is diagnosed
+    diagnosis = diagnose(evidence_from_paste(text, origin="ticket"))
+    # Then adding the requirement is no fix: the answer is unknown, F01 and its cause F37 are the candidates
+    assert diagnosis.id == "unknown"
+    assert any(line.startswith("[candidate] F01") for line in diagnosis.evidence)
+    assert any(
+        line.startswith("[candidate] F37") and "onnxruntime>=1.28.0" in line for line in diagnosis.evidence
+    )
+
+
+def test_a_writer_insisting_the_module_is_listed_is_a_doubt_in_either_language() -> None:
+    for said in (
+        "requirements.txt 에 onnxruntime>=1.28.0 분명히 넣었습니다.",
+        "code/requirements.txt already has onnxruntime==1.31.1, but the call still fails.",
+    ):
+        # Given the import error and the writer's word that the file lists it
+        diagnosis = diagnose(evidence_from_paste(f"{IMPORT_ERROR}\n{said}", origin="ticket"))
+        # Then F01 is not named
+        assert diagnosis.id == "unknown", said
+
+
+def test_the_fix_that_adds_the_module_or_a_file_without_it_confirms_the_missing_line() -> None:
+    for said in (
+        "requirements.txt 에 onnxruntime 추가 후 재배포 -> 200 OK",
+        "Added onnxruntime to code/requirements.txt and redeployed; the call returns 200 now.",
+        "code/requirements.txt 에 onnxruntime 없어요.",
+        "Is onnxruntime missing from requirements.txt?",
+    ):
+        # Given the import error and a line about the requirements that does not say the module was listed
+        diagnosis = diagnose(evidence_from_paste(f"{IMPORT_ERROR}\n{said}", origin="ticket"))
+        # Then the missing requirement is named
+        assert diagnosis.id == "F01", said
+
+
+COMPONENT = """$ aws sagemaker describe-inference-component --inference-component-name nli-b --output yaml
+EndpointName: shared-g5
+InferenceComponentName: nli-b
+InferenceComponentStatus: {status}
+RuntimeConfig:
+  CurrentCopyCount: {current}
+  DesiredCopyCount: 2
+VariantName: AllTraffic
+"""
+
+
+def test_a_component_still_creating_with_no_copy_placed_has_not_come_short() -> None:
+    # Given a component still Creating with none of its copies placed yet
+    creating = diagnose(evidence_from_paste(COMPONENT.format(status="Creating", current=0), origin="ticket"))
+    # And one InService with one of its two copies
+    short = diagnose(evidence_from_paste(COMPONENT.format(status="InService", current=1), origin="ticket"))
+    # Then only the settled shortfall names F09
+    assert creating.id == "unknown"
+    assert short.id == "F09"
