@@ -1,7 +1,10 @@
-"""Evidence that argues against an entry's explanation without denying its message: requirements that list
-the module an import error names, a component that has not yet placed any copy."""
+"""Evidence that argues against an entry without denying its message: requirements that list the module an import
+error names, a component that has not placed a copy yet, a responder who calls the alert a false alarm, a failure
+read in someone else's issue."""
 
 from __future__ import annotations
+
+import json
 
 from workflows.diagnosis import diagnose
 from workflows.diagnosis.paste import evidence_from_paste
@@ -75,3 +78,54 @@ def test_a_component_still_creating_with_no_copy_placed_has_not_come_short() -> 
     # Then only the settled shortfall names F09
     assert creating.id == "unknown"
     assert short.id == "F09"
+
+
+def _pagerduty(details: str) -> str:
+    """A PagerDuty v3 incident.resolved webhook whose body carries the responder's note."""
+    incident = {
+        "event": {
+            "event_type": "incident.resolved",
+            "agent": {"summary": "On-call", "type": "user_reference"},
+            "data": {
+                "type": "incident",
+                "status": "resolved",
+                "title": "emb-old: The primary container for production variant AllTraffic did not pass the "
+                "ping health check.",
+                "body": {"details": details},
+            },
+        }
+    }
+    return json.dumps(incident)
+
+
+def test_a_resolution_that_calls_the_alert_no_failure_names_no_entry() -> None:
+    for note in (
+        "Planned teardown of emb-old; the ping failed while it was being deleted. False alarm.",
+        "삭제 중이던 구 endpoint 라 ping 실패가 잡힌 것. 실제 장애 아님.",
+    ):
+        # Given a resolved ping alert whose responder dismissed it
+        diagnosis = diagnose(evidence_from_paste(_pagerduty(note), origin="pagerduty"))
+        # Then no entry is named: the ping rule is a candidate, and the dismissal is quoted
+        assert diagnosis.id == "unknown", note
+        assert any(line.startswith("[candidate] F07") for line in diagnosis.evidence)
+        assert any(line.startswith("[note] dismissed in the paste") for line in diagnosis.evidence)
+
+
+def test_a_dismissal_asked_about_or_denied_leaves_the_alert_standing() -> None:
+    for note in ("Is this a false alarm?", "Not a false alarm: the new endpoint fails the same way."):
+        # Given the same alert whose note only asks, or denies the dismissal
+        diagnosis = diagnose(evidence_from_paste(_pagerduty(note), origin="pagerduty"))
+        # Then the ping failure is named
+        assert diagnosis.id == "F07", note
+
+
+def test_a_failure_read_in_someone_elses_issue_is_no_evidence_of_ours() -> None:
+    # Given a question that cites another project's issue about vLLM serving a default model
+    text = (
+        "I read #31877 where the vLLM DLC served Qwen/Qwen3-0.6B instead of the requested model.\n"
+        "Our /v1/models lists /opt/ml/model and /classify returns our three labels."
+    )
+    # Then no entry is named; told as ours, the same words name F26
+    assert diagnose(evidence_from_paste(text, origin="issue")).id == "unknown"
+    ours = text.replace("I read #31877 where the", "Since the upgrade our")
+    assert diagnose(evidence_from_paste(ours, origin="issue")).id == "F26"

@@ -168,7 +168,7 @@ def _incident(value: dict[str, Any]) -> Opened | None:
         data, speaker = event["data"], _agent(event.get("agent"))
         messages += _said(data.get("title"), speaker, software=True)
         body = data.get("body") if isinstance(data.get("body"), dict) else {}
-        messages += _said(body.get("details"), software=True)  # the incident's body, where it carries one
+        messages += _said(body.get("details"))  # the incident's body: a monitor's text or a responder's note
         messages += _said(data.get("content"), speaker)  # incident.annotated: a person's note
     elif isinstance(value.get("messages"), list) and any(
         isinstance(m, dict) and "incident" in m for m in value["messages"]

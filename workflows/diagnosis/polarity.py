@@ -93,6 +93,8 @@ _OTHER = _words(
     "other team", "other teams", "another team's", "another project", "other project", "other projects",
     "another customer", "other customers", "other people", "a blog post", "in a blog", "다른 팀", "다른 프로젝트",
     "남의",
+) + (  # what one read in someone else's thread: "I read #31877 where ...", "we've read an issue that ..."
+    r"|\b(?:i|we)(?:'ve|\s+have)?\s+read\s+(?:#\d+|issue\s+#?\d+|(?:an?|the|this|that)\s+(?:issue|thread|post|article))"
 )  # fmt: skip
 # ConText's terminators: a conjunction or a change of time ends a trigger's reach.
 _TERMINATOR = _words(

@@ -7,7 +7,8 @@ import re
 
 from workflows.contracts import Alternative, Diagnosis
 from workflows.diagnosis.actions import Action
-from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.dismissals import dismissal
+from workflows.diagnosis.evidence import MAX_QUOTE, Evidence
 from workflows.diagnosis.matcher import MAX_ALTERNATIVES, MIN_CONFIDENCE, Match, Matcher, label
 from workflows.diagnosis.rules import RuleSet, default_rules
 
@@ -78,11 +79,15 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
     notes = [f"[note] {n}" for n in evidence.notes]
     best = matches[0] if matches and matches[0].score >= MIN_CONFIDENCE else None
     causes = matcher.unexamined_causes(best, matches) if best else {}
-    if best is None or causes:
+    dismissed = dismissal(evidence)
+    if best is None or causes or dismissed:
         names = ", ".join(evidence.error_names) or "no error"
         title = f"no catalogue entry matches ({names})"
-        if best is not None:
+        if best is not None and causes:
             title = f"{best.id} or its cause {', '.join(causes)}: the evidence does not tell which"
+        if best is not None and dismissed:
+            title = f"{best.id}'s signature is shown, but the paste calls it no failure"
+            notes.append(f"[note] dismissed in the paste: {dismissed[:MAX_QUOTE]}")
         return Diagnosis(
             id="unknown",
             title=title,

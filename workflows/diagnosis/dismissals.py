@@ -1,0 +1,34 @@
+"""Whether a person in the paste calls what it shows no failure: a false alarm, no real outage, nothing to fix.
+
+An alert forwarded with its resolution ("Resolved: the old endpoint was being deleted, 실제 장애 아님") shows a
+failure's words that the people who looked at it dismissed. Such a paste names no entry: its matches are
+candidates of an unknown answer, with the dismissal quoted, so the reader decides. The dismissal counts where
+it is affirmed: "is this a false alarm?" asks, and "not a false alarm" denies the dismissal.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.mentions import reading_of
+
+_DISMISSAL = re.compile(
+    r"\bfalse (?:alarm|positive|alert)s?\b"
+    r"|\bnot an? (?:real|actual|genuine) (?:outage|incident|failure|issue|problem|alert)\b"
+    r"|\bno (?:real|actual) (?:outage|incident|failure|issue|problem|impact)\b"
+    r"|\bnothing to fix\b|\bno action (?:needed|required)\b"
+    r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|조치\s*(?:불필요|필요\s*없)",
+    re.IGNORECASE,
+)
+
+
+def dismissal(evidence: Evidence) -> str:
+    """A person's line that calls what the paste shows no failure, or empty."""
+    for item in evidence.items:
+        if not item.prose or item.whole:
+            continue
+        for found in _DISMISSAL.finditer(item.text):
+            if reading_of(item, found).polarity == "affirmed":
+                return item.text
+    return ""
