@@ -4,10 +4,12 @@ time; and the rule table's ids against the catalogue."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 from workflows.contracts import ErrorInfo
 from workflows.diagnosis import Evidence, diagnose
+from workflows.diagnosis.paste import evidence_from_paste
 from workflows.diagnosis.rules import default_rules
 
 
@@ -161,3 +163,27 @@ def test_every_rule_id_is_a_catalogue_entry_with_a_runtime_signature() -> None:
     }
     # Then the rule table covers exactly those
     assert default_rules().ids() == expected
+
+
+def test_a_describe_record_inside_a_states_input_is_read_as_a_record() -> None:
+    # Given an execution history whose failing state's input carries the component's DescribeInferenceComponent
+    component = {
+        "InferenceComponentName": "nli-ic",
+        "InferenceComponentStatus": "Failed",
+        "FailureReason": "There is not enough memory available for this Inference Component",
+        "RuntimeConfig": {"DesiredCopyCount": 1, "CurrentCopyCount": 0},
+    }
+    history = {
+        "events": [
+            {
+                "type": "FailStateEntered",
+                "id": 9,
+                "stateEnteredEventDetails": {"name": "MarkFailed", "input": json.dumps({"ic": component})},
+            },
+            {"type": "ExecutionFailed", "id": 10, "executionFailedEventDetails": {"error": "IcFailed"}},
+        ]
+    }
+    evidence = evidence_from_paste(json.dumps(history, indent=2), origin="history")
+    # Then the record is the component's, and its failure reason names F10
+    assert [c["InferenceComponentName"] for c in evidence.inference_components] == ["nli-ic"]
+    assert diagnose(evidence).id == "F10"

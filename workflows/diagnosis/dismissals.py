@@ -17,8 +17,9 @@ _DISMISSAL = re.compile(
     r"\bfalse (?:alarm|positive|alert)s?\b"
     r"|\bnot an? (?:real|actual|genuine) (?:outage|incident|failure|issue|problem|alert)\b"
     r"|\bno (?:real|actual) (?:outage|incident|failure|issue|problem|impact)\b"
-    r"|\bnothing to fix\b|\bno action (?:needed|required)\b"
-    r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|조치\s*(?:불필요|필요\s*없)",
+    r"|\bnothing to (?:fix|do)\b|\bno action (?:needed|required)\b"
+    r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|재발(?:은|이)?\s*(?:아님|아닙니다|아니)"
+    r"|조치\s*(?:없음|불필요|필요\s*없)",
     re.IGNORECASE,
 )
 

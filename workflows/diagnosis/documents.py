@@ -14,7 +14,7 @@ from typing import Any
 
 from workflows import clock
 from workflows.contracts import ErrorInfo
-from workflows.diagnosis.envelopes import ENVELOPES, open_envelope
+from workflows.diagnosis.envelopes import ENVELOPES, open_envelope, parsed_json
 from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
 from workflows.diagnosis.exports import LOG_EXPORT
 from workflows.diagnosis.machine_lines import is_machine_line
@@ -145,13 +145,19 @@ def add_error(reading: Reading, name: str, cause: str) -> None:
     reading.evidence.add_error(ErrorInfo(Error=name, Cause=cause))
 
 
-def _history(reading: Reading, events: list[Any]) -> None:
+def _history(reading: Reading, events: list[Any], number: int) -> None:
     """An execution history: the failure events' error and cause, the last state entered before."""
     entered: str | None = None
     for event in events:
         if not isinstance(event, dict):
             continue
         entered = (event.get("stateEnteredEventDetails") or {}).get("name") or entered
+        for details in (d for d in event.values() if isinstance(d, dict)):
+            # A state's input and a task's output are JSON strings: a Describe* record inside is read as one.
+            for text in (details.get(k) for k in ("input", "output")):
+                nested = parsed_json(text)
+                if isinstance(nested, dict | list):
+                    read_document(reading, nested, number)
         for key, details in event.items():
             failure = key.endswith(("FailedEventDetails", "TimedOutEventDetails"))
             if failure and isinstance(details, dict) and details.get("error"):
@@ -190,7 +196,7 @@ def read_document(reading: Reading, value: Any, number: int) -> None:
             reading.add("logs", str(event.get("message", "")), event.get("logStreamName") or number)
         reading.found(CLOUDWATCH)
     elif isinstance(events, list) and any(isinstance(e, dict) and "type" in e for e in events):
-        _history(reading, events)
+        _history(reading, events, number)
     elif isinstance(value.get("StackEvents"), list):
         for event in reversed(value["StackEvents"]):  # CloudFormation lists the newest first
             poll = from_stack_event(event) if isinstance(event, dict) else None
@@ -207,10 +213,17 @@ def read_document(reading: Reading, value: Any, number: int) -> None:
         add_error(reading, name, str(value.get("cause") or value.get("Cause") or ""))
         reading.found(STEP_FUNCTIONS)
     elif not _describe(reading, value, number):
-        # An API this reader does not know: its texts still count.
-        for text in _strings(value):
-            reading.add("text", text, number, prose=not is_machine_line(text))
-        reading.found(TEXT)
+        _unknown_api(reading, value, number)
+
+
+def _unknown_api(reading: Reading, value: dict[str, Any], number: int) -> None:
+    """An API this reader does not know: a Describe* record inside it is read as one ({"ic": {...}}, a state's
+    input), and its texts still count."""
+    for nested in _objects(value):
+        _describe(reading, nested, number)
+    for text in _strings(value):
+        reading.add("text", text, number, prose=not is_machine_line(text))
+    reading.found(TEXT)
 
 
 def _describe(reading: Reading, value: dict[str, Any], number: int) -> bool:
@@ -256,3 +269,14 @@ def _strings(value: Any) -> list[str]:
     if isinstance(value, list):
         return [s for v in value for s in _strings(v)]
     return []
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """The objects nested in a document, at any depth below its top."""
+    children = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else []
+    found: list[dict[str, Any]] = []
+    for child in children:
+        if isinstance(child, dict):
+            found.append(child)
+        found += _objects(child)
+    return found

@@ -55,7 +55,7 @@ class Opened:
     messages: list[Message] = field(default_factory=list)
 
 
-def _parsed(text: Any) -> Any:
+def parsed_json(text: Any) -> Any:
     """A JSON string's value, or None when it is not one."""
     if not isinstance(text, str) or not text.lstrip().startswith(("{", "[")):
         return None
@@ -69,7 +69,7 @@ def _said(text: Any, speaker: str = "", *, software: bool = False) -> list[Messa
     """A text as a message: its JSON document when it holds one, else prose unless software wrote it."""
     if not isinstance(text, str) or not text.strip():
         return []
-    document = _parsed(text)
+    document = parsed_json(text)
     if document is not None:
         return [Message(document=document, speaker=speaker)]
     prose = not software and not is_machine_line(text)
@@ -109,7 +109,7 @@ def _cloudtrail(value: dict[str, Any]) -> Opened | None:
     events = value.get("Events")
     if isinstance(events, list) and any(isinstance(e, dict) and "CloudTrailEvent" in e for e in events):
         records = [
-            {"Username": e.get("Username"), **(_parsed(e.get("CloudTrailEvent")) or {})}
+            {"Username": e.get("Username"), **(parsed_json(e.get("CloudTrailEvent")) or {})}
             for e in events
             if isinstance(e, dict)
         ]
