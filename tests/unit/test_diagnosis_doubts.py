@@ -102,6 +102,7 @@ def test_a_resolution_that_calls_the_alert_no_failure_names_no_entry() -> None:
     for note in (
         "Planned teardown of emb-old; the ping failed while it was being deleted. False alarm.",
         "삭제 중이던 구 endpoint 라 ping 실패가 잡힌 것. 실제 장애 아님.",
+        "The old endpoint was being deleted. Nothing to do on our side.",
     ):
         # Given a resolved ping alert whose responder dismissed it
         diagnosis = diagnose(evidence_from_paste(_pagerduty(note), origin="pagerduty"))

@@ -187,3 +187,34 @@ def test_a_describe_record_inside_a_states_input_is_read_as_a_record() -> None:
     # Then the record is the component's, and its failure reason names F10
     assert [c["InferenceComponentName"] for c in evidence.inference_components] == ["nli-ic"]
     assert diagnose(evidence).id == "F10"
+
+
+def test_an_empty_list_of_scalable_targets_under_min_instances_zero_is_f11() -> None:
+    config = "\n".join(
+        [
+            "$ aws sagemaker describe-endpoint-config --endpoint-config-name s2z-cfg --output yaml",
+            "EndpointConfigName: s2z-cfg",
+            "ProductionVariants:",
+            "- InstanceType: ml.g6.xlarge",
+            "  ManagedInstanceScaling:",
+            "    MinInstanceCount: 0",
+            "    MaxInstanceCount: 2",
+            "    Status: ENABLED",
+            "  VariantName: AllTraffic",
+        ]
+    )
+    target = {
+        "ServiceNamespace": "sagemaker",
+        "ResourceId": "inference-component/emb-ic",
+        "ScalableDimension": "sagemaker:inference-component:DesiredCopyCount",
+        "MinCapacity": 0,
+        "MaxCapacity": 2,
+    }
+    for targets, expected in (([], "F11"), ([target], "unknown")):
+        # Given the config allowing zero instances and the scalable targets, as JSON on their own lines
+        listed = json.dumps({"ScalableTargets": targets}, indent=4)
+        evidence = evidence_from_paste(
+            f"{config}\n$ aws application-autoscaling describe-scalable-targets\n{listed}", origin="t"
+        )
+        # Then no target on the copies is F11; a target on them is not
+        assert diagnose(evidence).id == expected, targets

@@ -24,6 +24,7 @@ DESCRIBE_ENDPOINT = "describe-endpoint"
 DESCRIBE_ENDPOINT_CONFIG = "describe-endpoint-config"
 DESCRIBE_MODEL = "describe-model"
 DESCRIBE_COMPONENT = "describe-inference-component"
+SCALABLE_TARGETS = "describe-scalable-targets"
 STEP_FUNCTIONS = "step-functions-error"
 LAMBDA_ERROR = "lambda-error"
 CLOUDWATCH = "cloudwatch-log"
@@ -44,6 +45,7 @@ FORMS = (
     DESCRIBE_ENDPOINT_CONFIG,
     DESCRIBE_MODEL,
     DESCRIBE_COMPONENT,
+    SCALABLE_TARGETS,
     STEP_FUNCTIONS,
     LAMBDA_ERROR,
     CLOUDWATCH,
@@ -256,6 +258,11 @@ def _describe(reading: Reading, value: dict[str, Any], number: int) -> bool:
             shown = str(value["EnableNetworkIsolation"]).lower()
             reading.add("describe", f"EnableNetworkIsolation: {shown}", "EnableNetworkIsolation")
         reading.found(DESCRIBE_MODEL)
+    elif isinstance(
+        value.get("ScalableTargets"), list
+    ):  # Application Auto Scaling's describe-scalable-targets
+        evidence.scalable_targets = [*(evidence.scalable_targets or []), *value["ScalableTargets"]]
+        reading.found(SCALABLE_TARGETS)
     else:
         return False
     return True

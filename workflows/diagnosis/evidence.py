@@ -131,6 +131,10 @@ class Evidence(BaseModel):
     endpoint: dict[str, Any] | None = Field(None, description="DescribeEndpoint output, when available.")
     endpoint_config: dict[str, Any] | None = Field(None, description="DescribeEndpointConfig output.")
     inference_components: list[dict[str, Any]] = Field(default_factory=list)
+    scalable_targets: list[Any] | None = Field(
+        None,
+        description="Application Auto Scaling's scalable targets, where the paste shows the list (even empty).",
+    )
     container_count: int | None = Field(None, description="Containers of the endpoint's model (co-hosting).")
     instance_id: str | None = Field(
         None, description="An EC2 instance the endpoint ran on (a log stream is <variant>/<instance-id>)."

@@ -20,6 +20,7 @@ from workflows.diagnosis.polls import creating_for, stalled
 from workflows.diagnosis.requirements_listed import listing, requirements_list_module
 from workflows.hosting.polling import stalled_for
 from workflows.hosting.pools import pool_counts, served_types
+from workflows.hosting.scale_to_zero import DIMENSION as COPIES_DIMENSION
 from workflows.spec.pipeline import is_gpu_instance
 
 FactValue = bool | str | None
@@ -210,6 +211,16 @@ def inference_component(evidence: Evidence) -> FactValue:
     return None
 
 
+def copies_not_scaled(evidence: Evidence) -> FactValue:
+    """F11: the scalable targets the paste shows hold none on a component's copies
+    (sagemaker:inference-component:DesiredCopyCount), so nothing takes the last copy away. None where no list
+    of targets is shown."""
+    if evidence.scalable_targets is None:
+        return None
+    dimensions = {str(t.get("ScalableDimension")) for t in evidence.scalable_targets if isinstance(t, dict)}
+    return COPIES_DIMENSION not in dimensions
+
+
 _MIN_INSTANCES_ZERO = re.compile(
     r"MinInstanceCount\W{0,6}0\b|min(?:imum)? instance count (?:of |= ?|: ?|is |to )?0\b", re.IGNORECASE
 )
@@ -265,6 +276,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "co_hosted": co_hosted,
     "inference_component": inference_component,
     "min_instances_zero": min_instances_zero,
+    "copies_not_scaled": copies_not_scaled,
     "phase": phase,
     "container_logs_read": container_logs_read,
     "cold_tail": cold_tail,
