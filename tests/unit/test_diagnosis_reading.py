@@ -350,3 +350,12 @@ def test_a_quoted_error_that_ends_its_sentence_is_outside_the_question_after_it(
     # When the error's mention is read
     # Then the question after it does not reach it
     assert read(text, "Tokenizer class TokenizersBackend does not exist") == "affirmed"
+
+
+def test_a_korean_collapse_puts_the_label_after_its_quantifier() -> None:
+    # Given a Korean ticket: after INT8 quantization every prediction is one label
+    text = "동적 INT8 양자화 후 검증셋 예측이 전부 neutral 입니다. fp32 는 정상."
+    # Then F29 is named; the same words without quantization are some other bug
+    assert diagnose(evidence_from_paste(text, origin="ticket")).id == "F29"
+    plain = "배포 후 검증셋 예측이 전부 neutral 입니다. 이전 버전은 정상."
+    assert diagnose(evidence_from_paste(plain, origin="ticket")).id == "unknown"
