@@ -1,6 +1,6 @@
 """Evidence that argues against an entry without denying its message: requirements that list the module an import
-error names, a component that has not placed a copy yet, a responder who calls the alert a false alarm, a failure
-read in someone else's issue."""
+error names, a component that has not placed a copy yet, a responder who calls the alert a false alarm, a writer
+who cannot tell two shown failures apart, a failure read in someone else's issue."""
 
 from __future__ import annotations
 
@@ -130,3 +130,30 @@ def test_a_failure_read_in_someone_elses_issue_is_no_evidence_of_ours() -> None:
     assert diagnose(evidence_from_paste(text, origin="issue")).id == "unknown"
     ours = text.replace("I read #31877 where the", "Since the upgrade our")
     assert diagnose(evidence_from_paste(ours, origin="issue")).id == "F26"
+
+
+PING_AND_WORKERS = "\n".join(
+    [
+        "UpdateEndpoint failed: The primary container for production variant AllTraffic did not pass the ping "
+        "health check. Please check CloudWatch logs for this endpoint.",
+        "[INFO ] W-9004-model com.amazonaws.ml.mms.wlm.BatchAggregator - Load model failed: model, error: Worker died.",
+        "Three containers on ml.c6i.2xlarge, default workers.",
+    ]
+)
+
+
+def test_a_writer_who_cannot_tell_two_shown_failures_apart_leaves_both_open() -> None:
+    for said in (
+        "메모리 부족으로 ping 못 넘긴 건지 worker 가 죽은 건지 구분이 안 되네요.",
+        "We can't tell whether the ping or the workers went first.",
+    ):
+        # Given the signatures of F02 and F07, and the writer saying the paste does not decide
+        diagnosis = diagnose(evidence_from_paste(f"{PING_AND_WORKERS}\n{said}", origin="chat"))
+        # Then both are candidates of an unknown answer
+        assert diagnosis.id == "unknown", said
+        assert {line[12:15] for line in diagnosis.evidence if line.startswith("[candidate]")} >= {
+            "F02",
+            "F07",
+        }
+    # Without that line one of them is named
+    assert diagnose(evidence_from_paste(PING_AND_WORKERS, origin="chat")).id in {"F02", "F07"}

@@ -1,9 +1,14 @@
-"""Whether a person in the paste calls what it shows no failure: a false alarm, no real outage, nothing to fix.
+"""Whether a person in the paste calls what it shows no failure (a false alarm, no real outage, nothing to fix),
+or says it cannot tell which of two failures it shows.
 
 An alert forwarded with its resolution ("Resolved: the old endpoint was being deleted, 실제 장애 아님") shows a
 failure's words that the people who looked at it dismissed. Such a paste names no entry: its matches are
 candidates of an unknown answer, with the dismissal quoted, so the reader decides. The dismissal counts where
 it is affirmed: "is this a false alarm?" asks, and "not a false alarm" denies the dismissal.
+
+Where the paste shows the signatures of two entries and its writer says the evidence cannot tell them apart
+("container 3개라 메모리 부족으로 ping 못 넘긴 건지, worker 가 죽은 건지는 구분이 안 되네요"), naming one would
+overrule the person who read it: the answer is unknown with both as candidates.
 """
 
 from __future__ import annotations
@@ -23,13 +28,29 @@ _DISMISSAL = re.compile(
     re.IGNORECASE,
 )
 
+_UNDECIDED = re.compile(
+    r"\b(?:can't|cannot|can not|couldn't|hard to|unable to) tell (?:which|whether|if)\b"
+    r"|\bnot sure (?:which|whether)\b|\bunclear (?:which|whether)\b|\bcould be either\b"
+    r"|구분(?:이|은)?\s*(?:안\s*(?:되|됨|돼|됩)|불가|못\s*하)|어느\s*쪽인지\s*(?:모르|알\s*수\s*없)",
+    re.IGNORECASE,
+)
+
 
 def dismissal(evidence: Evidence) -> str:
     """A person's line that calls what the paste shows no failure, or empty."""
+    return _said(evidence, _DISMISSAL)
+
+
+def undecided(evidence: Evidence) -> str:
+    """A person's line that says the paste cannot tell which failure it shows, or empty."""
+    return _said(evidence, _UNDECIDED)
+
+
+def _said(evidence: Evidence, phrase: re.Pattern[str]) -> str:
     for item in evidence.items:
         if not item.prose or item.whole:
             continue
-        for found in _DISMISSAL.finditer(item.text):
+        for found in phrase.finditer(item.text):
             if reading_of(item, found).polarity == "affirmed":
                 return item.text
     return ""

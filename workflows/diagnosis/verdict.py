@@ -7,7 +7,7 @@ import re
 
 from workflows.contracts import Alternative, Diagnosis
 from workflows.diagnosis.actions import Action
-from workflows.diagnosis.dismissals import dismissal
+from workflows.diagnosis.dismissals import dismissal, undecided
 from workflows.diagnosis.evidence import MAX_QUOTE, Evidence
 from workflows.diagnosis.matcher import MAX_ALTERNATIVES, MIN_CONFIDENCE, Match, Matcher, label
 from workflows.diagnosis.rules import RuleSet, default_rules
@@ -80,7 +80,9 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
     best = matches[0] if matches and matches[0].score >= MIN_CONFIDENCE else None
     causes = matcher.unexamined_causes(best, matches) if best else {}
     dismissed = dismissal(evidence)
-    if best is None or causes or dismissed:
+    runner_up = next((m for m in matches[1:] if best and m.id != best.id and m.score >= MIN_CONFIDENCE), None)
+    torn = undecided(evidence) if runner_up else ""
+    if best is None or causes or dismissed or torn:
         names = ", ".join(evidence.error_names) or "no error"
         title = f"no catalogue entry matches ({names})"
         if best is not None and causes:
@@ -88,6 +90,9 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
         if best is not None and dismissed:
             title = f"{best.id}'s signature is shown, but the paste calls it no failure"
             notes.append(f"[note] dismissed in the paste: {dismissed[:MAX_QUOTE]}")
+        if best is not None and runner_up is not None and torn:
+            title = f"{best.id} or {runner_up.id}: the paste does not tell which, as its writer says"
+            notes.append(f"[note] undecided in the paste: {torn[:MAX_QUOTE]}")
         return Diagnosis(
             id="unknown",
             title=title,
