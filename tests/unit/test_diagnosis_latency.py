@@ -3,7 +3,9 @@ starts or loading workers."""
 
 from __future__ import annotations
 
-from workflows.diagnosis.latency import runs, worst_tail
+from workflows.diagnosis import diagnose
+from workflows.diagnosis.latency import cold_first_calls, runs, worst_tail
+from workflows.diagnosis.paste import evidence_from_paste
 
 
 def test_percentiles_are_read_from_a_line_with_their_units_and_thousands_separators() -> None:
@@ -56,3 +58,45 @@ def test_a_tail_is_a_p99_ten_times_its_p90_and_past_a_second() -> None:
     assert worst[0].line == cold
     assert round(worst[1][2]) == 68
     assert worst_tail([slow_everywhere, fast]) is None
+
+
+def test_a_first_call_in_seconds_before_calls_in_milliseconds_is_read_in_either_language() -> None:
+    # Given lines that give a first call's seconds and the later calls' milliseconds, and lines that do not
+    cold = [
+        "The first request took 38.4 s, then 28-31 ms for every call after it.",
+        "첫 요청만 41초 걸리고 그 뒤로는 29~33ms 나와요",
+        "first b=8 call 47.7 s then 40 ms",
+    ]
+    warm = [
+        "The first request took 1.2 s, then 30 ms.",  # a second is no load
+        "first request 38 s then 20 s",  # every call slow
+        "p50 30 ms, p99 38 s",
+    ]
+    # Then only the first three say so
+    assert [bool(cold_first_calls(line)) for line in cold] == [True, True, True]
+    assert [bool(cold_first_calls(line)) for line in warm] == [False, False, False]
+
+
+def test_a_slow_first_call_names_the_engine_that_works_then_and_nothing_without_one() -> None:
+    said = "The first request took 38.4 s, then 28-31 ms."
+    # Given the same figures on an LMI image, on a TensorRT engine, and on an engine the paste does not name
+    lmi = diagnose(
+        evidence_from_paste(f"djl-inference:0.33.0-lmi15.0.0-cu128 on ml.g5.2xlarge.\n{said}", origin="t")
+    )
+    trt = diagnose(
+        evidence_from_paste(f"Triton with the TensorRT model.plan on ml.g5.2xlarge.\n{said}", origin="t")
+    )
+    bare = diagnose(evidence_from_paste(said, origin="t"))
+    # Then LMI's lazy load, TensorRT's build, and unknown
+    assert (lmi.id, trt.id, bare.id) == ("F18", "F21", "unknown")
+
+
+def test_a_slow_first_call_on_a_serverless_endpoint_is_its_cold_start() -> None:
+    # Given the same figures on an endpoint the paste calls serverless, in either language
+    for said in (
+        "Serverless endpoint, LMI image: the first request took 14 s, then 30 ms.",
+        "서버리스 첫 호출이 14초 걸리고 그 뒤로는 30ms.",
+    ):
+        # Then no entry is named, not even as a candidate
+        diagnosis = diagnose(evidence_from_paste(said, origin="t"))
+        assert diagnosis.id == "unknown" and not diagnosis.alternatives, said

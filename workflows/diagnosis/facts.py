@@ -13,8 +13,8 @@ from typing import Any
 
 from workflows.clock import as_datetime
 from workflows.diagnosis.evidence import Evidence
-from workflows.diagnosis.latency import runs, worst_tail
-from workflows.diagnosis.mentions import asserted
+from workflows.diagnosis.latency import cold_first_calls, runs, worst_tail
+from workflows.diagnosis.mentions import asserted, reading_of
 from workflows.diagnosis.outputs import predictions_collapsed, resolved_architecture, served_model_mismatch
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.diagnosis.requirements_listed import listing, requirements_list_module
@@ -45,6 +45,7 @@ _COHOST_MARK = re.compile(
     r"|(?:컨테이너|container)\s*[2-9]\s*개|\b(?:two|three|four|[2-9])\s+containers\b",
     re.IGNORECASE,
 )
+_SERVERLESS_WORD = re.compile(r"\bserverless\b|서버리스", re.IGNORECASE)
 _COMPONENT_MARK = re.compile(r"\binference ?component|InferenceComponentName", re.IGNORECASE)
 
 
@@ -262,6 +263,21 @@ def cold_tail(evidence: Evidence) -> FactValue:
     return any(run.tail for run in found) if found else None
 
 
+def cold_first_call(evidence: Evidence) -> FactValue:
+    """A first call took seconds and the calls after it milliseconds (``latency``), as written and affirmed;
+    None where no such figures are given, or where the endpoint is serverless: there the first call's seconds
+    are the cold start every serverless endpoint has (F15 only where it outlasts the client's timeout)."""
+    if serverless(evidence) or asserted(_SERVERLESS_WORD, evidence):
+        return None
+    found = any(
+        reading_of(item, match).polarity == "affirmed"
+        for item in evidence.items
+        if not item.whole
+        for match in cold_first_calls(item.text)
+    )
+    return True if found else None
+
+
 FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "serverless": serverless,
     "gpu_instance": gpu_instance,
@@ -280,6 +296,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "phase": phase,
     "container_logs_read": container_logs_read,
     "cold_tail": cold_tail,
+    "cold_first_call": cold_first_call,
     "requirements_list_module": requirements_list_module,
     **{name: _engine(name) for name in _ENGINE_MARKERS},
 }

@@ -11,6 +11,10 @@ Runs are read where reports write them: a line with two or more percentiles ("p5
 p99 1,611 ms", "latency (ms) p50 121.7 p90 188.3 p99 29870.4") and a table whose header names percentile
 columns ("| run | p50 (ms) | p90 (ms) | p99 (ms) |") and its rows. A value's unit is its own (ms, s, 초), else
 the column's or the line's ("(ms)", "(s)"), else milliseconds.
+
+A first call that takes seconds where the calls after it take milliseconds ("first request 38.4 s, then
+28-31 ms", "첫 요청만 38.4s 걸리고 그 뒤로는 28~31ms") is work done once, at the first call: an engine that
+loads the model then (LMI, F18) or builds for the shape then (TensorRT, F21). Which one, the engine says.
 """
 
 from __future__ import annotations
@@ -28,6 +32,27 @@ _PERCENTILE = re.compile(
 )
 _HEADER_CELL = re.compile(r"^p(?P<q>50|90|95|99)\b(?:\s*\((?P<unit>ms|s)\))?", re.IGNORECASE)
 _LINE_UNIT = re.compile(r"\((?P<unit>ms|s)\)|\b(?P<bare>ms)\b", re.IGNORECASE)
+_SECONDS = r"(?P<cold>\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds|초)(?![a-z])"
+_MILLIS = r"(?P<warm>\d+(?:\.\d+)?)\s*(?:[~–-]\s*\d+(?:\.\d+)?\s*)?ms\b"
+_FIRST_CALL = (
+    re.compile(
+        r"\bfirst\s+(?:[\w=-]+\s+){0,3}?(?:call|request|invocation|inference|predict\w*)s?\b.{0,60}?"
+        + _SECONDS
+        + r".{0,80}?\b(?:then|after that|afterwards|subsequent|later|the rest|others?|following|second)\b.{0,40}?"
+        + _MILLIS,
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"첫\s*(?:번째\s*)?(?:요청|호출|추론|콜|call|request)\w*.{0,40}?"
+        + _SECONDS
+        + r".{0,60}?(?:이후|그\s*뒤|그\s*다음|두\s*번째|나머지|다음|부터).{0,40}?"
+        + _MILLIS,
+        re.IGNORECASE,
+    ),
+)
+# Seconds against milliseconds: a first call this slow, and calls after it this fast.
+MIN_COLD_S = 5.0
+MAX_WARM_MS = 1000.0
 
 
 @dataclass(frozen=True)
@@ -93,3 +118,13 @@ def worst_tail(lines: list[str]) -> tuple[Run, tuple[float, float, float]] | Non
     """The run whose p99 stands furthest above the rest, where any run's does."""
     tails = [(run, tail) for run in runs(lines) if (tail := run.tail)]
     return max(tails, key=lambda pair: pair[1][2]) if tails else None
+
+
+def cold_first_calls(line: str) -> list[re.Match[str]]:
+    """Where the line says a first call took seconds and the calls after it milliseconds."""
+    return [
+        m
+        for pattern in _FIRST_CALL
+        for m in pattern.finditer(line)
+        if float(m.group("cold")) >= MIN_COLD_S and float(m.group("warm")) < MAX_WARM_MS
+    ]
