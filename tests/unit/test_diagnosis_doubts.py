@@ -157,3 +157,28 @@ def test_a_writer_who_cannot_tell_two_shown_failures_apart_leaves_both_open() ->
         }
     # Without that line one of them is named
     assert diagnose(evidence_from_paste(PING_AND_WORKERS, origin="chat")).id in {"F02", "F07"}
+
+
+QUOTA_ERROR = (
+    "ResourceLimitExceeded: The account-level service limit 'ml.g5.2xlarge for endpoint usage' is 2 Instances, "
+    "with current utilization of 2 Instances and a request delta of 1 Instances."
+)
+
+
+def test_a_failure_forwarded_with_our_side_unaffected_names_no_entry() -> None:
+    for note in (
+        "(전달하며) 우리 계정은 해당 없음. 적용값 6, 사용 2 확인.",
+        "→ 우리 쪽 영향 없음.",
+        "FYI only: we're not affected, our quota is 6 with 2 in use.",
+        "재발 없음 확인, 티켓 닫습니다.",
+    ):
+        # Given another account's quota error, forwarded with a note that ours is not affected or it did not recur
+        diagnosis = diagnose(
+            evidence_from_paste(
+                f"검색팀 계정에서 아래 오류로 배포 실패.\n{QUOTA_ERROR}\n{note}", origin="mail"
+            )
+        )
+        # Then no entry is named
+        assert diagnosis.id == "unknown", note
+    # And without the note, the quota is named
+    assert diagnose(evidence_from_paste(QUOTA_ERROR, origin="mail")).id == "F39"
