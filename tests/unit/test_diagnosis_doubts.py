@@ -182,3 +182,30 @@ def test_a_failure_forwarded_with_our_side_unaffected_names_no_entry() -> None:
         assert diagnosis.id == "unknown", note
     # And without the note, the quota is named
     assert diagnose(evidence_from_paste(QUOTA_ERROR, origin="mail")).id == "F39"
+
+
+READ_TIMEOUT = (
+    "botocore.exceptions.ReadTimeoutError: Read timeout on endpoint URL: "
+    '"https://runtime.sagemaker.us-east-1.amazonaws.com/endpoints/bge-sls/invocations"'
+)
+
+
+def test_a_read_timeout_on_an_endpoint_its_writer_calls_serverless_leaves_oom_and_cold_start_open() -> None:
+    # Given a client's read timeout, its writer's word that the endpoint is serverless, and no server log
+    for said in (
+        "서버리스 엔드포인트. 로그는 아직 못 봄.",
+        "It's a serverless endpoint; no CloudWatch access yet.",
+    ):
+        diagnosis = diagnose(evidence_from_paste(f"{READ_TIMEOUT}\n{said}", origin="t"))
+        # Then a worker dying for memory (F14) and a long cold start (F15) are both open
+        assert diagnosis.id == "unknown", said
+    # A question about it tells nothing: the cold start is named as before
+    asked = diagnose(evidence_from_paste(f"{READ_TIMEOUT}\nIs this endpoint serverless?", origin="t"))
+    assert asked.id == "F15"
+
+
+def test_nobody_denies_what_follows() -> None:
+    # Given a report that no worker died, as "nobody's worker died"
+    text = "instance ml.c6i.2xlarge, workers=4. Nobody's worker died, no errors in the run."
+    # Then F02 is not named
+    assert diagnose(evidence_from_paste(text, origin="t")).id == "unknown"

@@ -100,3 +100,16 @@ def test_a_slow_first_call_on_a_serverless_endpoint_is_its_cold_start() -> None:
         # Then no entry is named, not even as a candidate
         diagnosis = diagnose(evidence_from_paste(said, origin="t"))
         assert diagnosis.id == "unknown" and not diagnosis.alternatives, said
+
+
+def test_a_csv_export_of_percentiles_is_read_by_its_header() -> None:
+    # Given a metrics export with percentile columns named p50_ms and p99_ms
+    lines = [
+        "metric,endpoint,run,warmup,p50_ms,p99_ms",
+        "latency,rt-c6i,A,3,14.2,1611.7",
+        "latency,rt-c6i,B,20,14.0,20.4",
+    ]
+    # Then each row is a run in milliseconds, and the first is a tail
+    assert [run.percentiles for run in runs(lines)] == [{50: 14.2, 99: 1611.7}, {50: 14.0, 99: 20.4}]
+    found = worst_tail(lines)
+    assert found is not None and found[0].line.startswith("latency,rt-c6i,A")

@@ -79,7 +79,11 @@ def serverless(evidence: Evidence) -> FactValue:
     # id (a log stream is <variant>/<instance-id>) or co-hosted containers tell it is not serverless.
     cohosted = (evidence.container_count or 0) > 1 or co_hosted(evidence) is True
     known = evidence.hosting_mode or _variants(evidence) or config_variants or evidence.instance_type
-    return False if known or evidence.instance_id or cohosted else None
+    if known or evidence.instance_id or cohosted:
+        return False
+    # Where nothing shows the endpoint's instances, a person's word that it is serverless ("서버리스 엔드포인트")
+    # tells it; a question or a denial of it does not.
+    return True if asserted(_SERVERLESS_WORD, evidence) else None
 
 
 def gpu_instance(evidence: Evidence) -> FactValue:
@@ -267,7 +271,7 @@ def cold_first_call(evidence: Evidence) -> FactValue:
     """A first call took seconds and the calls after it milliseconds (``latency``), as written and affirmed;
     None where no such figures are given, or where the endpoint is serverless: there the first call's seconds
     are the cold start every serverless endpoint has (F15 only where it outlasts the client's timeout)."""
-    if serverless(evidence) or asserted(_SERVERLESS_WORD, evidence):
+    if serverless(evidence):
         return None
     found = any(
         reading_of(item, match).polarity == "affirmed"

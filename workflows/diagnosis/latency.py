@@ -9,7 +9,7 @@ a tail; what the endpoint is (serverless or not) says which entry (``diagnosis_r
 
 Runs are read where reports write them: a line with two or more percentiles ("p50 11.8 ms / p90 14.0 ms /
 p99 1,611 ms", "latency (ms) p50 121.7 p90 188.3 p99 29870.4") and a table whose header names percentile
-columns ("| run | p50 (ms) | p90 (ms) | p99 (ms) |") and its rows. A value's unit is its own (ms, s, 초), else
+columns ("| run | p50 (ms) | p90 (ms) | p99 (ms) |") and its rows, or a CSV export's ("run,warmup,p50_ms,p99_ms"). A value's unit is its own (ms, s, 초), else
 the column's or the line's ("(ms)", "(s)"), else milliseconds.
 
 A first call that takes seconds where the calls after it take milliseconds ("first request 38.4 s, then
@@ -31,6 +31,7 @@ _PERCENTILE = re.compile(
     re.IGNORECASE,
 )
 _HEADER_CELL = re.compile(r"^p(?P<q>50|90|95|99)\b(?:\s*\((?P<unit>ms|s)\))?", re.IGNORECASE)
+_CSV_HEADER_CELL = re.compile(r"(?:\w+[_.])?p(?P<q>50|90|95|99)(?:[_ ]?\(?(?P<unit>ms|s)\)?)?", re.IGNORECASE)
 _LINE_UNIT = re.compile(r"\((?P<unit>ms|s)\)|\b(?P<bare>ms)\b", re.IGNORECASE)
 _SECONDS = r"(?P<cold>\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds|초)(?![a-z])"
 _MILLIS = r"(?P<warm>\d+(?:\.\d+)?)\s*(?:[~–-]\s*\d+(?:\.\d+)?\s*)?ms\b"
@@ -85,7 +86,22 @@ def runs(lines: list[str]) -> list[Run]:
     """Every run the lines give percentiles for, in order."""
     found: list[Run] = []
     header: dict[int, tuple[int, str | None]] = {}  # column -> (percentile, unit)
+    csv_header: dict[int, tuple[int, str | None]] = {}
     for line in lines:
+        if line.count(",") >= 2 and "|" not in line:  # a CSV export: "run,warmup,p50_ms,p99_ms"
+            cells = [cell.strip().strip('"') for cell in line.split(",")]
+            heads = {i: m for i, cell in enumerate(cells) if (m := _CSV_HEADER_CELL.fullmatch(cell))}
+            if len(heads) >= 2:
+                csv_header = {i: (int(m.group("q")), m.group("unit")) for i, m in heads.items()}
+                continue
+            values = {
+                q: _ms(cells[i], unit)
+                for i, (q, unit) in csv_header.items()
+                if i < len(cells) and re.fullmatch(_NUMBER, cells[i])
+            }
+            if len(values) >= 2:
+                found.append(Run(values, line.strip()))
+                continue
         if line.count("|") >= 2:
             cells = _cells(line)
             heads = {i: m for i, cell in enumerate(cells) if (m := _HEADER_CELL.match(cell))}

@@ -55,7 +55,8 @@ _NEGATION_PRE = _words(
     "didn't see", "not seen", "not see", "not find", "didn't find", "did not find", "not show",
     "doesn't show", "does not show", "didn't show", "not appear", "not reveal", "not have",
     "doesn't have", "no new", "with no", "without any", "without sign of", "without indication of",
-    "rather than", "unremarkable for", "isn't", "wasn't", "aren't", "weren't", "nor",
+    "rather than", "unremarkable for", "isn't", "wasn't", "aren't", "weren't", "nor", "nobody's", "nobody",
+    "no one's",
 )  # fmt: skip
 _NEGATION_POST = _words(
     "ruled out", "is ruled out", "was ruled out", "are ruled out", "has been ruled out",
