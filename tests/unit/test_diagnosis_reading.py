@@ -359,3 +359,16 @@ def test_a_korean_collapse_puts_the_label_after_its_quantifier() -> None:
     assert diagnose(evidence_from_paste(text, origin="ticket")).id == "F29"
     plain = "배포 후 검증셋 예측이 전부 neutral 입니다. 이전 버전은 정상."
     assert diagnose(evidence_from_paste(plain, origin="ticket")).id == "unknown"
+
+
+def test_a_persons_aside_in_parentheses_after_a_log_is_prose() -> None:
+    # Given log lines and a person's parenthesised aside after them that denies a worker death
+    text = "\n".join(
+        [
+            "2026-12-02T03:00:01.120Z [INFO ] W-9000-model com.amazonaws.ml.mms.wlm.WorkerThread - Model loaded",
+            '2026-12-02T03:00:07.001Z [INFO ] pool-2-thread-3 ACCESS_LOG - /169.254.178.2:39210 "GET /ping HTTP/1.1" 200 1',
+            "(이번 배포는 Worker died 없음, instance ml.c6i.2xlarge)",
+        ]
+    )
+    # Then the aside is read as a person's words, and its denial names nothing
+    assert diagnose(evidence_from_paste(text, origin="logs")).id == "unknown"

@@ -36,6 +36,8 @@ _EVENTS_ROW = re.compile(r"^EVENTS\t[^\t]*\t\d+\t(?P<stream>[^\t]+)\t(?P<message
 _COMMENT = re.compile(r"^\s*(?:#|//|--\s)")
 # What continues a log event on lines of its own: an indented line (a traceback's frames), a banner
 # or table (===, |, *), a Java frame ("at ...", "Caused by:"), a Python exception's qualified name.
+# A person's aside in parentheses after a log ("(neither Catch branch was taken ...)"), when no software wrote it.
+_ASIDE = re.compile(r"^\s*\(")
 _CONTINUATION = re.compile(r"^(?:\s|[^\w\s]|at\s|Caused by:|Traceback\b|[a-z_]\w*(?:\.\w+)+:)")
 
 
@@ -73,8 +75,8 @@ def log_lines(reading: Reading) -> None:
         elif not in_log or not line.strip():
             in_log = in_log and bool(line.strip())
             continue
-        elif not _CONTINUATION.match(line) and not is_machine_line(line):
-            in_log = False  # a person's sentence after the log ("Endpoint InService in 6 min. ..."): prose
+        elif (not _CONTINUATION.match(line) or _ASIDE.match(line)) and not is_machine_line(line):
+            in_log = False  # a person's sentence or aside after the log ("InService in 6 min."): prose
             continue
         reading.add("logs", line, index + 1)
         reading.lines[index] = None
