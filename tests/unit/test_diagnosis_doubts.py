@@ -209,3 +209,22 @@ def test_nobody_denies_what_follows() -> None:
     text = "instance ml.c6i.2xlarge, workers=4. Nobody's worker died, no errors in the run."
     # Then F02 is not named
     assert diagnose(evidence_from_paste(text, origin="t")).id == "unknown"
+
+
+def test_a_korean_retrospective_recalls_what_had_happened() -> None:
+    # Given a component event now InService, with a note on the memory error an earlier request had had
+    note = '6144MB 로 요청했을 때 "There is not enough memory available for this Inference Component" 났던 건 1024 로 낮춰서 해결.'
+    # Then the recalled error names nothing; said of now, it names F10
+    assert diagnose(evidence_from_paste(note, origin="t")).id == "unknown"
+    now = note.replace("났던 건 1024 로 낮춰서 해결.", "가 납니다.")
+    assert diagnose(evidence_from_paste(now, origin="t")).id == "F10"
+
+
+def test_serverless_named_beside_real_time_as_an_alternative_is_no_context() -> None:
+    # Given a worker's death, and a writer who does not know whether the endpoint is serverless or real-time
+    text = (
+        "Load model failed: model, error: Worker died.\n"
+        "배포 파이프라인이 serverless 랑 real-time 둘 다 만들고 있어서 어느 쪽인지 아직 모름."
+    )
+    # Then neither F02 nor F14 is named
+    assert diagnose(evidence_from_paste(text, origin="t")).id == "unknown"

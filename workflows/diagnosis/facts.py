@@ -45,7 +45,13 @@ _COHOST_MARK = re.compile(
     r"|(?:컨테이너|container)\s*[2-9]\s*개|\b(?:two|three|four|[2-9])\s+containers\b",
     re.IGNORECASE,
 )
-_SERVERLESS_WORD = re.compile(r"\bserverless\b|서버리스", re.IGNORECASE)
+# A person's word that the endpoint is serverless ("서버리스 엔드포인트", "a serverless endpoint"); not the word
+# paired with real-time as alternatives ("serverless 랑 real-time 둘 다", "serverless or real-time?").
+_SERVERLESS_WORD = re.compile(
+    r"(?<!real-time )(?<!real-time or )(?<!real-time and )(?<!real-time/)(?<!실시간/)"
+    r"(?:\bserverless\b|서버리스)(?!\s*(?:랑|이랑|와|과|and|or|/|,)\s*(?:real-?time|실시간|instance|인스턴스))",
+    re.IGNORECASE,
+)
 _COMPONENT_MARK = re.compile(r"\binference ?component|InferenceComponentName", re.IGNORECASE)
 
 
