@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from workflows.diagnosis import korean as ko
+
 Polarity = Literal["affirmed", "negated", "hypothetical", "historical", "other"]
 
 # NegEx's scope: five words in the original; one more for ops prose's code spans ("'Worker died' lines").
@@ -112,50 +114,19 @@ _WH = re.compile(
     re.IGNORECASE,
 )
 
-# --- Korean: the marker follows its object ---------------------------------------------------------
-# Short negation ("안 났고", "못 찾음", "메일로 안 왔음") of the verbs that say a message occurred, was seen
-# or arrived: 나다, 뜨다, 보이다, 찍히다, 생기다, 찾다, 오다 (an alert mail, an error), 받다. Not of other
-# verbs: "통과 못 함" (did not pass) affirms a failure, and so does "안 올라감" (does not go up).
-_KO_NOT_SEEN = (
-    r"(?:안|못)\s*(?:났|나|납니|나요|떴|뜨|뜸|떠|보이|보임|보여|봤|봄|찍히|찍힘|찍혀|생기|생김|생겼|찾|찾음"
-    r"|왔|옴|와|받)\w*"
-)
-_KO_NEGATION_POST = (
-    r"아님\w*|아니(?!면)\w*|아닌\w*|아닙니다|없음|없[다고어었는습네지]\w*|안\s*됨|안\s*돼\w*"
-    r"|안\s*됩니다|문제\s*없\w*|없이|0\s*건|" + _KO_NOT_SEEN
-)
-_KO_HYPOTHETICAL_PRE = r"혹시|만약|만일|아마"
-_KO_QUESTION_POST = r"(?:인가요|나요|까요|ㄹ까|을까|인지|는지|건가|는가)\??"
-# Fear of what may happen follows it too: "ResourceLimitExceeded 가 날까봐" (for fear it occurs), "... 걱정".
-_KO_FEAR_POST = r"까\s*봐\w*|걱정\w*"
-# Uncertainty follows its object too: "803 여부" (whether 803), "확인 불가" (cannot be confirmed), "모르겠음".
-_KO_UNCERTAIN_POST = (
-    r"여부\w*|확인\s*(?:불가|못\s*함|못\s*했\w*|안\s*됨)|미확인|불명|모르겠\w*|모름|알\s*수\s*없\w*"
-)
-_KO_CONDITION = re.compile(r"\w*(?:이면|라면|으면|다면|면)$")
-_KO_HISTORICAL = (
-    r"저번|지난번|지난달|지난주|지난\s*주|예전에|이전에|전에는|작년|어제|어젯밤|간밤|지난밤|그저께|엊그제"
-)
-_KO_CLAUSE_END = re.compile(r"\w(?:는데|은데|인데|지만|데도|고서)$")
-_KO_CONJUNCTION = re.compile(r"그런데|근데|하지만|그러나|그래서|그리고")
-# The copula's negation ("A가 B가 아닌 C", "B는 아님") denies its complement: the nearest phrase marked
-# by a case particle before it, with that phrase's modifiers. A phrase marked before that one is another
-# argument (the sentence's subject), outside the denial.
-_KO_COPULA_NEGATION = re.compile(r"아니|아닌|아님|아닙")
-_KO_MARKED = re.compile(r"(?:[가-힣](?:이|가|은|는|을|를|도)|^(?:이|가|은|는|을|를|도))$")
 
 _PRE: tuple[tuple[str, Polarity], ...] = (
     (_NEGATION_PRE, "negated"),
     (_HYPOTHETICAL_PRE, "hypothetical"),
-    (_KO_HYPOTHETICAL_PRE, "hypothetical"),
+    (ko.HYPOTHETICAL_PRE, "hypothetical"),
     (_OTHER, "other"),
 )
 _POST: tuple[tuple[str, Polarity], ...] = (
     (_NEGATION_POST, "negated"),
-    (_KO_NEGATION_POST, "negated"),
+    (ko.NEGATION_POST, "negated"),
     (_HYPOTHETICAL_POST, "hypothetical"),
-    (_KO_QUESTION_POST, "hypothetical"),
-    (_KO_UNCERTAIN_POST, "hypothetical"),
+    (ko.QUESTION_POST, "hypothetical"),
+    (ko.UNCERTAIN_POST, "hypothetical"),
     (_OTHER, "other"),
 )
 _ORDER: tuple[Polarity, ...] = ("negated", "hypothetical", "historical", "other")
@@ -173,16 +144,16 @@ _POST_RE = [(_phrase(words), kind) for words, kind in _POST]
 _KO_PARTICLE = r"(?:에는|에도|에|엔|의|까지|부터|쯤|만|도)?"
 _BOTH_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (_phrase(_HISTORICAL), "historical"),
-    (_phrase(rf"(?:{_KO_HISTORICAL}){_KO_PARTICLE}"), "historical"),
+    (_phrase(rf"(?:{ko.HISTORICAL}){_KO_PARTICLE}"), "historical"),
 ]
 _OTHER_RE = _phrase(_OTHER)
 # Korean markers are glued to the word before them ("없음." "아님,"): no word boundary on the left.
-_KO_DENIAL_RE = re.compile(rf"(?:{_KO_NEGATION_POST})(?![\w])")
+_KO_DENIAL_RE = re.compile(rf"(?:{ko.NEGATION_POST})(?![\w])")
 _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (_KO_DENIAL_RE, "negated"),
-    (re.compile(rf"(?:{_KO_QUESTION_POST})(?![\w])"), "hypothetical"),
-    (re.compile(rf"(?:{_KO_UNCERTAIN_POST})(?![\w])"), "hypothetical"),
-    (re.compile(rf"(?:{_KO_FEAR_POST})(?![\w])"), "hypothetical"),
+    (re.compile(rf"(?:{ko.QUESTION_POST})(?![\w])"), "hypothetical"),
+    (re.compile(rf"(?:{ko.UNCERTAIN_POST})(?![\w])"), "hypothetical"),
+    (re.compile(rf"(?:{ko.FEAR_POST})(?![\w])"), "hypothetical"),
     # The retrospective -던 after a past stem ("났던 건", "실패했던 건"): what had happened before, recalled.
     (re.compile(r"(?:었|았|했|났|됐|였|떴|왔|봤|혔|겼|렸|졌)던(?![\w])"), "historical"),
 ]
@@ -254,7 +225,7 @@ def _backward(end: int, words: set[int], commas: set[int]) -> int:
 
 def _complement(tokens: list[_Token], first: int, end: int) -> int:
     """Where a Korean copula's denial starts: after the marked phrase that precedes its complement."""
-    marked = [i for i in range(first, end) if _KO_MARKED.search(tokens[i].text)]
+    marked = [i for i in range(first, end) if ko.MARKED.search(tokens[i].text)]
     return marked[-2] + 1 if len(marked) > 1 else first
 
 
@@ -263,9 +234,9 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
     tokens = [_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(sentence)]
     pseudo = [(m.start(), m.end()) for m in _PSEUDO_RE.finditer(masked)]
     words = {i for i, t in enumerate(tokens) if _TERMINATOR_RE.fullmatch(masked[t.start : t.end])}
-    words |= {i for i, t in enumerate(tokens) if _KO_CONJUNCTION.fullmatch(t.text)}
+    words |= {i for i, t in enumerate(tokens) if ko.CONJUNCTION.fullmatch(t.text)}
     commas = {i for i, t in enumerate(tokens) if masked[t.end : t.end + 1] == ","}
-    commas |= {i for i, t in enumerate(tokens) if _KO_CLAUSE_END.search(t.text)}
+    commas |= {i for i, t in enumerate(tokens) if ko.CLAUSE_END.search(t.text)}
     scopes: list[tuple[Polarity, int, int, str]] = []
 
     def index_at(position: int) -> int:
@@ -287,14 +258,14 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
             end = index_at(match.start())
             end += end < len(tokens) and tokens[end].start < match.start()  # glued: "OOM인가요"
             first = _backward(end, words, commas)
-            if _KO_COPULA_NEGATION.match(match.group()):
+            if ko.COPULA_NEGATION.match(match.group()):
                 first = _complement(tokens, first, end)
             add(kind, first, end, match.group())
     for pattern, kind in _BOTH_RE:
         for match in found(pattern):
             add(kind, 0, len(tokens), match.group())
     for index, token in enumerate(tokens):  # "803이면 ...": the condition and what follows it
-        if _KO_CONDITION.search(masked[token.start : token.end]):
+        if ko.CONDITION.search(masked[token.start : token.end]):
             add("hypothetical", index, _forward(tokens, index, words, commas), token.text)
     if sentence.rstrip().endswith("?") and not _WH.search(sentence):
         add("hypothetical", 0, len(tokens), "?")
@@ -362,7 +333,7 @@ def _listed_before_denial(after: str) -> str:
     items = re.split(r"[,/·]", after[: found.start()])[1:]
     words = [word for item in items for word in item.split()]
     short = 1 <= len(items) <= 3 and all(0 < len(item.split()) <= 3 for item in items)
-    if short and not any(_KO_CLAUSE_END.search(w) or _KO_CONJUNCTION.fullmatch(w) for w in words):
+    if short and not any(ko.CLAUSE_END.search(w) or ko.CONJUNCTION.fullmatch(w) for w in words):
         return found.group()
     return ""
 

@@ -1,0 +1,37 @@
+"""Korean triggers for ``polarity``: in Korean the marker follows its object ("쿼터 문제는 아님", "로그 그룹이
+없음", "~인가요?", "803이면"), so negation, questions, uncertainty and fear are read after the mention."""
+
+from __future__ import annotations
+
+import re
+
+# Short negation ("안 났고", "못 찾음", "메일로 안 왔음") of the verbs that say a message occurred, was seen
+# or arrived: 나다, 뜨다, 보이다, 찍히다, 생기다, 찾다, 오다 (an alert mail, an error), 받다. Not of other
+# verbs: "통과 못 함" (did not pass) affirms a failure, and so does "안 올라감" (does not go up).
+NOT_SEEN = (
+    r"(?:안|못)\s*(?:났|나|납니|나요|떴|뜨|뜸|떠|보이|보임|보여|봤|봄|찍히|찍힘|찍혀|생기|생김|생겼|찾|찾음"
+    r"|왔|옴|와|받)\w*"
+)
+NEGATION_POST = (
+    r"아님\w*|아니(?!면)\w*|아닌\w*|아닙니다|없음|없[다고어었는습네지]\w*|안\s*됨|안\s*돼\w*"
+    r"|안\s*됩니다|문제\s*없\w*|없이|0\s*건|" + NOT_SEEN
+)
+HYPOTHETICAL_PRE = r"혹시|만약|만일|아마"
+QUESTION_POST = r"(?:인가요|나요|까요|ㄹ까|을까|인지|는지|건가|는가)\??"
+# Fear of what may happen follows it too: "ResourceLimitExceeded 가 날까봐" (for fear it occurs), "... 걱정".
+FEAR_POST = r"까\s*봐\w*|걱정\w*"
+# Uncertainty follows its object too: "803 여부" (whether 803), "확인 불가" (cannot be confirmed), "모르겠음".
+UNCERTAIN_POST = (
+    r"여부\w*|확인\s*(?:불가|못\s*함|못\s*했\w*|안\s*됨)|미확인|불명|모르겠\w*|모름|알\s*수\s*없\w*"
+)
+CONDITION = re.compile(r"\w*(?:이면|라면|으면|다면|면)$")
+HISTORICAL = (
+    r"저번|지난번|지난달|지난주|지난\s*주|예전에|이전에|전에는|작년|어제|어젯밤|간밤|지난밤|그저께|엊그제"
+)
+CLAUSE_END = re.compile(r"\w(?:는데|은데|인데|지만|데도|고서)$")
+CONJUNCTION = re.compile(r"그런데|근데|하지만|그러나|그래서|그리고")
+# The copula's negation ("A가 B가 아닌 C", "B는 아님") denies its complement: the nearest phrase marked
+# by a case particle before it, with that phrase's modifiers. A phrase marked before that one is another
+# argument (the sentence's subject), outside the denial.
+COPULA_NEGATION = re.compile(r"아니|아닌|아님|아닙")
+MARKED = re.compile(r"(?:[가-힣](?:이|가|은|는|을|를|도)|^(?:이|가|은|는|을|를|도))$")
