@@ -39,6 +39,7 @@ def test_a_writer_insisting_the_module_is_listed_is_a_doubt_in_either_language()
     for said in (
         "requirements.txt 에 onnxruntime>=1.28.0 분명히 넣었습니다.",
         "code/requirements.txt already has onnxruntime==1.31.1, but the call still fails.",
+        "팀장님 말로는 requirements.txt 에 onnxruntime 넣었다고 함.",
     ):
         # Given the import error and the writer's word that the file lists it
         diagnosis = diagnose(evidence_from_paste(f"{IMPORT_ERROR}\n{said}", origin="ticket"))
@@ -227,4 +228,11 @@ def test_serverless_named_beside_real_time_as_an_alternative_is_no_context() -> 
         "배포 파이프라인이 serverless 랑 real-time 둘 다 만들고 있어서 어느 쪽인지 아직 모름."
     )
     # Then neither F02 nor F14 is named
+    assert diagnose(evidence_from_paste(text, origin="t")).id == "unknown"
+
+
+def test_a_belief_since_corrected_is_no_evidence() -> None:
+    # Given a note that first took the slow calls for dying workers, then found none
+    text = "처음엔 Worker died 인 줄 알았는데 died 로그 없음, 순서대로 로딩 중이었던 것. ml.c7i.2xlarge."
+    # Then F02 is not named
     assert diagnose(evidence_from_paste(text, origin="t")).id == "unknown"

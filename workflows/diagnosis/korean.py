@@ -20,6 +20,8 @@ HYPOTHETICAL_PRE = r"혹시|만약|만일|아마"
 QUESTION_POST = r"(?:인가요|나요|까요|ㄹ까|을까|인지|는지|건가|는가)\??"
 # Fear of what may happen follows it too: "ResourceLimitExceeded 가 날까봐" (for fear it occurs), "... 걱정".
 FEAR_POST = r"까\s*봐\w*|걱정\w*"
+# A belief since corrected follows its object: "처음엔 Worker died 인 줄 알았는데" (I took it for Worker died).
+BELIEF_POST = r"줄\s*알았\w*"
 # Uncertainty follows its object too: "803 여부" (whether 803), "확인 불가" (cannot be confirmed), "모르겠음".
 UNCERTAIN_POST = (
     r"여부\w*|확인\s*(?:불가|못\s*함|못\s*했\w*|안\s*됨)|미확인|불명|모르겠\w*|모름|알\s*수\s*없\w*"

@@ -27,6 +27,10 @@ _ABSENT = re.compile(
 # Adding it is the fix, so it says the file lacked it ("add onnxruntime and repack", "추가 후 재배포 -> 200 OK"),
 # unless the writer insists it was there before the failure ("분명히 넣었습니다", "already added it, but ...").
 _ADDED = re.compile(r"\badd(?:s|ed|ing)?\b|\bput\b|추가|넣", re.IGNORECASE)
+# Said in the past, with no success after it, adding it says the file held it before the failure: "팀장님 말로는
+# requirements.txt 에 onnxruntime 넣었다고 함"; "added onnxruntime ... redeployed; 200 now" is the fix that worked.
+_ADDED_BEFORE = re.compile(r"넣었|추가했|추가\s*함|추가됨|\badded\b|\bhave put\b", re.IGNORECASE)
+_SUCCESS = re.compile(r"\b200\b|\bOK\b|\bworks?\b|\bfixed\b|\bresolved\b|해결|성공|정상", re.IGNORECASE)
 _INSISTED = re.compile(
     r"\balready\b|\bdefinitely\b|\bstill\b|\beven after\b|\bbut\b|분명|이미|확실|는데도|[었았했]는데|지만",
     re.IGNORECASE,
@@ -69,7 +73,10 @@ def listing(evidence: Evidence) -> str:
                 if _MISSING.search(item.text[max(0, mention.start() - 20) : mention.end()]):
                     continue  # the import error quoted again, not the file's content
                 sentence = _sentence_around(item.text, mention.start())
-                if _ABSENT.search(sentence) or (_ADDED.search(sentence) and not _INSISTED.search(sentence)):
+                before = _INSISTED.search(sentence) or (
+                    _ADDED_BEFORE.search(sentence) and not _SUCCESS.search(sentence)
+                )
+                if _ABSENT.search(sentence) or (_ADDED.search(sentence) and not before):
                     continue
                 if reading_of(item, mention).polarity == "affirmed":
                     return sentence.strip()
