@@ -20,6 +20,7 @@ loads the model then (LMI, F18) or builds for the shape then (TensorRT, F21). Wh
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 TAIL_RATIO = 10.0
@@ -82,6 +83,22 @@ def _cells(line: str) -> list[str]:
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
+def _columns(
+    cells: list[str], match: Callable[[str], re.Match[str] | None]
+) -> dict[int, tuple[int, str | None]]:
+    """A header row's percentile columns: column -> (percentile, unit)."""
+    return {i: (int(m.group("q")), m.group("unit")) for i, cell in enumerate(cells) if (m := match(cell))}
+
+
+def _values(cells: list[str], header: dict[int, tuple[int, str | None]]) -> dict[int, float]:
+    """A row's percentiles in milliseconds, by the header's columns."""
+    return {
+        q: _ms(cells[i], unit)
+        for i, (q, unit) in header.items()
+        if i < len(cells) and re.fullmatch(_NUMBER, cells[i])
+    }
+
+
 def runs(lines: list[str]) -> list[Run]:
     """Every run the lines give percentiles for, in order."""
     found: list[Run] = []
@@ -90,30 +107,18 @@ def runs(lines: list[str]) -> list[Run]:
     for line in lines:
         if line.count(",") >= 2 and "|" not in line:  # a CSV export: "run,warmup,p50_ms,p99_ms"
             cells = [cell.strip().strip('"') for cell in line.split(",")]
-            heads = {i: m for i, cell in enumerate(cells) if (m := _CSV_HEADER_CELL.fullmatch(cell))}
-            if len(heads) >= 2:
-                csv_header = {i: (int(m.group("q")), m.group("unit")) for i, m in heads.items()}
+            if len(heads := _columns(cells, _CSV_HEADER_CELL.fullmatch)) >= 2:
+                csv_header = heads
                 continue
-            values = {
-                q: _ms(cells[i], unit)
-                for i, (q, unit) in csv_header.items()
-                if i < len(cells) and re.fullmatch(_NUMBER, cells[i])
-            }
-            if len(values) >= 2:
+            if len(values := _values(cells, csv_header)) >= 2:
                 found.append(Run(values, line.strip()))
                 continue
         if line.count("|") >= 2:
             cells = _cells(line)
-            heads = {i: m for i, cell in enumerate(cells) if (m := _HEADER_CELL.match(cell))}
-            if heads:
-                header = {i: (int(m.group("q")), m.group("unit")) for i, m in heads.items()}
+            if heads := _columns(cells, _HEADER_CELL.match):
+                header = heads
                 continue
-            values = {
-                q: _ms(cells[i], unit)
-                for i, (q, unit) in header.items()
-                if i < len(cells) and re.fullmatch(_NUMBER, cells[i])
-            }
-            if len(values) >= 2:
+            if len(values := _values(cells, header)) >= 2:
                 found.append(Run(values, line.strip()))
             continue
         header = {}
