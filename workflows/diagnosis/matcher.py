@@ -11,7 +11,10 @@ Scoring (documented here because part of the contract is how sure a diagnosis sa
   timeout on an endpoint of unknown engine is not named F21 (TensorRT);
 - each ``prefers`` condition that holds adds CONTEXT_WEIGHT (the evidence's context, such as
   co-hosted containers or an LMI image, ranks one of two entries that share a signature);
-- a ``requires`` that is known false, or an ``unless`` that holds, drops the rule.
+- a ``requires`` that is known false, or an ``unless`` that holds, drops the rule;
+- a ``doubts`` condition that holds (the paste argues against the entry's explanation, as requirements that
+  list the module an import error names do against F01) holds the score at UNPROVEN_CONTEXT_CAP, and the
+  causes the rule table declares for the entry become candidates.
 The best score under MIN_CONFIDENCE is reported as ``unknown``, the candidates kept as
 alternatives: a weak match is never forced into an ID.
 

@@ -72,7 +72,10 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
         rules: the rule table (default: the packaged one).
 
     Returns:
-        A Diagnosis; ``id="unknown"`` and ``action="fail"`` when nothing matches well enough.
+        A Diagnosis; ``id="unknown"`` and ``action="fail"`` when nothing matches well enough, when a cause's
+        context is shown without its signature, and when a person in the paste calls what it shows no
+        failure or says it cannot tell two shown entries apart (``dismissals``): the matches are then its
+        candidates.
     """
     matcher = Matcher(evidence, rules or default_rules())
     matches = matcher.matches()
