@@ -134,10 +134,11 @@ def translate(error: ClientError, action: str) -> DeploybenchError:
 
 
 @cache
-def regional_client(service: str, region: str) -> Any:
-    """``service``'s client in another Region of a run across Regions (hosting.regions), built once per
-    process and service and Region (a Lambda's warm starts reuse it)."""
-    return make_client(service, region)
+def cached_client(service: str, region: str | None = None) -> Any:
+    """``service``'s client in ``region`` (another Region of a run across Regions, hosting.regions), else in
+    the environment's (None or empty), built once per process, service and Region: a Lambda's warm starts
+    reuse it."""
+    return make_client(service, region or None)
 
 
 @contextlib.contextmanager
