@@ -122,7 +122,8 @@ class Span:
 
 
 def json_spans(text: str) -> list[Span]:
-    """JSON documents in the text: each starts a line, or follows a short label (``Cause:``)."""
+    """JSON documents in the text: each starts a line, or follows a short label (``Cause:``). A one-line object
+    with words after it on its line is a part of that line, not a document."""
     decoder = json.JSONDecoder()
     spans: list[Span] = []
     end = 0
@@ -137,6 +138,10 @@ def json_spans(text: str) -> list[Span]:
             value, end_at = decoder.raw_decode(text, start)
         except ValueError:
             continue
+        line_end = text.find("\n", end_at)
+        rest = text[end_at : len(text) if line_end < 0 else line_end]
+        if "\n" not in text[start:end_at] and re.search(r"\w", rest):
+            continue  # an object inline in a sentence ("payload A: {...} -> p50 16 ms") is part of the line
         if isinstance(value, dict | list) and value:
             end = end_at
             spans.append(Span(text.count("\n", 0, start), text.count("\n", 0, end_at), value))

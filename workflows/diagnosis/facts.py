@@ -12,11 +12,30 @@ from collections.abc import Callable
 from typing import Any
 
 from workflows.clock import as_datetime
-from workflows.diagnosis.evidence import Evidence
-from workflows.diagnosis.latency import cold_first_calls, runs, worst_tail
+from workflows.diagnosis.driver_needs import driver_below_image, image_beyond_driver
+from workflows.diagnosis.evidence import Evidence, EvidenceItem
+from workflows.diagnosis.latency import (
+    cold_first_calls,
+    first_call_seconds,
+    later_calls_millis,
+    runs,
+    worst_tail,
+)
 from workflows.diagnosis.mentions import asserted, reading_of
-from workflows.diagnosis.outputs import predictions_collapsed, resolved_architecture, served_model_mismatch
+from workflows.diagnosis.outputs import (
+    label_counts_collapsed,
+    predictions_collapsed,
+    resolved_architecture,
+    served_model_mismatch,
+)
 from workflows.diagnosis.polls import creating_for, stalled
+from workflows.diagnosis.report_facts import (
+    list_one_by_one,
+    report_details,
+    report_lines,
+    scaled_in_slowly,
+    short_samples_hide,
+)
 from workflows.diagnosis.requirements_listed import listing, requirements_list_module
 from workflows.hosting.polling import stalled_for
 from workflows.hosting.pools import pool_counts, served_types
@@ -262,14 +281,10 @@ def container_logs_read(evidence: Evidence) -> FactValue:
     return bool(evidence.logs_read)
 
 
-def _report_lines(evidence: Evidence) -> list[str]:
-    return [item.text for item in evidence.items if not item.whole]
-
-
 def cold_tail(evidence: Evidence) -> FactValue:
     """A latency report's p99 stands ten times over its p90 and past a second (``latency``): it measured
     cold starts or loading workers. None where no run's percentiles are given."""
-    found = runs(_report_lines(evidence))
+    found = runs(report_lines(evidence))
     return any(run.tail for run in found) if found else None
 
 
@@ -279,13 +294,24 @@ def cold_first_call(evidence: Evidence) -> FactValue:
     are the cold start every serverless endpoint has (F15 only where it outlasts the client's timeout)."""
     if serverless(evidence):
         return None
-    found = any(
-        reading_of(item, match).polarity == "affirmed"
-        for item in evidence.items
-        if not item.whole
-        for match in cold_first_calls(item.text)
-    )
-    return True if found else None
+    items = [item for item in evidence.items if not item.whole]
+
+    def affirmed(find: Callable[[str], list[re.Match[str]]], among: list[EvidenceItem]) -> int | None:
+        return next(
+            (
+                i
+                for i, item in enumerate(among)
+                for m in find(item.text)
+                if reading_of(item, m).polarity == "affirmed"
+            ),
+            None,
+        )
+
+    if affirmed(cold_first_calls, items) is not None:
+        return True
+    first = affirmed(first_call_seconds, items)
+    later = None if first is None else affirmed(later_calls_millis, items[first + 1 :])
+    return True if later is not None else None
 
 
 FACTS: dict[str, Callable[[Evidence], FactValue]] = {
@@ -298,6 +324,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "stalled_in_polls": stalled_in_polls,
     "copies_short": copies_short,
     "predictions_collapsed": predictions_collapsed,
+    "label_counts_collapsed": label_counts_collapsed,
     "served_model_mismatch": served_model_mismatch,
     "co_hosted": co_hosted,
     "inference_component": inference_component,
@@ -307,7 +334,11 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "container_logs_read": container_logs_read,
     "cold_tail": cold_tail,
     "cold_first_call": cold_first_call,
+    "list_one_by_one": list_one_by_one,
+    "scaled_in_slowly": scaled_in_slowly,
+    "short_samples_hide": short_samples_hide,
     "requirements_list_module": requirements_list_module,
+    "image_beyond_driver": image_beyond_driver,
     **{name: _engine(name) for name in _ENGINE_MARKERS},
 }
 
@@ -330,7 +361,7 @@ def fact_details(evidence: Evidence, values: dict[str, FactValue]) -> dict[str, 
         if created and modified:
             stall["last_modified_after_creation_s"] = f"{(modified - created).total_seconds():.0f}"
         details["stalled_creating"] = details["failed_without_instance"] = stall
-    if values.get("cold_tail") and (worst := worst_tail(_report_lines(evidence))):
+    if values.get("cold_tail") and (worst := worst_tail(report_lines(evidence))):
         run, (p99, base, ratio) = worst
         details["cold_tail"] = {
             "p99_ms": f"{p99:g}",
@@ -355,6 +386,9 @@ def fact_details(evidence: Evidence, values: dict[str, FactValue]) -> dict[str, 
                 "desired": str(runtime.get("DesiredCopyCount")),
                 "current": str(runtime.get("CurrentCopyCount")),
             }
+    details.update(report_details(evidence, values))
+    if values.get("image_beyond_driver"):
+        details["image_beyond_driver"] = {"shown": driver_below_image(evidence)[:200]}
     if values.get("requirements_list_module"):
         details["requirements_list_module"] = {"shown": listing(evidence)[:160]}
     if values.get("served_model_mismatch"):

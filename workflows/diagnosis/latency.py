@@ -14,7 +14,8 @@ the column's or the line's ("(ms)", "(s)"), else milliseconds.
 
 A first call that takes seconds where the calls after it take milliseconds ("first request 38.4 s, then
 28-31 ms", "첫 요청만 38.4s 걸리고 그 뒤로는 28~31ms") is work done once, at the first call: an engine that
-loads the model then (LMI, F18) or builds for the shape then (TensorRT, F21). Which one, the engine says.
+loads the model then (LMI, F18) or builds for the shape then (TensorRT, F21). Which one, the engine says. A
+thread may say it in two lines: the first call's seconds in one, the later calls' milliseconds in a later one.
 """
 
 from __future__ import annotations
@@ -36,22 +37,22 @@ _CSV_HEADER_CELL = re.compile(r"(?:\w+[_.])?p(?P<q>50|90|95|99)(?:[_ ]?\(?(?P<un
 _LINE_UNIT = re.compile(r"\((?P<unit>ms|s)\)|\b(?P<bare>ms)\b", re.IGNORECASE)
 _SECONDS = r"(?P<cold>\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds|초)(?![a-z])"
 _MILLIS = r"(?P<warm>\d+(?:\.\d+)?)\s*(?:[~–-]\s*\d+(?:\.\d+)?\s*)?ms\b"
+_FIRST_EN = r"\bfirst\s+(?:[\w=-]+\s+){0,3}?(?:call|request|invocation|inference|predict\w*)s?\b.{0,60}?"
+_LATER_EN = r"\b(?:then|after that|afterwards|subsequent|later|the rest|others?|following|second)\b.{0,40}?"
+_FIRST_KO = r"첫\s*(?:번째\s*)?(?:요청|호출|추론|콜|call|request)\w*.{0,40}?"
+_LATER_KO = r"(?:이후|그\s*뒤|그\s*다음|두\s*번째|나머지|다음|부터).{0,40}?"
 _FIRST_CALL = (
+    re.compile(_FIRST_EN + _SECONDS + r".{0,80}?" + _LATER_EN + _MILLIS, re.IGNORECASE),
+    re.compile(_FIRST_KO + _SECONDS + r".{0,60}?" + _LATER_KO + _MILLIS, re.IGNORECASE),
+)
+# The same said in two lines of a thread: "첫 요청이 41초 걸림" ... "아 그 뒤로는 전부 28~33ms 맞아요".
+_FIRST_ONLY = (
+    re.compile(f"(?:{_FIRST_EN}|{_FIRST_KO}){_SECONDS}", re.IGNORECASE),
     re.compile(
-        r"\bfirst\s+(?:[\w=-]+\s+){0,3}?(?:call|request|invocation|inference|predict\w*)s?\b.{0,60}?"
-        + _SECONDS
-        + r".{0,80}?\b(?:then|after that|afterwards|subsequent|later|the rest|others?|following|second)\b.{0,40}?"
-        + _MILLIS,
-        re.IGNORECASE,
-    ),
-    re.compile(
-        r"첫\s*(?:번째\s*)?(?:요청|호출|추론|콜|call|request)\w*.{0,40}?"
-        + _SECONDS
-        + r".{0,60}?(?:이후|그\s*뒤|그\s*다음|두\s*번째|나머지|다음|부터).{0,40}?"
-        + _MILLIS,
-        re.IGNORECASE,
+        _SECONDS + r".{0,30}?\b(?:on|for|at) (?:the|its) first (?:call|request|invocation)\b", re.IGNORECASE
     ),
 )
+_LATER_ONLY = re.compile(f"(?:{_LATER_EN}|{_LATER_KO}){_MILLIS}", re.IGNORECASE)
 # Seconds against milliseconds: a first call this slow, and calls after it this fast.
 MIN_COLD_S = 5.0
 MAX_WARM_MS = 1000.0
@@ -139,6 +140,16 @@ def worst_tail(lines: list[str]) -> tuple[Run, tuple[float, float, float]] | Non
     """The run whose p99 stands furthest above the rest, where any run's does."""
     tails = [(run, tail) for run in runs(lines) if (tail := run.tail)]
     return max(tails, key=lambda pair: pair[1][2]) if tails else None
+
+
+def first_call_seconds(line: str) -> list[re.Match[str]]:
+    """Where the line says a first call took seconds, the calls after it left to another line."""
+    return [m for p in _FIRST_ONLY for m in p.finditer(line) if float(m.group("cold")) >= MIN_COLD_S]
+
+
+def later_calls_millis(line: str) -> list[re.Match[str]]:
+    """Where the line says the calls after the first took milliseconds."""
+    return [m for m in _LATER_ONLY.finditer(line) if float(m.group("warm")) < MAX_WARM_MS]
 
 
 def cold_first_calls(line: str) -> list[re.Match[str]]:

@@ -1,5 +1,6 @@
-"""Facts about what the served model answered: a prediction table that holds one label (F29), and the
-architecture a server says it resolved against the one the run converted (F26)."""
+"""Facts about what the served model answered: a prediction table that holds one label (F29), label counts of
+the quantized model with one label holding them all (F29), and the architecture a server says it resolved
+against the one the run converted (F26)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,37 @@ def predictions_collapsed(evidence: Evidence) -> bool | None:
     varying = [c for c in labels if len({row[c] for row in data}) > 1]
     quantized = [c for c in constant if _PRECISION.search(header[c])]
     return bool(constant and (varying or quantized))
+
+
+# A label and its count: "entailment 712", "neutral: 2000", "LABEL_0 = 3" (a label's digits stay its own).
+_LABEL_COUNT = re.compile(
+    r"\b(?P<label>[A-Za-z_][\w-]*?)(?:\s*[:=]\s*|\s+)(?P<count>\d[\d,]*)(?![\d.,]*\d)(?!\.)"
+)
+_INTEGER = re.compile(r"\d[\d,]*")
+
+
+def _one_label(counts: list[int]) -> bool:
+    return len(counts) >= 2 and sum(1 for n in counts if n) == 1
+
+
+def label_counts_collapsed(evidence: Evidence) -> bool | None:
+    """F29 as counts: the quantized model's label counts, in a line ("int8 : entailment 0 / neutral 2000 /
+    contradiction 0") or in its row of a table whose other columns are the labels, all in one label; None
+    where no quantized model's counts are shown."""
+    items = [item for item in evidence.items if item.source in ("text", "logs") and not item.whole]
+    for item in items:
+        if "|" in item.text or not _PRECISION.search(item.text):
+            continue
+        counts = [int(m.group("count").replace(",", "")) for m in _LABEL_COUNT.finditer(item.text)]
+        if _one_label(counts):
+            return True
+    rows = [_cells(item.text) for item in items if item.text.count("|") >= 2]
+    for row in rows:
+        if row and _PRECISION.search(row[0]):
+            counts = [int(cell.replace(",", "")) for cell in row[1:] if _INTEGER.fullmatch(cell)]
+            if _one_label(counts):
+                return True
+    return None
 
 
 def resolved_architecture(evidence: Evidence) -> str | None:

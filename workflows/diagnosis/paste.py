@@ -77,11 +77,14 @@ _SERVERLESS_MARK = re.compile(
 _COHOST_MARK = re.compile(r"TargetContainerHostname|InferenceExecutionConfig|\"Mode\": ?\"Direct\"")
 # A shell prompt: the command after it was run (IPython's shell escape, "In [4]: !aws ...", is one).
 _PROMPT = re.compile(r"^\s*(?:\$|PS [^>]*>) |^\s*In \[\d*\]:\s*!")
-# Lines that only frame what follows: a mail's quote mark, a shell prompt (a command's arguments, such as a
+# A mail's or a thread's quote marks ("> ", "> > "): the line they frame is a reply's or a quoted message's own.
+_MAIL_QUOTE = re.compile(r"^\s*(?:>\s?)+")
+# Lines that only frame what follows: a shell prompt (a command's arguments, such as a
 # log filter's pattern, are what was searched for, not what was found), a Logs Insights table's header and rule.
 _FRAMING = re.compile(
     r"^\s*[│╷╵]\s*$|^\s*│\s+(?:with [\w.\[\]\"-]+,|on \S+ line \d+|\d+: )|"  # Terraform's diagnostic frame
-    r"^\s*> |" + _PROMPT.pattern + r"|^\s*\|(?:\s*@\w+\s*\|)+\s*$|^\s*\|[-:| ]+\|\s*$"
+    + _PROMPT.pattern
+    + r"|^\s*\|(?:\s*@\w+\s*\|)+\s*$|^\s*\|[-:| ]+\|\s*$"
     # A Logs Insights query, commented or not: what was searched for ("| parse @message /Worker died/").
     r"|^\s*(?:#\s*)?\|\s*(?:fields|filter|parse|stats|sort|limit|display|dedup|pattern|unmask)\s"
     r"|^\s*(?:#\s*)?(?:fields|filter|parse|stats)\s+@\w+"
@@ -359,9 +362,9 @@ def evidence_from_paste(
     tail_lines(reading)
     log_lines(reading)
     rest = [
-        (i, line)
+        (i, unquoted)
         for i, line in enumerate(reading.lines)
-        if line and line.strip() and not _FRAMING.match(line)
+        if line and (unquoted := _MAIL_QUOTE.sub("", line)).strip() and not _FRAMING.match(unquoted)
     ]
     evidence.commands += [line.strip() for line in reading.lines if line and _PROMPT.match(line)]
     sections = headings(reading.original)

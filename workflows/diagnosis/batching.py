@@ -1,0 +1,191 @@
+"""A benchmark report's rows, by batch and input length: what they show of F31 and F32.
+
+F31 and F32 raise no error; a report's figures show them. Each row of a report (a line, or a table row under a
+header that names its columns) is read for its latency (its p50, else its first figure in ms or s), its batch
+(``b=8``, ``batch 32``, a batch column, ``[32 premises]``, a single string in ``"inputs"``), its input length
+(``59 tok``, ``padded 512``, a length column) and whether it passed the pipeline a ``batch_size``. A line that
+gives two p50s is two rows.
+
+- **A list run one by one (F31)**: a list of N inputs sent without ``batch_size`` takes at least 0.8 of N
+  single calls at the same input length (the field notes: 510 ms for 32 against 16 ms for one). The
+  pipeline looped over the list; on a GPU a real batch costs a fraction of that (8 inputs of 512 tokens
+  in 4.4 single calls' time is batched). A first call's row (an engine's build, a load) is no batch's cost,
+  and a method that says it passed ``batch_size`` has no list run one by one.
+- **Short samples (F32)**: the same batch measured on natural-length samples and again at a fixed, padded
+  length at least twice as long, and the padded run at least twice as slow (the field notes: b=8 p50 23.9 ms
+  at 59 tokens, 102.8 ms padded to 512). The benchmark's samples hid the cost of long inputs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+LINEAR_SHARE = 0.8  # a list's latency over N single calls' at which it ran one by one
+MIN_LIST = 4
+LONGER = 2.0  # the padded run's length over the samples' at least
+SLOWER = 2.0  # and its latency over theirs at least
+
+_NUMBER = r"\d+(?:\.\d+)?"
+_P50 = re.compile(rf"\bp50\b\W{{0,3}}(?P<value>{_NUMBER})\s*(?P<unit>ms|s)?\b", re.IGNORECASE)
+_TIME = re.compile(rf"(?<![\w.])(?P<value>{_NUMBER})\s*(?P<unit>ms|s|sec|초)(?![\w/])", re.IGNORECASE)
+_BATCH = (
+    re.compile(r"\"batch_size\"\s*:\s*(\d+)"),
+    re.compile(r"\b(?:b|bs|batch(?:[ _-]?size)?)\s*[=:]\s*(\d+)\b", re.IGNORECASE),
+    re.compile(r"\bbatch(?:[ _-]?size)?\s+(\d+)\b|배치\s*(\d+)", re.IGNORECASE),
+    re.compile(r"\[\s*(?:\.{2,}\s*)?(\d+)\s+(?:[a-z]+|문장|개)"),
+    re.compile(r"\b(\d+)\s*(?:texts|pairs|inputs|sentences|premises|documents|items|문장|개 문장)\b"),
+)
+_SINGLE = re.compile(
+    r"\"inputs\"\s*:\s*\"|\b(?:one|a single|single) (?:premise|text|input|pair|sentence|request body)\b|단건",
+    re.IGNORECASE,
+)
+_BATCH_PARAM = re.compile(r"\bbatch_size\b")
+_FIRST = re.compile(r"\b(?:1st|first|cold)\b|첫", re.IGNORECASE)
+_TOKENS = (
+    re.compile(r"(\d+)\s*(?:tok(?:en)?s?|토큰)\b", re.IGNORECASE),
+    re.compile(
+        r"\b(?:pad(?:ded|ding)?|fixed|max(?:_length)?|seq(?:_?len(?:gth)?)?)\s*(?:to\s+|=\s*|:\s*)?(\d{2,4})\b",
+        re.I,
+    ),
+    re.compile(r"\b(\d{2,4})\s*(?:padding|pad|고정)"),
+)
+# A cell with a figure: a header has none but its percentiles' names (p50, p99) and units.
+_NUMBER_CELL = re.compile(r"(?<![pP])\b\d")
+_NATURAL = re.compile(r"\bnatural\b|\bsamples?\b|\bavg\b|\baverage\b|평균|실제|샘플|~\s*\d", re.IGNORECASE)
+_FIXED = re.compile(r"\bpad|\bfixed\b|\bmax\b|고정|패딩", re.IGNORECASE)
+_HEADS = {
+    "latency": re.compile(r"^(?:p50|median|latency|mean|avg)\b", re.IGNORECASE),
+    "batch": re.compile(r"^(?:b|bs|batch(?:[ _-]?size)?|배치)$", re.IGNORECASE),
+    "length": re.compile(
+        r"^(?:seq\w*|tokens?|input|inputs|sample|samples|length|길이|입력)\b", re.IGNORECASE
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One measured row of a report."""
+
+    text: str
+    ms: float
+    batch: int | None
+    tokens: int | None
+    batch_param: bool
+    natural: bool
+    fixed: bool
+
+
+def _ms(value: str, unit: str | None) -> float:
+    return float(value) * (1.0 if (unit or "ms").lower() == "ms" else 1000.0)
+
+
+def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
+    for pattern in patterns:
+        if found := pattern.search(text):
+            return int(next(g for g in found.groups() if g))
+    return None
+
+
+def _latency(text: str) -> float | None:
+    found = _P50.search(text) or _TIME.search(text)
+    return _ms(found.group("value"), found.group("unit")) if found else None
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _row(text: str, columns: dict[str, int], cells: list[str]) -> Row | None:
+    def cell(kind: str) -> str:
+        index = columns.get(kind)
+        return cells[index] if index is not None and index < len(cells) else ""
+
+    ms = _latency(cell("latency")) if cell("latency") else _latency(text)
+    if cell("latency") and ms is None and (bare := re.match(rf"\s*({_NUMBER})\s*$", cell("latency"))):
+        ms = float(bare.group(1))
+    if ms is None or ms <= 0:
+        return None
+    batch = int(cell("batch")) if cell("batch").isdigit() else _first(_BATCH, text)
+    if batch is None and _SINGLE.search(text):
+        batch = 1
+    length_cell = cell("length")
+    tokens = _first(_TOKENS, text)
+    if tokens is None and (number := re.search(r"\d{2,4}", length_cell)):
+        tokens = int(number.group())
+    label = length_cell or text
+    return Row(
+        text,
+        ms,
+        batch,
+        tokens,
+        bool(_BATCH_PARAM.search(text)),
+        bool(_NATURAL.search(label)),
+        bool(_FIXED.search(label)),
+    )
+
+
+def rows(lines: list[str]) -> list[Row]:
+    """Every row the lines give a latency for, in order."""
+    found: list[Row] = []
+    columns: dict[str, int] = {}
+    for line in lines:
+        if line.count("|") >= 2:
+            cells = _cells(line)
+            heads = {kind: i for kind, head in _HEADS.items() for i, c in enumerate(cells) if head.match(c)}
+            if "latency" in heads and not any(_NUMBER_CELL.search(c) for c in cells):
+                columns = {kind: min(i for k, i in heads.items() if k == kind) for kind in heads}
+                continue
+            if row := _row(line, columns, cells):
+                found.append(row)
+            continue
+        columns = {}
+        found += [row for part in _measurements(line) if (row := _row(part, {}, []))]
+    return found
+
+
+def _measurements(line: str) -> list[str]:
+    """A line's parts, one per p50 it gives ("단건 p50 20 ms, 리스트 b=8 p50 158 ms" is two rows)."""
+    ends = [m.end() for m in _P50.finditer(line)]
+    if len(ends) < 2:
+        return [line]
+    starts = [0, *ends[:-1]]
+    return [line[start:end] for start, end in zip(starts, ends, strict=True)]
+
+
+def _same_length(a: Row, b: Row) -> bool:
+    return a.tokens is None or b.tokens is None or a.tokens == b.tokens
+
+
+def one_by_one(lines: list[str]) -> tuple[Row, Row] | None:
+    """A single call's row and a list's row sent without ``batch_size`` that took about N single calls."""
+    found = rows(lines)
+    measured = {row.text for row in found}
+    if any(_BATCH_PARAM.search(line) for line in lines if line not in measured):
+        return None  # the method passed batch_size to every list
+    found = [row for row in found if not _FIRST.search(row.text)]
+    singles = [r for r in found if r.batch == 1 and not r.batch_param]
+    lists = [r for r in found if (r.batch or 0) >= MIN_LIST and not r.batch_param]
+    pairs = [
+        (single, listed)
+        for single in singles
+        for listed in lists
+        if _same_length(single, listed) and listed.ms >= LINEAR_SHARE * (listed.batch or 0) * single.ms
+    ]
+    return max(pairs, key=lambda pair: pair[1].ms / pair[0].ms) if pairs else None
+
+
+def hidden_by_samples(lines: list[str]) -> tuple[Row, Row] | None:
+    """A row on natural-length samples and one at a padded length, the same batch, the padded one slower."""
+    found = rows(lines)
+    pairs = [
+        (short, long)
+        for short in found
+        if short.natural and not short.fixed
+        for long in found
+        if long.fixed
+        and long.batch == short.batch
+        and (short.tokens is None or (long.tokens or 0) >= LONGER * short.tokens)
+        and long.ms >= SLOWER * short.ms
+    ]
+    return max(pairs, key=lambda pair: pair[1].ms / pair[0].ms) if pairs else None

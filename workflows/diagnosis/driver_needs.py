@@ -1,0 +1,53 @@
+"""Whether the paste shows a GPU image whose CUDA the instance's driver cannot run.
+
+An image built for a newer CUDA than the instance's driver stops at start with error 803 (F20). Before its log
+group exists, that looks like the capacity stall (F06): the endpoint sits in Creating with no log to read. So
+where a stall is all the paste shows, the image it names, the instance type and the InferenceAmiVersion (or its
+absence, the family's default AMI) decide whether the driver is a cause left open. The CUDA an image needs and
+the driver each AMI carries come from the tables preflight checks F20 with (``check_cuda_driver``); a paste
+that names no known image or no GPU type tells nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workflows.diagnosis.evidence import Evidence
+from workflows.images.table import image_cuda
+from workflows.preflight.containers import amis, check_cuda_driver
+from workflows.preflight.instances import instance
+
+# An image reference with a tag: an ECR URI, or a repository and tag as people write them
+# ("sagemaker-tritonserver:26.05-py3").
+_IMAGE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)*[a-z0-9][\w.-]*:[\w][\w.-]*")
+# An instance type, with or without the "ml." that SageMaker's names carry.
+_TYPE = re.compile(r"(?<![\w.])(?:ml\.)?([a-z][a-z0-9]*\.\d*xlarge)\b")
+
+
+def _ami(text: str) -> str | None:
+    """The InferenceAmiVersion the paste names, the longest name first (``...-gpu-4-1`` over ``...-gpu-4``)."""
+    for ami in sorted(amis(), key=lambda a: -len(a.name)):
+        if ami.name in text:
+            return ami.name
+    return None
+
+
+def driver_below_image(evidence: Evidence) -> str:
+    """The finding that the named image's CUDA is beyond the driver of the named GPU type, or empty."""
+    text = "\n".join(item.text for item in evidence.items)
+    images = {m.group() for m in _IMAGE.finditer(text) if image_cuda(m.group())}
+    types = {f"ml.{t}" for t in _TYPE.findall(text)}
+    if evidence.instance_type:
+        types.add(evidence.instance_type)
+    gpus = {t for t in types if (row := instance(t)) is not None and row.accelerator_kind == "gpu"}
+    if len(images) != 1 or len(gpus) != 1:
+        return ""
+    image, instance_type = images.pop(), gpus.pop()
+    findings = check_cuda_driver(instance_type=instance_type, image=image, ami_version=_ami(text))
+    blocking = [f for f in findings if f.severity == "blocking"]
+    return f"{instance_type}: {blocking[0].message}" if blocking else ""
+
+
+def image_beyond_driver(evidence: Evidence) -> bool | None:
+    """True where the named image needs a newer driver than the named GPU type has; None otherwise."""
+    return True if driver_below_image(evidence) else None

@@ -1,0 +1,45 @@
+"""Facts a report's own figures give where no error does: a list run one by one (F31), short samples that hid the
+cost of long inputs (F32), a scale-in that reached zero half an hour after the last request (F13). Each is read
+from the paste's lines (``batching``, ``scale_in``) and shown with the lines that decide it."""
+
+from __future__ import annotations
+
+from workflows.diagnosis.batching import hidden_by_samples, one_by_one
+from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.scale_in import slow_scale_in
+
+
+def report_lines(evidence: Evidence) -> list[str]:
+    """The paste's lines, each once (a wrapped message's joined whole left out)."""
+    return [item.text for item in evidence.items if not item.whole]
+
+
+def list_one_by_one(evidence: Evidence) -> bool | None:
+    """A report's list sent without batch_size took about as long as its inputs one at a time."""
+    return True if one_by_one(report_lines(evidence)) else None
+
+
+def short_samples_hide(evidence: Evidence) -> bool | None:
+    """A report's natural-length samples ran far faster than the same batch padded."""
+    return True if hidden_by_samples(report_lines(evidence)) else None
+
+
+def scaled_in_slowly(evidence: Evidence) -> bool | None:
+    """A timeline shows zero reached 15 minutes or more after the last request."""
+    return True if slow_scale_in(report_lines(evidence)) else None
+
+
+def report_details(evidence: Evidence, values: dict[str, bool | str | None]) -> dict[str, dict[str, str]]:
+    """The rows or the timeline behind each of these facts that holds."""
+    details: dict[str, dict[str, str]] = {}
+    lines = report_lines(evidence)
+    for name, pair_of in (("list_one_by_one", one_by_one), ("short_samples_hide", hidden_by_samples)):
+        if values.get(name) and (pair := pair_of(lines)):
+            details[name] = {"against": pair[0].text[:120], "shown": pair[1].text[:120]}
+    if values.get("scaled_in_slowly") and (scale_in := slow_scale_in(lines)):
+        details["scaled_in_slowly"] = {
+            "minutes": f"{scale_in.minutes:.1f}",
+            "from": scale_in.stop[:100],
+            "to": scale_in.zero[:100],
+        }
+    return details

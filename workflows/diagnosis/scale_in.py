@@ -1,0 +1,71 @@
+"""A scale-in timeline: how long after the last request the copies or the instances reached zero (F13).
+
+Engineers who wonder why a scale-to-zero endpoint still bills write the timeline down: the last request's time,
+then the times the copies and the instances went to zero, from a poll loop's table or a list of DescribeEndpoint
+and DescribeInferenceComponent readings ("02:00:10  last request", "02:13:40  CurrentCopyCount 1 -> 0",
+"10:27  InService  0  0  0"). Target tracking's scale-in alarm waits about 15 minutes below target before the
+copies go, and the instances follow minutes later, so zero reached SLOW_MINUTES or more after the last request
+is that wait. Zero never reached is F11's, not this.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SLOW_MINUTES = 15.0
+
+_TIME = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?(?:\.\d+)?Z?\b")
+_STOP = re.compile(
+    r"\blast (?:request|invocation|call)\b|\btraffic (?:stop|stopp?ed|ends?|ended)\b|\bstops? here\b"
+    r"|\b(?:load test|batch|traffic) (?:stops|stopped|ends|ended|done|finished)\b|마지막\s*(?:요청|호출)"
+    r"|트래픽\s*(?:종료|중단|끊)",
+    re.IGNORECASE,
+)
+_TO_ZERO = re.compile(r"(?:->|→|⇒|=>)\s*0\b")
+_COUNT_HEADER = re.compile(
+    r"instance|copies|copy|ic_current|ic_desired|CopyCount|InstanceCount", re.IGNORECASE
+)
+_INTEGER = re.compile(r"(?<![\w.:-])\d+(?![\w.:])")
+
+
+@dataclass(frozen=True)
+class ScaleIn:
+    """The last request's line, the last line that shows zero, and the minutes between them."""
+
+    stop: str
+    zero: str
+    minutes: float
+
+
+def _seconds(found: re.Match[str]) -> int:
+    return int(found.group("h")) * 3600 + int(found.group("m")) * 60 + int(found.group("s") or 0)
+
+
+def timeline(lines: list[str]) -> ScaleIn | None:
+    """The scale-in the lines time, where they give the last request and a later zero."""
+    stop: tuple[int, str] | None = None
+    zero: tuple[int, str] | None = None
+    counted = False  # under a header that names the instance or copy counts
+    for line in lines:
+        at = _TIME.match(line)
+        if at is None:
+            counted = bool(_COUNT_HEADER.search(line)) and not _INTEGER.search(line)
+            continue
+        seconds, rest = _seconds(at), line[at.end() :]
+        if _STOP.search(rest) and stop is None:
+            stop = (seconds, line.strip())
+            continue
+        numbers = [int(n) for n in _INTEGER.findall(rest)]
+        all_zero = counted and numbers and not any(numbers)
+        if stop is not None and seconds > stop[0] and (_TO_ZERO.search(rest) or all_zero):
+            zero = (seconds, line.strip())
+    if stop is None or zero is None:
+        return None
+    return ScaleIn(stop[1], zero[1], (zero[0] - stop[0]) / 60)
+
+
+def slow_scale_in(lines: list[str]) -> ScaleIn | None:
+    """The timeline where zero came SLOW_MINUTES or more after the last request."""
+    found = timeline(lines)
+    return found if found and found.minutes >= SLOW_MINUTES else None
