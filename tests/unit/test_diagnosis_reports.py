@@ -4,6 +4,8 @@ the later calls' milliseconds in another (F18); and the context a stall leaves o
 
 from __future__ import annotations
 
+import json
+
 from workflows.diagnosis import diagnose
 from workflows.diagnosis.batching import hidden_by_samples, one_by_one, rows
 from workflows.diagnosis.paste import evidence_from_paste
@@ -188,3 +190,147 @@ def test_a_reply_under_mail_quote_marks_is_read() -> None:
     diagnosis = diagnose(evidence_from_paste(text, origin="mail"))
     assert diagnosis.id == "unknown"
     assert any("Nothing to do" in line for line in diagnosis.evidence)
+
+
+def test_a_cell_the_cli_table_wraps_over_rows_is_read_whole() -> None:
+    text = "\n".join(
+        [
+            "|                         DescribeStackEvents                          |",
+            "+----------------+----------------+------------------------------------+",
+            "|  LogicalId     |  Status        |  Reason                            |",
+            "+----------------+----------------+------------------------------------+",
+            "|  Component    |  CREATE_FAILED |  Resource handler returned message:|",
+            '|                |                |  "There is not enough memory       |',
+            "|                |                |  available for this Inference      |",
+            '|                |                |  Component."                       |',
+            "+----------------+----------------+------------------------------------+",
+        ]
+    )
+    assert _named(text) == "F10"
+
+
+def test_onnxruntimes_older_wording_of_an_unknown_input() -> None:
+    text = 'InvokeEndpoint: Received client error (400): "[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Invalid Feed Input Name:token_type_ids"'
+    assert _named(text) == "F03"
+
+
+def test_an_http_reason_phrase_is_no_denial() -> None:
+    text = "\n".join(
+        [
+            "vLLM container, cross-encoder served with runner=pooling:",
+            "POST /score -> HTTP/1.1 404 Not Found",
+            '{"detail":"Not Found"}',
+            "POST /classify -> 200",
+        ]
+    )
+    assert _named(text) == "F27"
+
+
+def test_an_incidents_custom_details_and_a_record_inside_its_body_are_read() -> None:
+    details = {
+        "messages": [
+            {
+                "event": "incident.trigger",
+                "incident": {"title": "triton-g6 endpoint creation failed"},
+                "log_entries": [
+                    {
+                        "type": "trigger_log_entry",
+                        "channel": {
+                            "type": "api",
+                            "details": {
+                                "note": "last log line: System has unsupported display driver / cuda driver combination (error 803)"
+                            },
+                        },
+                    }
+                ],
+            }
+        ]
+    }
+    assert _named(json.dumps(details)) == "F20"
+    record = json.dumps(
+        {
+            "EndpointName": "e",
+            "EndpointStatus": "Creating",
+            "CreationTime": "2026-11-14T02:03:41Z",
+            "LastModifiedTime": "2026-11-14T02:03:42Z",
+        },
+        indent=2,
+    )
+    body = {
+        "event": {
+            "event_type": "incident.triggered",
+            "data": {
+                "type": "incident",
+                "title": "e still Creating after 45m",
+                "body": {"details": f"watchdog snapshot:\n{record}\nno ProductionVariants key, quota fine"},
+            },
+        }
+    }
+    assert _named(json.dumps(body)) == "F06"
+
+
+def test_a_querys_list_of_values_is_read() -> None:
+    text = "\n".join(
+        [
+            "$ aws sagemaker describe-inference-component --inference-component-name ic --query '[InferenceComponentStatus,FailureReason]'",
+            "[",
+            '    "Failed",',
+            '    "There is not enough memory available for this Inference Component."',
+            "]",
+        ]
+    )
+    assert _named(text) == "F10"
+
+
+def test_a_request_log_whose_first_invocation_took_seconds_on_lmi() -> None:
+    text = "\n".join(
+        [
+            "2026-11-19T09:07:31 INFO ModelInfo Loading model nli on gpu(0)",
+            '2026-11-19T09:08:12 INFO RequestLogger 10.2.0.9 "POST /invocations HTTP/1.1" 200 39870ms',
+            '2026-11-19T09:08:13 INFO RequestLogger 10.2.0.9 "POST /invocations HTTP/1.1" 200 26ms',
+            "djl-inference LMI, TensorRT 안 씀.",
+        ]
+    )
+    assert _named(text) == "F18"
+
+
+def test_percentile_cells_with_their_own_unit() -> None:
+    text = "\n".join(
+        [
+            "ml.c6i.2xlarge real-time endpoint, 4 workers, measured right after InService",
+            "| warmup | n | p50 | p99 |",
+            "|---|---|---|---|",
+            "| 2 | 500 | 17.5ms | 1,480ms |",
+            "| 25 | 500 | 17.4ms | 19.8ms |",
+        ]
+    )
+    assert _named(text) == "F33"
+
+
+def test_an_optimizer_pass_timed_in_minutes_and_a_pack_timed_by_the_shell() -> None:
+    assert (
+        _named(
+            "olive 돌린 지 25분째인데 결과가 없음. 로그는 Running pass OrtTransformersOptimization 에서 멈춤"
+        )
+        == "F34"
+    )
+    assert (
+        _named("The olive OrtTransformersOptimization pass has been running for 22 minutes at 100% CPU.")
+        == "F34"
+    )
+    pack = "\n".join(
+        ["$ time tar -cf - -C build . | gzip -9 > model.tar.gz", "real    0m48.113s", "user    0m47.902s"]
+    )
+    assert _named(pack) == "F24"
+    assert _named(pack.replace("0m48.113s", "0m3.210s")) != "F24"
+
+
+def test_a_closed_recap_that_leaves_nothing_to_do_names_nothing() -> None:
+    text = "\n".join(
+        [
+            "[회고] 최적화 경로 정리",
+            "- 그때 olive OrtTransformersOptimization 을 돌렸을 때 19분 동안 결과물이 안 나왔음.",
+            "- optimum 경로로 전환, 변환 23초. 추가 작업 없음.",
+        ]
+    )
+    assert _named(text) == "unknown"

@@ -88,7 +88,9 @@ class Reading:
     original: list[str] = field(default_factory=list)
     first_seen: dict[str, int] = field(default_factory=dict)
     at: int = 0
-    blocks: dict[Source, list[str]] = field(default_factory=dict)
+    # Each source's texts with the line each starts on: joined in the paste's order, whatever order the
+    # readers took them in (a JSON body read before the lines around it).
+    blocks: dict[Source, list[tuple[int, str]]] = field(default_factory=dict)
     # Sources that hold a line a person wrote: their whole (joined) text is read as prose too.
     prose: set[Source] = field(default_factory=set)
     # Each describe-endpoint output and the line it starts on (1-based); IaC waiter observations.
@@ -107,7 +109,8 @@ class Reading:
         self, source: Source, text: str, number: int | str, *, prose: bool = False, section: str = ""
     ) -> None:
         self.evidence.add(source, text, origin=f"{self.origin}:{number}", prose=prose, section=section)
-        self.blocks.setdefault(source, []).append(text)
+        line = number if isinstance(number, int) else int(m.group()) if (m := re.match(r"\d+", number)) else 0
+        self.blocks.setdefault(source, []).append((line, text))
         if prose:
             self.prose.add(source)
 
@@ -195,7 +198,10 @@ def read_document(reading: Reading, value: Any, number: int) -> None:
         return
     if isinstance(value, list):
         for element in value:
-            read_document(reading, element, number)
+            if isinstance(element, str) and element.strip():  # a --query's values: ["Failed", "There is ..."]
+                reading.add("text", element, number)
+            else:
+                read_document(reading, element, number)
         return
     events = value.get("events")
     if isinstance(events, list) and any(isinstance(e, dict) and "message" in e for e in events):

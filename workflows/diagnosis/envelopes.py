@@ -66,14 +66,36 @@ def parsed_json(text: Any) -> Any:
 
 
 def _said(text: Any, speaker: str = "", *, software: bool = False) -> list[Message]:
-    """A text as a message: its JSON document when it holds one, else prose unless software wrote it."""
+    """A text as a message: its JSON document when it holds one (or its lines and the document among them),
+    else prose unless software wrote it. A
+    mapping of texts (PagerDuty's custom details, {"note": "..."}) is each of its texts; one with more than
+    texts is a document."""
+    if isinstance(text, dict) and text:
+        if all(isinstance(value, str) for value in text.values()):
+            return [m for value in text.values() for m in _said(value, speaker, software=software)]
+        return [Message(document=text, speaker=speaker)]
     if not isinstance(text, str) or not text.strip():
         return []
     document = parsed_json(text)
     if document is not None:
         return [Message(document=document, speaker=speaker)]
+    lines = text.splitlines()
+    for index, line in enumerate(lines):  # a document among the lines: a watchdog's snapshot, a pasted record
+        if index and line.lstrip().startswith("{"):
+            rest = "\n".join(lines[index:])
+            try:
+                document, end = json.JSONDecoder().raw_decode(rest, len(rest) - len(rest.lstrip()))
+            except ValueError:
+                continue
+            if isinstance(document, dict) and document:
+                after = rest[end:].lstrip("\n")
+                return (
+                    _said("\n".join(lines[:index]), speaker, software=software)
+                    + [Message(document=document, speaker=speaker)]
+                    + _said(after, speaker, software=software)
+                )
     prose = not software and not is_machine_line(text)
-    return [Message(text=line, speaker=speaker, prose=prose) for line in text.splitlines() if line.strip()]
+    return [Message(text=line, speaker=speaker, prose=prose) for line in lines if line.strip()]
 
 
 def _as_described(key: str, value: Any) -> Any:

@@ -17,6 +17,7 @@ from workflows.diagnosis.evidence import Evidence, EvidenceItem
 from workflows.diagnosis.latency import (
     cold_first_calls,
     first_call_seconds,
+    first_invocation_cold,
     later_calls_millis,
     runs,
     worst_tail,
@@ -30,6 +31,7 @@ from workflows.diagnosis.outputs import (
 )
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.diagnosis.report_facts import (
+    compressed_slowly,
     list_one_by_one,
     report_details,
     report_lines,
@@ -307,7 +309,9 @@ def cold_first_call(evidence: Evidence) -> FactValue:
             None,
         )
 
-    if affirmed(cold_first_calls, items) is not None:
+    if affirmed(cold_first_calls, items) is not None or first_invocation_cold(
+        [i.text for i in items if not i.prose]
+    ):
         return True
     first = affirmed(first_call_seconds, items)
     later = None if first is None else affirmed(later_calls_millis, items[first + 1 :])
@@ -335,6 +339,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "cold_tail": cold_tail,
     "cold_first_call": cold_first_call,
     "list_one_by_one": list_one_by_one,
+    "compressed_slowly": compressed_slowly,
     "scaled_in_slowly": scaled_in_slowly,
     "short_samples_hide": short_samples_hide,
     "requirements_list_module": requirements_list_module,

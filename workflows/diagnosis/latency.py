@@ -15,7 +15,8 @@ the column's or the line's ("(ms)", "(s)"), else milliseconds.
 A first call that takes seconds where the calls after it take milliseconds ("first request 38.4 s, then
 28-31 ms", "첫 요청만 38.4s 걸리고 그 뒤로는 28~31ms") is work done once, at the first call: an engine that
 loads the model then (LMI, F18) or builds for the shape then (TensorRT, F21). Which one, the engine says. A
-thread may say it in two lines: the first call's seconds in one, the later calls' milliseconds in a later one.
+thread may say it in two lines: the first call's seconds in one, the later calls' milliseconds in a later one;
+a server's request log says it by the time each /invocations took.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ _PERCENTILE = re.compile(
 )
 _HEADER_CELL = re.compile(r"^p(?P<q>50|90|95|99)\b(?:\s*\((?P<unit>ms|s)\))?", re.IGNORECASE)
 _CSV_HEADER_CELL = re.compile(r"(?:\w+[_.])?p(?P<q>50|90|95|99)(?:[_ ]?\(?(?P<unit>ms|s)\)?)?", re.IGNORECASE)
+_CELL_VALUE = re.compile(rf"(?P<value>{_NUMBER})\s*(?P<unit>ms|s|초)?", re.IGNORECASE)
 _LINE_UNIT = re.compile(r"\((?P<unit>ms|s)\)|\b(?P<bare>ms)\b", re.IGNORECASE)
 _SECONDS = r"(?P<cold>\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds|초)(?![a-z])"
 _MILLIS = r"(?P<warm>\d+(?:\.\d+)?)\s*(?:[~–-]\s*\d+(?:\.\d+)?\s*)?ms\b"
@@ -53,6 +55,8 @@ _FIRST_ONLY = (
     ),
 )
 _LATER_ONLY = re.compile(f"(?:{_LATER_EN}|{_LATER_KO}){_MILLIS}", re.IGNORECASE)
+# A request log's line for one invocation and the milliseconds it took.
+_INVOCATION_MS = re.compile(r"/invocations\b.{0,40}?\b(?P<ms>\d+(?:\.\d+)?)\s*ms\b")
 # Seconds against milliseconds: a first call this slow, and calls after it this fast.
 MIN_COLD_S = 5.0
 MAX_WARM_MS = 1000.0
@@ -92,11 +96,11 @@ def _columns(
 
 
 def _values(cells: list[str], header: dict[int, tuple[int, str | None]]) -> dict[int, float]:
-    """A row's percentiles in milliseconds, by the header's columns."""
+    """A row's percentiles in milliseconds, by the header's columns (a cell's own unit first: "1,611ms")."""
     return {
-        q: _ms(cells[i], unit)
+        q: _ms(m.group("value"), m.group("unit") or unit)
         for i, (q, unit) in header.items()
-        if i < len(cells) and re.fullmatch(_NUMBER, cells[i])
+        if i < len(cells) and (m := _CELL_VALUE.fullmatch(cells[i]))
     }
 
 
@@ -150,6 +154,15 @@ def first_call_seconds(line: str) -> list[re.Match[str]]:
 def later_calls_millis(line: str) -> list[re.Match[str]]:
     """Where the line says the calls after the first took milliseconds."""
     return [m for m in _LATER_ONLY.finditer(line) if float(m.group("warm")) < MAX_WARM_MS]
+
+
+def first_invocation_cold(lines: list[str]) -> str:
+    """A server's request log where the first /invocations took seconds and one after it milliseconds (DJL's
+    RequestLogger: '"POST /invocations HTTP/1.1" 200 41203ms', then '... 200 28ms'): that line, or empty."""
+    took = [(line, float(m.group("ms"))) for line in lines if (m := _INVOCATION_MS.search(line))]
+    if len(took) >= 2 and took[0][1] >= MIN_COLD_S * 1000 and any(ms < MAX_WARM_MS for _, ms in took[1:]):
+        return took[0][0]
+    return ""
 
 
 def cold_first_calls(line: str) -> list[re.Match[str]]:

@@ -44,7 +44,7 @@ from workflows.diagnosis.log_lines import LOG_LINE, log_lines, tail_lines
 from workflows.diagnosis.machine_lines import is_machine_line
 from workflows.diagnosis.outline import headings
 from workflows.diagnosis.polls import apply, from_describe, from_waiter_line, time_on
-from workflows.diagnosis.records import find_records
+from workflows.diagnosis.records import find_records, unwrap_table_rows
 
 __all__ = ["FORMS", "evidence_from_paste"]
 
@@ -346,6 +346,7 @@ def evidence_from_paste(
         reading.at = record.span.first
         reading.found(record.form)
         read_document(reading, record.span.value, record.span.first + 1)
+    unwrap_table_rows(reading.lines)
     for export in csv_exports(reading.lines):
         for row in export.rows:
             machine = is_machine_line(row.message)
@@ -376,7 +377,8 @@ def evidence_from_paste(
     for source, texts in reading.blocks.items():
         # A message wrapped over several lines (botocore's ReadTimeoutError, a ModelError) still matches.
         if len(texts) > 1 and source != "invocation":
-            evidence.add(source, "\n".join(texts), origin=origin, whole=True, prose=source in reading.prose)
+            joined = "\n".join(text for _, text in sorted(texts, key=lambda pair: pair[0]))
+            evidence.add(source, joined, origin=origin, whole=True, prose=source in reading.prose)
     if evidence.phase is None and evidence.error_names:
         states = set(_STATE_NAME.findall(text))
         if len(states) == 1:

@@ -49,6 +49,8 @@ _PSEUDO = _words(
     "not necessarily", "not certain whether", "not certain if", "not ruled out", "not been ruled out",
     "not rule out", "did not rule out", "not cause", "not extend", "without difficulty", "no doubt",
     "no longer", "not sure why", "not sure what", "gram negative", "nothing changed",
+    # HTTP's reason phrases: a status line or body that says "Not Found" reports, it does not deny.
+    "404 not found", "404: not found",
 )  # fmt: skip
 _NEGATION_PRE = _words(
     "no", "not", "non", "without", "never", "none of", "no evidence of", "no evidence", "no sign of",
@@ -137,6 +139,8 @@ def _phrase(alternatives: str) -> re.Pattern[str]:
 
 
 _PSEUDO_RE = _phrase(_PSEUDO)
+# HTTP's reason phrase as servers write it (RFC 9110), in a status line or a body ({"detail":"Not Found"}).
+_REASON_PHRASE = re.compile(r"(?<![\w'-])Not Found(?![\w'-])")
 _TERMINATOR_RE = _phrase(_TERMINATOR)
 _PRE_RE = [(_phrase(words), kind) for words, kind in _PRE]
 _POST_RE = [(_phrase(words), kind) for words, kind in _POST]
@@ -233,7 +237,10 @@ def _complement(tokens: list[_Token], first: int, end: int) -> int:
 def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
     """Each trigger's reach in one sentence: (polarity, first, last character, trigger)."""
     tokens = [_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(sentence)]
-    pseudo = [(m.start(), m.end()) for m in _PSEUDO_RE.finditer(masked)]
+    # Pseudo-triggers are read in the text as written: "404 Not Found" is a status even where the mention
+    # that ends in "404" is blanked.
+    pseudo = [(m.start(), m.end()) for m in _PSEUDO_RE.finditer(sentence)]
+    pseudo += [(m.start(), m.end()) for m in _REASON_PHRASE.finditer(sentence)]
     words = {i for i, t in enumerate(tokens) if _TERMINATOR_RE.fullmatch(masked[t.start : t.end])}
     words |= {i for i, t in enumerate(tokens) if ko.CONJUNCTION.fullmatch(t.text)}
     commas = {i for i, t in enumerate(tokens) if masked[t.end : t.end + 1] == ","}

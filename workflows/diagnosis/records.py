@@ -185,6 +185,41 @@ def table_records(lines: list[str | None]) -> list[Record]:
     return spans
 
 
+def unwrap_table_rows(lines: list[str | None]) -> None:
+    """Join the rows the CLI's table wraps a long cell over ("Resource handler returned message:" then
+    '"There is not enough memory ...' under an empty first cell) into the row they continue, in place. Only
+    in a table the CLI drew (its ``+---+`` rules), where an empty first cell means a wrapped line."""
+    start = 0
+    while start < len(lines):
+        if not (lines[start] or "").strip().startswith("|"):
+            start += 1
+            continue
+        end = start
+        while end < len(lines) and _TABLE_LINE.match(lines[end] or "") and (lines[end] or "").strip():
+            end += 1
+        if any((line or "").strip().startswith("+-") for line in lines[start:end]):
+            _unwrap(lines, start, end)
+        start = max(end, start + 1)
+
+
+def _unwrap(lines: list[str | None], start: int, end: int) -> None:
+    row: tuple[int, list[str]] | None = None  # the row being continued: its index and cells
+    for index in range(start, end):
+        line = lines[index] or ""
+        if _TABLE_RULE.match(line):
+            row = None
+            continue
+        depth = _depth(line)
+        cells = _cells(line, depth)
+        if row is not None and len(cells) == len(row[1]) > 1 and not cells[0] and any(cells):
+            merged = [f"{a} {b}".strip() for a, b in zip(row[1], cells, strict=True)]
+            row = (row[0], merged)
+            lines[row[0]] = "|" * depth + " " + " | ".join(merged) + " " + "|" * depth
+            lines[index] = None
+        elif len(cells) > 1 and cells[0]:
+            row = (index, cells)
+
+
 # --- a console page read through OCR ------------------------------------------------------------------
 def _label(line: str) -> tuple[str, str] | None:
     """The API key a line's label shows, and the value after it (empty when on the next line)."""

@@ -1,8 +1,11 @@
 """Facts a report's own figures give where no error does: a list run one by one (F31), short samples that hid the
-cost of long inputs (F32), a scale-in that reached zero half an hour after the last request (F13). Each is read
-from the paste's lines (``batching``, ``scale_in``) and shown with the lines that decide it."""
+cost of long inputs (F32), a scale-in that reached zero half an hour after the last request (F13), a pack at
+gzip's top level timed in tens of seconds (F24). Each is read from the paste's lines (``batching``,
+``scale_in``) and shown with the lines that decide it."""
 
 from __future__ import annotations
+
+import re
 
 from workflows.diagnosis.batching import hidden_by_samples, one_by_one
 from workflows.diagnosis.evidence import Evidence
@@ -27,6 +30,24 @@ def short_samples_hide(evidence: Evidence) -> bool | None:
 def scaled_in_slowly(evidence: Evidence) -> bool | None:
     """A timeline shows zero reached 15 minutes or more after the last request."""
     return True if slow_scale_in(report_lines(evidence)) else None
+
+
+# A shell command that compresses at gzip's top level, and the `time` builtin's wall clock after it.
+_TOP_LEVEL = re.compile(r"\b(?:gzip|pigz|tar)\b.*?(?:\s-9\b|\s--best\b|compresslevel\s*=\s*9|GZIP=-9)")
+_REAL = re.compile(r"^real\s+(?:(?P<m>\d+)m)?(?P<s>\d+(?:\.\d+)?)s\s*$")
+SLOW_PACK_S = 30.0
+
+
+def compressed_slowly(evidence: Evidence) -> bool | None:
+    """A command the paste ran compressed at gzip's top level, and `time` gave it SLOW_PACK_S or more."""
+    if not any(_TOP_LEVEL.search(command) for command in evidence.commands):
+        return None
+    for line in report_lines(evidence):
+        if (real := _REAL.match(line.strip())) and (
+            int(real.group("m") or 0) * 60 + float(real.group("s")) >= SLOW_PACK_S
+        ):
+            return True
+    return None
 
 
 def report_details(evidence: Evidence, values: dict[str, bool | str | None]) -> dict[str, dict[str, str]]:
