@@ -19,8 +19,6 @@ from workflows.diagnosis.latency import (
     first_call_seconds,
     first_invocation_cold,
     later_calls_millis,
-    runs,
-    worst_tail,
 )
 from workflows.diagnosis.mentions import asserted, reading_of
 from workflows.diagnosis.outputs import (
@@ -31,10 +29,10 @@ from workflows.diagnosis.outputs import (
 )
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.diagnosis.report_facts import (
+    cold_tail,
     compressed_slowly,
     list_one_by_one,
     report_details,
-    report_lines,
     scaled_in_slowly,
     short_samples_hide,
 )
@@ -283,13 +281,6 @@ def container_logs_read(evidence: Evidence) -> FactValue:
     return bool(evidence.logs_read)
 
 
-def cold_tail(evidence: Evidence) -> FactValue:
-    """A latency report's p99 stands ten times over its p90 and past a second (``latency``): it measured
-    cold starts or loading workers. None where no run's percentiles are given."""
-    found = runs(report_lines(evidence))
-    return any(run.tail for run in found) if found else None
-
-
 def cold_first_call(evidence: Evidence) -> FactValue:
     """A first call took seconds and the calls after it milliseconds (``latency``), as written and affirmed;
     None where no such figures are given, or where the endpoint is serverless: there the first call's seconds
@@ -366,14 +357,6 @@ def fact_details(evidence: Evidence, values: dict[str, FactValue]) -> dict[str, 
         if created and modified:
             stall["last_modified_after_creation_s"] = f"{(modified - created).total_seconds():.0f}"
         details["stalled_creating"] = details["failed_without_instance"] = stall
-    if values.get("cold_tail") and (worst := worst_tail(report_lines(evidence))):
-        run, (p99, base, ratio) = worst
-        details["cold_tail"] = {
-            "p99_ms": f"{p99:g}",
-            "against_ms": f"{base:g}",
-            "ratio": f"{ratio:.0f}x",
-            "run": run.line[:160],
-        }
     if values.get("stalled_in_polls"):
         waited = creating_for(evidence.polls) or 0.0
         frozen = {p.last_modified for p in evidence.polls if p.status == "Creating" and p.last_modified}

@@ -1,7 +1,7 @@
 """Facts a report's own figures give where no error does: a list run one by one (F31), short samples that hid the
 cost of long inputs (F32), a scale-in that reached zero half an hour after the last request (F13), a pack at
-gzip's top level timed in tens of seconds (F24). Each is read from the paste's lines (``batching``,
-``scale_in``) and shown with the lines that decide it."""
+gzip's top level timed in tens of seconds (F24), a p99 far above the rest of its run (F16, F33). Each is read
+from the paste's lines (``batching``, ``scale_in``, ``latency``) and shown with the lines that decide it."""
 
 from __future__ import annotations
 
@@ -9,12 +9,20 @@ import re
 
 from workflows.diagnosis.batching import hidden_by_samples, one_by_one
 from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.latency import runs, worst_tail
 from workflows.diagnosis.scale_in import slow_scale_in
 
 
 def report_lines(evidence: Evidence) -> list[str]:
     """The paste's lines, each once (a wrapped message's joined whole left out)."""
     return [item.text for item in evidence.items if not item.whole]
+
+
+def cold_tail(evidence: Evidence) -> bool | None:
+    """A latency report's p99 stands ten times over its p90 and past a second (``latency``): it measured
+    cold starts or loading workers. None where no run's percentiles are given."""
+    found = runs(report_lines(evidence))
+    return any(run.tail for run in found) if found else None
 
 
 def list_one_by_one(evidence: Evidence) -> bool | None:
@@ -54,6 +62,14 @@ def report_details(evidence: Evidence, values: dict[str, bool | str | None]) -> 
     """The rows or the timeline behind each of these facts that holds."""
     details: dict[str, dict[str, str]] = {}
     lines = report_lines(evidence)
+    if values.get("cold_tail") and (worst := worst_tail(lines)):
+        run, (p99, base, ratio) = worst
+        details["cold_tail"] = {
+            "p99_ms": f"{p99:g}",
+            "against_ms": f"{base:g}",
+            "ratio": f"{ratio:.0f}x",
+            "run": run.line[:160],
+        }
     for name, pair_of in (("list_one_by_one", one_by_one), ("short_samples_hide", hidden_by_samples)):
         if values.get(name) and (pair := pair_of(lines)):
             details[name] = {"against": pair[0].text[:120], "shown": pair[1].text[:120]}
