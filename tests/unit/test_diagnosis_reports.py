@@ -334,3 +334,100 @@ def test_a_closed_recap_that_leaves_nothing_to_do_names_nothing() -> None:
         ]
     )
     assert _named(text) == "unknown"
+
+
+def test_a_filter_pattern_on_a_commands_continued_line_was_searched_for() -> None:
+    text = "\n".join(
+        [
+            "$ aws logs filter-log-events --log-group-name /aws/sagemaker/Endpoints/emb \\",
+            "    --filter-pattern '?\"Worker died\" ?\"No module named\"' --query 'events[].message'",
+            "[]",
+            "# nothing found, smoke test passed",
+        ]
+    )
+    assert _named(text) == "unknown"
+
+
+def test_a_count_of_none_in_the_next_cell_denies() -> None:
+    text = "\n".join(['"kind","n"', '"Model loaded","2"', '"Worker died","0"', '"error 803","0"'])
+    assert _named(text) == "unknown"
+    assert _named(text.replace('"error 803","0"', '"error 803","3"')) == "F20"
+
+
+def test_a_status_as_of_a_date_dates_the_recap_before_it() -> None:
+    text = "\n".join(
+        [
+            "[사후 보고] 이전 작업 회고",
+            "- 11/08: Triton 이미지 올리면서 error 803 발생 → InferenceAmiVersion 지정으로 해결.",
+            "현재 상태 (12/04 기준): 모든 엔드포인트 InService, 5XX 0건",
+        ]
+    )
+    assert _named(text) == "unknown"
+
+
+def test_instance_or_serverless_as_alternatives_says_neither() -> None:
+    text = "bench: warmup 3, p50 40 ms / p90 55 ms / p99 7,900 ms. I don't know the config (instance or serverless)."
+    assert _named(text) == "unknown"
+
+
+def test_copies_short_of_an_instance_they_fit_leave_memory_open() -> None:
+    component = {
+        "InferenceComponentName": "ic",
+        "Specification": {
+            "ComputeResourceRequirements": {
+                "NumberOfAcceleratorDevicesRequired": 1.0,
+                "MinMemoryRequiredInMb": 8192,
+            }
+        },
+        "RuntimeConfig": {"DesiredCopyCount": 3, "CurrentCopyCount": 2},
+        "InferenceComponentStatus": "InService",
+    }
+    shared = (
+        f"{json.dumps(component)}\nThe endpoint runs on one ml.g5.12xlarge shared with two other components."
+    )
+    diagnosis = diagnose(evidence_from_paste(shared, origin="ticket"))
+    assert diagnosis.id == "unknown"
+    assert any(line.startswith("[candidate] F10") for line in diagnosis.evidence)
+    # Three copies of one GPU on a one-GPU instance cannot fit: the GPUs are the limit
+    assert _named(shared.replace("ml.g5.12xlarge", "ml.g5.xlarge")) == "F09"
+
+
+def test_a_closed_ticket_is_a_settled_matter() -> None:
+    text = "\n".join(
+        [
+            "OPS-88 \"No module named 'onnxruntime'\" on emb-cpu   Status: Closed",
+            "Comment: added onnxruntime to code/requirements.txt, redeployed, 500 calls 0 errors.",
+        ]
+    )
+    assert _named(text) == "unknown"
+
+
+def test_named_payloads_and_a_space_aligned_table() -> None:
+    payloads = "\n".join(
+        [
+            "bench on ml.g6e.xlarge",
+            'payload A: {"inputs": "one premise"}',
+            'payload B: {"inputs": ["<premise>" x 32]}',
+            "Type Name      | Avg Min Max | req/s",
+            "POST payloadA  | 16 14 40    | 60.1",
+            "POST payloadB  | 530 498 700 | 1.9",
+        ]
+    )
+    assert _named(payloads) == "F31"
+    aligned = "\n".join(
+        [
+            "입력            배치  p50(ms)  처리량(건/s)",
+            "샘플(55 토큰)    8     22.9     340",
+            "512 고정         8    101.7      79",
+        ]
+    )
+    assert _named(aligned) == "F32"
+
+
+def test_a_pack_timed_at_gzips_default_level_behind_a_bash_prompt() -> None:
+    text = "\n".join(["ops@build:~/art$ time tar -czf model.tar.gz -C model .", "", "real    2m14.302s"])
+    assert _named(text) == "F24"
+    assert (
+        _named(text.replace("tar -czf model.tar.gz -C model .", "tar -cf - -C model . | gzip -1 > m.tar.gz"))
+        != "F24"
+    )

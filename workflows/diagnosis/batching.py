@@ -4,13 +4,15 @@ F31 and F32 raise no error; a report's figures show them. Each row of a report (
 header that names its columns) is read for its latency (its p50, else its first figure in ms or s), its batch
 (``b=8``, ``batch 32``, a batch column, ``[32 premises]``, a single string in ``"inputs"``), its input length
 (``59 tok``, ``padded 512``, a length column) and whether it passed the pipeline a ``batch_size``. A line that
-gives two p50s is two rows.
+gives two p50s is two rows; a table aligned by spaces has its figures matched to its header from the right.
 
 - **A list run one by one (F31)**: a list of N inputs sent without ``batch_size`` takes at least 0.8 of N
   single calls at the same input length (the field notes: 510 ms for 32 against 16 ms for one). The
   pipeline looped over the list; on a GPU a real batch costs a fraction of that (8 inputs of 512 tokens
   in 4.4 single calls' time is batched). A first call's row (an engine's build, a load) is no batch's cost,
-  and a method that says it passed ``batch_size`` has no list run one by one.
+  and a method that says it passed ``batch_size`` has no list run one by one. A body defined once under a
+  name ("payload B: {...}") gives its batch to the rows that name it; a row that sums N single calls gives
+  one call's latency.
 - **Short samples (F32)**: the same batch measured on natural-length samples and again at a fixed, padded
   length at least twice as long, and the padded run at least twice as slow (the field notes: b=8 p50 23.9 ms
   at 59 tokens, 102.8 ms padded to 512). The benchmark's samples hid the cost of long inputs.
@@ -35,7 +37,14 @@ _BATCH = (
     re.compile(r"\bbatch(?:[ _-]?size)?\s+(\d+)\b|배치\s*(\d+)", re.IGNORECASE),
     re.compile(r"\[\s*(?:\.{2,}\s*)?(\d+)\s+(?:[a-z]+|문장|개)"),
     re.compile(r"\b(\d+)\s*(?:texts|pairs|inputs|sentences|premises|documents|items|문장|개 문장)\b"),
+    re.compile(r"\[[^\]]*?\bx\s*(\d+)\s*\]"),  # ["<premise>" x 32]
 )
+# A request body defined once and named ("payload A: {...}", "single : {...}"), then measured by its name.
+_DEFINITION = re.compile(
+    r"^\s*(?:payload\s*)?(?P<label>[A-Za-z][\w-]{0,15})\s*:\s*(?P<body>\{.*)$", re.IGNORECASE
+)
+# A row that sums N single calls ("single x32 (sum)"): its latency over N is one call's.
+_SUM = re.compile(r"\bx\s*(\d+)\s*\(sum\)|\bsum of (\d+)\b", re.IGNORECASE)
 _SINGLE = re.compile(
     r"\"inputs\"\s*:\s*\"|\b(?:one|a single|single) (?:premise|text|input|pair|sentence|request body)\b|단건",
     re.IGNORECASE,
@@ -50,6 +59,7 @@ _TOKENS = (
     ),
     re.compile(r"\b(\d{2,4})\s*(?:padding|pad|고정)"),
 )
+_FIGURE = re.compile(rf"{_NUMBER}\s*(?:ms|s|%|/s)?", re.IGNORECASE)
 # A cell with a figure: a header has none but its percentiles' names (p50, p99) and units.
 _NUMBER_CELL = re.compile(r"(?<![pP])\b\d")
 _NATURAL = re.compile(r"\bnatural\b|\bsamples?\b|\bavg\b|\baverage\b|평균|실제|샘플|~\s*\d", re.IGNORECASE)
@@ -96,19 +106,37 @@ def _cells(line: str) -> list[str]:
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
-def _row(text: str, columns: dict[str, int], cells: list[str]) -> Row | None:
+def _row(
+    text: str, columns: dict[str, int], cells: list[str], defined: dict[str, str] | None = None
+) -> Row | None:
     def cell(kind: str) -> str:
         index = columns.get(kind)
         return cells[index] if index is not None and index < len(cells) else ""
 
     ms = _latency(cell("latency")) if cell("latency") else _latency(text)
-    if cell("latency") and ms is None and (bare := re.match(rf"\s*({_NUMBER})\s*$", cell("latency"))):
+    if (
+        cell("latency")
+        and ms is None
+        and (bare := re.match(rf"\s*({_NUMBER})(?:\s+{_NUMBER})*\s*$", cell("latency")))
+    ):
         ms = float(bare.group(1))
     if ms is None or ms <= 0:
         return None
-    batch = int(cell("batch")) if cell("batch").isdigit() else _first(_BATCH, text)
-    if batch is None and _SINGLE.search(text):
+    named = next(
+        (
+            body
+            for label, body in (defined or {}).items()
+            if (cells and re.match(rf"{re.escape(label)}\b", cells[0], re.I))
+            or re.search(rf"payload\s*{re.escape(label)}\b", text, re.I)
+        ),
+        "",
+    )
+    text_and_body = f"{text} {named}"
+    batch = int(cell("batch")) if cell("batch").isdigit() else _first(_BATCH, text_and_body)
+    if batch is None and _SINGLE.search(text_and_body):
         batch = 1
+    if batch == 1 and (summed := _SUM.search(text)):
+        ms /= int(next(g for g in summed.groups() if g))
     length_cell = cell("length")
     tokens = _first(_TOKENS, text)
     if tokens is None and (number := re.search(r"\d{2,4}", length_cell)):
@@ -119,7 +147,7 @@ def _row(text: str, columns: dict[str, int], cells: list[str]) -> Row | None:
         ms,
         batch,
         tokens,
-        bool(_BATCH_PARAM.search(text)),
+        bool(_BATCH_PARAM.search(text_and_body)),
         bool(_NATURAL.search(label)),
         bool(_FIXED.search(label)),
     )
@@ -129,19 +157,50 @@ def rows(lines: list[str]) -> list[Row]:
     """Every row the lines give a latency for, in order."""
     found: list[Row] = []
     columns: dict[str, int] = {}
+    defined = {
+        m.group("label").lower(): m.group("body")
+        for line in lines
+        if (m := _DEFINITION.match(line)) and _latency(line) is None
+    }
+    width = 0  # the columns of a table aligned by spaces, whose header set ``columns``
     for line in lines:
-        if line.count("|") >= 2:
-            cells = _cells(line)
-            heads = {kind: i for kind, head in _HEADS.items() for i, c in enumerate(cells) if head.match(c)}
-            if "latency" in heads and not any(_NUMBER_CELL.search(c) for c in cells):
-                columns = {kind: min(i for k, i in heads.items() if k == kind) for kind in heads}
-                continue
-            if row := _row(line, columns, cells):
+        piped = line.count("|") >= 2
+        cells = _cells(line) if piped else line.split()
+        if (heads := _header(cells)) is not None and (piped or len(cells) >= 3):
+            columns, width = heads, 0 if piped else len(cells)
+            continue
+        if piped:
+            if row := _row(line, columns, cells, defined):
                 found.append(row)
             continue
-        columns = {}
-        found += [row for part in _measurements(line) if (row := _row(part, {}, []))]
+        if width and (aligned := _aligned(cells, width)):
+            if row := _row(line, columns, aligned, defined):
+                found.append(row)
+            continue
+        columns, width = {}, 0
+        found += [row for part in _measurements(line) if (row := _row(part, {}, [], defined))]
     return found
+
+
+def _header(cells: list[str]) -> dict[str, int] | None:
+    """A header row's columns by kind, where the row names a latency column and holds no figure."""
+    heads = {kind: i for kind, head in _HEADS.items() for i, c in enumerate(cells) if head.match(c)}
+    if "latency" not in heads or any(_NUMBER_CELL.search(c) for c in cells):
+        return None
+    return {kind: min(i for k, i in heads.items() if k == kind) for kind in heads}
+
+
+def _aligned(words: list[str], width: int) -> list[str]:
+    """A space-aligned row's cells under a header of ``width`` columns: its trailing figures fill the last
+    columns, the words before them the first ("샘플(58 토큰)  8  24.1  28.8  332")."""
+    figures = 0
+    while figures < len(words) and _FIGURE.fullmatch(words[len(words) - 1 - figures]):
+        figures += 1
+    figures = min(figures, width - 1)
+    if figures < 2:
+        return []
+    label = " ".join(words[: len(words) - figures])
+    return [label, *[""] * (width - 1 - figures), *words[len(words) - figures :]]
 
 
 def _measurements(line: str) -> list[str]:
@@ -161,7 +220,9 @@ def one_by_one(lines: list[str]) -> tuple[Row, Row] | None:
     """A single call's row and a list's row sent without ``batch_size`` that took about N single calls."""
     found = rows(lines)
     measured = {row.text for row in found}
-    if any(_BATCH_PARAM.search(line) for line in lines if line not in measured):
+    if any(
+        _BATCH_PARAM.search(line) for line in lines if line not in measured and not _DEFINITION.match(line)
+    ):
         return None  # the method passed batch_size to every list
     found = [row for row in found if not _FIRST.search(row.text)]
     singles = [r for r in found if r.batch == 1 and not r.batch_param]

@@ -35,9 +35,14 @@ _FORMS = (
     re.compile(r"(?:(?P<year>20\d\d)\s*년\s*)?(?P<month>\d{1,2})\s*월\s*(?P<day>\d{1,2})\s*일"),
     re.compile(r"(?<![\d/])(?P<month>\d{1,2})/(?P<day>\d{1,2})/(?P<year>20\d\d)(?!\d)"),
 )
-# Month/day with no year, only as a line's lead: "- 10/28: ...", "12/01 배포 ...", "(11/03) 승인".
+# Month/day with no year, only as a line's lead: "- 10/28: ...", "12/01 배포 ...", "(11/03) 승인", or as the
+# date a status is taken on: "현재 상태 (12/05 기준)", "as of 12/05".
 _LEADING = re.compile(
     r"^\s*(?:[-*•>]\s*)?\(?(?:on\s+)?(?P<month>\d{1,2})/(?P<day>\d{1,2})(?![\d/])\)?[:\s]", re.I
+)
+_AS_OF = (
+    re.compile(r"\bas of (?P<month>\d{1,2})/(?P<day>\d{1,2})(?![\d/])", re.IGNORECASE),
+    re.compile(r"(?<![\d/])(?P<month>\d{1,2})/(?P<day>\d{1,2})(?=\s*기준)"),
 )
 
 
@@ -57,6 +62,7 @@ def stated_date(line: str, year: int) -> tuple[date, str] | None:
     found = [m for form in _FORMS if (m := form.search(line))]
     if leading := _LEADING.match(line):
         found.append(leading)
+    found += [m for form in _AS_OF if (m := form.search(line))]
     for match in sorted(found, key=lambda m: m.start("day")):
         if (when := _date(match, year)) is not None:
             return when, match.group().strip(" -*•>():")

@@ -1,4 +1,5 @@
-"""Whether a person in the paste calls what it shows no failure (a false alarm, no real outage, nothing to fix),
+"""Whether a person in the paste calls what it shows no failure (a false alarm, no real outage, nothing to fix, a
+ticket closed as solved),
 or says it cannot tell which of two failures it shows.
 
 An alert forwarded with its resolution ("Resolved: the old endpoint was being deleted, 실제 장애 아님") shows a
@@ -28,7 +29,10 @@ _DISMISSAL = re.compile(
     # Another's failure, forwarded: "우리 계정은 해당 없음", "우리 쪽 영향 없음", "we are not affected".
     r"|(?:우리|저희)\s*(?:쪽|계정|팀|서비스|엔드포인트)?\s*(?:은|는|엔|에는)?\s*(?:해당|영향)\s*(?:없|아님)"
     r"|\b(?:we are|we're|we were|our (?:account|endpoint|side|team) (?:is|was)) (?:not|un)\s?affected\b"
-    r"|\bno impact (?:on|for) (?:us|our)\b|\bdoes(?:n't| not) affect us\b",
+    r"|\bno impact (?:on|for) (?:us|our)\b|\bdoes(?:n't| not) affect us\b"
+    # A ticket closed as solved: what it shows is a matter settled, not one to diagnose now.
+    r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
+    r"|상태\s*:\s*(?:종료|해결|완료)",
     re.IGNORECASE,
 )
 

@@ -124,6 +124,20 @@ class Span:
     value: Any
 
 
+# The keys of an inference request's body (the HF toolkit's, vLLM's, TEI's): what was sent, not what was read.
+_REQUEST_KEYS = {
+    "inputs",
+    "parameters",
+    "input",
+    "text",
+    "text_pair",
+    "text_1",
+    "text_2",
+    "instances",
+    "queries",
+}
+
+
 def json_spans(text: str) -> list[Span]:
     """JSON documents in the text: each starts a line, or follows a short label (``Cause:``). A one-line object
     with words after it on its line is a part of that line, not a document."""
@@ -145,6 +159,8 @@ def json_spans(text: str) -> list[Span]:
         rest = text[end_at : len(text) if line_end < 0 else line_end]
         if "\n" not in text[start:end_at] and re.search(r"\w", rest):
             continue  # an object inline in a sentence ("payload A: {...} -> p50 16 ms") is part of the line
+        if isinstance(value, dict) and value and set(value) <= _REQUEST_KEYS:
+            continue  # a request body ("payload B: {"inputs": [...]}") is the call described, not a record
         if isinstance(value, dict | list) and value:
             end = end_at
             spans.append(Span(text.count("\n", 0, start), text.count("\n", 0, end_at), value))

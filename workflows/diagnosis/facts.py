@@ -27,6 +27,7 @@ from workflows.diagnosis.outputs import (
     resolved_architecture,
     served_model_mismatch,
 )
+from workflows.diagnosis.placement import own_copies_fit
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.diagnosis.report_facts import (
     cold_tail,
@@ -65,9 +66,10 @@ _COHOST_MARK = re.compile(
     re.IGNORECASE,
 )
 # A person's word that the endpoint is serverless ("서버리스 엔드포인트", "a serverless endpoint"); not the word
-# paired with real-time as alternatives ("serverless 랑 real-time 둘 다", "serverless or real-time?").
+# paired with real-time or an instance as alternatives ("serverless 랑 real-time 둘 다", "instance or serverless").
 _SERVERLESS_WORD = re.compile(
     r"(?<!real-time )(?<!real-time or )(?<!real-time and )(?<!real-time/)(?<!실시간/)"
+    r"(?<!instance or )(?<!instances or )(?<!instance/)(?<!인스턴스/)"
     r"(?:\bserverless\b|서버리스)(?!\s*(?:랑|이랑|와|과|and|or|/|,)\s*(?:real-?time|실시간|instance|인스턴스))",
     re.IGNORECASE,
 )
@@ -318,6 +320,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "failed_without_instance": failed_without_instance,
     "stalled_in_polls": stalled_in_polls,
     "copies_short": copies_short,
+    "own_copies_fit": own_copies_fit,
     "predictions_collapsed": predictions_collapsed,
     "label_counts_collapsed": label_counts_collapsed,
     "served_model_mismatch": served_model_mismatch,

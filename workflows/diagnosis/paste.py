@@ -75,8 +75,9 @@ _SERVERLESS_MARK = re.compile(
     r"|\bmemory_size_in_mb\b|\bmode: ?serverless\b"
 )
 _COHOST_MARK = re.compile(r"TargetContainerHostname|InferenceExecutionConfig|\"Mode\": ?\"Direct\"")
-# A shell prompt: the command after it was run (IPython's shell escape, "In [4]: !aws ...", is one).
-_PROMPT = re.compile(r"^\s*(?:\$|PS [^>]*>) |^\s*In \[\d*\]:\s*!")
+# A shell prompt: the command after it was run ("$ ", bash's "user@host:~/dir$ ", PowerShell's; IPython's shell
+# escape, "In [4]: !aws ...", is one).
+_PROMPT = re.compile(r"^\s*(?:\$|PS [^>]*>|[\w.-]+@[\w.-]+:[^\s$#]*[$#]) |^\s*In \[\d*\]:\s*!")
 # A mail's or a thread's quote marks ("> ", "> > "): the line they frame is a reply's or a quoted message's own.
 _MAIL_QUOTE = re.compile(r"^\s*(?:>\s?)+")
 # Lines that only frame what follows: a shell prompt (a command's arguments, such as a
@@ -292,6 +293,24 @@ def _series(reading: Reading, base: datetime | None) -> list[tuple[int, Poll]]:
     return polls
 
 
+def _commands(lines: list[str | None]) -> dict[int, str]:
+    """Each line of a shell command the paste ran, a prompt's line and the lines its trailing backslashes
+    continue it on (a filter pattern there was searched for, not found), with the whole command."""
+    found: dict[int, str] = {}
+    index = 0
+    while index < len(lines):
+        if not (lines[index] and _PROMPT.match(lines[index] or "")):
+            index += 1
+            continue
+        end = index
+        while (lines[end] or "").rstrip().endswith("\\") and end + 1 < len(lines) and lines[end + 1]:
+            end += 1
+        command = " ".join((line or "").strip().rstrip("\\").strip() for line in lines[index : end + 1])
+        found.update(dict.fromkeys(range(index, end + 1), command))
+        index = end + 1
+    return found
+
+
 def _context_from_text(evidence: Evidence, text: str) -> None:
     """Context a text states in passing: a serverless config, co-hosted containers, an instance, one
     instance type."""
@@ -362,12 +381,16 @@ def evidence_from_paste(
     _tracebacks(reading)
     tail_lines(reading)
     log_lines(reading)
+    commands = _commands(reading.lines)
     rest = [
         (i, unquoted)
         for i, line in enumerate(reading.lines)
-        if line and (unquoted := _MAIL_QUOTE.sub("", line)).strip() and not _FRAMING.match(unquoted)
+        if line
+        and i not in commands
+        and (unquoted := _MAIL_QUOTE.sub("", line)).strip()
+        and not _FRAMING.match(unquoted)
     ]
-    evidence.commands += [line.strip() for line in reading.lines if line and _PROMPT.match(line)]
+    evidence.commands += list(dict.fromkeys(commands.values()))
     sections = headings(reading.original)
     for number, line in rest:
         reading.add("text", line, number + 1, prose=not is_machine_line(line), section=sections[number])

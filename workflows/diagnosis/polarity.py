@@ -327,6 +327,8 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 # A count of none right before what it counts: "0 Worker died", "zero 5xx", "0x OOM" (NegEx reads "no X").
 _ZERO_BEFORE = re.compile(r"(?<![\w.,/-])(?:0|zero)\s*(?:x\s*)?[\"'`‘“]?\s*\Z", re.IGNORECASE)
+# A count of none in the next and last cell of its row: '"error 803","0"', "| Worker died | 0 |", "Worker died: 0".
+_ZERO_AFTER = re.compile(r"[\"'`’”]?\s*[,|:=\t]\s*[\"']?(?:0|zero|none)[\"']?\s*\|?\s*$", re.IGNORECASE)
 
 
 def _listed_before_denial(after: str) -> str:
@@ -360,7 +362,7 @@ def _reading(text: str, start: int, end: int, mention: tuple[int, int]) -> Readi
     left, right = _sentence(text, start, end)
     sentence = text[left:right]
     masked = _mask(sentence, [(max(mention[0], left) - left, min(mention[1], right) - left)])
-    if zero := _ZERO_BEFORE.search(text, left, start):
+    if zero := _ZERO_BEFORE.search(text, left, start) or _ZERO_AFTER.match(text, end):
         return Reading("negated", zero.group().strip())
     if listed := _listed_before_denial(text[end:right]):
         return Reading("negated", listed)

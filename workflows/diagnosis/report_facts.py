@@ -1,6 +1,6 @@
 """Facts a report's own figures give where no error does: a list run one by one (F31), short samples that hid the
 cost of long inputs (F32), a scale-in that reached zero half an hour after the last request (F13), a pack at
-gzip's top level timed in tens of seconds (F24), a p99 far above the rest of its run (F16, F33). Each is read
+gzip's default or top level timed in tens of seconds (F24), a p99 far above the rest of its run (F16, F33). Each is read
 from the paste's lines (``batching``, ``scale_in``, ``latency``) and shown with the lines that decide it."""
 
 from __future__ import annotations
@@ -40,15 +40,17 @@ def scaled_in_slowly(evidence: Evidence) -> bool | None:
     return True if slow_scale_in(report_lines(evidence)) else None
 
 
-# A shell command that compresses at gzip's top level, and the `time` builtin's wall clock after it.
-_TOP_LEVEL = re.compile(r"\b(?:gzip|pigz|tar)\b.*?(?:\s-9\b|\s--best\b|compresslevel\s*=\s*9|GZIP=-9)")
+# A shell command that compresses at gzip's default or top level (tar -z, gzip, pigz; not -1 or --fast), and
+# the `time` builtin's wall clock after it.
+_COMPRESSING = re.compile(r"\b(?:gzip|pigz)\b|\btar\s+-?[a-y]*z[a-y]*\b|compresslevel\s*=\s*9|GZIP=-9")
+_FAST = re.compile(r"\s-1\b|\s--fast\b|compresslevel\s*=\s*[01]\b")
 _REAL = re.compile(r"^real\s+(?:(?P<m>\d+)m)?(?P<s>\d+(?:\.\d+)?)s\s*$")
 SLOW_PACK_S = 30.0
 
 
 def compressed_slowly(evidence: Evidence) -> bool | None:
-    """A command the paste ran compressed at gzip's top level, and `time` gave it SLOW_PACK_S or more."""
-    if not any(_TOP_LEVEL.search(command) for command in evidence.commands):
+    """A command the paste ran compressed at gzip's default or top level, and `time` gave SLOW_PACK_S or more."""
+    if not any(_COMPRESSING.search(c) and not _FAST.search(c) for c in evidence.commands):
         return None
     for line in report_lines(evidence):
         if (real := _REAL.match(line.strip())) and (

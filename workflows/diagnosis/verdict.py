@@ -88,6 +88,10 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
     if best is None or causes or dismissed or torn:
         names = ", ".join(evidence.error_names) or "no error"
         title = f"no catalogue entry matches ({names})"
+        doubted = [m for m in matches if any(q.startswith("[doubt]") for q in m.quotes)]
+        if best is None and doubted and matcher.open_causes:
+            opened = ", ".join(matcher.open_causes)
+            title = f"{doubted[0].id} or its cause {opened}: the paste argues against {doubted[0].id}'s explanation"
         if best is not None and causes:
             title = f"{best.id} or its cause {', '.join(causes)}: the evidence does not tell which"
         if best is not None and dismissed:
