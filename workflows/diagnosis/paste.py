@@ -45,6 +45,7 @@ from workflows.diagnosis.machine_lines import is_machine_line
 from workflows.diagnosis.outline import headings
 from workflows.diagnosis.polls import apply, from_describe, from_waiter_line, time_on
 from workflows.diagnosis.records import find_records, unwrap_table_rows
+from workflows.diagnosis.stated_context import context_from_text
 
 __all__ = ["FORMS", "evidence_from_paste"]
 
@@ -67,14 +68,6 @@ _CLIENT_CALL = re.compile(r"when calling the \w+ operation|botocore\.(?:exceptio
 # Step Functions console: "Error" and "Cause" as labels, on their own line or before the value.
 _ERROR_LABEL = re.compile(r"^\s*\"?[Ee]rror\"?\s*[:=]?\s*\"?(?P<name>[A-Za-z][\w.]*)?\"?,?\s*$")
 _CAUSE_LABEL = re.compile(r"^\s*\"?[Cc]ause\"?\s*[:=]?\s*(?P<rest>.*)$")
-# A serverless endpoint's config as each tool writes it: the API's ServerlessConfig and MemorySizeInMB, the
-# SageMaker Python SDK's ServerlessInferenceConfig (deploy's serverless_inference_config, memory_size_in_mb),
-# Terraform's serverless_config block.
-_SERVERLESS_MARK = re.compile(
-    r"ServerlessConfig|MemorySizeInMB|ServerlessInferenceConfig|serverless_inference_config|\bserverless_config\b"
-    r"|\bmemory_size_in_mb\b|\bmode: ?serverless\b"
-)
-_COHOST_MARK = re.compile(r"TargetContainerHostname|InferenceExecutionConfig|\"Mode\": ?\"Direct\"")
 # A shell prompt: the command after it was run ("$ ", bash's "user@host:~/dir$ ", PowerShell's; IPython's shell
 # escape, "In [4]: !aws ...", is one).
 _PROMPT = re.compile(r"^\s*(?:\$|PS [^>]*>|[\w.-]+@[\w.-]+:[^\s$#]*[$#]) |^\s*In \[\d*\]:\s*!")
@@ -94,9 +87,6 @@ _TIME_ONLY = re.compile(
     r"^\s*(?:#\s*)?(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d (?:UTC|GMT) \d{4}"
     r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|\[?\d{1,2}:\d\d(?::\d\d)?\]?)\s*$"
 )
-# An EC2 instance id (17 hex digits since 2016; 8 before), as a log stream or a host names it.
-_INSTANCE_ID = re.compile(r"(?<![\w-])i-(?:[0-9a-f]{17}|[0-9a-f]{8})(?![\w-])")
-_INSTANCE_TYPE = re.compile(r"(?<![\w.])ml\.[a-z0-9]+\.(?:\d*xlarge|large|medium|small|metal)\b")
 
 
 # The SageMaker SDK's deploy(): a dash per poll, then "!" (InService) or "*" (failed); IPython's traceback
@@ -311,20 +301,6 @@ def _commands(lines: list[str | None]) -> dict[int, str]:
     return found
 
 
-def _context_from_text(evidence: Evidence, text: str) -> None:
-    """Context a text states in passing: a serverless config, co-hosted containers, an instance, one
-    instance type."""
-    if evidence.hosting_mode is None and _SERVERLESS_MARK.search(text):
-        evidence.hosting_mode = "serverless"
-    if evidence.container_count is None and _COHOST_MARK.search(text):
-        evidence.container_count = 2
-    if evidence.instance_id is None and (instance := _INSTANCE_ID.search(text)):
-        evidence.instance_id = instance.group()
-    types = set(_INSTANCE_TYPE.findall(text))
-    if evidence.instance_type is None and len(types) == 1:
-        evidence.instance_type = types.pop()
-
-
 def _recalled(evidence: Evidence, lines: list[str], observed_at: datetime | None) -> None:
     """Mark each person's line that dates itself weeks before the paste's latest date (``dating``)."""
     reference = latest_date(lines, observed_at)
@@ -406,7 +382,7 @@ def evidence_from_paste(
         states = set(_STATE_NAME.findall(text))
         if len(states) == 1:
             evidence.phase = STATE_PHASES[states.pop()]
-    _context_from_text(evidence, text)
+    context_from_text(evidence, text)
     _recalled(evidence, reading.original, observed_at)
     if reading.described and observed_at is None and not any(p.observed_at for p in evidence.polls):
         evidence.notes.append("the pasted DescribeEndpoint output is taken as observed now")
