@@ -24,6 +24,13 @@ _IMAGE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)*[a-z0-9][\w.-]*:[\w][\w.-]*")
 _TYPE = re.compile(r"(?<![\w.])(?:ml\.)?([a-z][a-z0-9]*\.\d*xlarge)\b")
 
 
+def _as_sagemakers(reference: str) -> str:
+    """NGC's Triton image ("nvcr.io/nvidia/tritonserver:26.05-py3") as SageMaker's build of the same release,
+    whose tags follow NGC's and whose CUDA the image table records."""
+    repository, _, tag = reference.rpartition("/")[2].partition(":")
+    return f"sagemaker-tritonserver:{tag}" if repository == "tritonserver" else reference
+
+
 def _ami(text: str) -> str | None:
     """The InferenceAmiVersion the paste names, the longest name first (``...-gpu-4-1`` over ``...-gpu-4``)."""
     for ami in sorted(amis(), key=lambda a: -len(a.name)):
@@ -35,7 +42,7 @@ def _ami(text: str) -> str | None:
 def driver_below_image(evidence: Evidence) -> str:
     """The finding that the named image's CUDA is beyond the driver of the named GPU type, or empty."""
     text = "\n".join(item.text for item in evidence.items)
-    images = {m.group() for m in _IMAGE.finditer(text) if image_cuda(m.group())}
+    images = {uri for m in _IMAGE.finditer(text) if image_cuda(uri := _as_sagemakers(m.group()))}
     types = {f"ml.{t}" for t in _TYPE.findall(text)}
     if evidence.instance_type:
         types.add(evidence.instance_type)

@@ -264,7 +264,14 @@ class Matcher:
         found = {m.id for m in matches}
         # A cause matched below MIN_CONFIDENCE by a weak signature of its own, its context proven, is shown too:
         # a catch-all line says something failed upstream.
-        weak = {m.id: m.quotes[0] for m in matches if m.score < MIN_CONFIDENCE and m.quotes and not m.assumed}
+        # A cause whose context is unknown counts where a line of its own, not one the best shares, held.
+        weak = {
+            m.id: m.quotes[0]
+            for m in matches
+            if m.score < MIN_CONFIDENCE
+            and m.quotes
+            and (not m.assumed or (m.held and m.quotes[0] not in best.quotes))
+        }
         causes: dict[str, str] = {}
         for rule in self.rules.rules:
             if best.id not in rule.causes or rule.id in self.ruled_out or "{" in rule.id:

@@ -10,8 +10,8 @@ a failure and does not report one.
 A line's heading is the nearest line before it that it is nested under: a Markdown heading (up to
 the next heading of the same or a higher level), or a line followed by deeper-indented lines or by
 bullets. A blank line ends an outline, except after a label that ends with a colon. A fenced code
-block (```) sits under the label that introduces it ("We saw this in another team's repo:"): what
-it holds was pasted as that label says, someone else's error or last month's log.
+block (```) or a quote ("> ...") sits under the label that introduces it ("We saw this in another team's
+repo:"): what it holds was pasted as that label says, someone else's error or last month's log.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import re
 
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
+_QUOTE = re.compile(r"^\s*>\s?\S")
 _BULLET = re.compile(r"^\s*(?:[-*•·▪◦]|\d{1,2}[.)]|[a-z][.)])\s+\S")
 
 
@@ -41,7 +42,13 @@ def headings(lines: list[str]) -> list[str]:
     outline: list[tuple[int, bool, str]] = []  # open outline parents: (indent, is_bullet, text)
     fence: str | None = None  # inside a fenced block: the heading its lines sit under
     last = ""  # the last non-blank line outside a fence
+    quoted = ""  # inside a quote a label introduced: the heading its lines sit under
     for index, line in enumerate(lines):
+        if fence is None and _QUOTE.match(line) and (quoted or last.endswith(":")):
+            quoted = quoted or " / ".join([text for _, text in markdown] + [last])
+            parents[index] = quoted
+            continue
+        quoted = ""
         if fence is None and _FENCE.match(line):
             label = [last] if last.endswith(":") else []
             fence = " / ".join([text for _, text in markdown] + label)

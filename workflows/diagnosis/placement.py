@@ -8,10 +8,34 @@ other components' devices or memory, which the paste may not show, so F09 is in 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from workflows.diagnosis.evidence import Evidence
 from workflows.preflight.instances import instance
+
+# Other components on the same endpoint, as a writer says it: "shared with two other components",
+# "다른 팀 IC가 이미 몇 개 올라가 있음", "rerank-ic, e5-ic 도 있는데".
+_SHARED = re.compile(
+    r"\b(?:shared with|alongside|next to) (?:\w+ ){0,2}(?:other )?(?:inference )?components?\b|\bother (?:teams'? )?"
+    r"(?:inference components|components|ICs)\b|다른\s*(?:팀\s*)?(?:IC|인퍼런스\s*컴포넌트|컴포넌트)",
+    re.IGNORECASE,
+)
+
+
+_PLACED_FEWER = re.compile(r"able to deploy \d+ out of \d+ requested cop(?:y|ies)")
+
+
+def _short(evidence: Evidence) -> bool:
+    """A component placed fewer copies than it asked for: its record, or SageMaker's reason saying so."""
+    if any(_PLACED_FEWER.search(item.text) for item in evidence.items):
+        return True
+    for component in evidence.inference_components:
+        runtime = component.get("RuntimeConfig") or {}
+        desired, current = runtime.get("DesiredCopyCount"), runtime.get("CurrentCopyCount")
+        if isinstance(desired, int) and isinstance(current, int) and current < desired:
+            return True
+    return False
 
 
 def _number(value: Any) -> float:
@@ -20,10 +44,12 @@ def _number(value: Any) -> float:
 
 def own_copies_fit(evidence: Evidence) -> bool | None:
     """True where a short component's copies fit the instance's GPUs and memory by themselves, False where
-    they do not; None where no short component or no instance type is shown."""
+    they do not; None where no short component or no instance type is shown. With no instance type shown, a
+    writer's word that other components share the endpoint leaves the same doubt."""
     row = instance(evidence.instance_type) if evidence.instance_type else None
+    shared = any(_SHARED.search(item.text) for item in evidence.items if item.prose and not item.whole)
     if row is None or not row.gpus:
-        return None
+        return True if shared and _short(evidence) else None
     for component in evidence.inference_components:
         runtime = component.get("RuntimeConfig") or {}
         desired, current = runtime.get("DesiredCopyCount"), runtime.get("CurrentCopyCount")

@@ -100,6 +100,8 @@ _OTHER = _words(
     "남의",
 ) + (  # what one read in someone else's thread: "I read #31877 where ...", "we've read an issue that ..."
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+read\s+(?:#\d+|issue\s+#?\d+|(?:an?|the|this|that)\s+(?:issue|thread|post|article))"
+    # ... or another project's tracker: "huggingface/transformers 쪽 issue 에서", "upstream issue"
+    r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s+(?:issue|bug)s?\b"
 )  # fmt: skip
 # ConText's terminators: a conjunction or a change of time ends a trigger's reach.
 _TERMINATOR = _words(
@@ -161,6 +163,8 @@ _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (re.compile(rf"(?:{ko.BELIEF_POST})(?![\w])"), "hypothetical"),
     # The retrospective -던 after a past stem ("났던 건", "실패했던 건"): what had happened before, recalled.
     (re.compile(r"(?:었|았|했|났|됐|였|떴|왔|봤|혔|겼|렸|졌)던(?![\w])"), "historical"),
+    # The past perfect -었었 ("실패했었음", "났었는데"): a state that held before and no longer does.
+    (re.compile(r"(?:었|았|했|났|됐|였)었\w*"), "historical"),
 ]
 
 

@@ -1,0 +1,99 @@
+"""Recaps, shared endpoints and causes left open: a closed postmortem and a forwarded warning that leaves nothing to
+do dismiss what they quote; the past perfect, a past sprint and another project's tracker recall or report someone
+else's; a component short on an endpoint it shares with others leaves memory open; a worker's death shown where the
+endpoint's kind is unknown leaves serverless memory open under a read timeout; NGC's Triton image is SageMaker's."""
+
+from __future__ import annotations
+
+from workflows.diagnosis import diagnose
+from workflows.diagnosis.paste import evidence_from_paste
+
+
+def _diagnosed(text: str):  # noqa: ANN202 - the Diagnosis model
+    return diagnose(evidence_from_paste(text, origin="ticket"))
+
+
+def test_a_closed_postmortem_quotes_a_settled_failure() -> None:
+    text = "\n".join(
+        [
+            "Postmortem PM-88 (closed): start failures after the image bump",
+            'every instance printed "System has unsupported display driver / cuda driver combination (error 803)"',
+            "Fix: InferenceAmiVersion set, redeployed; 0 errors since.",
+        ]
+    )
+    assert _diagnosed(text).id == "unknown"
+    # An alert mail's [RESOLVED] state is the alert's, not a dismissal of what the thread shows
+    timeline = "\n".join(
+        [
+            "Subject: [RESOLVED] idle-cost (ep=emb)",
+            "  21:00:05 last request",
+            "  21:14:20 DesiredCopyCount 1 -> 0",
+            "  21:27:48 CurrentInstanceCount 1 -> 0",
+        ]
+    )
+    assert _diagnosed(timeline).id == "F13"
+
+
+def test_a_forwarded_warning_that_leaves_us_nothing_to_do() -> None:
+    text = "\n".join(
+        [
+            "FYI from the search team: their vLLM reranker got 404 on /score.",
+            "우리 reranker 는 HF DLC 라 해당 없고 pair 호출 200/200 통과. 우리가 할 건 없음.",
+        ]
+    )
+    assert _diagnosed(text).id == "unknown"
+
+
+def test_the_past_perfect_and_a_past_sprint_recall() -> None:
+    assert (
+        _diagnosed('v7 은 "did not pass the ping health check" 로 실패했었음. v8 은 ping 200.').id
+        == "unknown"
+    )
+    text = "# 배포 전 체크 (지난 스프린트에 \"No module named 'onnxruntime'\" 당해서 추가)\n$ curl ... -> 200"
+    assert _diagnosed(text).id == "unknown"
+
+
+def test_an_error_quoted_from_another_projects_tracker_under_its_label() -> None:
+    text = "\n".join(
+        [
+            "Context: huggingface/transformers 쪽 issue 에서 아래 에러가 많이 보고됨:",
+            "> ValueError: Tokenizer class TokenizersBackend does not exist or is not currently imported.",
+            "우리는 아직 안 겪었지만 체크 추가. CI green.",
+        ]
+    )
+    assert _diagnosed(text).id == "unknown"
+
+
+def test_a_copy_not_placed_on_an_endpoint_shared_with_other_components() -> None:
+    text = "\n".join(
+        [
+            "InferenceComponentStatus: Failed",
+            "FailureReason: SageMaker was able to deploy 0 out of 1 requested copies.",
+            "The endpoint is shared with three other components whose specs we cannot see.",
+        ]
+    )
+    diagnosis = _diagnosed(text)
+    assert diagnosis.id == "unknown"
+    assert any(line.startswith("[candidate] F10") for line in diagnosis.evidence)
+    assert _diagnosed("\n".join(text.splitlines()[:2])).id == "F09"
+
+
+def test_a_workers_death_with_the_endpoints_kind_unknown_leaves_serverless_memory_open() -> None:
+    timeout = 'botocore.exceptions.ReadTimeoutError: Read timeout on endpoint URL: "https://runtime.sagemaker.eu-west-1.amazonaws.com/endpoints/e/invocations"'
+    died = "2026-12-03T21:14:02,771 [WARN ] W-9000-model_1.0 com.amazonaws.ml.mms.wlm.BatchAggregator - Load model failed: model, error: Worker died."
+    diagnosis = _diagnosed(f"{died}\n{timeout}")
+    assert diagnosis.id == "unknown"
+    assert any(line.startswith("[candidate] F14") for line in diagnosis.evidence)
+    assert _diagnosed(timeout).id == "F15"
+
+
+def test_ngcs_triton_image_is_read_as_sagemakers_build_of_the_release() -> None:
+    text = "\n".join(
+        [
+            "FailureReason: The primary container for production variant AllTraffic did not pass the ping health check.",
+            "ml.g4dn.xlarge, nvcr.io/nvidia/tritonserver:26.05-py3 based image, InferenceAmiVersion not set.",
+        ]
+    )
+    diagnosis = _diagnosed(text)
+    assert diagnosis.id == "unknown"
+    assert any(line.startswith("[candidate] F20") for line in diagnosis.evidence)
