@@ -5,6 +5,8 @@ endpoint's kind is unknown leaves serverless memory open under a read timeout; N
 
 from __future__ import annotations
 
+import json
+
 from workflows.diagnosis import diagnose
 from workflows.diagnosis.paste import evidence_from_paste
 
@@ -22,7 +24,7 @@ def test_a_closed_postmortem_quotes_a_settled_failure() -> None:
         ]
     )
     assert _diagnosed(text).id == "unknown"
-    # An alert mail's [RESOLVED] state is the alert's, not a dismissal of what the thread shows
+    # An alert mail in its resolved state settles what it quotes; the same timeline under a firing alert names it
     timeline = "\n".join(
         [
             "Subject: [RESOLVED] idle-cost (ep=emb)",
@@ -31,7 +33,8 @@ def test_a_closed_postmortem_quotes_a_settled_failure() -> None:
             "  21:27:48 CurrentInstanceCount 1 -> 0",
         ]
     )
-    assert _diagnosed(timeline).id == "F13"
+    assert _diagnosed(timeline).id == "unknown"
+    assert _diagnosed(timeline.replace("[RESOLVED]", "[FIRING:1]")).id == "F13"
 
 
 def test_a_forwarded_warning_that_leaves_us_nothing_to_do() -> None:
@@ -97,3 +100,48 @@ def test_ngcs_triton_image_is_read_as_sagemakers_build_of_the_release() -> None:
     diagnosis = _diagnosed(text)
     assert diagnosis.id == "unknown"
     assert any(line.startswith("[candidate] F20") for line in diagnosis.evidence)
+
+
+def test_a_check_that_records_the_failure_as_absent() -> None:
+    assert (
+        _diagnosed(
+            'CheckQuota {"quota":"ml.g6.xlarge for endpoint usage","limit":4,"ResourceLimitExceeded":false}'
+        ).id
+        == "unknown"
+    )
+    assert _diagnosed('PreflightScp {"check":"AccessDenied","result":"PASS"}').id == "unknown"
+
+
+def test_an_incident_the_tool_resolved_is_settled() -> None:
+    body = {
+        "event": {
+            "event_type": "incident.resolved",
+            "data": {
+                "type": "incident",
+                "status": "resolved",
+                "title": "ALARM: ic-zero-nocap",
+                "body": {
+                    "details": "Alarm returned to OK. Original error: ValidationError: Inference Component has no capacity to process this request."
+                },
+            },
+        }
+    }
+    assert _diagnosed(json.dumps(body)).id == "unknown"
+    body["event"]["event_type"] = "incident.triggered"
+    body["event"]["data"]["status"] = "triggered"
+    assert _diagnosed(json.dumps(body)).id == "F12"
+
+
+def test_last_weekday_a_past_heading_and_other_peoples_reports_recall() -> None:
+    assert (
+        _diagnosed("# last Tuesday this stack died with ResourceLimitExceeded; quota raised since.").id
+        == "unknown"
+    )
+    runbook = "과거 장애 (참고용):\n- 기본 AMI 드라이버가 오래돼서 error 803 → InferenceAmiVersion 고정\n오늘 점검: 전부 통과"
+    assert _diagnosed(runbook).id == "unknown"
+    assert (
+        _diagnosed(
+            "Saw discussions where people get `POST /score 404` on vLLM; our endpoint uses /classify."
+        ).id
+        == "unknown"
+    )

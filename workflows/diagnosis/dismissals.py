@@ -23,7 +23,7 @@ _DISMISSAL = re.compile(
     r"\bfalse (?:alarm|positive|alert)s?\b"
     r"|\bnot an? (?:real|actual|genuine) (?:outage|incident|failure|issue|problem|alert)\b"
     r"|\bno (?:real|actual) (?:outage|incident|failure|issue|problem|impact)\b"
-    r"|\bnothing to (?:fix|do)\b|\bno action (?:needed|required)\b"
+    r"|\bnothing to (?:fix|do)\b|\bno action (?:needed|required)\b|\bnothing is broken\b"
     r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|재발(?:은|이)?\s*(?:아님|아닙니다|아니)"
     r"|(?:추가\s*)?(?:조치|작업)\s*(?:없음|불필요|필요\s*없)|재발\s*(?:없|안\s*(?:됨|함|했))"
     r"|(?:우리가|저희가)?\s*할\s*(?:건|게|것은?|일은?)\s*없"
@@ -38,6 +38,11 @@ _DISMISSAL = re.compile(
     re.IGNORECASE,
 )
 
+# An alert mail's subject in its resolved state (Grafana's "[RESOLVED]", CloudWatch's "OK:" after "ALARM:").
+_RESOLVED_MAIL = re.compile(
+    r"^\s*(?:Subject|제목)\s*:\s*(?:(?:Re|Fwd?|FW)\s*:\s*)*\[RESOLVED\]", re.IGNORECASE
+)
+
 _UNDECIDED = re.compile(
     r"\b(?:can't|cannot|can not|couldn't|hard to|unable to) tell (?:which|whether|if)\b"
     r"|\bnot sure (?:which|whether)\b|\bunclear (?:which|whether)\b|\bcould be either\b"
@@ -47,8 +52,30 @@ _UNDECIDED = re.compile(
 
 
 def dismissal(evidence: Evidence) -> str:
-    """A person's line that calls what the paste shows no failure, or empty."""
-    return _said(evidence, _DISMISSAL)
+    """A person's line that calls what the paste shows no failure, or the incident tool's word that its alert
+    resolved or closed (an alert mail's subject says it as "[RESOLVED]") where no person asks about or denies
+    a dismissal, or empty."""
+    if said := _said(evidence, _DISMISSAL):
+        return said
+    if _contested(evidence):
+        return ""  # "Is this a false alarm?", "Not a false alarm": a person keeps the failure open
+    return evidence.settled or _resolved_mail(evidence)
+
+
+def _contested(evidence: Evidence) -> bool:
+    """A person asks about a dismissal or denies it."""
+    return any(
+        reading_of(item, found).polarity in ("negated", "hypothetical")
+        for item in evidence.items
+        if item.prose and not item.whole
+        for found in _DISMISSAL.finditer(item.text)
+    )
+
+
+def _resolved_mail(evidence: Evidence) -> str:
+    return next(
+        (item.text for item in evidence.items if not item.whole and _RESOLVED_MAIL.match(item.text)), ""
+    )
 
 
 def undecided(evidence: Evidence) -> str:

@@ -199,6 +199,7 @@ def _envelope(reading: Reading, value: Any, number: int) -> bool:
     if opened is None:
         return False
     reading.found(opened.form)
+    reading.evidence.settled = reading.evidence.settled or opened.settled
     for message in opened.messages:
         if message.document is not None:
             read_document(reading, message.document, number)

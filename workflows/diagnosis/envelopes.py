@@ -53,6 +53,7 @@ class Message:
 class Opened:
     form: str
     messages: list[Message] = field(default_factory=list)
+    settled: str = ""  # the incident tool's word that the alert resolved or closed
 
 
 def parsed_json(text: Any) -> Any:
@@ -183,11 +184,14 @@ def _agent(value: Any) -> str:
 
 def _incident(value: dict[str, Any]) -> Opened | None:
     messages: list[Message] = []
+    settled = ""
     event = value.get("event")
     if (
         isinstance(event, dict) and isinstance(event.get("data"), dict) and "event_type" in event
     ):  # PagerDuty v3
         data, speaker = event["data"], _agent(event.get("agent"))
+        if event.get("event_type") == "incident.resolved" or data.get("status") == "resolved":
+            settled = "PagerDuty: incident.resolved"
         messages += _said(data.get("title"), speaker, software=True)
         body = data.get("body") if isinstance(data.get("body"), dict) else {}
         messages += _said(body.get("details"))  # the incident's body: a monitor's text or a responder's note
@@ -197,6 +201,8 @@ def _incident(value: dict[str, Any]) -> Opened | None:
     ):  # PagerDuty v2
         for message in value["messages"]:
             incident = message.get("incident") or {}
+            if message.get("event") == "incident.resolve" or incident.get("status") == "resolved":
+                settled = "PagerDuty: incident.resolve"
             messages += _said(incident.get("title") or incident.get("summary"), software=True)
             for entry in message.get("log_entries") or []:
                 channel = entry.get("channel") or {}
@@ -210,13 +216,15 @@ def _incident(value: dict[str, Any]) -> Opened | None:
         ]
     elif isinstance(value.get("alert"), dict) and "action" in value:  # Opsgenie
         alert = value["alert"]
+        if value.get("action") == "Close" or alert.get("status") == "closed":
+            settled = "Opsgenie: Close"
         speaker = str(alert.get("username") or "")
         messages += _said(alert.get("message"), software=True)
         messages += _said(alert.get("description"), software=True)
         messages += _said(alert.get("note"), speaker)
     else:
         return None
-    return Opened(INCIDENT, messages)
+    return Opened(INCIDENT, messages, settled)
 
 
 def _slack_message(message: dict[str, Any]) -> list[Message]:

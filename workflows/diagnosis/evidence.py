@@ -147,6 +147,11 @@ class Evidence(BaseModel):
     notes: list[str] = Field(
         default_factory=list, description="What could not be collected, and why (no log group, ...)."
     )
+    settled: str = Field(
+        "",
+        description="An incident tool's own word that the alert resolved or closed (PagerDuty's incident.resolved, "
+        "Opsgenie's Close): what it quotes is a settled matter, or empty.",
+    )
     commands: list[str] = Field(
         default_factory=list,
         description="Shell commands the paste shows (``$ cat code/requirements.txt``): what was run or searched "

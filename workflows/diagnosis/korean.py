@@ -31,7 +31,7 @@ UNCERTAIN_POST = (
 CONDITION = re.compile(r"\w*(?:이면|라면|으면|다면|면)$")
 HISTORICAL = (
     r"저번|지난번|지난달|지난주|지난\s*(?:주|분기|스프린트|배포|릴리스|sprint|release)|예전에|이전에|전에는|작년|어제|어젯밤"
-    r"|간밤|지난밤|그저께|엊그제|[1-4]\s*분기"
+    r"|간밤|지난밤|그저께|엊그제|[1-4]\s*분기|과거"
 )
 CLAUSE_END = re.compile(r"\w(?:는데|은데|인데|지만|데도|고서)$")
 CONJUNCTION = re.compile(r"그런데|근데|하지만|그러나|그래서|그리고")

@@ -8,10 +8,23 @@ import re
 from workflows.diagnosis.evidence import Evidence, EvidenceItem
 from workflows.diagnosis.polarity import Reading, heading_context, polarity
 
+# A check's record of a failure it did not find: the failure's name as a field set false, zero or none
+# ('"ResourceLimitExceeded":false'), or as the check's name with a passing result ('"check":"AccessDenied",
+# "result":"PASS"'). Software wrote it, and it says the failure is absent.
+_FIELD_ABSENT = re.compile(r"^[\"']?\s*[:=]\s*(?:false|0|null|none|\[\]|\{\})\b", re.IGNORECASE)
+_CHECK_PASSED = re.compile(
+    r"^[\"']?\s*,\s*[\"']?(?:result|status|outcome)[\"']?\s*[:=]\s*[\"']?(?:pass(?:ed)?|ok|success|clear)\b",
+    re.IGNORECASE,
+)
+
 
 def reading_of(item: EvidenceItem, match: re.Match[str]) -> Reading:
     """How ``item`` holds the mention ``match`` found in it: a person's line by its own words, its date and
-    its heading; software's line only by the heading it was pasted under (someone else's, or the past)."""
+    its heading; software's line only by the heading it was pasted under (someone else's, or the past). A
+    check's record that names the failure as absent denies it, whoever wrote the line."""
+    after = item.text[match.end() : match.end() + 80]
+    if absent := _FIELD_ABSENT.match(after) or _CHECK_PASSED.match(after):
+        return Reading("negated", absent.group().strip(" \"':=,"))
     if item.prose:
         return polarity(item.text, match.start(), match.end(), section=item.section, recalled=item.recalled)
     return heading_context(item.section)

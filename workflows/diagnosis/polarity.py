@@ -89,7 +89,8 @@ _HISTORICAL = _words(
     "history of", "previous", "previously", "prior", "in the past", "last week", "last month",
     "last year", "last time", "last quarter", "last sprint", "a while ago", "weeks ago", "months ago",
     "days ago", "used to", "earlier this year", "back in", "yesterday", "yesterday's", "last night",
-    "last night's", "the day before", "last month's", "last week's",
+    "last night's", "the day before", "last month's", "last week's", "last monday", "last tuesday",
+    "last wednesday", "last thursday", "last friday", "last saturday", "last sunday", "last weekend",
 )  # fmt: skip
 # ConText's experiencer: the condition is someone else's (ConText's "family history", "mother"); in ops
 # prose another team's, another project's, or one read or heard about. Either side of the mention.
@@ -97,7 +98,8 @@ _OTHER = _words(
     "read about", "heard about", "heard of", "read that", "someone else", "somebody else", "another team",
     "other team", "other teams", "another team's", "another project", "other project", "other projects",
     "another customer", "other customers", "other people", "a blog post", "in a blog", "다른 팀", "다른 프로젝트",
-    "남의",
+    "남의", "people get", "people hit", "people report", "people reported", "people see", "others hit",
+    "others get", "others reported",
 ) + (  # what one read in someone else's thread: "I read #31877 where ...", "we've read an issue that ..."
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+read\s+(?:#\d+|issue\s+#?\d+|(?:an?|the|this|that)\s+(?:issue|thread|post|article))"
     # ... or another project's tracker: "huggingface/transformers 쪽 issue 에서", "upstream issue"

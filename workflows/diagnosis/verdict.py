@@ -95,7 +95,7 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
         if best is not None and causes:
             title = f"{best.id} or its cause {', '.join(causes)}: the evidence does not tell which"
         if best is not None and dismissed:
-            title = f"{best.id}'s signature is shown, but the paste calls it no failure"
+            title = f"{best.id}'s signature is shown, but the paste calls it no failure or a settled one"
             notes.append(f"[note] dismissed in the paste: {dismissed[:MAX_QUOTE]}")
         if best is not None and runner_up is not None and torn:
             title = f"{best.id} or {runner_up.id}: the paste does not tell which, as its writer says"
