@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 LINEAR_SHARE = 0.8  # a list's latency over N single calls' at which it ran one by one
 MIN_LIST = 4
@@ -155,6 +156,11 @@ def _row(
 
 def rows(lines: list[str]) -> list[Row]:
     """Every row the lines give a latency for, in order."""
+    return list(_rows(tuple(lines)))
+
+
+@lru_cache(maxsize=4)
+def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their details read the same lines
     found: list[Row] = []
     columns: dict[str, int] = {}
     defined = {
@@ -179,7 +185,7 @@ def rows(lines: list[str]) -> list[Row]:
             continue
         columns, width = {}, 0
         found += [row for part in _measurements(line) if (row := _row(part, {}, [], defined))]
-    return found
+    return tuple(found)
 
 
 def _header(cells: list[str]) -> dict[str, int] | None:

@@ -19,7 +19,7 @@ from workflows.preflight.instances import instance
 
 # An image reference with a tag: an ECR URI, or a repository and tag as people write them
 # ("sagemaker-tritonserver:26.05-py3").
-_IMAGE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)*[a-z0-9][\w.-]*:[\w][\w.-]*")
+_IMAGE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)*[a-z][a-z0-9._-]{2,}:[\w][\w.-]*")
 # An instance type, with or without the "ml." that SageMaker's names carry.
 _TYPE = re.compile(r"(?<![\w.])(?:ml\.)?([a-z][a-z0-9]*\.\d*xlarge)\b")
 
@@ -42,7 +42,8 @@ def _ami(text: str) -> str | None:
 def driver_below_image(evidence: Evidence) -> str:
     """The finding that the named image's CUDA is beyond the driver of the named GPU type, or empty."""
     text = "\n".join(item.text for item in evidence.items)
-    images = {uri for m in _IMAGE.finditer(text) if image_cuda(uri := _as_sagemakers(m.group()))}
+    references = {_as_sagemakers(m.group()) for m in _IMAGE.finditer(text)}
+    images = {uri for uri in references if image_cuda(uri)}
     types = {f"ml.{t}" for t in _TYPE.findall(text)}
     if evidence.instance_type:
         types.add(evidence.instance_type)

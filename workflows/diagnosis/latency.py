@@ -55,6 +55,7 @@ _FIRST_ONLY = (
     ),
 )
 _LATER_ONLY = re.compile(f"(?:{_LATER_EN}|{_LATER_KO}){_MILLIS}", re.IGNORECASE)
+_SAYS_FIRST = re.compile(r"first|첫", re.IGNORECASE)  # what every first-call reading needs, found cheaply
 # A request log's line for one invocation and the milliseconds it took.
 _INVOCATION_MS = re.compile(r"/invocations\b.{0,40}?\b(?P<ms>\d+(?:\.\d+)?)\s*ms\b")
 # Seconds against milliseconds: a first call this slow, and calls after it this fast.
@@ -148,6 +149,8 @@ def worst_tail(lines: list[str]) -> tuple[Run, tuple[float, float, float]] | Non
 
 def first_call_seconds(line: str) -> list[re.Match[str]]:
     """Where the line says a first call took seconds, the calls after it left to another line."""
+    if not _SAYS_FIRST.search(line):
+        return []
     return [m for p in _FIRST_ONLY for m in p.finditer(line) if float(m.group("cold")) >= MIN_COLD_S]
 
 
@@ -167,6 +170,8 @@ def first_invocation_cold(lines: list[str]) -> str:
 
 def cold_first_calls(line: str) -> list[re.Match[str]]:
     """Where the line says a first call took seconds and the calls after it milliseconds."""
+    if not _SAYS_FIRST.search(line):
+        return []
     return [
         m
         for pattern in _FIRST_CALL

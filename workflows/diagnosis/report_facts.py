@@ -25,14 +25,19 @@ def cold_tail(evidence: Evidence) -> bool | None:
     return any(run.tail for run in found) if found else None
 
 
+def report_rows(evidence: Evidence) -> list[str]:
+    """The lines a report's rows can be: what was pasted as text, not a server's log lines."""
+    return [item.text for item in evidence.items if not item.whole and item.source == "text"]
+
+
 def list_one_by_one(evidence: Evidence) -> bool | None:
     """A report's list sent without batch_size took about as long as its inputs one at a time."""
-    return True if one_by_one(report_lines(evidence)) else None
+    return True if one_by_one(report_rows(evidence)) else None
 
 
 def short_samples_hide(evidence: Evidence) -> bool | None:
     """A report's natural-length samples ran far faster than the same batch padded."""
-    return True if hidden_by_samples(report_lines(evidence)) else None
+    return True if hidden_by_samples(report_rows(evidence)) else None
 
 
 def scaled_in_slowly(evidence: Evidence) -> bool | None:
@@ -73,7 +78,7 @@ def report_details(evidence: Evidence, values: dict[str, bool | str | None]) -> 
             "run": run.line[:160],
         }
     for name, pair_of in (("list_one_by_one", one_by_one), ("short_samples_hide", hidden_by_samples)):
-        if values.get(name) and (pair := pair_of(lines)):
+        if values.get(name) and (pair := pair_of(report_rows(evidence))):
             details[name] = {"against": pair[0].text[:120], "shown": pair[1].text[:120]}
     if values.get("scaled_in_slowly") and (scale_in := slow_scale_in(lines)):
         details["scaled_in_slowly"] = {
