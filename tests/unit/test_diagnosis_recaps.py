@@ -1,7 +1,9 @@
 """Recaps, shared endpoints and causes left open: a closed postmortem and a forwarded warning that leaves nothing to
 do dismiss what they quote; the past perfect, a past sprint and another project's tracker recall or report someone
 else's; a component short on an endpoint it shares with others leaves memory open; a worker's death shown where the
-endpoint's kind is unknown leaves serverless memory open under a read timeout; NGC's Triton image is SageMaker's."""
+endpoint's kind is unknown leaves serverless memory open under a read timeout; NGC's Triton image is SageMaker's; a
+stall under an image beyond the driver leaves F20 open; copies short on an instance they fit leave F10 open; a
+closed ticket and a status "as of" a date settle or date the recap before them."""
 
 from __future__ import annotations
 
@@ -13,6 +15,10 @@ from workflows.diagnosis.paste import evidence_from_paste
 
 def _diagnosed(text: str):  # noqa: ANN202 - the Diagnosis model
     return diagnose(evidence_from_paste(text, origin="ticket"))
+
+
+def _diagnosed_id(text: str) -> str:
+    return _diagnosed(text).id
 
 
 def test_a_closed_postmortem_quotes_a_settled_failure() -> None:
@@ -145,3 +151,77 @@ def test_last_weekday_a_past_heading_and_other_peoples_reports_recall() -> None:
         ).id
         == "unknown"
     )
+
+
+def test_a_stall_with_an_image_beyond_the_default_drivers_cuda_leaves_the_driver_open() -> None:
+    record = "\n".join(
+        [
+            '{"EndpointName": "xnli", "EndpointStatus": "Creating",',
+            ' "CreationTime": "2026-12-01T10:00:00Z", "LastModifiedTime": "2026-12-01T10:00:01Z"}',
+            "Still Creating after 55 minutes on ml.g5.2xlarge, no log group.",
+        ]
+    )
+    newer = f"{record}\nImage: sagemaker-tritonserver:26.05-py3, no InferenceAmiVersion in the config."
+    diagnosis = diagnose(evidence_from_paste(newer, origin="ticket"))
+    assert diagnosis.id == "unknown"
+    assert any(line.startswith("[candidate] F20") for line in diagnosis.evidence)
+    # With an AMI whose driver runs that CUDA, or with no image named, the stall stands
+    fixed = newer.replace(
+        "no InferenceAmiVersion in the config", "InferenceAmiVersion al2023-ami-sagemaker-inference-gpu-4-1"
+    )
+    assert _diagnosed_id(fixed) == "F06"
+    assert _diagnosed_id(record) == "F06"
+
+
+def test_a_closed_recap_that_leaves_nothing_to_do_names_nothing() -> None:
+    text = "\n".join(
+        [
+            "[회고] 최적화 경로 정리",
+            "- 그때 olive OrtTransformersOptimization 을 돌렸을 때 19분 동안 결과물이 안 나왔음.",
+            "- optimum 경로로 전환, 변환 23초. 추가 작업 없음.",
+        ]
+    )
+    assert _diagnosed_id(text) == "unknown"
+
+
+def test_a_status_as_of_a_date_dates_the_recap_before_it() -> None:
+    text = "\n".join(
+        [
+            "[사후 보고] 이전 작업 회고",
+            "- 11/08: Triton 이미지 올리면서 error 803 발생 → InferenceAmiVersion 지정으로 해결.",
+            "현재 상태 (12/04 기준): 모든 엔드포인트 InService, 5XX 0건",
+        ]
+    )
+    assert _diagnosed_id(text) == "unknown"
+
+
+def test_copies_short_of_an_instance_they_fit_leave_memory_open() -> None:
+    component = {
+        "InferenceComponentName": "ic",
+        "Specification": {
+            "ComputeResourceRequirements": {
+                "NumberOfAcceleratorDevicesRequired": 1.0,
+                "MinMemoryRequiredInMb": 8192,
+            }
+        },
+        "RuntimeConfig": {"DesiredCopyCount": 3, "CurrentCopyCount": 2},
+        "InferenceComponentStatus": "InService",
+    }
+    shared = (
+        f"{json.dumps(component)}\nThe endpoint runs on one ml.g5.12xlarge shared with two other components."
+    )
+    diagnosis = diagnose(evidence_from_paste(shared, origin="ticket"))
+    assert diagnosis.id == "unknown"
+    assert any(line.startswith("[candidate] F10") for line in diagnosis.evidence)
+    # Three copies of one GPU on a one-GPU instance cannot fit: the GPUs are the limit
+    assert _diagnosed_id(shared.replace("ml.g5.12xlarge", "ml.g5.xlarge")) == "F09"
+
+
+def test_a_closed_ticket_is_a_settled_matter() -> None:
+    text = "\n".join(
+        [
+            "OPS-88 \"No module named 'onnxruntime'\" on emb-cpu   Status: Closed",
+            "Comment: added onnxruntime to code/requirements.txt, redeployed, 500 calls 0 errors.",
+        ]
+    )
+    assert _diagnosed_id(text) == "unknown"

@@ -1,10 +1,9 @@
 """What reports and threads show where no error does: a list run one by one (F31), short samples (F32), a slow
 scale-in timeline (F13), the quantized model's label counts (F29), a first call's seconds told in one message and
-the later calls' milliseconds in another (F18); and the context a stall leaves open (F20 under F06)."""
+the later calls' milliseconds in another or in a request log (F18), percentiles with their own unit (F33), an
+optimizer pass and a pack timed in minutes (F34, F24)."""
 
 from __future__ import annotations
-
-import json
 
 from workflows.diagnosis import diagnose
 from workflows.diagnosis.batching import hidden_by_samples, one_by_one, rows
@@ -152,136 +151,6 @@ def test_a_first_calls_seconds_and_the_later_calls_milliseconds_in_two_messages_
     assert _named("\n".join(text.splitlines()[:2])) != "F18"
 
 
-def test_a_stall_with_an_image_beyond_the_default_drivers_cuda_leaves_the_driver_open() -> None:
-    record = "\n".join(
-        [
-            '{"EndpointName": "xnli", "EndpointStatus": "Creating",',
-            ' "CreationTime": "2026-12-01T10:00:00Z", "LastModifiedTime": "2026-12-01T10:00:01Z"}',
-            "Still Creating after 55 minutes on ml.g5.2xlarge, no log group.",
-        ]
-    )
-    newer = f"{record}\nImage: sagemaker-tritonserver:26.05-py3, no InferenceAmiVersion in the config."
-    diagnosis = diagnose(evidence_from_paste(newer, origin="ticket"))
-    assert diagnosis.id == "unknown"
-    assert any(line.startswith("[candidate] F20") for line in diagnosis.evidence)
-    # With an AMI whose driver runs that CUDA, or with no image named, the stall stands
-    fixed = newer.replace(
-        "no InferenceAmiVersion in the config", "InferenceAmiVersion al2023-ami-sagemaker-inference-gpu-4-1"
-    )
-    assert _named(fixed) == "F06"
-    assert _named(record) == "F06"
-
-
-def test_a_korean_title_tag_leaves_the_title_a_persons_question() -> None:
-    assert (
-        _named("[질문] 멀티 컨테이너 엔드포인트 Worker died 다시 날 수 있나요?\n48시간 동안 5XX 0건.")
-        == "unknown"
-    )
-
-
-def test_a_reply_under_mail_quote_marks_is_read() -> None:
-    text = "\n".join(
-        [
-            "Subject: FYI: vLLM /score 404 on the search team's reranker",
-            "Please check whether we are hit too.",
-            "> Reply: we serve with the HF DLC, not vLLM; all pair requests return 200. Nothing to do on our side.",
-        ]
-    )
-    diagnosis = diagnose(evidence_from_paste(text, origin="mail"))
-    assert diagnosis.id == "unknown"
-    assert any("Nothing to do" in line for line in diagnosis.evidence)
-
-
-def test_a_cell_the_cli_table_wraps_over_rows_is_read_whole() -> None:
-    text = "\n".join(
-        [
-            "|                         DescribeStackEvents                          |",
-            "+----------------+----------------+------------------------------------+",
-            "|  LogicalId     |  Status        |  Reason                            |",
-            "+----------------+----------------+------------------------------------+",
-            "|  Component    |  CREATE_FAILED |  Resource handler returned message:|",
-            '|                |                |  "There is not enough memory       |',
-            "|                |                |  available for this Inference      |",
-            '|                |                |  Component."                       |',
-            "+----------------+----------------+------------------------------------+",
-        ]
-    )
-    assert _named(text) == "F10"
-
-
-def test_onnxruntimes_older_wording_of_an_unknown_input() -> None:
-    text = 'InvokeEndpoint: Received client error (400): "[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Invalid Feed Input Name:token_type_ids"'
-    assert _named(text) == "F03"
-
-
-def test_an_http_reason_phrase_is_no_denial() -> None:
-    text = "\n".join(
-        [
-            "vLLM container, cross-encoder served with runner=pooling:",
-            "POST /score -> HTTP/1.1 404 Not Found",
-            '{"detail":"Not Found"}',
-            "POST /classify -> 200",
-        ]
-    )
-    assert _named(text) == "F27"
-
-
-def test_an_incidents_custom_details_and_a_record_inside_its_body_are_read() -> None:
-    details = {
-        "messages": [
-            {
-                "event": "incident.trigger",
-                "incident": {"title": "triton-g6 endpoint creation failed"},
-                "log_entries": [
-                    {
-                        "type": "trigger_log_entry",
-                        "channel": {
-                            "type": "api",
-                            "details": {
-                                "note": "last log line: System has unsupported display driver / cuda driver combination (error 803)"
-                            },
-                        },
-                    }
-                ],
-            }
-        ]
-    }
-    assert _named(json.dumps(details)) == "F20"
-    record = json.dumps(
-        {
-            "EndpointName": "e",
-            "EndpointStatus": "Creating",
-            "CreationTime": "2026-11-14T02:03:41Z",
-            "LastModifiedTime": "2026-11-14T02:03:42Z",
-        },
-        indent=2,
-    )
-    body = {
-        "event": {
-            "event_type": "incident.triggered",
-            "data": {
-                "type": "incident",
-                "title": "e still Creating after 45m",
-                "body": {"details": f"watchdog snapshot:\n{record}\nno ProductionVariants key, quota fine"},
-            },
-        }
-    }
-    assert _named(json.dumps(body)) == "F06"
-
-
-def test_a_querys_list_of_values_is_read() -> None:
-    text = "\n".join(
-        [
-            "$ aws sagemaker describe-inference-component --inference-component-name ic --query '[InferenceComponentStatus,FailureReason]'",
-            "[",
-            '    "Failed",',
-            '    "There is not enough memory available for this Inference Component."',
-            "]",
-        ]
-    )
-    assert _named(text) == "F10"
-
-
 def test_a_request_log_whose_first_invocation_took_seconds_on_lmi() -> None:
     text = "\n".join(
         [
@@ -323,83 +192,6 @@ def test_an_optimizer_pass_timed_in_minutes_and_a_pack_timed_by_the_shell() -> N
     )
     assert _named(pack) == "F24"
     assert _named(pack.replace("0m48.113s", "0m3.210s")) != "F24"
-
-
-def test_a_closed_recap_that_leaves_nothing_to_do_names_nothing() -> None:
-    text = "\n".join(
-        [
-            "[회고] 최적화 경로 정리",
-            "- 그때 olive OrtTransformersOptimization 을 돌렸을 때 19분 동안 결과물이 안 나왔음.",
-            "- optimum 경로로 전환, 변환 23초. 추가 작업 없음.",
-        ]
-    )
-    assert _named(text) == "unknown"
-
-
-def test_a_filter_pattern_on_a_commands_continued_line_was_searched_for() -> None:
-    text = "\n".join(
-        [
-            "$ aws logs filter-log-events --log-group-name /aws/sagemaker/Endpoints/emb \\",
-            "    --filter-pattern '?\"Worker died\" ?\"No module named\"' --query 'events[].message'",
-            "[]",
-            "# nothing found, smoke test passed",
-        ]
-    )
-    assert _named(text) == "unknown"
-
-
-def test_a_count_of_none_in_the_next_cell_denies() -> None:
-    text = "\n".join(['"kind","n"', '"Model loaded","2"', '"Worker died","0"', '"error 803","0"'])
-    assert _named(text) == "unknown"
-    assert _named(text.replace('"error 803","0"', '"error 803","3"')) == "F20"
-
-
-def test_a_status_as_of_a_date_dates_the_recap_before_it() -> None:
-    text = "\n".join(
-        [
-            "[사후 보고] 이전 작업 회고",
-            "- 11/08: Triton 이미지 올리면서 error 803 발생 → InferenceAmiVersion 지정으로 해결.",
-            "현재 상태 (12/04 기준): 모든 엔드포인트 InService, 5XX 0건",
-        ]
-    )
-    assert _named(text) == "unknown"
-
-
-def test_instance_or_serverless_as_alternatives_says_neither() -> None:
-    text = "bench: warmup 3, p50 40 ms / p90 55 ms / p99 7,900 ms. I don't know the config (instance or serverless)."
-    assert _named(text) == "unknown"
-
-
-def test_copies_short_of_an_instance_they_fit_leave_memory_open() -> None:
-    component = {
-        "InferenceComponentName": "ic",
-        "Specification": {
-            "ComputeResourceRequirements": {
-                "NumberOfAcceleratorDevicesRequired": 1.0,
-                "MinMemoryRequiredInMb": 8192,
-            }
-        },
-        "RuntimeConfig": {"DesiredCopyCount": 3, "CurrentCopyCount": 2},
-        "InferenceComponentStatus": "InService",
-    }
-    shared = (
-        f"{json.dumps(component)}\nThe endpoint runs on one ml.g5.12xlarge shared with two other components."
-    )
-    diagnosis = diagnose(evidence_from_paste(shared, origin="ticket"))
-    assert diagnosis.id == "unknown"
-    assert any(line.startswith("[candidate] F10") for line in diagnosis.evidence)
-    # Three copies of one GPU on a one-GPU instance cannot fit: the GPUs are the limit
-    assert _named(shared.replace("ml.g5.12xlarge", "ml.g5.xlarge")) == "F09"
-
-
-def test_a_closed_ticket_is_a_settled_matter() -> None:
-    text = "\n".join(
-        [
-            "OPS-88 \"No module named 'onnxruntime'\" on emb-cpu   Status: Closed",
-            "Comment: added onnxruntime to code/requirements.txt, redeployed, 500 calls 0 errors.",
-        ]
-    )
-    assert _named(text) == "unknown"
 
 
 def test_named_payloads_and_a_space_aligned_table() -> None:
