@@ -57,19 +57,9 @@ def dismissal(evidence: Evidence) -> str:
     a dismissal, or empty."""
     if said := _said(evidence, _DISMISSAL):
         return said
-    if _contested(evidence):
+    if _said(evidence, _DISMISSAL, ("negated", "hypothetical")):
         return ""  # "Is this a false alarm?", "Not a false alarm": a person keeps the failure open
     return evidence.settled or _resolved_mail(evidence)
-
-
-def _contested(evidence: Evidence) -> bool:
-    """A person asks about a dismissal or denies it."""
-    return any(
-        reading_of(item, found).polarity in ("negated", "hypothetical")
-        for item in evidence.items
-        if item.prose and not item.whole
-        for found in _DISMISSAL.finditer(item.text)
-    )
 
 
 def _resolved_mail(evidence: Evidence) -> str:
@@ -83,11 +73,12 @@ def undecided(evidence: Evidence) -> str:
     return _said(evidence, _UNDECIDED)
 
 
-def _said(evidence: Evidence, phrase: re.Pattern[str]) -> str:
+def _said(evidence: Evidence, phrase: re.Pattern[str], polarities: tuple[str, ...] = ("affirmed",)) -> str:
+    """The first person's line that holds ``phrase`` in one of ``polarities`` (affirmed: said, not asked)."""
     for item in evidence.items:
         if not item.prose or item.whole:
             continue
         for found in phrase.finditer(item.text):
-            if reading_of(item, found).polarity == "affirmed":
+            if reading_of(item, found).polarity in polarities:
                 return item.text
     return ""

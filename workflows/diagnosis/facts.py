@@ -27,7 +27,7 @@ from workflows.diagnosis.outputs import (
     resolved_architecture,
     served_model_mismatch,
 )
-from workflows.diagnosis.placement import own_copies_fit
+from workflows.diagnosis.placement import own_copies_fit, shortfall
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.diagnosis.report_facts import (
     cold_tail,
@@ -199,11 +199,10 @@ def copies_short(evidence: Evidence) -> FactValue:
         return None
     pending = False
     for component in evidence.inference_components:
-        runtime = component.get("RuntimeConfig") or {}
-        desired, current = runtime.get("DesiredCopyCount"), runtime.get("CurrentCopyCount")
-        if not (isinstance(desired, int) and isinstance(current, int) and current < desired):
+        counts = shortfall(component)
+        if counts is None:
             continue
-        if current == 0 and component.get("InferenceComponentStatus") in ("Creating", "Updating"):
+        if counts[1] == 0 and component.get("InferenceComponentStatus") in ("Creating", "Updating"):
             pending = True
             continue
         return True

@@ -26,16 +26,20 @@ _SHARED = re.compile(
 _PLACED_FEWER = re.compile(r"able to deploy \d+ out of \d+ requested cop(?:y|ies)")
 
 
+def shortfall(component: dict[str, Any]) -> tuple[int, int] | None:
+    """A component record's (desired, current) copies where it placed fewer than it asked for, else None."""
+    runtime = component.get("RuntimeConfig") or {}
+    desired, current = runtime.get("DesiredCopyCount"), runtime.get("CurrentCopyCount")
+    if isinstance(desired, int) and isinstance(current, int) and current < desired:
+        return desired, current
+    return None
+
+
 def _short(evidence: Evidence) -> bool:
     """A component placed fewer copies than it asked for: its record, or SageMaker's reason saying so."""
     if any(_PLACED_FEWER.search(item.text) for item in evidence.items):
         return True
-    for component in evidence.inference_components:
-        runtime = component.get("RuntimeConfig") or {}
-        desired, current = runtime.get("DesiredCopyCount"), runtime.get("CurrentCopyCount")
-        if isinstance(desired, int) and isinstance(current, int) and current < desired:
-            return True
-    return False
+    return any(shortfall(component) for component in evidence.inference_components)
 
 
 def _number(value: Any) -> float:
@@ -51,10 +55,10 @@ def own_copies_fit(evidence: Evidence) -> bool | None:
     if row is None or not row.gpus:
         return True if shared and _short(evidence) else None
     for component in evidence.inference_components:
-        runtime = component.get("RuntimeConfig") or {}
-        desired, current = runtime.get("DesiredCopyCount"), runtime.get("CurrentCopyCount")
-        if not (isinstance(desired, int) and isinstance(current, int) and 0 < current < desired):
+        counts = shortfall(component)
+        if counts is None or counts[1] == 0:
             continue
+        desired = counts[0]
         needs = (component.get("Specification") or {}).get("ComputeResourceRequirements") or {}
         devices = _number(needs.get("NumberOfAcceleratorDevicesRequired")) or 1.0
         memory = _number(needs.get("MinMemoryRequiredInMb"))
