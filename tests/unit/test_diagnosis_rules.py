@@ -24,7 +24,6 @@ FIELD_CASES = [
     ("F10", "lower_ic_memory", ft.F10_FIELD, None),
     ("F12", "retry_with_backoff", ft.F12_FIELD, None),
     ("F14", "next_memory_size", ft.F14_FIELD_LOG, "serverless"),
-    ("F15", "retry_with_backoff", ft.F14_FIELD_CLIENT, "realtime"),
     ("F17", "add_requirement", ft.F17_FIELD, "lmi"),
     ("F17", "add_requirement", ft.F17_FIELD_PEFT, "lmi"),
     ("F19", "fail", ft.F19_FIELD, None),
@@ -154,11 +153,12 @@ def test_worker_died_is_f02_on_realtime_f14_on_serverless_and_ambiguous_without_
 def test_a_serverless_read_timeout_is_decided_by_the_endpoints_log_group() -> None:
     # Given only the client's read timeout
     text = 'ReadTimeoutError: Read timeout on endpoint URL: "https://runtime.sagemaker.eu-central-1.amazonaws.com/endpoints/emb/invocations"'
-    # Then on a real-time endpoint it is a cold start past the timeout
-    assert (text_diagnosis(text, "realtime").id, text_diagnosis(text, "realtime").action) == (
-        "F15",
-        "retry_with_backoff",
-    )
+    # Then on a real-time endpoint it is no cold start, and the mode (the HF container, neither LMI nor TensorRT)
+    # leaves no cause of its own open: unknown, serverless memory not among the candidates
+    realtime = text_diagnosis(text, "realtime")
+    assert realtime.id == "unknown"
+    candidates = " ".join(line for line in realtime.evidence if line.startswith("[candidate]"))
+    assert "F15" in candidates and "F14" not in candidates and "F18" not in candidates
     # And on serverless, pasted alone, it is unknown: a worker dying for memory leaves the client the same
     # timeout (F14), and the endpoint's log group decides
     pasted = text_diagnosis(text, "serverless")

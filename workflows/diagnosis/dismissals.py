@@ -23,7 +23,7 @@ _DISMISSAL = re.compile(
     r"\bfalse (?:alarm|positive|alert)s?\b"
     r"|\bnot an? (?:real|actual|genuine) (?:outage|incident|failure|issue|problem|alert)\b"
     r"|\bno (?:real|actual) (?:outage|incident|failure|issue|problem|impact)\b"
-    r"|\bnothing to (?:fix|do)\b|\bno action (?:needed|required)\b|\bnothing is broken\b"
+    r"|\bnothing (?:(?:for|on) (?:us|me|our side) )?to (?:fix|do)\b|\bno action (?:needed|required)\b|\bnothing is broken\b"
     r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|재발(?:은|이)?\s*(?:아님|아닙니다|아니)"
     r"|(?:추가\s*)?(?:조치|작업)\s*(?:없음|불필요|필요\s*없)|재발\s*(?:없|안\s*(?:됨|함|했))"
     r"|(?:우리가|저희가)?\s*할\s*(?:건|게|것은?|일은?)\s*없"
@@ -31,6 +31,7 @@ _DISMISSAL = re.compile(
     r"|(?:우리|저희)\s*(?:쪽|계정|팀|서비스|엔드포인트)?\s*(?:은|는|엔|에는)?\s*(?:해당|영향)\s*(?:없|아님)"
     r"|\b(?:we are|we're|we were|our (?:account|endpoint|side|team) (?:is|was)) (?:not|un)\s?affected\b"
     r"|\bno impact (?:on|for) (?:us|our)\b|\bdoes(?:n't| not) affect us\b"
+    r"|\b(?:their|another team's|another|a different) (?:account|team|endpoint|service)\b[^.;]{0,20}\bnot ours\b"
     # A ticket closed as solved: what it shows is a matter settled, not one to diagnose now.
     r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
     r"|\((?:closed|resolved)\)|\[(?:closed|종료|해결)\]"

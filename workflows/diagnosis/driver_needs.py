@@ -20,6 +20,9 @@ from workflows.preflight.instances import instance
 # An image reference with a tag: an ECR URI, or a repository and tag as people write them
 # ("sagemaker-tritonserver:26.05-py3").
 _IMAGE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)*[a-z][a-z0-9._-]{2,}:[\w][\w.-]*")
+# ... or written with a space for the colon ("이미지 tritonserver 26.05-py3"): only a version-like tag, and the
+# image table keeps only the references it knows.
+_IMAGE_SPACED = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[a-z][a-z0-9._-]{2,})[ \t]+(\d+\.\d+[\w.-]*)")
 # An instance type, with or without the "ml." that SageMaker's names carry.
 _TYPE = re.compile(r"(?<![\w.])(?:ml\.)?([a-z][a-z0-9]*\.\d*xlarge)\b")
 
@@ -43,6 +46,7 @@ def driver_below_image(evidence: Evidence) -> str:
     """The finding that the named image's CUDA is beyond the driver of the named GPU type, or empty."""
     text = "\n".join(item.text for item in evidence.items)
     references = {_as_sagemakers(m.group()) for m in _IMAGE.finditer(text)}
+    references |= {_as_sagemakers(f"{m[1]}:{m[2]}") for m in _IMAGE_SPACED.finditer(text)}
     images = {uri for uri in references if image_cuda(uri)}
     types = {f"ml.{t}" for t in _TYPE.findall(text)}
     if evidence.instance_type:

@@ -226,6 +226,8 @@ class Matcher:
             if outcome.holds:
                 shown = ", ".join(outcome.quotes) or str(condition.fact or condition.pattern)
                 for cause in (r for r in self.rules.rules if rule.id in r.causes and "{" not in r.id):
+                    if any(self.evaluate(c, cause.sources).holds is False for c in cause.requires):
+                        continue  # its context is known not to hold: F14 needs a serverless endpoint
                     self.open_causes.setdefault(
                         cause.id, f"{rule.id}'s own explanation is in doubt ({shown})"
                     )

@@ -21,6 +21,7 @@ import json
 import re
 from datetime import datetime
 
+from workflows.diagnosis import ocr
 from workflows.diagnosis.dating import latest_date, recalled
 from workflows.diagnosis.documents import (
     CLIENT_TRACEBACK,
@@ -198,8 +199,10 @@ def _tracebacks(reading: Reading) -> None:
             end = index + 1
             while end < len(lines) and (lines[end] or "") and _TRACEBACK_FRAME.match(lines[end] or ""):
                 end += 1
-            while end < len(lines) and (lines[end] or "").strip() and not LOG_LINE.match(lines[end] or ""):
-                end += 1  # the exception line, and a message wrapped after it
+            if end < len(lines) and (lines[end] or "").strip() and not LOG_LINE.match(lines[end] or ""):
+                end += 1  # the exception line
+            while end < len(lines) and _open(lines[index:end]) and _continues(lines[end]):
+                end += 1  # a message wrapped after it
             block = [(i, lines[i] or "") for i in range(index, end) if lines[i] is not None]
             _client_block(reading, block)
             for consumed in range(index, end):
@@ -329,6 +332,10 @@ def evidence_from_paste(
         The evidence, with ``forms`` naming each form found.
     """
     evidence = Evidence(hosting_mode=hosting_mode, observed_at=observed_at)
+    if ocr.signalled(text):
+        text, changes = ocr.corrected(text)
+        if changes:
+            evidence.notes.append(f"read as OCR'd text, words put back: {', '.join(changes[:8])}")
     reading = Reading(evidence, origin, list(text.splitlines()), original=text.splitlines())
     spans = {span.first: span for span in json_spans(text)}
     for span in spans.values():

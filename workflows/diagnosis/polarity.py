@@ -270,8 +270,10 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
     for pattern, kind in _POST_RE + _KO_POST_RE:
         for match in found(pattern):
             end = index_at(match.start())
-            end += end < len(tokens) and tokens[end].start < match.start()  # glued: "OOM인가요"
+            glued = end < len(tokens) and tokens[end].start < match.start()  # "OOM인가요", "실패했었음"
+            # The word the trigger is glued to takes no place in the window.
             first = _backward(end, words, commas)
+            end += glued
             if ko.COPULA_NEGATION.match(match.group()):
                 first = _complement(tokens, first, end)
             add(kind, first, end, match.group())

@@ -73,6 +73,8 @@ def listing(evidence: Evidence) -> str:
                 if _MISSING.search(item.text[max(0, mention.start() - 20) : mention.end()]):
                     continue  # the import error quoted again, not the file's content
                 sentence = _sentence_around(item.text, mention.start())
+                if not _REQUIREMENTS.search(sentence):
+                    continue  # another sentence of the line: "inference.py does `import onnxruntime`."
                 before = _INSISTED.search(sentence) or (
                     _ADDED_BEFORE.search(sentence) and not _SUCCESS.search(sentence)
                 )
