@@ -2,7 +2,8 @@
 Korean trigger glued to its verb reaches as far back as a free one; a forwarded problem of another account leaves
 nothing to do; a cut-off placement cause, a real-time endpoint's read timeout and an image written with a space leave
 causes open; the sentence that names the requirements file is the one that lists; OCR's misread words are put back;
-the Korean collapse with its quantifier first."""
+the Korean collapse with its quantifier first; a contracted negation, a checklist box, a ticket closed as concluded, a
+search that found none, serverless named beside another kind, and copies short on several GPUs."""
 
 from __future__ import annotations
 
@@ -115,3 +116,61 @@ def test_ocrs_misread_words_are_put_back_where_the_paste_says_it_came_through_oc
 def test_a_korean_collapse_with_its_quantifier_before_the_label() -> None:
     text = "quantize_dynamic 후 검증셋 300건 전부 contradiction 예측. fp32 는 정상 (0.85)."
     assert _diagnosed(text).id == "F29"
+
+
+def test_a_contracted_negation_denies_what_follows_it() -> None:
+    text = "\n".join(
+        [
+            "aws_sagemaker_endpoint.emb: Creation complete after 8m2s [id=emb-g5]",
+            "Apply complete! Resources: 1 added, 0 changed, 0 destroyed.",
+            "# pinned InferenceAmiVersion so we don't hit error 803 like the dev stack did",
+        ]
+    )
+    assert _diagnosed(text).id != "F20"
+
+
+def test_a_checklist_box_opens_a_persons_line() -> None:
+    text = "\n".join(
+        [
+            "Inference component emb-ic: InService, copies 2 of 2, accelerator devices 1",
+            '[v] "Number of accelerator devices required must be specified" 에러 재발 없음',
+            "[x] smoke test 10건 200",
+        ]
+    )
+    assert _diagnosed(text).id != "F08"
+
+
+def test_a_korean_ticket_closed_as_concluded_recalls_its_cause_at_the_time() -> None:
+    text = "\n".join(
+        [
+            "[종결] 엔드포인트 생성 실패 건",
+            "1. 접수 당시 원인: ResourceLimitExceeded ('ml.g6.xlarge for endpoint usage' 0 Instances)",
+            "2. 증설 승인 후 재배포, InService. 티켓 종결합니다.",
+        ]
+    )
+    assert _diagnosed(text).id == "unknown"
+
+
+def test_what_a_search_found_none_of_is_denied_across_its_list() -> None:
+    from workflows.diagnosis.polarity import polarity
+
+    line = "로그 그룹에서 `Worker died` / `Killed` / `OutOfMemory` 전부 검색했는데 0건."
+    at = line.index("Worker")
+    assert polarity(line, at, at + len("Worker died")).polarity == "negated"
+
+
+def test_serverless_named_beside_another_kind_of_endpoint_does_not_say_which_one_failed() -> None:
+    text = "\n".join(
+        [
+            "2026-12-01T10:00:07,112 [WARN ] W-9000-model_1.0 org.pytorch.serve.wlm.BatchAggregator - Load model "
+            "failed: model, error: Worker died.",
+            "이 모델은 serverless 하나랑 c6i 코호스트 하나에 떠 있어서 어느 쪽 로그인지 확인 중",
+        ]
+    )
+    assert _diagnosed(text).id == "unknown"
+
+
+def test_copies_short_on_several_gpus_leave_memory_open_and_on_one_gpu_stay_the_gpu_cap() -> None:
+    reason = 'FailureReason: "SageMaker was able to deploy 1 out of 3 requested copies."'
+    assert _diagnosed(f"{reason}\nendpoint on ml.g6.12xlarge").id == "unknown"
+    assert _diagnosed(f"{reason}\nendpoint on ml.g5.xlarge").id == "F09"

@@ -34,8 +34,8 @@ _DISMISSAL = re.compile(
     r"|\b(?:their|another team's|another|a different) (?:account|team|endpoint|service)\b[^.;]{0,20}\bnot ours\b"
     # A ticket closed as solved: what it shows is a matter settled, not one to diagnose now.
     r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
-    r"|\((?:closed|resolved)\)|\[(?:closed|종료|해결)\]"
-    r"|상태\s*:\s*(?:종료|해결|완료)",
+    r"|\((?:closed|resolved)\)|\[(?:closed|종료|종결|해결)\]"
+    r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을\s*)?(?:종결|종료|닫)",
     re.IGNORECASE,
 )
 

@@ -70,7 +70,8 @@ _COHOST_MARK = re.compile(
 _SERVERLESS_WORD = re.compile(
     r"(?<!real-time )(?<!real-time or )(?<!real-time and )(?<!real-time/)(?<!실시간/)"
     r"(?<!instance or )(?<!instances or )(?<!instance/)(?<!인스턴스/)"
-    r"(?:\bserverless\b|서버리스)(?!\s*(?:랑|이랑|와|과|and|or|/|,)\s*(?:real-?time|실시간|instance|인스턴스))",
+    r"(?:\bserverless\b|서버리스)(?!\s*(?:하나|one|endpoint|엔드포인트)?\s*(?:랑|이랑|와|과|and|or|/|,)\s*"
+    r"(?:real-?time|실시간|instance|인스턴스|코호스트|co-?host|(?:ml\.)?[a-z]\d+[a-z]*\b))",
     re.IGNORECASE,
 )
 _COMPONENT_MARK = re.compile(r"\binference ?component|InferenceComponentName", re.IGNORECASE)

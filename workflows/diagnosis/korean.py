@@ -31,9 +31,11 @@ UNCERTAIN_POST = (
 CONDITION = re.compile(r"\w*(?:이면|라면|으면|다면|면)$")
 HISTORICAL = (
     r"저번|지난번|지난달|지난주|지난\s*(?:주|분기|스프린트|배포|릴리스|sprint|release)|예전에|이전에|전에는|작년|어제|어젯밤"
-    r"|간밤|지난밤|그저께|엊그제|[1-4]\s*분기|과거"
+    r"|간밤|지난밤|그저께|엊그제|[1-4]\s*분기|과거|당시"
 )
 CLAUSE_END = re.compile(r"\w(?:는데|은데|인데|지만|데도|고서)$")
+# A search's clause is what its result reports on: "Worker died / OOM 전부 검색했는데 0건" denies what was searched.
+SEARCHED = re.compile(r"^(?:검색|조회|찾아\s*봤|찾아봤|찾았|grep)\w*(?:는데|은데)$")
 CONJUNCTION = re.compile(r"그런데|근데|하지만|그러나|그래서|그리고")
 # The copula's negation ("A가 B가 아닌 C", "B는 아님") denies its complement: the nearest phrase marked
 # by a case particle before it, with that phrase's modifiers. A phrase marked before that one is another

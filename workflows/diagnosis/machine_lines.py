@@ -7,13 +7,14 @@ import re
 
 # Lines software writes: a timestamp or epoch, a log level, a glog prefix, a JSON or YAML field, a
 # traceback frame, an exception's name, a client's error, a shell prompt and what follows a program name. A
-# ticket's title tag in Korean ("[질문] ...", "[장애 공유] ...") is a person's, not a JSON array's opening.
+# ticket's title tag in Korean ("[질문] ...", "[장애 공유] ...") and a checklist's box ("[v] ...", "[x] ...") are
+# a person's, not a JSON array's opening.
 _MACHINE = re.compile(
     r"^\s*(?:"
     r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d{10,13}\b|\[?\d\d:\d\d:\d\d[,.\]]"
     r"|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL|TRACE|NOTICE)\b\s*\]?[:\s-]"
     r"|[EIWF]\d{4} \d\d:\d\d:\d\d"
-    r"|\[(?![가-힣][가-힣 ]*\]\s)|[{\]}]|\"[\w.-]+\"\s*:"
+    r"|\[(?![가-힣][가-힣 ]*\]\s)(?![ xXvVoO✓✔✗-]\]\s)|[{\]}]|\"[\w.-]+\"\s*:"
     r"|[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\s*[:=]"
     r"|Traceback \(most recent call last\)|File \"[^\"]+\", line \d+"
     r"|(?:[a-z_][\w]*\.)+[A-Z]\w*(?:Error|Exception|Exceeded|Fault|Warning)\b"

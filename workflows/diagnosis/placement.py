@@ -23,7 +23,7 @@ _SHARED = re.compile(
 )
 
 
-_PLACED_FEWER = re.compile(r"able to deploy \d+ out of \d+ requested cop(?:y|ies)")
+_PLACED_FEWER = re.compile(r"able to deploy (?P<current>\d+) out of (?P<desired>\d+) requested cop(?:y|ies)")
 
 
 def shortfall(component: dict[str, Any]) -> tuple[int, int] | None:
@@ -63,4 +63,9 @@ def own_copies_fit(evidence: Evidence) -> bool | None:
         devices = _number(needs.get("NumberOfAcceleratorDevicesRequired")) or 1.0
         memory = _number(needs.get("MinMemoryRequiredInMb"))
         return desired * devices <= row.gpus and desired * memory <= row.memory_mb
-    return None
+    # Only SageMaker's reason, no record: each copy needs at least one device. On several GPUs, copies that fit by
+    # that count came short of what else the instance holds, devices or memory. On one GPU, whatever else the
+    # endpoint holds takes the only device, so the reason stays the GPU cap's, as the field notes found it.
+    reasons = (_PLACED_FEWER.search(item.text) for item in evidence.items)
+    desired = min((int(found["desired"]) for found in reasons if found), default=0)
+    return desired <= row.gpus if desired and row.gpus > 1 else None

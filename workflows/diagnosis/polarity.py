@@ -32,7 +32,8 @@ Polarity = Literal["affirmed", "negated", "hypothetical", "historical", "other"]
 # NegEx's scope: five words in the original; one more for ops prose's code spans ("'Worker died' lines").
 WINDOW = 6
 
-_WORD = re.compile(r"[^\s,;:()\[\]{}]+")
+# A word holds a letter or a digit: a list's separator ("A / B", "A - B") takes no place in a window.
+_WORD = re.compile(r"[^\s,;:()\[\]{}]*[^\W_][^\s,;:()\[\]{}]*")
 _SENTENCE_END = re.compile(r"[.!?。]+(?=\s|$)|[;]|\s[-–—]\s")
 # Quoted text inside prose: double quotes, code spans, typographic quotes; single quotes only as a
 # pair around words (so "it's" and "don't" are no quotes).
@@ -60,7 +61,7 @@ _NEGATION_PRE = _words(
     "doesn't show", "does not show", "didn't show", "not appear", "not reveal", "not have",
     "doesn't have", "no new", "with no", "without any", "without sign of", "without indication of",
     "rather than", "unremarkable for", "isn't", "wasn't", "aren't", "weren't", "nor", "nobody's", "nobody",
-    "no one's",
+    "no one's", "don't", "doesn't", "didn't", "won't",
 )  # fmt: skip
 _NEGATION_POST = _words(
     "ruled out", "is ruled out", "was ruled out", "are ruled out", "has been ruled out",
@@ -250,7 +251,9 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
     words = {i for i, t in enumerate(tokens) if _TERMINATOR_RE.fullmatch(masked[t.start : t.end])}
     words |= {i for i, t in enumerate(tokens) if ko.CONJUNCTION.fullmatch(t.text)}
     commas = {i for i, t in enumerate(tokens) if masked[t.end : t.end + 1] == ","}
-    commas |= {i for i, t in enumerate(tokens) if ko.CLAUSE_END.search(t.text)}
+    commas |= {
+        i for i, t in enumerate(tokens) if ko.CLAUSE_END.search(t.text) and not ko.SEARCHED.match(t.text)
+    }
     scopes: list[tuple[Polarity, int, int, str]] = []
 
     def index_at(position: int) -> int:
