@@ -31,11 +31,13 @@ _DISMISSAL = re.compile(
     r"|(?:우리|저희)\s*(?:쪽|계정|팀|서비스|엔드포인트)?\s*(?:은|는|엔|에는)?\s*(?:해당|영향)\s*(?:없|아님)"
     r"|\b(?:we are|we're|we were|our (?:account|endpoint|side|team) (?:is|was)) (?:not|un)\s?affected\b"
     r"|\bno impact (?:on|for) (?:us|our)\b|\bdoes(?:n't| not) affect us\b"
+    r"|(?:우리|저희)\s*(?:쪽|팀|서비스)?\s*(?:랑|와|하고|과)\s*(?:는\s*)?무관|\b(?:unrelated|not related) to (?:us|ours)\b"
     r"|\b(?:their|another team's|another|a different) (?:account|team|endpoint|service)\b[^.;]{0,20}\bnot ours\b"
     # A ticket closed as solved: what it shows is a matter settled, not one to diagnose now.
     r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
     r"|\((?:closed|resolved)\)|\[(?:closed|종료|종결|해결)\]"
-    r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을\s*)?(?:종결|종료|닫)",
+    r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을\s*)?(?:종결|종료|닫)"
+    r"|(?:건|문제|이슈|장애)(?:은|는)?\s*(?:조치|해결|처리)\s*(?:완료|됐|되었|됨)|종료\s*보고",
     re.IGNORECASE,
 )
 

@@ -33,6 +33,7 @@ from workflows.diagnosis.report_facts import (
     cold_tail,
     compressed_slowly,
     list_one_by_one,
+    optimizer_unfinished,
     report_details,
     scaled_in_slowly,
     short_samples_hide,
@@ -106,12 +107,26 @@ def serverless(evidence: Evidence) -> FactValue:
     # Serverless runs one container on no instance of the account's: an instance type, an instance
     # id (a log stream is <variant>/<instance-id>) or co-hosted containers tell it is not serverless.
     cohosted = (evidence.container_count or 0) > 1 or co_hosted(evidence) is True
-    known = evidence.hosting_mode or _variants(evidence) or config_variants or evidence.instance_type
+    known = evidence.hosting_mode or _variants(evidence) or config_variants
     if known or evidence.instance_id or cohosted:
         return False
+    if (
+        evidence.instance_type
+    ):  # named in the text; where the text speaks of serverless too, undenied, both kinds
+        return None if _spoken_of(_SERVERLESS_WORD, evidence) else False
     # Where nothing shows the endpoint's instances, a person's word that it is serverless ("서버리스 엔드포인트")
     # tells it; a question or a denial of it does not.
     return True if asserted(_SERVERLESS_WORD, evidence) else None
+
+
+def _spoken_of(marker: re.Pattern[str], evidence: Evidence) -> bool:
+    """A person's line names the marker in any way but a denial ("the serverless template or the c6i one")."""
+    return any(
+        reading_of(item, match).polarity != "negated"
+        for item in evidence.items
+        if item.prose and not item.whole
+        for match in marker.finditer(item.text)
+    )
 
 
 def gpu_instance(evidence: Evidence) -> FactValue:
@@ -334,6 +349,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "cold_first_call": cold_first_call,
     "list_one_by_one": list_one_by_one,
     "compressed_slowly": compressed_slowly,
+    "optimizer_unfinished": optimizer_unfinished,
     "scaled_in_slowly": scaled_in_slowly,
     "short_samples_hide": short_samples_hide,
     "requirements_list_module": requirements_list_module,

@@ -9,7 +9,7 @@ import re
 # or arrived: 나다, 뜨다, 보이다, 찍히다, 생기다, 찾다, 오다 (an alert mail, an error), 받다. Not of other
 # verbs: "통과 못 함" (did not pass) affirms a failure, and so does "안 올라감" (does not go up).
 NOT_SEEN = (
-    r"(?:안|못)\s*(?:났|나|납니|나요|떴|뜨|뜸|떠|보이|보임|보여|봤|봄|찍히|찍힘|찍혀|생기|생김|생겼|찾|찾음"
+    r"(?:안|못)\s*(?:났|남|나|납니|나요|떴|뜨|뜸|떠|보이|보임|보여|봤|봄|찍히|찍힘|찍혀|생기|생김|생겼|찾|찾음"
     r"|왔|옴|와|받)\w*"
 )
 NEGATION_POST = (

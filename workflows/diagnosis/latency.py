@@ -105,12 +105,32 @@ def _values(cells: list[str], header: dict[int, tuple[int, str | None]]) -> dict
     }
 
 
+# A row of a table that lists one figure a line ("max       1,611 ms", "에러      0"): it keeps such a table open.
+_FIGURE_ROW = re.compile(r"^\s*[\w가-힣%.-]{1,20}(?:\s[\w가-힣%.-]{1,20})?\s+[\d,.]+\s*[\w%]{0,4}\s*$")
+
+
 def runs(lines: list[str]) -> list[Run]:
-    """Every run the lines give percentiles for, in order."""
+    """Every run the lines give percentiles for, in order: several on a line, a table's row under its header, or
+    a table that lists one percentile a line ("p50  20.1 ms" then "p99  1,587 ms")."""
     found: list[Run] = []
     header: dict[int, tuple[int, str | None]] = {}  # column -> (percentile, unit)
     csv_header: dict[int, tuple[int, str | None]] = {}
+    listed: dict[int, float] = {}  # a table of one percentile a line, as far as it goes
+    listed_lines: list[str] = []
     for line in lines:
+        single = list(_PERCENTILE.finditer(line))
+        if len(single) == 1 and single[0].start() == len(line) - len(line.lstrip()):
+            m = single[0]
+            declared = _LINE_UNIT.search(line)
+            unit = m.group("unit") or m.group("declared") or (declared and (declared.group("unit") or "ms"))
+            listed[int(m.group("q"))] = _ms(m.group("value"), unit)
+            listed_lines.append(line.strip())
+            continue
+        if listed and _FIGURE_ROW.match(line):
+            continue
+        if len(listed) >= 2:
+            found.append(Run(dict(listed), " / ".join(listed_lines)))
+        listed, listed_lines = {}, []
         if line.count(",") >= 2 and "|" not in line:  # a CSV export: "run,warmup,p50_ms,p99_ms"
             cells = [cell.strip().strip('"') for cell in line.split(",")]
             if len(heads := _columns(cells, _CSV_HEADER_CELL.fullmatch)) >= 2:
@@ -138,6 +158,8 @@ def runs(lines: list[str]) -> list[Run]:
             for m in matches
         }
         found.append(Run(percentiles, line.strip()))
+    if len(listed) >= 2:
+        found.append(Run(dict(listed), " / ".join(listed_lines)))
     return found
 
 

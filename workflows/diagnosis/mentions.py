@@ -17,6 +17,11 @@ _CHECK_PASSED = re.compile(
     re.IGNORECASE,
 )
 
+# A table's header row: four or more cells, each a name and none a figure ('day,invocations,5xx,log_count("Worker
+# died")'). A failure's name there names a column; the rows' figures, not the name, say whether it happened.
+_CELL = r"(?=[\w@.\"-]*[A-Za-z_])[\w@\"][\w@.\"-]*(?:\([^()]{0,40}\))?"
+_HEADER_ROW = re.compile(rf"^\s*{_CELL}(?:\s*,\s*{_CELL}){{3,}}\s*$")
+
 
 def reading_of(item: EvidenceItem, match: re.Match[str]) -> Reading:
     """How ``item`` holds the mention ``match`` found in it: a person's line by its own words, its date and
@@ -25,6 +30,8 @@ def reading_of(item: EvidenceItem, match: re.Match[str]) -> Reading:
     after = item.text[match.end() : match.end() + 80]
     if absent := _FIELD_ABSENT.match(after) or _CHECK_PASSED.match(after):
         return Reading("negated", absent.group().strip(" \"':=,"))
+    if _HEADER_ROW.match(item.text):
+        return Reading("hypothetical", "a column's name")
     if item.prose:
         return polarity(item.text, match.start(), match.end(), section=item.section, recalled=item.recalled)
     return heading_context(item.section)

@@ -97,7 +97,8 @@ _HISTORICAL = _words(
 # prose another team's, another project's, or one read or heard about. Either side of the mention.
 _OTHER = _words(
     "read about", "heard about", "heard of", "read that", "someone else", "somebody else", "another team",
-    "other team", "other teams", "another team's", "another project", "other project", "other projects",
+    "other team", "other teams", "another team's", "other team's", "other teams'", "another project",
+    "another project's", "other project", "other project's", "other projects", "other projects'",
     "another customer", "other customers", "other people", "a blog post", "in a blog", "다른 팀", "다른 프로젝트",
     "남의", "people get", "people hit", "people report", "people reported", "people see", "others hit",
     "others get", "others reported",
@@ -339,7 +340,12 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
 # A count of none right before what it counts: "0 Worker died", "zero 5xx", "0x OOM" (NegEx reads "no X").
 _ZERO_BEFORE = re.compile(r"(?<![\w.,/-])(?:0|zero)\s*(?:x\s*)?[\"'`‘“]?\s*\Z", re.IGNORECASE)
 # A count of none in the next and last cell of its row: '"error 803","0"', "| Worker died | 0 |", "Worker died: 0".
-_ZERO_AFTER = re.compile(r"[\"'`’”]?\s*[,|:=\t]\s*[\"']?(?:0|zero|none)[\"']?\s*\|?\s*$", re.IGNORECASE)
+_ZERO_AFTER = re.compile(
+    r"[\"'`’”]?\s*[,|:=\t]\s*[\"']?(?:0|zero|none)[\"']?\s*\|?\s*$"
+    # ... or a bare count of none after it, in a list of counts: "재시작 0, Worker died 0, 4xx ..."
+    r"|[\"'`’”]?\s+(?:0|zero)\s*(?:건|회|개|times|hits)?(?=\s*[,;)]|\s*$)",
+    re.IGNORECASE,
+)
 
 
 def _listed_before_denial(after: str) -> str:

@@ -1,6 +1,7 @@
 """Facts a report's own figures give where no error does: a list run one by one (F31), short samples that hid the
 cost of long inputs (F32), a scale-in that reached zero half an hour after the last request (F13), a pack at
-gzip's default or top level timed in tens of seconds (F24), a p99 far above the rest of its run (F16, F33). Each is read
+gzip's default or top level timed in tens of seconds (F24), an optimizer pass started and still running after
+minutes (F34), a p99 far above the rest of its run (F16, F33). Each is read
 from the paste's lines (``batching``, ``scale_in``, ``latency``) and shown with the lines that decide it."""
 
 from __future__ import annotations
@@ -63,6 +64,44 @@ def compressed_slowly(evidence: Evidence) -> bool | None:
         ):
             return True
     return None
+
+
+# Olive's log: an optimizer pass that started ("Running pass opt:OrtTransformersOptimization") and no line after it
+# that says it finished ("Pass opt:OrtTransformersOptimization finished in 86.49 seconds").
+_PASS_STARTED = re.compile(r"Running pass (?P<name>[\w.-]+):(?P<kind>\w*Optimi[sz]\w*)")
+_PASS_FINISHED = re.compile(r"Pass (?P<name>[\w.-]+):\w+ finished")
+# The time since, as the paste tells it: a person's "21분 경과", "20분째", "for 25 min", "25 minutes in".
+_MINUTES_SAID = re.compile(
+    r"(?P<m>\d{1,3})\s*분\s*(?:째|경과|넘게|이상|동안|지나)|\b(?:for|after|running|elapsed:?)\s+(?P<en>\d{1,3})\s*min"
+    r"|\b(?P<in>\d{1,3})\s*min(?:ute)?s?\s+(?:in|elapsed|later|and counting)\b",
+    re.IGNORECASE,
+)
+# ... or `ps`'s ELAPSED and `top`'s TIME+ for the process on the row under their header ("20:41", "1:02:03").
+_CLOCK = re.compile(r"^(?:(?P<h>\d+):)?(?P<m>\d{1,3}):\d{2}(?:\.\d+)?$")
+OPTIMIZER_BOUND_MIN = 15.0
+
+
+def _minutes_shown(lines: list[str]) -> float:
+    """The longest time the paste says the work has run, in minutes."""
+    shown = [float(next(v for v in m.groups() if v)) for line in lines for m in _MINUTES_SAID.finditer(line)]
+    for header, row in zip(lines, lines[1:], strict=False):
+        if re.search(r"\bELAPSED\b|\bTIME\+", header) and re.search(r"python|olive", row, re.IGNORECASE):
+            clocks = [c for token in row.split() if (c := _CLOCK.match(token))]
+            shown += [int(c["h"] or 0) * 60 + int(c["m"]) for c in clocks[:1]]
+    return max(shown, default=0.0)
+
+
+def optimizer_unfinished(evidence: Evidence) -> bool | None:
+    """Olive's last optimizer pass started and never finished, and the paste shows it running for
+    OPTIMIZER_BOUND_MIN minutes or more (a pass that takes seconds on an encoder)."""
+    lines = report_lines(evidence)
+    started = [(i, m["name"]) for i, line in enumerate(lines) if (m := _PASS_STARTED.search(line))]
+    if not started:
+        return None
+    index, name = started[-1]
+    if any((f := _PASS_FINISHED.search(line)) and f["name"] == name for line in lines[index:]):
+        return None
+    return True if _minutes_shown(lines) >= OPTIMIZER_BOUND_MIN else None
 
 
 def report_details(evidence: Evidence, values: dict[str, bool | str | None]) -> dict[str, dict[str, str]]:

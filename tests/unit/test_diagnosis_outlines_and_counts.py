@@ -1,0 +1,116 @@
+"""What a person's outline, a table's shape and a count say: a tag of several words and a ticket's key open a
+person's line; another project's tracker, "unrelated to us", a case closed as handled and a closing report set a
+failure aside; "안 남" denies; a column's name is no finding and a count of none after a name denies it; Olive's pass
+that started and runs on for minutes is the optimizer's hang; a table of one percentile a line is a run; serverless
+spoken of beside an instance type leaves the endpoint's kind open."""
+
+from __future__ import annotations
+
+from workflows.diagnosis import diagnose
+from workflows.diagnosis.facts import compute
+from workflows.diagnosis.paste import evidence_from_paste
+
+
+def _evidence(text: str):  # noqa: ANN202 - the Evidence model
+    return evidence_from_paste(text, origin="ticket")
+
+
+def _diagnosed_id(text: str) -> str:
+    return diagnose(_evidence(text)).id
+
+
+def test_a_tag_of_several_words_opens_a_persons_note_that_recalls_and_dismisses() -> None:
+    text = "\n".join(
+        [
+            '{"detail-type":"SageMaker Endpoint State Change","detail":{"EndpointName":"e5","EndpointStatus":"IN_SERVICE"}}',
+            "[note from on-call] the retry after yesterday's ResourceLimitExceeded on ml.g5.xlarge came up. Nothing to do.",
+        ]
+    )
+    assert _diagnosed_id(text) == "unknown"
+
+
+def test_a_ticket_key_opens_a_closing_report() -> None:
+    text = "\n".join(
+        [
+            "[MLOPS-2210] 종료 보고: emb-cohost 500 에러 (Worker died)",
+            "조치: SAGEMAKER_MODEL_SERVER_WORKERS=1 적용 후 재배포, 48시간 재시작 없음.",
+        ]
+    )
+    assert _diagnosed_id(text) == "unknown"
+
+
+def test_another_projects_error_quoted_under_its_label_and_unrelated_to_us() -> None:
+    quoted = "\n".join(
+        [
+            "saw this in another project's tracker:",
+            "> ValueError: Model architectures ['DebertaV2ForSequenceClassification'] are not supported for now.",
+            "Our HF DLC endpoint is fine.",
+        ]
+    )
+    assert _diagnosed_id(quoted) == "unknown"
+    chat = '회계팀 엔드포인트가 "did not pass the ping health check" 로 떨어졌대요. 그건 우리랑 무관, 우리 건 InService.'
+    assert _diagnosed_id(chat) == "unknown"
+
+
+def test_a_case_reported_as_handled_is_settled() -> None:
+    text = 'emb-cohost (ml.c6i.2xlarge): "Worker died" 건은 조치 완료입니다. 재배포 후 MemoryUtilization 최대 52%.'
+    assert _diagnosed_id(text) == "unknown"
+
+
+def test_an_error_that_does_not_occur_in_korean() -> None:
+    text = "[preflight] quota check ... OK\nResourceLimitExceeded 안 남. 예전에 quota 0 리전에 배포한 적 있어서 넣은 체크."
+    assert _diagnosed_id(text) == "unknown"
+
+
+def test_a_columns_name_is_no_finding_and_a_count_of_none_after_a_name_denies_it() -> None:
+    export = "\n".join(
+        [
+            "weekly export, nli-router on ml.c6i.2xlarge x2",
+            'day,invocations,5xx,memory_util_max,log_count("Worker died")',
+            "2026-12-01,1190310,0,62.0,0",
+            "2026-12-02,1204987,0,61.8,0",
+        ]
+    )
+    assert _diagnosed_id(export) == "unknown"
+    assert (
+        _diagnosed_id("nli-router on ml.c6i.2xlarge: restarts 0, Worker died 0, 4xx from a client bug.")
+        == "unknown"
+    )
+    assert _diagnosed_id("nli-router on ml.c6i.2xlarge: Worker died 3 times since 09:00") == "F02"
+
+
+def test_an_olive_pass_that_started_and_runs_on_for_minutes_is_the_optimizers_hang() -> None:
+    log = [
+        "$ olive run --config olive_nli.json",
+        "[2026-11-20 10:00:01,100] [INFO] [engine.py:869:_run_pass] Running pass opt:OrtTransformersOptimization",
+        "$ ps -o pid,etime,%cpu,cmd -p 4410",
+        "    PID     ELAPSED %CPU CMD",
+        "   4410       24:10 99.9 python -m olive run --config olive_nli.json",
+    ]
+    assert _diagnosed_id("\n".join(log)) == "F34"
+    assert _diagnosed_id("\n".join(log).replace("24:10", "02:10")) == "unknown"  # two minutes: still running
+    finished = [
+        *log[:2],
+        "[2026-11-20 10:00:41,000] [INFO] Pass opt:OrtTransformersOptimization finished in 40.1 seconds",
+    ]
+    assert _diagnosed_id("\n".join([*finished, *log[2:]])) == "unknown"
+
+
+def test_a_table_of_one_percentile_a_line_is_a_run() -> None:
+    text = "\n".join(
+        [
+            "부하테스트 (ml.c6i.xlarge 실시간, WORKERS=4, warmup 3)",
+            "p50       19.8 ms",
+            "p90       23.9 ms",
+            "p99       1,402 ms",
+            "max       1,530 ms",
+        ]
+    )
+    assert compute(_evidence(text))["cold_tail"] is True
+    assert _diagnosed_id(text) == "F33"
+
+
+def test_serverless_spoken_of_beside_an_instance_type_leaves_the_kind_open() -> None:
+    both = "nightly bench: the job has two templates, serverless 4096 MB and ml.c6i.xlarge real-time; not logged which ran"
+    assert compute(_evidence(both))["serverless"] is None
+    assert compute(_evidence("bench on ml.c6i.xlarge, real-time"))["serverless"] is False
