@@ -13,6 +13,7 @@ from typing import Any
 
 from workflows.clock import as_datetime
 from workflows.diagnosis.driver_needs import driver_below_image, image_beyond_driver
+from workflows.diagnosis.endpoint_kind import co_hosted, endpoint_variants, records, serverless
 from workflows.diagnosis.evidence import Evidence, EvidenceItem
 from workflows.diagnosis.latency import (
     cold_first_calls,
@@ -60,27 +61,7 @@ _ENGINE_NAMES = {
     "vllm": ("vllm",),
     "triton": ("triton",),
 }
-# Co-hosting as people write it: "multi-container Direct", "cohost endpoint", "container 2개", "two containers".
-_COHOST_MARK = re.compile(
-    r"\bmulti-?container\b|\bco-?host(?:ed|ing|s)?\b|\bDirect mode\b"
-    r"|(?:컨테이너|container)\s*[2-9]\s*개|\b(?:two|three|four|[2-9])\s+containers\b",
-    re.IGNORECASE,
-)
-# A person's word that the endpoint is serverless ("서버리스 엔드포인트", "a serverless endpoint"); not the word
-# paired with real-time or an instance as alternatives ("serverless 랑 real-time 둘 다", "instance or serverless").
-_SERVERLESS_WORD = re.compile(
-    r"(?<!real-time )(?<!real-time or )(?<!real-time and )(?<!real-time/)(?<!실시간/)"
-    r"(?<!instance or )(?<!instances or )(?<!instance/)(?<!인스턴스/)"
-    r"(?:\bserverless\b|서버리스)(?!\s*(?:하나|one|endpoint|엔드포인트)?\s*(?:랑|이랑|와|과|and|or|/|,)\s*"
-    r"(?:real-?time|실시간|instance|인스턴스|코호스트|co-?host|(?:ml\.)?[a-z]\d+[a-z]*\b))",
-    re.IGNORECASE,
-)
 _COMPONENT_MARK = re.compile(r"\binference ?component|InferenceComponentName", re.IGNORECASE)
-
-
-def _records(value: Any) -> list[dict[str, Any]]:
-    """The objects of a list field; anything else a pasted record holds there (text, a number) is no record."""
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
 def _number(value: Any) -> float:
@@ -91,51 +72,13 @@ def _number(value: Any) -> float:
         return 0.0
 
 
-def _variants(evidence: Evidence) -> list[dict[str, Any]]:
-    return _records((evidence.endpoint or {}).get("ProductionVariants"))
-
-
-def serverless(evidence: Evidence) -> FactValue:
-    """The endpoint is serverless: the mode says so, or its variants carry a ServerlessConfig."""
-    if evidence.hosting_mode and "serverless" in evidence.hosting_mode:
-        return True
-    if any(v.get("CurrentServerlessConfig") or v.get("DesiredServerlessConfig") for v in _variants(evidence)):
-        return True
-    config_variants = _records((evidence.endpoint_config or {}).get("ProductionVariants"))
-    if any(v.get("ServerlessConfig") for v in config_variants):
-        return True
-    # Serverless runs one container on no instance of the account's: an instance type, an instance
-    # id (a log stream is <variant>/<instance-id>) or co-hosted containers tell it is not serverless.
-    cohosted = (evidence.container_count or 0) > 1 or co_hosted(evidence) is True
-    known = evidence.hosting_mode or _variants(evidence) or config_variants
-    if known or evidence.instance_id or cohosted:
-        return False
-    if (
-        evidence.instance_type
-    ):  # named in the text; where the text speaks of serverless too, undenied, both kinds
-        return None if _spoken_of(_SERVERLESS_WORD, evidence) else False
-    # Where nothing shows the endpoint's instances, a person's word that it is serverless ("서버리스 엔드포인트")
-    # tells it; a question or a denial of it does not.
-    return True if asserted(_SERVERLESS_WORD, evidence) else None
-
-
-def _spoken_of(marker: re.Pattern[str], evidence: Evidence) -> bool:
-    """A person's line names the marker in any way but a denial ("the serverless template or the c6i one")."""
-    return any(
-        reading_of(item, match).polarity != "negated"
-        for item in evidence.items
-        if item.prose and not item.whole
-        for match in marker.finditer(item.text)
-    )
-
-
 def gpu_instance(evidence: Evidence) -> FactValue:
     return is_gpu_instance(evidence.instance_type) if evidence.instance_type else None
 
 
 def _pools(evidence: Evidence) -> list[str]:
     variants = (evidence.endpoint_config or {}).get("ProductionVariants") or [{}]
-    pools = sorted(_records(variants[0].get("InstancePools")), key=lambda p: _number(p.get("Priority")))
+    pools = sorted(records(variants[0].get("InstancePools")), key=lambda p: _number(p.get("Priority")))
     return [str(pool.get("InstanceType")) for pool in pools]
 
 
@@ -240,15 +183,6 @@ def _engine(name: str) -> Callable[[Evidence], FactValue]:
     return fact
 
 
-def co_hosted(evidence: Evidence) -> FactValue:
-    """Several containers share the endpoint's instances (multi-container, F02 and F07 weigh more)."""
-    if evidence.container_count is not None:
-        return evidence.container_count > 1
-    if evidence.hosting_mode:
-        return "multi-container" in evidence.hosting_mode
-    return True if asserted(_COHOST_MARK, evidence) else None
-
-
 def inference_component(evidence: Evidence) -> FactValue:
     """The endpoint hosts inference components (copy counts and component memory apply)."""
     if evidence.inference_components or asserted(_COMPONENT_MARK, evidence):
@@ -276,7 +210,9 @@ _MIN_INSTANCES_ZERO = re.compile(
 def min_instances_zero(evidence: Evidence) -> FactValue:
     """A variant allows zero instances (ManagedInstanceScaling MinInstanceCount 0), in a pasted
     record or written down; False where a record shows a higher minimum."""
-    variants = _variants(evidence) + _records((evidence.endpoint_config or {}).get("ProductionVariants"))
+    variants = endpoint_variants(evidence) + records(
+        (evidence.endpoint_config or {}).get("ProductionVariants")
+    )
     minimums = [
         (v.get("ManagedInstanceScaling") or {}).get("MinInstanceCount")
         for v in variants

@@ -1,0 +1,85 @@
+"""What kind of endpoint the paste shows: serverless, or several containers co-hosted on its instances.
+
+Read from the records (a variant's ServerlessConfig, the hosting mode given) first, then from what the text says
+in passing: an instance type or id rules serverless out, a person's word says it, and the two kinds offered side
+by side ("the serverless template or the c6i one") leave it open.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.mentions import asserted, reading_of
+
+# Co-hosting as people write it: "multi-container Direct", "cohost endpoint", "container 2개", "two containers".
+_COHOST_MARK = re.compile(
+    r"\bmulti-?container\b|\bco-?host(?:ed|ing|s)?\b|\bDirect mode\b"
+    r"|(?:컨테이너|container)\s*[2-9]\s*개|\b(?:two|three|four|[2-9])\s+containers\b",
+    re.IGNORECASE,
+)
+# A person's word that the endpoint is serverless ("서버리스 엔드포인트", "a serverless endpoint"); not the word
+# paired with real-time or an instance as alternatives ("serverless 랑 real-time 둘 다", "instance or serverless").
+_SERVERLESS_WORD = re.compile(
+    r"(?<!real-time )(?<!real-time or )(?<!real-time and )(?<!real-time/)(?<!실시간/)"
+    r"(?<!instance or )(?<!instances or )(?<!instance/)(?<!인스턴스/)"
+    r"(?:\bserverless\b|서버리스)(?!\s*(?:하나|one|endpoint|엔드포인트)?\s*(?:랑|이랑|와|과|and|or|/|,)\s*"
+    r"(?:real-?time|실시간|instance|인스턴스|코호스트|co-?host|(?:ml\.)?[a-z]\d+[a-z]*\b))",
+    re.IGNORECASE,
+)
+
+
+def records(value: Any) -> list[dict[str, Any]]:
+    """The objects of a list field; anything else a pasted record holds there (text, a number) is no record."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def endpoint_variants(evidence: Evidence) -> list[dict[str, Any]]:
+    return records((evidence.endpoint or {}).get("ProductionVariants"))
+
+
+def serverless(evidence: Evidence) -> bool | None:
+    """The endpoint is serverless: the mode says so, or its variants carry a ServerlessConfig."""
+    if evidence.hosting_mode and "serverless" in evidence.hosting_mode:
+        return True
+    if any(
+        v.get("CurrentServerlessConfig") or v.get("DesiredServerlessConfig")
+        for v in endpoint_variants(evidence)
+    ):
+        return True
+    config_variants = records((evidence.endpoint_config or {}).get("ProductionVariants"))
+    if any(v.get("ServerlessConfig") for v in config_variants):
+        return True
+    # Serverless runs one container on no instance of the account's: an instance type, an instance
+    # id (a log stream is <variant>/<instance-id>) or co-hosted containers tell it is not serverless.
+    cohosted = (evidence.container_count or 0) > 1 or co_hosted(evidence) is True
+    known = evidence.hosting_mode or endpoint_variants(evidence) or config_variants
+    if known or evidence.instance_id or cohosted:
+        return False
+    if (
+        evidence.instance_type
+    ):  # named in the text; where the text speaks of serverless too, undenied, both kinds
+        return None if _spoken_of(_SERVERLESS_WORD, evidence) else False
+    # Where nothing shows the endpoint's instances, a person's word that it is serverless ("서버리스 엔드포인트")
+    # tells it; a question or a denial of it does not.
+    return True if asserted(_SERVERLESS_WORD, evidence) else None
+
+
+def _spoken_of(marker: re.Pattern[str], evidence: Evidence) -> bool:
+    """A person's line names the marker in any way but a denial ("the serverless template or the c6i one")."""
+    return any(
+        reading_of(item, match).polarity != "negated"
+        for item in evidence.items
+        if item.prose and not item.whole
+        for match in marker.finditer(item.text)
+    )
+
+
+def co_hosted(evidence: Evidence) -> bool | None:
+    """Several containers share the endpoint's instances (multi-container, F02 and F07 weigh more)."""
+    if evidence.container_count is not None:
+        return evidence.container_count > 1
+    if evidence.hosting_mode:
+        return "multi-container" in evidence.hosting_mode
+    return True if asserted(_COHOST_MARK, evidence) else None
