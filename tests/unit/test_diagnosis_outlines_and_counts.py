@@ -2,7 +2,9 @@
 person's line; another project's tracker, "unrelated to us", a case closed as handled and a closing report set a
 failure aside; "안 남" denies; a column's name is no finding and a count of none after a name denies it; Olive's pass
 that started and runs on for minutes is the optimizer's hang; a table of one percentile a line is a run; serverless
-spoken of beside an instance type leaves the endpoint's kind open."""
+spoken of beside an instance type leaves the endpoint's kind open; a chat's minute opens a person's line; Triton on a
+GPU type with its release unknown leaves the driver open; another team's channel reports someone else's error, and a
+quoted message is one phrase in a window; a postmortem marked concluded in parentheses settles."""
 
 from __future__ import annotations
 
@@ -114,3 +116,44 @@ def test_serverless_spoken_of_beside_an_instance_type_leaves_the_kind_open() -> 
     both = "nightly bench: the job has two templates, serverless 4096 MB and ml.c6i.xlarge real-time; not logged which ran"
     assert compute(_evidence(both))["serverless"] is None
     assert compute(_evidence("bench on ml.c6i.xlarge, real-time"))["serverless"] is False
+
+
+def test_a_chats_minute_opens_a_persons_line() -> None:
+    text = "\n".join(
+        [
+            "[08:51] tae: quota 아님? 이번 달에 m5.large 많이 씀",
+            "[08:52] harin: quota 면 CreateEndpoint 에서 바로 ResourceLimitExceeded 나와요. 이건 40분 돌다가 FAILED 라 아님",
+        ]
+    )
+    assert _diagnosed_id(text) == "unknown"
+
+
+def test_triton_on_a_gpu_type_with_its_release_unknown_leaves_the_driver_open() -> None:
+    stall = "\n".join(
+        [
+            '{"EndpointName": "tr-g6e", "EndpointStatus": "Failed", "FailureReason": "",',
+            ' "CreationTime": "2026-12-03T15:01:00Z", "LastModifiedTime": "2026-12-03T15:01:01Z"}',
+            "로그 그룹 없음. instance ml.g6e.2xlarge, image: IMAGE. quota 는 OK.",
+        ]
+    )
+    found = diagnose(_evidence(stall.replace("IMAGE", "custom triton build (베이스 태그 기억 안남)")))
+    assert found.id == "unknown" and any("F20" in line for line in found.evidence)
+    assert _diagnosed_id(stall.replace("IMAGE", "HF pytorch-inference gpu (Triton 아님)")) == "F06"
+
+
+def test_another_teams_channel_and_a_quoted_message_as_one_phrase() -> None:
+    text = (
+        "search팀 채널에서 봤는데 그쪽 triton 엔드포인트가 `System has unsupported display driver / cuda driver "
+        "combination (error 803)` 로 죽었대. 우리 건 InService."
+    )
+    assert _diagnosed_id(text) == "unknown"
+
+
+def test_a_postmortem_marked_concluded_in_parentheses() -> None:
+    text = "\n".join(
+        [
+            "[포스트모템] NLI INT8 검토 결과 (종결)",
+            "결과: dynamic INT8 모델 예측이 전부 neutral 로 나옴. 배포하지 않음, 운영은 fp32.",
+        ]
+    )
+    assert _diagnosed_id(text) == "unknown"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.mentions import reading_of
 from workflows.images.table import image_cuda
 from workflows.preflight.containers import amis, check_cuda_driver
 from workflows.preflight.instances import instance
@@ -58,6 +59,33 @@ def driver_below_image(evidence: Evidence) -> str:
     findings = check_cuda_driver(instance_type=instance_type, image=image, ami_version=_ami(text))
     blocking = [f for f in findings if f.severity == "blocking"]
     return f"{instance_type}: {blocking[0].message}" if blocking else ""
+
+
+# NVIDIA's Triton named without a release the image table knows ("custom triton build, base tag unknown"): its
+# releases since 24.xx need a newer driver than a GPU family's default AMI carries.
+_TRITON = re.compile(r"\btriton(?:server)?\b|nvcr\.io/nvidia", re.IGNORECASE)
+
+
+def triton_release_unknown(evidence: Evidence) -> bool | None:
+    """True where a GPU type and NVIDIA's Triton are named, but no release of it the image table knows and no
+    InferenceAmiVersion: the driver the image needs is not shown, so a driver too old is as likely as a stall."""
+    text = "\n".join(item.text for item in evidence.items)
+    named = any(
+        reading_of(item, m).polarity != "negated"
+        for item in evidence.items
+        if not item.whole
+        for m in _TRITON.finditer(item.text)
+    )
+    if not named or _ami(text):
+        return None
+    spaced = {f"{m[1]}:{m[2]}" for m in _IMAGE_SPACED.finditer(text)}
+    if any(image_cuda(_as_sagemakers(ref)) for ref in {m.group() for m in _IMAGE.finditer(text)} | spaced):
+        return None
+    types = {f"ml.{t}" for t in _TYPE.findall(text)} | (
+        {evidence.instance_type} if evidence.instance_type else set()
+    )
+    gpus = [t for t in types if (row := instance(t)) is not None and row.accelerator_kind == "gpu"]
+    return True if len(gpus) == 1 else None
 
 
 def image_beyond_driver(evidence: Evidence) -> bool | None:

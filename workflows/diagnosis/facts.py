@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from workflows.clock import as_datetime
-from workflows.diagnosis.driver_needs import driver_below_image, image_beyond_driver
+from workflows.diagnosis.driver_needs import driver_below_image, image_beyond_driver, triton_release_unknown
 from workflows.diagnosis.endpoint_kind import co_hosted, endpoint_variants, records, serverless
 from workflows.diagnosis.evidence import Evidence, EvidenceItem
 from workflows.diagnosis.latency import (
@@ -290,6 +290,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "short_samples_hide": short_samples_hide,
     "requirements_list_module": requirements_list_module,
     "image_beyond_driver": image_beyond_driver,
+    "triton_release_unknown": triton_release_unknown,
     **{name: _engine(name) for name in _ENGINE_MARKERS},
 }
 

@@ -9,7 +9,7 @@ import re
 # or arrived: 나다, 뜨다, 보이다, 찍히다, 생기다, 찾다, 오다 (an alert mail, an error), 받다. Not of other
 # verbs: "통과 못 함" (did not pass) affirms a failure, and so does "안 올라감" (does not go up).
 NOT_SEEN = (
-    r"(?:안|못)\s*(?:났|남|나|납니|나요|떴|뜨|뜸|떠|보이|보임|보여|봤|봄|찍히|찍힘|찍혀|생기|생김|생겼|찾|찾음"
+    r"(?<!기억 )(?<!기억)(?<!기억이 )(?:안|못)\s*(?:났|남|나|납니|나요|떴|뜨|뜸|떠|보이|보임|보여|봤|봄|찍히|찍힘|찍혀|생기|생김|생겼|찾|찾음"
     r"|왔|옴|와|받)\w*"
 )
 NEGATION_POST = (
@@ -24,10 +24,9 @@ QUESTION_POST = r"(?:인가요|나요|까요|ㄹ까|을까|인지|는지|건가|
 FEAR_POST = r"까\s*봐\w*|걱정\w*"
 # A belief since corrected follows its object: "처음엔 Worker died 인 줄 알았는데" (I took it for Worker died).
 BELIEF_POST = r"줄\s*알았\w*"
-# Uncertainty follows its object too: "803 여부" (whether 803), "확인 불가" (cannot be confirmed), "모르겠음".
-UNCERTAIN_POST = (
-    r"여부\w*|확인\s*(?:불가|못\s*함|못\s*했\w*|안\s*됨)|미확인|불명|모르겠\w*|모름|알\s*수\s*없\w*"
-)
+# Uncertainty follows its object too: "803 여부" (whether 803), "확인 불가" (cannot be confirmed), "모르겠음", "기억 안 남"
+# (not remembered: what it follows is unknown, not denied).
+UNCERTAIN_POST = r"기억\s*(?:이\s*)?(?:안|못)\s*(?:남|나\w*)|여부\w*|확인\s*(?:불가|못\s*함|못\s*했\w*|안\s*됨)|미확인|불명|모르겠\w*|모름|알\s*수\s*없\w*"
 CONDITION = re.compile(r"\w*(?:이면|라면|으면|다면|면)$")
 HISTORICAL = (
     r"저번|지난번|지난달|지난주|지난\s*(?:주|분기|스프린트|배포|릴리스|sprint|release)|예전에|이전에|전에는|작년|어제|어젯밤"

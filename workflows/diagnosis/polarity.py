@@ -99,6 +99,8 @@ _OTHER = _words(
     "read about", "heard about", "heard of", "read that", "someone else", "somebody else", "another team",
     "other team", "other teams", "another team's", "other team's", "other teams'", "another project",
     "another project's", "other project", "other project's", "other projects", "other projects'",
+    "another account", "another account's", "other account", "different account", "not this one",
+    "not this endpoint", "그쪽", "저쪽", "그 팀", "그팀",
     "another customer", "other customers", "other people", "a blog post", "in a blog", "다른 팀", "다른 프로젝트",
     "남의", "people get", "people hit", "people report", "people reported", "people see", "others hit",
     "others get", "others reported",
@@ -106,6 +108,8 @@ _OTHER = _words(
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+read\s+(?:#\d+|issue\s+#?\d+|(?:an?|the|this|that)\s+(?:issue|thread|post|article))"
     # ... or another project's tracker: "huggingface/transformers 쪽 issue 에서", "upstream issue"
     r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s+(?:issue|bug)s?\b"
+    # ... or another team's channel: "search팀 채널에서 봤는데"
+    r"|\S+팀\s*(?:채널|쪽)(?:에서|에)?"
 )  # fmt: skip
 # ConText's terminators: a conjunction or a change of time ends a trigger's reach.
 _TERMINATOR = _words(
@@ -242,9 +246,22 @@ def _complement(tokens: list[_Token], first: int, end: int) -> int:
     return marked[-2] + 1 if len(marked) > 1 else first
 
 
+def _tokens(sentence: str) -> list[_Token]:
+    """The sentence's words; a quoted message is one phrase in a window, as a noun phrase is."""
+    tokens: list[_Token] = []
+    quotes = [(q.start(), q.end()) for q in _QUOTED.finditer(sentence)]
+    for m in _WORD.finditer(sentence):
+        inside = next((q for q in quotes if q[0] <= m.start() < q[1]), None)
+        if inside and tokens and inside[0] <= tokens[-1].start:
+            tokens[-1] = _Token(tokens[-1].start, m.end(), sentence[tokens[-1].start : m.end()])
+            continue
+        tokens.append(_Token(m.start(), m.end(), m.group()))
+    return tokens
+
+
 def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
     """Each trigger's reach in one sentence: (polarity, first, last character, trigger)."""
-    tokens = [_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(sentence)]
+    tokens = _tokens(sentence)
     # Pseudo-triggers are read in the text as written: "404 Not Found" is a status even where the mention
     # that ends in "404" is blanked.
     pseudo = [(m.start(), m.end()) for m in _PSEUDO_RE.finditer(sentence)]
