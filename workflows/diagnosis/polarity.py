@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from workflows.diagnosis import english as en
 from workflows.diagnosis import korean as ko
 
 Polarity = Literal["affirmed", "negated", "hypothetical", "historical", "other"]
@@ -40,83 +41,6 @@ _SENTENCE_END = re.compile(r"[.!?。]+(?=\s|$)|[;]|\s[-–—]\s")
 _QUOTED = re.compile(r"\"[^\"]{1,400}\"|`[^`]{1,400}`|“[^”]{1,400}”|(?<![\w'])'[^']{1,400}'(?![\w])")
 
 
-def _words(*phrases: str) -> str:
-    return "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in sorted(phrases, key=len, reverse=True))
-
-
-# --- English: NegEx (negex_triggers.txt) and ConText (pyConText lexical_kb) ----------------------
-_PSEUDO = _words(
-    "no increase", "no change", "no significant change", "no interval change", "no further", "not only",
-    "not necessarily", "not certain whether", "not certain if", "not ruled out", "not been ruled out",
-    "not rule out", "did not rule out", "not cause", "not extend", "without difficulty", "no doubt",
-    "no longer", "not sure why", "not sure what", "gram negative", "nothing changed",
-    # HTTP's reason phrases: a status line or body that says "Not Found" reports, it does not deny.
-    "404 not found", "404: not found",
-)  # fmt: skip
-_NEGATION_PRE = _words(
-    "no", "not", "non", "without", "never", "none of", "no evidence of", "no evidence", "no sign of",
-    "no signs of", "no indication of", "absence of", "absent", "free of", "negative for", "rules out",
-    "ruled out", "to exclude", "excluded", "cannot see", "can't see", "did not see",
-    "didn't see", "not seen", "not see", "not find", "didn't find", "did not find", "not show",
-    "doesn't show", "does not show", "didn't show", "not appear", "not reveal", "not have",
-    "doesn't have", "no new", "with no", "without any", "without sign of", "without indication of",
-    "rather than", "unremarkable for", "isn't", "wasn't", "aren't", "weren't", "nor", "nobody's", "nobody",
-    "no one's", "don't", "doesn't", "didn't", "won't",
-)  # fmt: skip
-_NEGATION_POST = _words(
-    "ruled out", "is ruled out", "was ruled out", "are ruled out", "has been ruled out",
-    "have been ruled out", "being ruled out", "excluded", "unlikely", "is fine", "are fine",
-    "was fine", "were fine", "looks fine", "look fine", "is ok", "are ok", "looks ok", "is not the issue",
-    "is not the problem", "not the issue", "not the problem", "not the cause", "not it", "not seen",
-    "not present", "not found", "absent", "none", "nowhere", "0 hits", "no hits", "zero hits", "0 matches",
-    "no matches", "0 results", "no results", "0 occurrences",
-)  # fmt: skip
-_HYPOTHETICAL_PRE = _words(
-    "if", "whether", "in case", "should there", "unless", "possible", "possibly", "probable", "may be",
-    "may have", "might", "could", "could be", "maybe", "perhaps", "suspect", "suspected", "suspicion of",
-    "concern for", "question of", "consider", "considering", "thought it was", "thought it might",
-    "wondering if", "in case of", "rule out", "to check for", "checked for", "check for", "test for",
-    "looking for", "look for", "uncertain", "unclear", "unclear if", "unclear whether", "not sure if",
-    "not sure whether", "can't tell", "cannot tell", "can't tell if", "unable to confirm", "could not confirm",
-    "couldn't confirm", "cannot confirm", "can't confirm", "no way to tell", "grep", "grepped",
-    "grepped for", "searched for", "search for", "searching for", "worried about", "worried that",
-    "afraid of", "afraid that", "risk of", "at risk of", "to avoid", "to prevent",
-)  # fmt: skip
-_HYPOTHETICAL_POST = _words(
-    "is possible", "possible", "suspected", "to be ruled out", "be ruled out", "unconfirmed", "not confirmed",
-    "is unclear", "is uncertain", "questionable",
-)  # fmt: skip
-_HISTORICAL = _words(
-    "history of", "previous", "previously", "prior", "in the past", "last week", "last month",
-    "last year", "last time", "last quarter", "last sprint", "a while ago", "weeks ago", "months ago",
-    "days ago", "used to", "earlier this year", "back in", "yesterday", "yesterday's", "last night",
-    "last night's", "the day before", "last month's", "last week's", "last monday", "last tuesday",
-    "last wednesday", "last thursday", "last friday", "last saturday", "last sunday", "last weekend",
-)  # fmt: skip
-# ConText's experiencer: the condition is someone else's (ConText's "family history", "mother"); in ops
-# prose another team's, another project's, or one read or heard about. Either side of the mention.
-_OTHER = _words(
-    "read about", "heard about", "heard of", "read that", "someone else", "somebody else", "another team",
-    "other team", "other teams", "another team's", "other team's", "other teams'", "another project",
-    "another project's", "other project", "other project's", "other projects", "other projects'",
-    "another account", "another account's", "other account", "different account", "not this one",
-    "not this endpoint", "그쪽", "저쪽", "그 팀", "그팀",
-    "another customer", "other customers", "other people", "a blog post", "in a blog", "다른 팀", "다른 프로젝트",
-    "남의", "people get", "people hit", "people report", "people reported", "people see", "others hit",
-    "others get", "others reported",
-) + (  # what one read in someone else's thread: "I read #31877 where ...", "we've read an issue that ..."
-    r"|\b(?:i|we)(?:'ve|\s+have)?\s+read\s+(?:#\d+|issue\s+#?\d+|(?:an?|the|this|that)\s+(?:issue|thread|post|article))"
-    # ... or another project's tracker: "huggingface/transformers 쪽 issue 에서", "upstream issue"
-    r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s+(?:issue|bug)s?\b"
-    # ... or another team's channel: "search팀 채널에서 봤는데"
-    r"|\S+팀\s*(?:채널|쪽)(?:에서|에)?"
-)  # fmt: skip
-# ConText's terminators: a conjunction or a change of time ends a trigger's reach.
-_TERMINATOR = _words(
-    "but", "however", "although", "though", "yet", "still", "except", "apart from", "aside from",
-    "nevertheless", "instead", "which", "whereas", "while", "now", "today", "currently", "this time",
-    "cause of", "cause for", "reason for", "source of", "since then", "and then", "so",
-)  # fmt: skip
 # A polar question ("quota?", "is it OOM?") asks; a wh-question ("why do we get X?") presupposes X.
 # The wh-word leads in English, after a chat's speaker if any ("dan: why do we ..."); "why" and
 # Korean's 왜 presuppose wherever they stand ("pack 단계가 왜 이렇게 느리지?").
@@ -128,18 +52,18 @@ _WH = re.compile(
 
 
 _PRE: tuple[tuple[str, Polarity], ...] = (
-    (_NEGATION_PRE, "negated"),
-    (_HYPOTHETICAL_PRE, "hypothetical"),
+    (en.NEGATION_PRE, "negated"),
+    (en.HYPOTHETICAL_PRE, "hypothetical"),
     (ko.HYPOTHETICAL_PRE, "hypothetical"),
-    (_OTHER, "other"),
+    (en.OTHER, "other"),
 )
 _POST: tuple[tuple[str, Polarity], ...] = (
-    (_NEGATION_POST, "negated"),
+    (en.NEGATION_POST, "negated"),
     (ko.NEGATION_POST, "negated"),
-    (_HYPOTHETICAL_POST, "hypothetical"),
+    (en.HYPOTHETICAL_POST, "hypothetical"),
     (ko.QUESTION_POST, "hypothetical"),
     (ko.UNCERTAIN_POST, "hypothetical"),
-    (_OTHER, "other"),
+    (en.OTHER, "other"),
 )
 _ORDER: tuple[Polarity, ...] = ("negated", "hypothetical", "historical", "other")
 
@@ -148,19 +72,19 @@ def _phrase(alternatives: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w'-])(?:{alternatives})(?![\w'-])", re.IGNORECASE)
 
 
-_PSEUDO_RE = _phrase(_PSEUDO)
+_PSEUDO_RE = _phrase(en.PSEUDO)
 # HTTP's reason phrase as servers write it (RFC 9110), in a status line or a body ({"detail":"Not Found"}).
 _REASON_PHRASE = re.compile(r"(?<![\w'-])Not Found(?![\w'-])")
-_TERMINATOR_RE = _phrase(_TERMINATOR)
+_TERMINATOR_RE = _phrase(en.TERMINATOR)
 _PRE_RE = [(_phrase(words), kind) for words, kind in _PRE]
 _POST_RE = [(_phrase(words), kind) for words, kind in _POST]
 # A Korean time word takes its particle glued ("작년에", "지난달엔", "어제까지"): the word ends at the particle.
 _KO_PARTICLE = r"(?:에는|에도|에|엔|의|까지|부터|쯤|만|도)?"
 _BOTH_RE: list[tuple[re.Pattern[str], Polarity]] = [
-    (_phrase(_HISTORICAL), "historical"),
+    (_phrase(en.HISTORICAL), "historical"),
     (_phrase(rf"(?:{ko.HISTORICAL}){_KO_PARTICLE}"), "historical"),
 ]
-_OTHER_RE = _phrase(_OTHER)
+_OTHER_RE = _phrase(en.OTHER)
 # Korean markers are glued to the word before them ("없음." "아님,"): no word boundary on the left.
 _KO_DENIAL_RE = re.compile(rf"(?:{ko.NEGATION_POST})(?![\w])")
 _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [

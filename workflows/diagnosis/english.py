@@ -1,0 +1,85 @@
+"""English triggers for ``polarity``: NegEx's (negex_triggers.txt) and ConText's (pyConText's lexical kit), less
+those that only mean something at a bedside ("denies", "r/o"), with the experiencers and terminators of ops prose.
+Korean's are in ``korean``."""
+
+from __future__ import annotations
+
+import re
+
+
+def _words(*phrases: str) -> str:
+    return "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in sorted(phrases, key=len, reverse=True))
+
+
+PSEUDO = _words(
+    "no increase", "no change", "no significant change", "no interval change", "no further", "not only",
+    "not necessarily", "not certain whether", "not certain if", "not ruled out", "not been ruled out",
+    "not rule out", "did not rule out", "not cause", "not extend", "without difficulty", "no doubt",
+    "no longer", "not sure why", "not sure what", "gram negative", "nothing changed",
+    # HTTP's reason phrases: a status line or body that says "Not Found" reports, it does not deny.
+    "404 not found", "404: not found",
+)  # fmt: skip
+NEGATION_PRE = _words(
+    "no", "not", "non", "without", "never", "none of", "no evidence of", "no evidence", "no sign of",
+    "no signs of", "no indication of", "absence of", "absent", "free of", "negative for", "rules out",
+    "ruled out", "to exclude", "excluded", "cannot see", "can't see", "did not see",
+    "didn't see", "not seen", "not see", "not find", "didn't find", "did not find", "not show",
+    "doesn't show", "does not show", "didn't show", "not appear", "not reveal", "not have",
+    "doesn't have", "no new", "with no", "without any", "without sign of", "without indication of",
+    "rather than", "unremarkable for", "isn't", "wasn't", "aren't", "weren't", "nor", "nobody's", "nobody",
+    "no one's", "don't", "doesn't", "didn't", "won't",
+)  # fmt: skip
+NEGATION_POST = _words(
+    "ruled out", "is ruled out", "was ruled out", "are ruled out", "has been ruled out",
+    "have been ruled out", "being ruled out", "excluded", "unlikely", "is fine", "are fine",
+    "was fine", "were fine", "looks fine", "look fine", "is ok", "are ok", "looks ok", "is not the issue",
+    "is not the problem", "not the issue", "not the problem", "not the cause", "not it", "not seen",
+    "not present", "not found", "absent", "none", "nowhere", "0 hits", "no hits", "zero hits", "0 matches",
+    "no matches", "0 results", "no results", "0 occurrences",
+)  # fmt: skip
+HYPOTHETICAL_PRE = _words(
+    "if", "whether", "in case", "should there", "unless", "possible", "possibly", "probable", "may be",
+    "may have", "might", "could", "could be", "maybe", "perhaps", "suspect", "suspected", "suspicion of",
+    "concern for", "question of", "consider", "considering", "thought it was", "thought it might",
+    "wondering if", "in case of", "rule out", "to check for", "checked for", "check for", "test for",
+    "looking for", "look for", "uncertain", "unclear", "unclear if", "unclear whether", "not sure if",
+    "not sure whether", "can't tell", "cannot tell", "can't tell if", "unable to confirm", "could not confirm",
+    "couldn't confirm", "cannot confirm", "can't confirm", "no way to tell", "grep", "grepped",
+    "grepped for", "searched for", "search for", "searching for", "worried about", "worried that",
+    "afraid of", "afraid that", "risk of", "at risk of", "to avoid", "to prevent",
+)  # fmt: skip
+HYPOTHETICAL_POST = _words(
+    "is possible", "possible", "suspected", "to be ruled out", "be ruled out", "unconfirmed", "not confirmed",
+    "is unclear", "is uncertain", "questionable",
+)  # fmt: skip
+HISTORICAL = _words(
+    "history of", "previous", "previously", "prior", "in the past", "last week", "last month",
+    "last year", "last time", "last quarter", "last sprint", "a while ago", "weeks ago", "months ago",
+    "days ago", "used to", "earlier this year", "back in", "yesterday", "yesterday's", "last night",
+    "last night's", "the day before", "last month's", "last week's", "last monday", "last tuesday",
+    "last wednesday", "last thursday", "last friday", "last saturday", "last sunday", "last weekend",
+)  # fmt: skip
+# ConText's experiencer: the condition is someone else's (ConText's "family history", "mother"); in ops
+# prose another team's, another project's, or one read or heard about. Either side of the mention.
+OTHER = _words(
+    "read about", "heard about", "heard of", "read that", "someone else", "somebody else", "another team",
+    "other team", "other teams", "another team's", "other team's", "other teams'", "another project",
+    "another project's", "other project", "other project's", "other projects", "other projects'",
+    "another account", "another account's", "other account", "different account", "not this one",
+    "not this endpoint", "그쪽", "저쪽", "그 팀", "그팀",
+    "another customer", "other customers", "other people", "a blog post", "in a blog", "다른 팀", "다른 프로젝트",
+    "남의", "people get", "people hit", "people report", "people reported", "people see", "others hit",
+    "others get", "others reported",
+) + (  # what one read in someone else's thread: "I read #31877 where ...", "we've read an issue that ..."
+    r"|\b(?:i|we)(?:'ve|\s+have)?\s+read\s+(?:#\d+|issue\s+#?\d+|(?:an?|the|this|that)\s+(?:issue|thread|post|article))"
+    # ... or another project's tracker: "huggingface/transformers 쪽 issue 에서", "upstream issue"
+    r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s+(?:issue|bug)s?\b"
+    # ... or another team's channel: "search팀 채널에서 봤는데"
+    r"|\S+팀\s*(?:채널|쪽)(?:에서|에)?"
+)  # fmt: skip
+# ConText's terminators: a conjunction or a change of time ends a trigger's reach.
+TERMINATOR = _words(
+    "but", "however", "although", "though", "yet", "still", "except", "apart from", "aside from",
+    "nevertheless", "instead", "which", "whereas", "while", "now", "today", "currently", "this time",
+    "cause of", "cause for", "reason for", "source of", "since then", "and then", "so",
+)  # fmt: skip
