@@ -4,7 +4,9 @@ failure aside; "안 남" denies; a column's name is no finding and a count of no
 that started and runs on for minutes is the optimizer's hang; a table of one percentile a line is a run; serverless
 spoken of beside an instance type leaves the endpoint's kind open; a chat's minute opens a person's line; Triton on a
 GPU type with its release unknown leaves the driver open; another team's channel reports someone else's error, and a
-quoted message is one phrase in a window; a postmortem marked concluded in parentheses settles."""
+quoted message is one phrase in a window; a postmortem marked concluded in parentheses settles; a year is read from a
+date; a named team's endpoint is someone else's, and "영향 없습니다" on its own line concludes; a stack's failure
+followed by a completed update is its past."""
 
 from __future__ import annotations
 
@@ -157,3 +159,38 @@ def test_a_postmortem_marked_concluded_in_parentheses() -> None:
         ]
     )
     assert _diagnosed_id(text) == "unknown"
+
+
+def test_a_year_is_read_from_a_date_not_from_a_memory_size() -> None:
+    from datetime import datetime
+
+    from workflows.diagnosis.dating import latest_date
+
+    lines = ["- 11/19: MemorySizeInMB=2048 로 배포", "- 11/26: 6144 로 변경 후 검증"]
+    latest = latest_date(lines, datetime(2026, 12, 7))
+    assert latest is not None and latest[0].year == 2026
+
+
+def test_a_forwarded_notice_of_a_named_teams_endpoint_concluded_with_no_impact() -> None:
+    text = "\n".join(
+        [
+            "---------- Forwarded message ---------",
+            '결제팀 엔드포인트가 EnableNetworkIsolation=True 에서 "Could not find a version that satisfies the '
+            'requirement onnxruntime (from versions: none)" 로 실패했습니다.',
+            "---------",
+            "우리 엔드포인트는 EnableNetworkIsolation=False, InService.",
+            "영향 없습니다.",
+        ]
+    )
+    assert _diagnosed_id(text) == "unknown"
+
+
+def test_a_stack_failure_followed_by_a_completed_update_is_the_stacks_past() -> None:
+    events = [
+        "2026-12-04T02:18:44.902Z  emb-prod  UPDATE_COMPLETE  None",
+        '2026-12-03T11:40:02.778Z  Endpoint  UPDATE_FAILED  Resource handler returned message: "The primary container '
+        'for production variant AllTraffic did not pass the ping health check."',
+        "2026-12-03T11:21:44.015Z  emb-prod  UPDATE_IN_PROGRESS  User Initiated",
+    ]
+    assert _diagnosed_id("\n".join(events)) == "unknown"
+    assert _diagnosed_id("\n".join(events[1:])) == "F07"  # the failure is the latest event: it stands

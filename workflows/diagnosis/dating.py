@@ -72,7 +72,15 @@ def stated_date(line: str, year: int) -> tuple[date, str] | None:
 def latest_date(lines: list[str], now: datetime | None) -> tuple[date, str] | None:
     """The paste's latest date: of any line, a person's or software's; the year defaults to the latest
     year a line states, else ``now``'s."""
-    years = [int(y) for line in lines for y in re.findall(r"(?<!\d)(20\d\d)(?!\d)", line)]
+    # A year a date states ("2026-11-26", "Dec 4, 2026", "2026년"), not any number that looks like one
+    # (MemorySizeInMB=2048).
+    years = [
+        int(stated) + (2000 if len(stated) == 2 else 0)
+        for line in lines
+        for form in _FORMS
+        for m in form.finditer(line)
+        if (stated := m.groupdict().get("year"))
+    ]
     year = max(years) if years else (now or datetime.now()).year
     dated = [found for line in lines if (found := stated_date(line, year))]
     return max(dated, key=lambda pair: pair[0]) if dated else None

@@ -37,7 +37,9 @@ _DISMISSAL = re.compile(
     r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
     r"|\((?:closed|resolved|종료|종결|해결)\)|\[(?:closed|종료|종결|해결)\]"
     r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을\s*)?(?:종결|종료|닫)"
-    r"|(?:건|문제|이슈|장애)(?:은|는)?\s*(?:조치|해결|처리)\s*(?:완료|됐|되었|됨)|종료\s*보고",
+    r"|(?:건|문제|이슈|장애)(?:은|는)?\s*(?:조치|해결|처리)\s*(?:완료|됐|되었|됨)|종료\s*보고"
+    # A conclusion on a line of its own: "영향 없습니다." after the checks above it.
+    r"|^\s*(?:영향|해당)\s*(?:없습니다|없음|없어요)\.?\s*$",
     re.IGNORECASE,
 )
 
@@ -54,6 +56,29 @@ _UNDECIDED = re.compile(
 )
 
 
+# CloudFormation's stack events: a resource's failure and, later by its timestamp, the stack's update or creation
+# complete (not a rollback). The failure is the past of a stack that now deployed.
+_STACK_EVENT = re.compile(
+    r"(?P<at>20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?)\s*[|\s]\s*\S+\s*[|\s]\s*"
+    r"(?P<status>(?:CREATE|UPDATE)_(?:COMPLETE|FAILED)|(?:UPDATE_)?ROLLBACK_COMPLETE)\b"
+)
+
+
+def _superseded(evidence: Evidence) -> str:
+    """The stack event that completed a deploy after the paste's stack events show a failure, or empty."""
+    events = sorted(
+        (m["at"], m["status"], item.text)
+        for item in evidence.items
+        if not item.whole
+        for m in _STACK_EVENT.finditer(item.text)
+    )
+    failed = [at for at, status, _ in events if status.endswith("FAILED")]
+    last = events[-1] if events else None
+    if failed and last and last[1] in ("CREATE_COMPLETE", "UPDATE_COMPLETE") and last[0] > max(failed):
+        return f"CloudFormation: {last[2][:160]}"
+    return ""
+
+
 def dismissal(evidence: Evidence) -> str:
     """A person's line that calls what the paste shows no failure, or the incident tool's word that its alert
     resolved or closed (an alert mail's subject says it as "[RESOLVED]") where no person asks about or denies
@@ -62,7 +87,7 @@ def dismissal(evidence: Evidence) -> str:
         return said
     if _said(evidence, _DISMISSAL, ("negated", "hypothetical")):
         return ""  # "Is this a false alarm?", "Not a false alarm": a person keeps the failure open
-    return evidence.settled or _resolved_mail(evidence)
+    return evidence.settled or _resolved_mail(evidence) or _superseded(evidence)
 
 
 def _resolved_mail(evidence: Evidence) -> str:

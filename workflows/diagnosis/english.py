@@ -66,7 +66,7 @@ OTHER = _words(
     "other team", "other teams", "another team's", "other team's", "other teams'", "another project",
     "another project's", "other project", "other project's", "other projects", "other projects'",
     "another account", "another account's", "other account", "different account", "not this one",
-    "not this endpoint", "그쪽", "저쪽", "그 팀", "그팀",
+    "not this endpoint", "그쪽", "저쪽", "그 팀", "그팀", "옆 팀", "옆팀", "타 팀", "타팀",
     "another customer", "other customers", "other people", "a blog post", "in a blog", "다른 팀", "다른 프로젝트",
     "남의", "people get", "people hit", "people report", "people reported", "people see", "others hit",
     "others get", "others reported",
@@ -76,6 +76,8 @@ OTHER = _words(
     r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s+(?:issue|bug)s?\b"
     # ... or another team's channel: "search팀 채널에서 봤는데"
     r"|\S+팀\s*(?:채널|쪽)(?:에서|에)?"
+    # ... or a team named by its name, not ours: "결제팀 엔드포인트가 ..."
+    r"|(?<!우리)(?<!저희)(?<!우리 )(?<!저희 )(?<![\w-])[^\s\d(]{1,12}팀\s*(?:의\s*)?(?:엔드포인트|endpoint)"
 )  # fmt: skip
 # ConText's terminators: a conjunction or a change of time ends a trigger's reach.
 TERMINATOR = _words(
