@@ -6,7 +6,8 @@ spoken of beside an instance type leaves the endpoint's kind open; a chat's minu
 GPU type with its release unknown leaves the driver open; another team's channel reports someone else's error, and a
 quoted message is one phrase in a window; a postmortem marked concluded in parentheses settles; a year is read from a
 date; a named team's endpoint is someone else's, and "영향 없습니다" on its own line concludes; a stack's failure
-followed by a completed update is its past."""
+followed by a completed update is its past, whatever the events' time format; an image's CUDA stated at a major version
+past every default driver leaves the driver open."""
 
 from __future__ import annotations
 
@@ -194,3 +195,27 @@ def test_a_stack_failure_followed_by_a_completed_update_is_the_stacks_past() -> 
     ]
     assert _diagnosed_id("\n".join(events)) == "unknown"
     assert _diagnosed_id("\n".join(events[1:])) == "F07"  # the failure is the latest event: it stands
+
+
+def test_an_images_cuda_stated_past_every_default_driver_leaves_the_driver_open() -> None:
+    stall = "\n".join(
+        [
+            "still Creating after 40 min, no log group. Image: our Triton build (CUDA VERSION), no InferenceAmiVersion set.",
+            "EndpointStatus: Creating",
+            "CreationTime: '2026-12-05T01:10:07.902000+00:00'",
+            "LastModifiedTime: '2026-12-05T01:10:08.611000+00:00'",
+        ]
+    )
+    found = diagnose(_evidence(stall.replace("VERSION", "13.2")))
+    assert found.id == "unknown" and any("F20" in line for line in found.evidence)
+    # A 12.x image runs on any 12.x driver (CUDA's minor version compatibility): the stall stands.
+    assert _diagnosed_id(stall.replace("VERSION", "12.4")) == "F06"
+
+
+def test_stack_events_with_a_space_before_the_time_and_its_zone() -> None:
+    events = [
+        "2026-12-03 10:14:52 UTC+0900  ic-stack   UPDATE_COMPLETE  -",
+        '2026-11-26 17:40:11 UTC+0900  Component  CREATE_FAILED   Resource handler returned message: "There is not '
+        'enough memory available for this Inference Component."',
+    ]
+    assert _diagnosed_id("\n".join(events)) == "unknown"

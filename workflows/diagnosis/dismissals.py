@@ -59,7 +59,7 @@ _UNDECIDED = re.compile(
 # CloudFormation's stack events: a resource's failure and, later by its timestamp, the stack's update or creation
 # complete (not a rollback). The failure is the past of a stack that now deployed.
 _STACK_EVENT = re.compile(
-    r"(?P<at>20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?)\s*[|\s]\s*\S+\s*[|\s]\s*"
+    r"(?P<at>20\d\d-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?)(?:Z|\s?UTC[+-]?\d{0,4})?\s*[|\s]\s*\S+\s*[|\s]\s*"
     r"(?P<status>(?:CREATE|UPDATE)_(?:COMPLETE|FAILED)|(?:UPDATE_)?ROLLBACK_COMPLETE)\b"
 )
 

@@ -11,12 +11,13 @@ that names no known image or no GPU type tells nothing.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from workflows.diagnosis.evidence import Evidence
 from workflows.diagnosis.mentions import reading_of
 from workflows.images.table import image_cuda
 from workflows.preflight.containers import amis, check_cuda_driver
-from workflows.preflight.instances import instance
+from workflows.preflight.instances import instance, known_instances
 
 # An image reference with a tag: an ECR URI, or a repository and tag as people write them
 # ("sagemaker-tritonserver:26.05-py3").
@@ -86,6 +87,38 @@ def triton_release_unknown(evidence: Evidence) -> bool | None:
     )
     gpus = [t for t in types if (row := instance(t)) is not None and row.accelerator_kind == "gpu"]
     return True if len(gpus) == 1 else None
+
+
+# The image's CUDA as a person states it: "Triton 26.05 (CUDA 13.2)", "cu128 image".
+_CUDA_STATED = re.compile(r"\bCUDA\s*(?P<major>1\d)\.(?P<minor>\d)\b|\bcu(?P<packed>1\d\d)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _newest_default_cuda() -> tuple[int, int]:
+    """The newest CUDA any GPU family's default driver runs (the instance table's drivers, the AMI table's CUDA)."""
+    drivers = [
+        row.default_driver for name in known_instances() if (row := instance(name)) and row.default_driver
+    ]
+    newest = max(drivers, default=0)
+    return max((ami.cuda for ami in amis() if ami.driver <= newest), default=(0, 0))
+
+
+def stated_cuda_beyond_defaults(evidence: Evidence) -> bool | None:
+    """True where a person states the image's CUDA at a major version past every family's default driver, and
+    no InferenceAmiVersion is named: whatever the GPU type, its default driver cannot run the image."""
+    text = "\n".join(item.text for item in evidence.items)
+    if _ami(text):
+        return None
+    for item in evidence.items:
+        if item.whole or not item.prose:
+            continue
+        for m in _CUDA_STATED.finditer(item.text):
+            packed = m["packed"]
+            stated = (int(packed[:2]), int(packed[2])) if packed else (int(m["major"]), int(m["minor"]))
+            # CUDA's minor version compatibility runs a 12.x image on any 12.x driver: the major decides.
+            if stated[0] > _newest_default_cuda()[0] and reading_of(item, m).polarity != "negated":
+                return True
+    return None
 
 
 def image_beyond_driver(evidence: Evidence) -> bool | None:

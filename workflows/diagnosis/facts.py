@@ -12,7 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 from workflows.clock import as_datetime
-from workflows.diagnosis.driver_needs import driver_below_image, image_beyond_driver, triton_release_unknown
+from workflows.diagnosis.driver_needs import (
+    driver_below_image,
+    image_beyond_driver,
+    stated_cuda_beyond_defaults,
+    triton_release_unknown,
+)
 from workflows.diagnosis.endpoint_kind import co_hosted, endpoint_variants, records, serverless
 from workflows.diagnosis.evidence import Evidence, EvidenceItem
 from workflows.diagnosis.latency import (
@@ -291,6 +296,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "requirements_list_module": requirements_list_module,
     "image_beyond_driver": image_beyond_driver,
     "triton_release_unknown": triton_release_unknown,
+    "stated_cuda_beyond_defaults": stated_cuda_beyond_defaults,
     **{name: _engine(name) for name in _ENGINE_MARKERS},
 }
 
