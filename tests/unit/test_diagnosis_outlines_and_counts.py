@@ -7,7 +7,8 @@ GPU type with its release unknown leaves the driver open; another team's channel
 quoted message is one phrase in a window; a postmortem marked concluded in parentheses settles; a year is read from a
 date; a named team's endpoint is someone else's, and "영향 없습니다" on its own line concludes; a stack's failure
 followed by a completed update is its past, whatever the events' time format; an image's CUDA stated at a major version
-past every default driver leaves the driver open."""
+past every default driver leaves the driver open; a time word inside a match dates it; quoted items listed before a
+Korean denial are each denied; an incident closed and a note for the record settle."""
 
 from __future__ import annotations
 
@@ -219,3 +220,33 @@ def test_stack_events_with_a_space_before_the_time_and_its_zone() -> None:
         'enough memory available for this Inference Component."',
     ]
     assert _diagnosed_id("\n".join(events)) == "unknown"
+
+
+def test_a_time_word_inside_a_long_match_dates_it() -> None:
+    text = "\n".join(
+        [
+            "$ time tar -I 'gzip -1' -cf model.tar.gz -C build/nli .",
+            "real    0m4.61s",
+            "예전에 gzip -9 로 63초 걸리던 거 level 1 로 바꾼 뒤 확인. 배포 정상.",
+        ]
+    )
+    assert _diagnosed_id(text) == "unknown"
+
+
+def test_quoted_items_listed_before_a_korean_denial_are_each_denied() -> None:
+    from workflows.diagnosis.polarity import polarity
+
+    line = '"Worker died", "Retry worker" 로그 없음. MemorySizeInMB 6144 라 메모리 부족도 아님.'
+    assert polarity(line, 1, 12).polarity == "negated"
+
+
+def test_an_incident_closed_and_a_note_for_the_record_settle() -> None:
+    rows = "\n".join(
+        [
+            '"2026-11-25 09:31:02.114","[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Invalid input name: token_type_ids"',
+            '"2026-11-25 09:41:15.330","status=200 latency_ms=24"',
+        ]
+    )
+    assert _diagnosed_id(rows + "\n# verified: 0 errors since 09:40. closing the incident.") == "unknown"
+    assert _diagnosed_id(rows + "\nJust posting this for the record.") == "unknown"
+    assert _diagnosed_id(rows) == "F03"

@@ -35,6 +35,7 @@ _DISMISSAL = re.compile(
     r"|\b(?:their|another team's|another|a different) (?:account|team|endpoint|service)\b[^.;]{0,20}\bnot ours\b"
     # A ticket closed as solved: what it shows is a matter settled, not one to diagnose now.
     r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
+    r"|\bclos(?:ing|ed?) (?:the|this|our) (?:incident|ticket|issue)\b|\b(?:posting|noting|posted) (?:this |it )?for the record\b"
     r"|\((?:closed|resolved|종료|종결|해결)\)|\[(?:closed|종료|종결|해결)\]"
     r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을\s*)?(?:종결|종료|닫)"
     r"|(?:건|문제|이슈|장애)(?:은|는)?\s*(?:조치|해결|처리)\s*(?:완료|됐|되었|됨)|종료\s*보고"

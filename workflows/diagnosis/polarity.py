@@ -293,7 +293,7 @@ def _listed_before_denial(after: str) -> str:
     """The Korean denial a list ends with, where the mention is the list's first item: "Worker died, 5xx
     없음" denies both, as "no fever, chills or cough" does in NegEx. A mention with its own predicate
     before the comma ("Worker died 발생, 5xx 없음") is a clause of its own, and is not denied."""
-    if not re.match(r"\s*[,/·]", after):
+    if not re.match(r"\s*[\"'`”’]?\s*[,/·]", after):
         return ""
     found = _KO_DENIAL_RE.search(after)
     if found is None:
@@ -335,4 +335,10 @@ def _reading(text: str, start: int, end: int, mention: tuple[int, int]) -> Readi
         for found, trigger in hits:
             if found == kind:
                 return Reading(kind, trigger)
+    # A match that spans a person's own words between its signature's (".{0,120}?"): a time word there, never a
+    # signature's, dates what it matched ("... 4.61s 예전에 gzip -9 로 63초").
+    inside = _mask(text[start:end], [])
+    for pattern, kind in _BOTH_RE:
+        if found_word := pattern.search(inside):
+            return Reading(kind, found_word.group())
     return Reading("affirmed")
