@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 
 from workflows.diagnosis.evidence import Evidence
-from workflows.diagnosis.mentions import reading_of
+from workflows.diagnosis.mentions import reading_of, spoken_of
 from workflows.images.table import image_cuda
 from workflows.preflight.containers import amis, check_cuda_driver
 from workflows.preflight.instances import instance, known_instances
@@ -44,16 +44,25 @@ def _ami(text: str) -> str | None:
     return None
 
 
-def driver_below_image(evidence: Evidence) -> str:
-    """The finding that the named image's CUDA is beyond the driver of the named GPU type, or empty."""
-    text = "\n".join(item.text for item in evidence.items)
+def _known_images(text: str) -> set[str]:
+    """The image references the text names, either way it writes them, that the image table knows."""
     references = {_as_sagemakers(m.group()) for m in _IMAGE.finditer(text)}
     references |= {_as_sagemakers(f"{m[1]}:{m[2]}") for m in _IMAGE_SPACED.finditer(text)}
-    images = {uri for uri in references if image_cuda(uri)}
+    return {uri for uri in references if image_cuda(uri)}
+
+
+def _gpu_types(text: str, evidence: Evidence) -> set[str]:
+    """The GPU instance types the text or the evidence names."""
     types = {f"ml.{t}" for t in _TYPE.findall(text)}
     if evidence.instance_type:
         types.add(evidence.instance_type)
-    gpus = {t for t in types if (row := instance(t)) is not None and row.accelerator_kind == "gpu"}
+    return {t for t in types if (row := instance(t)) is not None and row.accelerator_kind == "gpu"}
+
+
+def driver_below_image(evidence: Evidence) -> str:
+    """The finding that the named image's CUDA is beyond the driver of the named GPU type, or empty."""
+    text = "\n".join(item.text for item in evidence.items)
+    images, gpus = _known_images(text), _gpu_types(text, evidence)
     if len(images) != 1 or len(gpus) != 1:
         return ""
     image, instance_type = images.pop(), gpus.pop()
@@ -71,22 +80,9 @@ def triton_release_unknown(evidence: Evidence) -> bool | None:
     """True where a GPU type and NVIDIA's Triton are named, but no release of it the image table knows and no
     InferenceAmiVersion: the driver the image needs is not shown, so a driver too old is as likely as a stall."""
     text = "\n".join(item.text for item in evidence.items)
-    named = any(
-        reading_of(item, m).polarity != "negated"
-        for item in evidence.items
-        if not item.whole
-        for m in _TRITON.finditer(item.text)
-    )
-    if not named or _ami(text):
+    if not spoken_of(_TRITON, evidence) or _ami(text) or _known_images(text):
         return None
-    spaced = {f"{m[1]}:{m[2]}" for m in _IMAGE_SPACED.finditer(text)}
-    if any(image_cuda(_as_sagemakers(ref)) for ref in {m.group() for m in _IMAGE.finditer(text)} | spaced):
-        return None
-    types = {f"ml.{t}" for t in _TYPE.findall(text)} | (
-        {evidence.instance_type} if evidence.instance_type else set()
-    )
-    gpus = [t for t in types if (row := instance(t)) is not None and row.accelerator_kind == "gpu"]
-    return True if len(gpus) == 1 else None
+    return True if len(_gpu_types(text, evidence)) == 1 else None
 
 
 # The image's CUDA as a person states it: "Triton 26.05 (CUDA 13.2)", "cu128 image".

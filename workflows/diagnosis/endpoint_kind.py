@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from workflows.diagnosis.evidence import Evidence
-from workflows.diagnosis.mentions import asserted, reading_of
+from workflows.diagnosis.mentions import asserted, spoken_of
 
 # Co-hosting as people write it: "multi-container Direct", "cohost endpoint", "container 2개", "two containers".
 _COHOST_MARK = re.compile(
@@ -57,23 +57,12 @@ def serverless(evidence: Evidence) -> bool | None:
     known = evidence.hosting_mode or endpoint_variants(evidence) or config_variants
     if known or evidence.instance_id or cohosted:
         return False
-    if (
-        evidence.instance_type
-    ):  # named in the text; where the text speaks of serverless too, undenied, both kinds
-        return None if _spoken_of(_SERVERLESS_WORD, evidence) else False
+    # An instance type named in the text; where the text speaks of serverless too, undenied, both kinds are offered.
+    if evidence.instance_type:
+        return None if spoken_of(_SERVERLESS_WORD, evidence, persons_only=True) else False
     # Where nothing shows the endpoint's instances, a person's word that it is serverless ("서버리스 엔드포인트")
     # tells it; a question or a denial of it does not.
     return True if asserted(_SERVERLESS_WORD, evidence) else None
-
-
-def _spoken_of(marker: re.Pattern[str], evidence: Evidence) -> bool:
-    """A person's line names the marker in any way but a denial ("the serverless template or the c6i one")."""
-    return any(
-        reading_of(item, match).polarity != "negated"
-        for item in evidence.items
-        if item.prose and not item.whole
-        for match in marker.finditer(item.text)
-    )
 
 
 def co_hosted(evidence: Evidence) -> bool | None:

@@ -109,6 +109,12 @@ def _values(cells: list[str], header: dict[int, tuple[int, str | None]]) -> dict
 _FIGURE_ROW = re.compile(r"^\s*[\w가-힣%.-]{1,20}(?:\s[\w가-힣%.-]{1,20})?\s+[\d,.]+\s*[\w%]{0,4}\s*$")
 
 
+def _line_unit(line: str) -> str | None:
+    """The unit a line declares for its figures: "(ms)", "(s)" or a bare "ms"."""
+    declared = _LINE_UNIT.search(line)
+    return (declared.group("unit") or declared.group("bare")) if declared else None
+
+
 def runs(lines: list[str]) -> list[Run]:
     """Every run the lines give percentiles for, in order: several on a line, a table's row under its header, or
     a table that lists one percentile a line ("p50  20.1 ms" then "p99  1,587 ms")."""
@@ -118,12 +124,12 @@ def runs(lines: list[str]) -> list[Run]:
     listed: dict[int, float] = {}  # a table of one percentile a line, as far as it goes
     listed_lines: list[str] = []
     for line in lines:
-        single = list(_PERCENTILE.finditer(line))
-        if len(single) == 1 and single[0].start() == len(line) - len(line.lstrip()):
-            m = single[0]
-            declared = _LINE_UNIT.search(line)
-            unit = m.group("unit") or m.group("declared") or (declared and (declared.group("unit") or "ms"))
-            listed[int(m.group("q"))] = _ms(m.group("value"), unit)
+        matches = list(_PERCENTILE.finditer(line))
+        if len(matches) == 1 and matches[0].start() == len(line) - len(line.lstrip()):
+            m = matches[0]
+            listed[int(m.group("q"))] = _ms(
+                m.group("value"), m.group("unit") or m.group("declared") or _line_unit(line)
+            )
             listed_lines.append(line.strip())
             continue
         if listed and _FIGURE_ROW.match(line):
@@ -148,11 +154,9 @@ def runs(lines: list[str]) -> list[Run]:
                 found.append(Run(values, line.strip()))
             continue
         header = {}
-        matches = list(_PERCENTILE.finditer(line))
         if len(matches) < 2:
             continue
-        declared = _LINE_UNIT.search(line)
-        line_unit = (declared.group("unit") or declared.group("bare")) if declared else None
+        line_unit = _line_unit(line)
         percentiles = {
             int(m.group("q")): _ms(m.group("value"), m.group("unit") or m.group("declared") or line_unit)
             for m in matches

@@ -47,3 +47,14 @@ def asserted(marker: re.Pattern[str], evidence: Evidence) -> bool:
         if not (item.prose and item.whole)
         for match in marker.finditer(item.text)
     )
+
+
+def spoken_of(marker: re.Pattern[str], evidence: Evidence, *, persons_only: bool = False) -> bool:
+    """The evidence names the marker in any way but a denial: asked, recalled, or offered as one of two ("the
+    serverless template or the c6i one"). ``persons_only`` reads only a person's lines."""
+    return any(
+        reading_of(item, match).polarity != "negated"
+        for item in evidence.items
+        if not item.whole and (item.prose or not persons_only)
+        for match in marker.finditer(item.text)
+    )
