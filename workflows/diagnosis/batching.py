@@ -21,7 +21,7 @@ gives two p50s is two rows; a table aligned by spaces has its figures matched to
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 LINEAR_SHARE = 0.8  # a list's latency over N single calls' at which it ran one by one
@@ -58,7 +58,7 @@ _TOKENS = (
         r"\b(?:pad(?:ded|ding)?|fixed|max(?:_length)?|seq(?:_?len(?:gth)?)?)\s*(?:to\s+|=\s*|:\s*)?(\d{2,4})\b",
         re.I,
     ),
-    re.compile(r"\b(\d{2,4})\s*(?:padding|pad|고정)"),
+    re.compile(r"\b(\d{2,4})\s*(?:(?:으)?로\s*)?(?:padding|pad|고정|패딩)"),
 )
 _FIGURE = re.compile(rf"{_NUMBER}\s*(?:ms|s|%|/s)?", re.IGNORECASE)
 # A cell with a figure: a header has none but its percentiles' names (p50, p99) and units.
@@ -171,7 +171,7 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
     width = 0  # the columns of a table aligned by spaces, whose header set ``columns``
     for line in lines:
         piped = line.count("|") >= 2
-        cells = _cells(line) if piped else line.split()
+        cells = _cells(line) if piped else _with_units(line.split())
         if (heads := _header(cells)) is not None and (piped or len(cells) >= 3):
             columns, width = heads, 0 if piped else len(cells)
             continue
@@ -184,8 +184,24 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
                 found.append(row)
             continue
         columns, width = {}, 0
-        found += [row for part in _measurements(line) if (row := _row(part, {}, [], defined))]
+        parts = [row for part in _measurements(line) if (row := _row(part, {}, [], defined))]
+        # A line's later measurements share the batch its first one names ("b=8 short p50 24ms, padded p50 103ms").
+        found += [replace(row, batch=parts[0].batch) if row.batch is None else row for row in parts]
     return tuple(found)
+
+
+_UNIT_WORD = re.compile(r"[(\[]?(?:ms|s|sec)[)\]]?", re.IGNORECASE)
+
+
+def _with_units(words: list[str]) -> list[str]:
+    """A space-aligned header's words, a unit written apart joined to the column it follows ("p50 ms" is one)."""
+    joined: list[str] = []
+    for word in words:
+        if joined and _UNIT_WORD.fullmatch(word) and not _FIGURE.fullmatch(joined[-1]):
+            joined[-1] = f"{joined[-1]} {word}"
+        else:
+            joined.append(word)
+    return joined
 
 
 def _header(cells: list[str]) -> dict[str, int] | None:

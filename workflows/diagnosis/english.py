@@ -59,6 +59,12 @@ HISTORICAL = _words(
     "last night's", "the day before", "last month's", "last week's", "last monday", "last tuesday",
     "last wednesday", "last thursday", "last friday", "last saturday", "last sunday", "last weekend",
 )  # fmt: skip
+# What is no longer there follows it: "the ResourceLimitExceeded we hit in Q3 is gone" (ConText's historical, read
+# backwards as its negation's post-triggers are).
+HISTORICAL_POST = _words(
+    "is gone", "are gone", "is now gone", "are now gone", "went away", "has gone away", "have gone away",
+    "has disappeared", "have disappeared",
+)  # fmt: skip
 # ConText's experiencer: the condition is someone else's (ConText's "family history", "mother"); in ops
 # prose another team's, another project's, or one read or heard about. Either side of the mention.
 OTHER = _words(

@@ -70,10 +70,14 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
     where no quantized model's counts are shown."""
     items = [item for item in evidence.items if item.source in ("text", "logs") and not item.whole]
     for item in items:
-        if "|" in item.text or not _PRECISION.search(item.text):
+        if "|" in item.text:
             continue
-        counts = [int(m.group("count").replace(",", "")) for m in _LABEL_COUNT.finditer(item.text)]
-        if _one_label(counts):
+        found = list(_LABEL_COUNT.finditer(item.text))
+        counts = [int(m.group("count").replace(",", "")) for m in found]
+        # A distribution in percent ("entailment 0% / neutral 100% / contradiction 0%") is a model's whole output;
+        # which model's, the rule's requires asks of the paste (INT8 or quantization in it).
+        shares = all(item.text[m.end() : m.end() + 1] == "%" for m in found) and 100 in counts
+        if _one_label(counts) and (shares or _PRECISION.search(item.text)):
             return True
     rows = [_cells(item.text) for item in items if item.text.count("|") >= 2]
     for row in rows:

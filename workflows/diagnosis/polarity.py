@@ -63,6 +63,7 @@ _POST: tuple[tuple[str, Polarity], ...] = (
     (en.HYPOTHETICAL_POST, "hypothetical"),
     (ko.QUESTION_POST, "hypothetical"),
     (ko.UNCERTAIN_POST, "hypothetical"),
+    (en.HISTORICAL_POST, "historical"),
     (en.OTHER, "other"),
 )
 _ORDER: tuple[Polarity, ...] = ("negated", "hypothetical", "historical", "other")

@@ -68,8 +68,9 @@ def compressed_slowly(evidence: Evidence) -> bool | None:
 
 # Olive's log: an optimizer pass that started ("Running pass opt:OrtTransformersOptimization") and no line after it
 # that says it finished ("Pass opt:OrtTransformersOptimization finished in 86.49 seconds").
-_PASS_STARTED = re.compile(r"Running pass (?P<name>[\w.-]+):(?P<kind>\w*Optimi[sz]\w*)")
-_PASS_FINISHED = re.compile(r"Pass (?P<name>[\w.-]+):\w+ finished")
+# A log may name the pass by its type alone ("Running pass OrtTransformersOptimization"): the type is its name then.
+_PASS_STARTED = re.compile(r"Running pass (?:[\w.-]+:)?(?P<name>\w*Optimi[sz]\w*)")
+_PASS_FINISHED = re.compile(r"Pass (?:[\w.-]+:)?(?P<name>\w+) finished")
 # The time since, as the paste tells it: a person's "21분 경과", "20분째", "for 25 min", "25 minutes in".
 _MINUTES_SAID = re.compile(
     r"(?P<m>\d{1,3})\s*분\s*(?:째|경과|넘게|이상|동안|지나)|\b(?:for|after|running|elapsed:?)\s+(?P<en>\d{1,3})\s*min"

@@ -22,6 +22,10 @@ _STOP = re.compile(
     r"|트래픽\s*(?:종료|중단|끊)",
     re.IGNORECASE,
 )
+# ... or a line that says the traffic stopped and then when ("Annotations: traffic stopped 2026-11-30 02:00:00Z").
+_TIME_AFTER = re.compile(
+    r"(?<![\d:])(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?(?![\d:])"
+)
 _TO_ZERO = re.compile(r"(?:->|→|⇒|=>)\s*0\b")
 _COUNT_HEADER = re.compile(
     r"instance|copies|copy|ic_current|ic_desired|CopyCount|InstanceCount", re.IGNORECASE
@@ -49,6 +53,10 @@ def timeline(lines: list[str]) -> ScaleIn | None:
     counted = False  # under a header that names the instance or copy counts
     for line in lines:
         at = _TIME.match(line)
+        said = _STOP.search(line) if at is None and stop is None else None
+        if said and (when := _TIME_AFTER.search(line, said.end())):
+            stop = (_seconds(when), line.strip())
+            continue
         if at is None:
             counted = bool(_COUNT_HEADER.search(line)) and not _INTEGER.search(line)
             continue
