@@ -72,3 +72,18 @@ def co_hosted(evidence: Evidence) -> bool | None:
     if evidence.hosting_mode:
         return "multi-container" in evidence.hosting_mode
     return True if asserted(_COHOST_MARK, evidence) else None
+
+
+# The servers that do their own work at the first call (LMI's model load, TensorRT's engine build), as people name
+# them in passing: "lmi", "djl", "trt", "TensorRT".
+_FIRST_CALL_ENGINE = re.compile(
+    r"\b(?:lmi|djl(?:-inference|-serving)?|trt|tensorrt(?:-llm)?)\b", re.IGNORECASE
+)
+
+
+def first_call_engine_spoken_of(evidence: Evidence) -> bool | None:
+    """LMI or TensorRT named in any way but a denial ("not sure which of sls / lmi / trt"): a first call that
+    outlasted the client may be that server's work at the call, not a cold start. None where neither is named."""
+    if evidence.hosting_mode and not any(w in evidence.hosting_mode for w in ("lmi", "trt", "tensorrt")):
+        return False
+    return True if spoken_of(_FIRST_CALL_ENGINE, evidence) else None

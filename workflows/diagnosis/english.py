@@ -46,7 +46,9 @@ HYPOTHETICAL_PRE = _words(
     "not sure whether", "can't tell", "cannot tell", "can't tell if", "unable to confirm", "could not confirm",
     "couldn't confirm", "cannot confirm", "can't confirm", "no way to tell", "grep", "grepped",
     "grepped for", "searched for", "search for", "searching for", "worried about", "worried that",
-    "afraid of", "afraid that", "risk of", "at risk of", "to avoid", "to prevent",
+    "afraid of", "afraid that", "risk of", "at risk of", "to avoid", "to prevent", "avoid", "avoids", "avoided",
+    "avoiding", "prevent", "prevents", "prevented", "preventing", "expect", "expecting", "watch for",
+    "watch out for", "look out for", "otherwise", "or else",
 )  # fmt: skip
 HYPOTHETICAL_POST = _words(
     "is possible", "possible", "suspected", "to be ruled out", "be ruled out", "unconfirmed", "not confirmed",
@@ -84,6 +86,13 @@ OTHER = _words(
     r"|\S+팀\s*(?:채널|쪽)(?:에서|에)?"
     # ... or a team named by its name, not ours: "결제팀 엔드포인트가 ..."
     r"|(?<!우리)(?<!저희)(?<!우리 )(?<!저희 )(?<![\w-])[^\s\d(]{1,12}팀\s*(?:의\s*)?(?:엔드포인트|endpoint)"
+)  # fmt: skip
+# A document that tells what to do names failures to prevent or to look for, not ones that happened: its heading
+# (ConText's "indication" and medspaCy's section rules read a note's section the same way).
+GUIDANCE = _words(
+    "checklist", "check list", "runbook", "run book", "playbook", "how-to", "howto", "guide", "guidelines",
+    "best practices", "pre-deploy", "pre-flight", "preflight", "체크리스트", "런북", "가이드", "점검표", "점검 항목",
+    "사전 점검", "배포 전 점검",
 )  # fmt: skip
 # ConText's terminators: a conjunction or a change of time ends a trigger's reach.
 TERMINATOR = _words(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from workflows.clock import as_datetime
@@ -18,7 +19,13 @@ from workflows.diagnosis.driver_needs import (
     stated_cuda_beyond_defaults,
     triton_release_unknown,
 )
-from workflows.diagnosis.endpoint_kind import co_hosted, endpoint_variants, records, serverless
+from workflows.diagnosis.endpoint_kind import (
+    co_hosted,
+    endpoint_variants,
+    first_call_engine_spoken_of,
+    records,
+    serverless,
+)
 from workflows.diagnosis.evidence import Evidence, EvidenceItem
 from workflows.diagnosis.latency import (
     cold_first_calls,
@@ -27,6 +34,7 @@ from workflows.diagnosis.latency import (
     later_calls_millis,
 )
 from workflows.diagnosis.mentions import asserted, reading_of
+from workflows.diagnosis.model_files import model_file_misnamed
 from workflows.diagnosis.outputs import (
     label_counts_collapsed,
     predictions_collapsed,
@@ -48,6 +56,7 @@ from workflows.diagnosis.requirements_listed import listing, requirements_list_m
 from workflows.hosting.polling import stalled_for
 from workflows.hosting.pools import pool_counts, served_types
 from workflows.hosting.scale_to_zero import DIMENSION as COPIES_DIMENSION
+from workflows.images.accelerators import instance_table
 from workflows.spec.pipeline import is_gpu_instance
 
 FactValue = bool | str | None
@@ -77,8 +86,26 @@ def _number(value: Any) -> float:
         return 0.0
 
 
+@lru_cache(maxsize=1)
+def _gpu_named() -> re.Pattern[str]:
+    """A GPU the paste names in passing: the instance table's NVIDIA models ("L40S", "A10G"), CUDA's provider, the
+    NVIDIA tool that reports the device."""
+    families = instance_table()["families"].values()
+    models = {
+        str(accelerator["name"]).removeprefix("NVIDIA ")
+        for family in families
+        if (accelerator := family.get("accelerator") or {}).get("kind") == "gpu"
+        and "(" not in accelerator["name"]
+    }
+    names = "|".join(re.escape(model) for model in sorted(models, key=len, reverse=True))
+    return re.compile(rf"\b(?:{names})\b|\bCUDAExecutionProvider\b|\bnvidia-smi\b")
+
+
 def gpu_instance(evidence: Evidence) -> FactValue:
-    return is_gpu_instance(evidence.instance_type) if evidence.instance_type else None
+    """The endpoint runs on a GPU: its instance type says so, or, with none shown, a GPU the paste names."""
+    if evidence.instance_type:
+        return is_gpu_instance(evidence.instance_type)
+    return True if asserted(_gpu_named(), evidence) else None
 
 
 def _pools(evidence: Evidence) -> list[str]:
@@ -281,6 +308,8 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "label_counts_collapsed": label_counts_collapsed,
     "served_model_mismatch": served_model_mismatch,
     "co_hosted": co_hosted,
+    "model_file_misnamed": model_file_misnamed,
+    "first_call_engine_spoken_of": first_call_engine_spoken_of,
     "inference_component": inference_component,
     "min_instances_zero": min_instances_zero,
     "copies_not_scaled": copies_not_scaled,

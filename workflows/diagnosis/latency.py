@@ -39,9 +39,11 @@ _CELL_VALUE = re.compile(rf"(?P<value>{_NUMBER})\s*(?P<unit>ms|s|초)?", re.IGNO
 _LINE_UNIT = re.compile(r"\((?P<unit>ms|s)\)|\b(?P<bare>ms)\b", re.IGNORECASE)
 _SECONDS = r"(?P<cold>\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds|초)(?![a-z])"
 _MILLIS = r"(?P<warm>\d+(?:\.\d+)?)\s*(?:[~–-]\s*\d+(?:\.\d+)?\s*)?ms\b"
-_FIRST_EN = r"\bfirst\s+(?:[\w=-]+\s+){0,3}?(?:call|request|invocation|inference|predict\w*)s?\b.{0,60}?"
+_FIRST_EN = (
+    r"\bfirst\s+(?:[\w=-]+\s+){0,3}?(?:call|request|invocation|invoke|inference|predict\w*)s?\b.{0,60}?"
+)
 _LATER_EN = r"\b(?:then|after that|afterwards|subsequent|later|the rest|others?|following|second)\b.{0,40}?"
-_FIRST_KO = r"첫\s*(?:번째\s*)?(?:요청|호출|추론|콜|call|request)\w*.{0,40}?"
+_FIRST_KO = r"첫\s*(?:번째\s*)?(?:요청|호출|추론|콜|call|request|invoke|invocation)\w*.{0,40}?"
 _LATER_KO = r"(?:이후|그\s*뒤|그\s*다음|두\s*번째|나머지|다음|부터).{0,40}?"
 _FIRST_CALL = (
     re.compile(_FIRST_EN + _SECONDS + r".{0,80}?" + _LATER_EN + _MILLIS, re.IGNORECASE),

@@ -21,7 +21,8 @@ import re
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _QUOTE = re.compile(r"^\s*>\s?\S")
-_BULLET = re.compile(r"^\s*(?:[-*•·▪◦]|\d{1,2}[.)]|[a-z][.)])\s+\S")
+# A list's item: a bullet, a number, a letter, or a checklist's box ("[x] ...", "[ ] ...").
+_BULLET = re.compile(r"^\s*(?:[-*•·▪◦]|\d{1,2}[.)]|[a-z][.)]|\[[ xXvV✓✔]\])\s+\S")
 
 
 def _indent(line: str) -> int:

@@ -46,6 +46,7 @@ from workflows.diagnosis.machine_lines import is_machine_line
 from workflows.diagnosis.outline import headings
 from workflows.diagnosis.polls import apply, from_describe, from_waiter_line, time_on
 from workflows.diagnosis.records import find_records, unwrap_table_rows
+from workflows.diagnosis.responses import add_answers
 from workflows.diagnosis.stated_context import context_from_text
 
 __all__ = ["FORMS", "evidence_from_paste"]
@@ -374,6 +375,7 @@ def evidence_from_paste(
         and not _FRAMING.match(unquoted)
     ]
     evidence.commands += list(dict.fromkeys(commands.values()))
+    add_answers(reading, commands)
     sections = headings(reading.original)
     for number, line in rest:
         reading.add("text", line, number + 1, prose=not is_machine_line(line), section=sections[number])

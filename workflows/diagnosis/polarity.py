@@ -35,7 +35,8 @@ WINDOW = 6
 
 # A word holds a letter or a digit: a list's separator ("A / B", "A - B") takes no place in a window.
 _WORD = re.compile(r"[^\s,;:()\[\]{}]*[^\W_][^\s,;:()\[\]{}]*")
-_SENTENCE_END = re.compile(r"[.!?。]+(?=\s|$)|[;]|\s[-–—]\s")
+# A code fence ends a sentence too: prose does not run on into the block, nor out of it.
+_SENTENCE_END = re.compile(r"[.!?。]+(?=\s|$)|[;]|\s[-–—]\s|```")
 # Quoted text inside prose: double quotes, code spans, typographic quotes; single quotes only as a
 # pair around words (so "it's" and "don't" are no quotes).
 _QUOTED = re.compile(r"\"[^\"]{1,400}\"|`[^`]{1,400}`|“[^”]{1,400}”|(?<![\w'])'[^']{1,400}'(?![\w])")
@@ -86,6 +87,7 @@ _BOTH_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (_phrase(rf"(?:{ko.HISTORICAL}){_KO_PARTICLE}"), "historical"),
 ]
 _OTHER_RE = _phrase(en.OTHER)
+_GUIDANCE_RE = _phrase(en.GUIDANCE)
 # Korean markers are glued to the word before them ("없음." "아님,"): no word boundary on the left.
 _KO_DENIAL_RE = re.compile(rf"(?:{ko.NEGATION_POST})(?![\w])")
 _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
@@ -94,6 +96,7 @@ _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (re.compile(rf"(?:{ko.UNCERTAIN_POST})(?![\w])"), "hypothetical"),
     (re.compile(rf"(?:{ko.FEAR_POST})(?![\w])"), "hypothetical"),
     (re.compile(rf"(?:{ko.BELIEF_POST})(?![\w])"), "hypothetical"),
+    (re.compile(rf"(?:{ko.POSSIBLE_POST})(?![\w])"), "hypothetical"),
     # The retrospective -던 after a past stem ("났던 건", "실패했던 건"): what had happened before, recalled.
     (re.compile(r"(?:었|았|했|났|됐|였|떴|왔|봤|혔|겼|렸|졌)던(?![\w])"), "historical"),
     # The past perfect -었었 ("실패했었음", "났었는데"): a state that held before and no longer does.
@@ -261,9 +264,10 @@ def polarity(text: str, start: int, end: int, *, section: str = "", recalled: st
 
 def heading_context(section: str) -> Reading:
     """What a heading says of everything under it, a person's line or a pasted log alike: the past
-    ("Last month's incident:") or someone else's ("We saw this in another team's repo:"), else affirmed."""
+    ("Last month's incident:"), someone else's ("We saw this in another team's repo:"), or what to prevent
+    or look for ("# Encoder deploy checklist", "## vLLM runbook"), else affirmed."""
     masked = _mask(section, [])
-    for pattern, kind in (*_BOTH_RE, (_OTHER_RE, "other")):
+    for pattern, kind in (*_BOTH_RE, (_OTHER_RE, "other"), (_GUIDANCE_RE, "hypothetical")):
         if found := pattern.search(masked):
             return Reading(kind, found.group())
     return Reading("affirmed")

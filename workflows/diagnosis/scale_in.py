@@ -19,7 +19,7 @@ _TIME = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(
 _STOP = re.compile(
     r"\blast (?:request|invocation|call)\b|\btraffic (?:stop|stopp?ed|ends?|ended)\b|\bstops? here\b"
     r"|\b(?:load test|batch|traffic) (?:stops|stopped|ends|ended|done|finished)\b|마지막\s*(?:요청|호출)"
-    r"|트래픽\s*(?:종료|중단|끊)",
+    r"|(?:트래픽|부하|요청)\s*(?:종료|중단|중지|끊|끝)",
     re.IGNORECASE,
 )
 # ... or a line that says the traffic stopped and then when ("Annotations: traffic stopped 2026-11-30 02:00:00Z").
@@ -52,6 +52,10 @@ def timeline(lines: list[str]) -> ScaleIn | None:
     zero: tuple[int, str] | None = None
     counted = False  # under a header that names the instance or copy counts
     for line in lines:
+        if (
+            line.count("|") >= 2
+        ):  # a Markdown table's row: its cells, in order ("| 14:00:00 | traffic stop | 1 |")
+            line = " ".join(cell.strip() for cell in line.strip().strip("|").split("|"))
         at = _TIME.match(line)
         said = _STOP.search(line) if at is None and stop is None else None
         if said and (when := _TIME_AFTER.search(line, said.end())):

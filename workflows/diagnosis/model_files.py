@@ -1,0 +1,30 @@
+"""Whether a Triton model's file is there under another name (F23) rather than missing or cut short (F22).
+
+Triton's backends look for one file name in each version folder: model.onnx for onnxruntime, model.plan for
+tensorrt, model.pt for pytorch, model.py for python (or the config's default_model_filename). A load that fails
+because that file is not found ("unable to find '/opt/ml/model/e5/1/model.onnx'", "failed to stat file
+.../model.onnx") is F22 where the file never arrived, and F23 where the folder holds the weights under another
+name, which a listing or the writer's tree shows ("e5/1/e5-base-v2.onnx").
+"""
+
+from __future__ import annotations
+
+import re
+
+from workflows.diagnosis.evidence import Evidence
+
+_NOT_FOUND = re.compile(
+    r"(?:unable to find|failed to stat file|could not find)\s*'?[^'\s]{0,200}?/model\.(?P<ext>onnx|plan|pt|py|savedmodel)\b",
+    re.IGNORECASE,
+)
+
+
+def model_file_misnamed(evidence: Evidence) -> bool | None:
+    """True where the backend's file was not found and the paste names a file of its kind under another name;
+    None where no such file was looked for, or no other file is shown."""
+    texts = [item.text for item in evidence.items if not item.whole]
+    wanted = {found["ext"].lower() for text in texts for found in _NOT_FOUND.finditer(text)}
+    if not wanted:
+        return None
+    other = re.compile(rf"(?<![\w.-])(?!model\.)[\w.-]+\.(?:{'|'.join(sorted(wanted))})\b", re.IGNORECASE)
+    return True if any(other.search(text) for text in texts) else None
