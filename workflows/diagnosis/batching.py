@@ -9,8 +9,9 @@ gives two p50s is two rows; a table aligned by spaces has its figures matched to
 - **A list run one by one (F31)**: a list of N inputs sent without ``batch_size`` takes at least 0.8 of N
   single calls at the same input length (the field notes: 510 ms for 32 against 16 ms for one). The
   pipeline looped over the list; on a GPU a real batch costs a fraction of that (8 inputs of 512 tokens
-  in 4.4 single calls' time is batched). A first call's row (an engine's build, a load) is no batch's cost,
-  and a method that says it passed ``batch_size`` has no list run one by one. A body defined once under a
+  in 4.4 single calls' time is batched). A first call's row (an engine's build, a load) is no batch's cost, nor
+  is a slow run of a batch that also ran fast, and a method that says it passed ``batch_size`` has no list run
+  one by one. A body defined once under a
   name ("payload B: {...}") gives its batch to the rows that name it; a row that sums N single calls gives
   one call's latency.
 - **Short samples (F32)**: the same batch measured on natural-length samples and again at a fixed, padded
@@ -38,6 +39,7 @@ _BATCH = (
     re.compile(r"\bbatch(?:[ _-]?size)?\s+(\d+)\b|배치\s*(\d+)", re.IGNORECASE),
     re.compile(r"\[\s*(?:\.{2,}\s*)?(\d+)\s+(?:[a-z]+|문장|개)"),
     re.compile(r"\b(\d+)\s*(?:texts|pairs|inputs|sentences|premises|documents|items|문장|개 문장)\b"),
+    re.compile(r"(?<![\d.])(\d+)\s*개\s*(?:짜리\s*)?(?:리스트|list|배치|batch|입력|문장쌍|쌍|텍스트)"),
     re.compile(r"\[[^\]]*?\bx\s*(\d+)\s*\]"),  # ["<premise>" x 32]
 )
 # A request body defined once and named ("payload A: {...}", "single : {...}"), then measured by its name.
@@ -52,6 +54,8 @@ _SINGLE = re.compile(
 )
 _BATCH_PARAM = re.compile(r"\bbatch_size\b")
 _FIRST = re.compile(r"\b(?:1st|first|cold)\b|첫", re.IGNORECASE)
+# What a row was expected to take is no measurement: "기대: batch 32 면 25~30ms", "expected ~25 ms for 32".
+_EXPECTED = re.compile(r"\bexpect(?:ed|ing)?\b|\bshould (?:be|take)\b|기대|예상|목표", re.IGNORECASE)
 _TOKENS = (
     re.compile(r"(\d+)\s*(?:tok(?:en)?s?|토큰)\b", re.IGNORECASE),
     re.compile(
@@ -63,8 +67,16 @@ _TOKENS = (
 _FIGURE = re.compile(rf"{_NUMBER}\s*(?:ms|s|%|/s)?", re.IGNORECASE)
 # A cell with a figure: a header has none but its percentiles' names (p50, p99) and units.
 _NUMBER_CELL = re.compile(r"(?<![pP])\b\d")
-_NATURAL = re.compile(r"\bnatural\b|\bsamples?\b|\bavg\b|\baverage\b|평균|실제|샘플|~\s*\d", re.IGNORECASE)
+_NATURAL = re.compile(
+    r"\bnatural\b|\bsamples?\b|\bavg\b|\baverage\b|\bmean\b|평균|실제|샘플|~\s*\d", re.IGNORECASE
+)
 _FIXED = re.compile(r"\bpad|\bfixed\b|\bmax\b|고정|패딩", re.IGNORECASE)
+# A block padded as a whole ("512 고정으로 다시 측정:"); its "max 41" is a sample's longest, not a padding.
+_PADDED = re.compile(r"\bpad|\bfixed\b|고정|패딩", re.IGNORECASE)
+# Real traffic's figures, set against the benchmark's: "Production, week 1:", "실제 운영:".
+_PRODUCTION = re.compile(r"\bprod(?:uction)?\b|\blive traffic\b|\breal traffic\b|운영", re.IGNORECASE)
+# A block's label: a line that ends with a colon and gives no figure of its own ("Benchmark (pre-launch):").
+_LABEL = re.compile(r":\s*$")
 _HEADS = {
     "latency": re.compile(r"^(?:p50|median|latency|mean|avg)\b", re.IGNORECASE),
     "batch": re.compile(r"^(?:b|bs|batch(?:[ _-]?size)?|배치)$", re.IGNORECASE),
@@ -85,6 +97,7 @@ class Row:
     batch_param: bool
     natural: bool
     fixed: bool
+    production: bool = False
 
 
 def _ms(value: str, unit: str | None) -> float:
@@ -108,8 +121,15 @@ def _cells(line: str) -> list[str]:
 
 
 def _row(
-    text: str, columns: dict[str, int], cells: list[str], defined: dict[str, str] | None = None
+    text: str,
+    columns: dict[str, int],
+    cells: list[str],
+    defined: dict[str, str] | None = None,
+    context: str = "",
 ) -> Row | None:
+    """One measured row; ``context`` is its block's label and the lines under it that gave no figure, whose batch,
+    length and kind of inputs the row takes where it states none."""
+
     def cell(kind: str) -> str:
         index = columns.get(kind)
         return cells[index] if index is not None and index < len(cells) else ""
@@ -142,15 +162,16 @@ def _row(
     tokens = _first(_TOKENS, text)
     if tokens is None and (number := re.search(r"\d{2,4}", length_cell)):
         tokens = int(number.group())
-    label = length_cell or text
+    label = f"{length_cell or text} {context}"
     return Row(
         text,
         ms,
-        batch,
-        tokens,
+        batch if batch is not None else _first(_BATCH, context),
+        tokens if tokens is not None else _first(_TOKENS, context),
         bool(_BATCH_PARAM.search(text_and_body)),
         bool(_NATURAL.search(label)),
-        bool(_FIXED.search(label)),
+        bool(_FIXED.search(length_cell or text) or _PADDED.search(context)),
+        bool(_PRODUCTION.search(label)),
     )
 
 
@@ -169,6 +190,7 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
         if (m := _DEFINITION.match(line)) and _latency(line) is None
     }
     width = 0  # the columns of a table aligned by spaces, whose header set ``columns``
+    context = ""  # the label of the block the lines are in, with its lines that give no figure
     for line in lines:
         piped = line.count("|") >= 2
         cells = _cells(line) if piped else _with_units(line.split())
@@ -184,7 +206,12 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
                 found.append(row)
             continue
         columns, width = {}, 0
-        parts = [row for part in _measurements(line) if (row := _row(part, {}, [], defined))]
+        if (
+            _latency(line) is None
+        ):  # a block's label opens its context; the lines under it that give no figure add
+            context = line if _LABEL.search(line) else f"{context} {line}" if context else ""
+            continue
+        parts = [row for part in _measurements(line) if (row := _row(part, {}, [], defined, context))]
         # A line's later measurements share the batch its first one names ("b=8 short p50 24ms, padded p50 103ms").
         found += [replace(row, batch=parts[0].batch) if row.batch is None else row for row in parts]
     return tuple(found)
@@ -246,14 +273,25 @@ def one_by_one(lines: list[str]) -> tuple[Row, Row] | None:
         _BATCH_PARAM.search(line) for line in lines if line not in measured and not _DEFINITION.match(line)
     ):
         return None  # the method passed batch_size to every list
-    found = [row for row in found if not _FIRST.search(row.text)]
+    found = [row for row in found if not _FIRST.search(row.text) and not _EXPECTED.search(row.text)]
     singles = [r for r in found if r.batch == 1 and not r.batch_param]
     lists = [r for r in found if (r.batch or 0) >= MIN_LIST and not r.batch_param]
+
+    def looped(single: Row, listed: Row) -> bool:
+        return _same_length(single, listed) and listed.ms >= LINEAR_SHARE * (listed.batch or 0) * single.ms
+
+    # A batch's cost is its fastest run: a slow run of a batch that also ran fast paid a one-time cost (an engine
+    # built for the new shape, a load), not a loop over its inputs.
     pairs = [
         (single, listed)
         for single in singles
         for listed in lists
-        if _same_length(single, listed) and listed.ms >= LINEAR_SHARE * (listed.batch or 0) * single.ms
+        if looped(single, listed)
+        and all(
+            looped(single, other)
+            for other in lists
+            if other.batch == listed.batch and _same_length(other, listed)
+        )
     ]
     return max(pairs, key=lambda pair: pair[1].ms / pair[0].ms) if pairs else None
 
@@ -264,10 +302,10 @@ def hidden_by_samples(lines: list[str]) -> tuple[Row, Row] | None:
     pairs = [
         (short, long)
         for short in found
-        if short.natural and not short.fixed
+        if short.natural and not short.fixed and not short.production
         for long in found
-        if long.fixed
-        and long.batch == short.batch
+        if (long.fixed or long.production)
+        and (long.batch == short.batch or (long.production and long.batch is None))
         and (short.tokens is None or (long.tokens or 0) >= LONGER * short.tokens)
         and long.ms >= SLOWER * short.ms
     ]

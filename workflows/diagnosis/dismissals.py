@@ -37,7 +37,9 @@ _DISMISSAL = re.compile(
     r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
     r"|\bclos(?:ing|ed?) (?:the|this|our) (?:incident|ticket|issue)\b|\b(?:posting|noting|posted) (?:this |it )?for the record\b"
     r"|\((?:closed|resolved|종료|종결|해결)\)|\[(?:closed|종료|종결|해결)\]"
-    r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을\s*)?(?:종결|종료|닫)"
+    r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을|은|는)?\s*(?:종결|종료|닫)"
+    # A title closed with its outcome: "[포스트모템] 5/28 ... 장애 — 종료".
+    r"|\s[—–-]\s*(?:종료|종결|해결됨|closed|resolved)\s*$"
     r"|(?:건|문제|이슈|장애)(?:은|는)?\s*(?:조치|해결|처리)\s*(?:완료|됐|되었|됨)|종료\s*보고"
     # A conclusion on a line of its own: "영향 없습니다." after the checks above it.
     r"|^\s*(?:영향|해당)\s*(?:없습니다|없음|없어요)\.?\s*$",

@@ -48,7 +48,10 @@ HYPOTHETICAL_PRE = _words(
     "grepped for", "searched for", "search for", "searching for", "worried about", "worried that",
     "afraid of", "afraid that", "risk of", "at risk of", "to avoid", "to prevent", "avoid", "avoids", "avoided",
     "avoiding", "prevent", "prevents", "prevented", "preventing", "expect", "expecting", "watch for",
-    "watch out for", "look out for", "otherwise", "or else",
+    "watch out for", "look out for", "otherwise", "or else", "may fail", "may see", "may get", "may hit",
+    "may return", "may throw", "may raise", "may occur", "may happen", "may cause", "may result in",
+    "may encounter", "may experience", "can fail", "can cause", "can result in",
+    "would", "would have", "would just",
 )  # fmt: skip
 HYPOTHETICAL_POST = _words(
     "is possible", "possible", "suspected", "to be ruled out", "be ruled out", "unconfirmed", "not confirmed",

@@ -32,6 +32,7 @@ from workflows.diagnosis.latency import (
     first_call_seconds,
     first_invocation_cold,
     later_calls_millis,
+    numbered_first_cold,
 )
 from workflows.diagnosis.mentions import asserted, reading_of
 from workflows.diagnosis.model_files import model_file_misnamed
@@ -285,8 +286,10 @@ def cold_first_call(evidence: Evidence) -> FactValue:
             None,
         )
 
-    if affirmed(cold_first_calls, items) is not None or first_invocation_cold(
-        [i.text for i in items if not i.prose]
+    if (
+        affirmed(cold_first_calls, items) is not None
+        or first_invocation_cold([i.text for i in items if not i.prose])
+        or numbered_first_cold([i.text for i in items])
     ):
         return True
     first = affirmed(first_call_seconds, items)

@@ -33,6 +33,11 @@ _PERCENTILE = re.compile(
     r"\s*(?P<unit>ms|sec|s|초)?(?![\w.])",
     re.IGNORECASE,
 )
+# A value labelled after it, as an alert's query results are: "B0=1611.4 (p99 ms), B1=21.0 (p50 ms)".
+_LABELLED_VALUE = re.compile(
+    rf"(?<![\w.])(?P<value>{_NUMBER})\s*\(\s*p(?P<q>50|90|95|99)(?:\s*(?P<unit>ms|s)|(?P<declared>))\s*\)",
+    re.IGNORECASE,
+)
 _HEADER_CELL = re.compile(r"^p(?P<q>50|90|95|99)\b(?:\s*\((?P<unit>ms|s)\))?", re.IGNORECASE)
 _CSV_HEADER_CELL = re.compile(r"(?:\w+[_.])?p(?P<q>50|90|95|99)(?:[_ ]?\(?(?P<unit>ms|s)\)?)?", re.IGNORECASE)
 _CELL_VALUE = re.compile(rf"(?P<value>{_NUMBER})\s*(?P<unit>ms|s|초)?", re.IGNORECASE)
@@ -61,6 +66,15 @@ _SAYS_FIRST = re.compile(r"first|첫", re.IGNORECASE)  # what every first-call r
 # A request log's line for one invocation and the milliseconds it took.
 _INVOCATION_MS = re.compile(r"/invocations\b.{0,40}?\b(?P<ms>\d+(?:\.\d+)?)\s*ms\b")
 # Seconds against milliseconds: a first call this slow, and calls after it this fast.
+# ... or a table of numbered requests ("| 1 | 1 | 38,412 ms |", "1     38,412" under "req#  latency_ms"): the first
+# request's milliseconds, thousands separated or not, in a cell of its own or under a header that gives the unit.
+_NUMBERED = re.compile(
+    r"^\s*\|?\s*#?(?P<n>[12])\s*(?:\||\s)(?:.*?[|\s])?(?P<ms>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<unit>ms)?\s*\|?\s*$"
+)
+_MS_HEADER = re.compile(
+    r"\b(?:req(?:uest)?s?\s*#|#|req#|request)\b.*(?:\bms\b|_ms\b|\(ms\))|(?:\bms\b|_ms\b|\(ms\)).*\b(?:req|request)",
+    re.IGNORECASE,
+)
 MIN_COLD_S = 5.0
 MAX_WARM_MS = 1000.0
 
@@ -156,12 +170,13 @@ def runs(lines: list[str]) -> list[Run]:
                 found.append(Run(values, line.strip()))
             continue
         header = {}
-        if len(matches) < 2:
+        labelled = list(_LABELLED_VALUE.finditer(line))
+        if len(matches) < 2 and len(labelled) < 2:
             continue
         line_unit = _line_unit(line)
         percentiles = {
             int(m.group("q")): _ms(m.group("value"), m.group("unit") or m.group("declared") or line_unit)
-            for m in matches
+            for m in (matches if len(matches) >= 2 else labelled)
         }
         found.append(Run(percentiles, line.strip()))
     if len(listed) >= 2:
@@ -193,6 +208,22 @@ def first_invocation_cold(lines: list[str]) -> str:
     took = [(line, float(m.group("ms"))) for line in lines if (m := _INVOCATION_MS.search(line))]
     if len(took) >= 2 and took[0][1] >= MIN_COLD_S * 1000 and any(ms < MAX_WARM_MS for _, ms in took[1:]):
         return took[0][0]
+    return ""
+
+
+def numbered_first_cold(lines: list[str]) -> str:
+    """Request 1 of a numbered table in seconds and request 2 in milliseconds: request 1's row, or empty."""
+    unit = False  # under a header that gives the cells' unit
+    numbered: dict[str, tuple[str, float]] = {}
+    for line in lines:
+        if _MS_HEADER.search(line) and not re.search(r"\d", line):
+            unit, numbered = True, {}
+            continue
+        if (m := _NUMBERED.match(line)) and (m["unit"] or unit) and m["n"] not in numbered:
+            numbered[m["n"]] = (line, float(m["ms"].replace(",", "")))
+    first, second = numbered.get("1"), numbered.get("2")
+    if first and second and first[1] >= MIN_COLD_S * 1000 and second[1] < MAX_WARM_MS:
+        return first[0]
     return ""
 
 

@@ -26,7 +26,12 @@ _STOP = re.compile(
 _TIME_AFTER = re.compile(
     r"(?<![\d:])(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?(?![\d:])"
 )
-_TO_ZERO = re.compile(r"(?:->|→|⇒|=>)\s*0\b")
+_TO_ZERO = re.compile(
+    r"(?:->|→|⇒|=>)\s*0\b"
+    # ... or a count named at zero in a poll's line ("14:13:30  copies 0  instances 1", "instances: 0").
+    r"|\b(?:copies|CurrentCopyCount|instances|CurrentInstanceCount)\s*[:=]?\s*0(?![\d.])",
+    re.IGNORECASE,
+)
 _COUNT_HEADER = re.compile(
     r"instance|copies|copy|ic_current|ic_desired|CopyCount|InstanceCount", re.IGNORECASE
 )
