@@ -63,6 +63,7 @@ _TOKENS = (
         re.I,
     ),
     re.compile(r"\b(\d{2,4})\s*(?:(?:으)?로\s*)?(?:padding|pad|고정|패딩)"),
+    re.compile(r"\b(?:token|토큰)\s*(?:length|len|길이|수)\s*[:=]?\s*(\d{1,4})\b", re.IGNORECASE),
 )
 _FIGURE = re.compile(rf"{_NUMBER}\s*(?:ms|s|%|/s)?", re.IGNORECASE)
 # A cell with a figure: a header has none but its percentiles' names (p50, p99) and units.
@@ -77,6 +78,8 @@ _PADDED = re.compile(r"\bpad|\bfixed\b|고정|패딩", re.IGNORECASE)
 _PRODUCTION = re.compile(r"\bprod(?:uction)?\b|\blive traffic\b|\breal traffic\b|운영", re.IGNORECASE)
 # A block's label: a line that ends with a colon and gives no figure of its own ("Benchmark (pre-launch):").
 _LABEL = re.compile(r":\s*$")
+# ... or, where no block is open, a line that leads with its label ("Benchmark (pre-launch): locust, b=8, samples").
+_LEADING_LABEL = re.compile(r"^[^:\d]{1,40}:\s")
 _HEADS = {
     "latency": re.compile(r"^(?:p50|median|latency|mean|avg)\b", re.IGNORECASE),
     "batch": re.compile(r"^(?:b|bs|batch(?:[ _-]?size)?|배치)$", re.IGNORECASE),
@@ -209,7 +212,8 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
         if (
             _latency(line) is None
         ):  # a block's label opens its context; the lines under it that give no figure add
-            context = line if _LABEL.search(line) else f"{context} {line}" if context else ""
+            opens = _LABEL.search(line) or (not context and _LEADING_LABEL.match(line))
+            context = line if opens else f"{context} {line}" if context else ""
             continue
         parts = [row for part in _measurements(line) if (row := _row(part, {}, [], defined, context))]
         # A line's later measurements share the batch its first one names ("b=8 short p50 24ms, padded p50 103ms").

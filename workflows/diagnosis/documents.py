@@ -266,14 +266,14 @@ def _describe(reading: Reading, value: dict[str, Any], number: int) -> bool:
         if value.get("FailureReason"):
             reading.add("describe", str(value["FailureReason"]), "FailureReason")
         reading.found(DESCRIBE_ENDPOINT)
-    elif "InferenceComponentName" in value and not {"RuntimeConfig", "InferenceComponentStatus"}.isdisjoint(
-        value
-    ):
+    elif ("InferenceComponentName" in value or "InferenceComponentStatus" in value) and not {
+        "RuntimeConfig",
+        "InferenceComponentStatus",
+    }.isdisjoint(value):  # a --query or a table may leave the name out
         evidence.inference_components.append(value)
         if value.get("FailureReason"):
-            reading.add(
-                "describe", str(value["FailureReason"]), f"{value['InferenceComponentName']} FailureReason"
-            )
+            name = value.get("InferenceComponentName", "component")
+            reading.add("describe", str(value["FailureReason"]), f"{name} FailureReason")
         reading.found(DESCRIBE_COMPONENT)
     elif "EndpointConfigName" in value and "ProductionVariants" in value:
         evidence.endpoint_config = value

@@ -94,8 +94,9 @@ OTHER = _words(
 # (ConText's "indication" and medspaCy's section rules read a note's section the same way).
 GUIDANCE = _words(
     "checklist", "check list", "runbook", "run book", "playbook", "how-to", "howto", "guide", "guidelines",
-    "best practices", "pre-deploy", "pre-flight", "preflight", "체크리스트", "런북", "가이드", "점검표", "점검 항목",
-    "사전 점검", "배포 전 점검",
+    "best practices", "pre-deploy", "pre-flight", "preflight", "test plan", "expected behaviour", "expected behavior",
+    "not yet run", "will verify", "to be verified", "체크리스트", "런북", "가이드", "점검표", "점검 항목", "사전 점검",
+    "배포 전 점검", "테스트 계획", "검증 예정",
 )  # fmt: skip
 # ConText's terminators: a conjunction or a change of time ends a trigger's reach.
 TERMINATOR = _words(

@@ -66,10 +66,13 @@ _SAYS_FIRST = re.compile(r"first|첫", re.IGNORECASE)  # what every first-call r
 # A request log's line for one invocation and the milliseconds it took.
 _INVOCATION_MS = re.compile(r"/invocations\b.{0,40}?\b(?P<ms>\d+(?:\.\d+)?)\s*ms\b")
 # Seconds against milliseconds: a first call this slow, and calls after it this fast.
-# ... or a table of numbered requests ("| 1 | 1 | 38,412 ms |", "1     38,412" under "req#  latency_ms"): the first
-# request's milliseconds, thousands separated or not, in a cell of its own or under a header that gives the unit.
-_NUMBERED = re.compile(
-    r"^\s*\|?\s*#?(?P<n>[12])\s*(?:\||\s)(?:.*?[|\s])?(?P<ms>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<unit>ms)?\s*\|?\s*$"
+# ... or a table of numbered requests ("| 1 | 1 | 38,412 ms |", "| 1st, batch 1 | 47.7 s |", "1     38,412" under
+# "req#  latency_ms"): request 1's and request 2's time, thousands separated or not, with its unit or the header's.
+_ORDINAL = re.compile(
+    r"^\s*\|?\s*#?(?:(?P<n>[12])(?:st|nd)?(?!\w|\.\d)|(?P<word>first|second)\b)", re.IGNORECASE
+)
+_CELL_TIME = re.compile(
+    r"(?<![\w.,])(?P<value>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<unit>ms|s|sec|초)?(?![\w.,-])"
 )
 _MS_HEADER = re.compile(
     r"\b(?:req(?:uest)?s?\s*#|#|req#|request)\b.*(?:\bms\b|_ms\b|\(ms\))|(?:\bms\b|_ms\b|\(ms\)).*\b(?:req|request)",
@@ -214,14 +217,19 @@ def first_invocation_cold(lines: list[str]) -> str:
 def numbered_first_cold(lines: list[str]) -> str:
     """Request 1 of a numbered table in seconds and request 2 in milliseconds: request 1's row, or empty."""
     unit = False  # under a header that gives the cells' unit
-    numbered: dict[str, tuple[str, float]] = {}
+    numbered: dict[int, tuple[str, float]] = {}
     for line in lines:
         if _MS_HEADER.search(line) and not re.search(r"\d", line):
             unit, numbered = True, {}
             continue
-        if (m := _NUMBERED.match(line)) and (m["unit"] or unit) and m["n"] not in numbered:
-            numbered[m["n"]] = (line, float(m["ms"].replace(",", "")))
-    first, second = numbered.get("1"), numbered.get("2")
+        if not (ordinal := _ORDINAL.match(line)):
+            continue
+        n = int(ordinal["n"]) if ordinal["n"] else 1 if ordinal["word"].lower() == "first" else 2
+        rest = line[ordinal.end() :]
+        found = next((m for m in _CELL_TIME.finditer(rest) if m["unit"] or unit), None)
+        if found and n not in numbered:
+            numbered[n] = (line, _ms(found["value"].replace(",", ""), found["unit"] or "ms"))
+    first, second = numbered.get(1), numbered.get(2)
     if first and second and first[1] >= MIN_COLD_S * 1000 and second[1] < MAX_WARM_MS:
         return first[0]
     return ""

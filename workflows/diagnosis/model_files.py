@@ -28,3 +28,23 @@ def model_file_misnamed(evidence: Evidence) -> bool | None:
         return None
     other = re.compile(rf"(?<![\w.-])(?!model\.)[\w.-]+\.(?:{'|'.join(sorted(wanted))})\b", re.IGNORECASE)
     return True if any(other.search(text) for text in texts) else None
+
+
+# A quantized graph beside the exported one in the folder the loader reads ("model_quantized.onnx", "model_int8.onnx")...
+_QUANTIZED_FILE = re.compile(
+    r"(?<![\w.-])[\w.-]*(?:quantized|int8|qint8|quant)[\w.-]*\.onnx\b", re.IGNORECASE
+)
+_STANDARD_FILE = re.compile(r"(?<![\w.-])model\.onnx\b")
+# ... and optimum's loader called on the folder without naming the file.
+_LOADER_CALL = re.compile(r"\bORTModel\w*\.from_pretrained\((?P<args>[^)\n]*)\)")
+
+
+def quantized_file_not_named(evidence: Evidence) -> bool | None:
+    """F30 before its warning: the folder holds model.onnx and a quantized graph, and optimum's loader is called on
+    it without file_name, so it loads model.onnx (its standard name) and the quantized graph is never served."""
+    texts = [item.text for item in evidence.items if not item.whole] + evidence.commands
+    calls = [m for text in texts for m in _LOADER_CALL.finditer(text)]
+    if not calls or any("file_name" in m["args"] for m in calls):
+        return None
+    both = any(_QUANTIZED_FILE.search(t) for t in texts) and any(_STANDARD_FILE.search(t) for t in texts)
+    return True if both else None

@@ -58,6 +58,8 @@ _LABEL_COUNT = re.compile(
     r"\b(?P<label>[A-Za-z_][\w-]*?)(?:\s*[:=]\s*|\s+)(?P<count>\d[\d,]*)(?![\d.,]*\d)(?!\.)"
 )
 _INTEGER = re.compile(r"\d[\d,]*")
+# Three or more counts separated by slashes, an NLI head's labels in a header's order: "0 / 500 / 0".
+_COUNT_TUPLE = re.compile(r"(?<![\d.:/])\d+(?:\s*/\s*\d+){2,}(?![\d.:/])")
 
 
 def _one_label(counts: list[int]) -> bool:
@@ -78,6 +80,10 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
         # which model's, the rule's requires asks of the paste (INT8 or quantization in it).
         shares = all(item.text[m.end() : m.end() + 1] == "%" for m in found) and 100 in counts
         if _one_label(counts) and (shares or _PRECISION.search(item.text)):
+            return True
+        # The counts without their labels, which a header names ("int8-dyn  0.324  0 / 500 / 0").
+        bare = _COUNT_TUPLE.search(item.text) if _PRECISION.search(item.text) else None
+        if bare and _one_label([int(n) for n in re.split(r"\s*/\s*", bare.group())]):
             return True
     rows = [_cells(item.text) for item in items if item.text.count("|") >= 2]
     for row in rows:
