@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-# 1 MiB is ~10,000 log lines, read and matched in about 2.5 s on a shared 2-core machine
-# (bench/diagnosis_large_input.py); 2 MiB took 5 s.
-READ_BYTES = 1 << 20
+# 512 KiB is ~5,000 log lines, read and matched in about 3 s on a shared 2-core machine, start-up included
+# (bench/diagnosis_large_input.py); 1 MiB took 7.5-8.7 s there once the readings had grown, too close to the
+# 10 s an answer is held to.
+READ_BYTES = 1 << 19
 _SNIFF_BYTES = 8192
 _CHUNK = 1 << 20
 
