@@ -111,3 +111,17 @@ def test_a_component_record_printed_without_its_name() -> None:
         ]
     )
     assert _diagnosed(text).id == "F09"
+
+
+def test_a_component_that_placed_no_copy_on_an_unknown_instance_leaves_memory_open() -> None:
+    record = (
+        '{"InferenceComponentName": "rerank-ic", "InferenceComponentStatus": "Failed",'
+        ' "FailureReason": "SageMaker was able to deploy 0 out of 1 requested copies.",'
+        ' "RuntimeConfig": {"DesiredCopyCount": 1, "CurrentCopyCount": 0}}'
+    )
+    assert _diagnosed(
+        f"{record}\nthe platform team owns the endpoint; its instance type is not known to us"
+    ).id == ("unknown")
+    # On a one-GPU instance already holding another component's device, the GPU cap is the limit.
+    shown = f"{record}\nendpoint: 1 x ml.g5.xlarge, emb-ic (1 copy, 1 device) InService on it"
+    assert _diagnosed(shown).id == "F09"

@@ -49,11 +49,13 @@ def _number(value: Any) -> float:
 def own_copies_fit(evidence: Evidence) -> bool | None:
     """True where a short component's copies fit the instance's GPUs and memory by themselves, False where
     they do not; None where no short component or no instance type is shown. With no instance type shown, a
-    writer's word that other components share the endpoint leaves the same doubt."""
+    writer's word that other components share the endpoint leaves the same doubt, and so does a component that
+    placed no copy at all: nothing shows the GPUs it was short of, and memory refuses a first copy as well."""
     row = instance(evidence.instance_type) if evidence.instance_type else None
     shared = any(_SHARED.search(item.text) for item in evidence.items if item.prose and not item.whole)
     if row is None or not row.gpus:
-        return True if shared and _short(evidence) else None
+        failed = any((shortfall(c) or (0, 1))[1] == 0 for c in evidence.inference_components)
+        return True if (shared or (row is None and failed)) and _short(evidence) else None
     for component in evidence.inference_components:
         counts = shortfall(component)
         if counts is None or counts[1] == 0:
