@@ -65,6 +65,7 @@ _TOKENS = (
     re.compile(r"\b(\d{2,4})\s*(?:(?:으)?로\s*)?(?:padding|pad|고정|패딩)"),
     re.compile(r"\b(?:token|토큰)\s*(?:length|len|길이|수)\s*[:=]?\s*(\d{1,4})\b", re.IGNORECASE),
 )
+_EMPTY = re.compile(r"[-—–]|n/?a", re.IGNORECASE)  # a cell with no figure: "req/s  -"
 _FIGURE = re.compile(rf"{_NUMBER}\s*(?:ms|s|%|/s)?", re.IGNORECASE)
 # A cell with a figure: a header has none but its percentiles' names (p50, p99) and units.
 _NUMBER_CELL = re.compile(r"(?<![pP])\b\d")
@@ -72,8 +73,6 @@ _NATURAL = re.compile(
     r"\bnatural\b|\bsamples?\b|\bavg\b|\baverage\b|\bmean\b|평균|실제|샘플|~\s*\d", re.IGNORECASE
 )
 _FIXED = re.compile(r"\bpad|\bfixed\b|\bmax\b|고정|패딩", re.IGNORECASE)
-# A block padded as a whole ("512 고정으로 다시 측정:"); its "max 41" is a sample's longest, not a padding.
-_PADDED = re.compile(r"\bpad|\bfixed\b|고정|패딩", re.IGNORECASE)
 # Real traffic's figures, set against the benchmark's: "Production, week 1:", "실제 운영:".
 _PRODUCTION = re.compile(r"\bprod(?:uction)?\b|\blive traffic\b|\breal traffic\b|운영", re.IGNORECASE)
 # A block's label: a line that ends with a colon and gives no figure of its own ("Benchmark (pre-launch):").
@@ -83,6 +82,8 @@ _LEADING_LABEL = re.compile(r"^[^:\d]{1,40}:\s")
 _HEADS = {
     "latency": re.compile(r"^(?:p50|median|latency|mean|avg)\b", re.IGNORECASE),
     "batch": re.compile(r"^(?:b|bs|batch(?:[ _-]?size)?|배치)$", re.IGNORECASE),
+    # A call's number in its run ("call#", "req #"): call 1 of a shape pays its one-time cost.
+    "call": re.compile(r"^(?:call|req(?:uest)?)\s*(?:#|no\.?|number)?$|^#$", re.IGNORECASE),
     "length": re.compile(
         r"^(?:seq\w*|tokens?|input|inputs|sample|samples|length|길이|입력)\b", re.IGNORECASE
     ),
@@ -101,6 +102,7 @@ class Row:
     natural: bool
     fixed: bool
     production: bool = False
+    first: bool = False  # the first call of its run, by a table's call column
 
 
 def _ms(value: str, unit: str | None) -> float:
@@ -165,7 +167,9 @@ def _row(
     tokens = _first(_TOKENS, text)
     if tokens is None and (number := re.search(r"\d{2,4}", length_cell)):
         tokens = int(number.group())
-    label = f"{length_cell or text} {context}"
+    # A table's row is told by its length cell and its first cell ("padded-to-512"), a line by its words.
+    own = f"{length_cell} {cells[0]}" if columns and cells and length_cell else length_cell or text
+    label = f"{own} {context}"
     return Row(
         text,
         ms,
@@ -173,8 +177,9 @@ def _row(
         tokens if tokens is not None else _first(_TOKENS, context),
         bool(_BATCH_PARAM.search(text_and_body)),
         bool(_NATURAL.search(label)),
-        bool(_FIXED.search(length_cell or text) or _PADDED.search(context)),
+        bool(_FIXED.search(own)),
         bool(_PRODUCTION.search(label)),
+        cell("call").strip() == "1",
     )
 
 
@@ -194,26 +199,32 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
     }
     width = 0  # the columns of a table aligned by spaces, whose header set ``columns``
     context = ""  # the label of the block the lines are in, with its lines that give no figure
+    head = ""  # the length column's name in the table being read: "tokens(avg)" says its lengths are averages
     for line in lines:
         piped = line.count("|") >= 2
         cells = _cells(line) if piped else _with_units(line.split())
         if (heads := _header(cells)) is not None and (piped or len(cells) >= 3):
             columns, width = heads, 0 if piped else len(cells)
+            head = cells[heads["length"]] if "length" in heads else ""
             continue
         if piped:
-            if row := _row(line, columns, cells, defined):
+            if row := _row(line, columns, cells, defined, f"{context}\n{head}" if columns else context):
                 found.append(row)
             continue
         if width and (aligned := _aligned(cells, width)):
-            if row := _row(line, columns, aligned, defined):
+            if row := _row(line, columns, aligned, defined, f"{context}\n{head}"):
                 found.append(row)
             continue
-        columns, width = {}, 0
+        columns, width, head = {}, 0, ""
         if (
             _latency(line) is None
         ):  # a block's label opens its context; the lines under it that give no figure add
-            opens = _LABEL.search(line) or (not context and _LEADING_LABEL.match(line))
-            context = line if opens else f"{context} {line}" if context else ""
+            if _LABEL.search(line):
+                context = line  # the block's label: "Production, week 1:"
+            elif not context and _LEADING_LABEL.match(line):
+                context = line  # a line that leads with a label opens a block
+            elif context:
+                context = f"{context}\n{line}"
             continue
         parts = [row for part in _measurements(line) if (row := _row(part, {}, [], defined, context))]
         # A line's later measurements share the batch its first one names ("b=8 short p50 24ms, padded p50 103ms").
@@ -247,7 +258,10 @@ def _aligned(words: list[str], width: int) -> list[str]:
     """A space-aligned row's cells under a header of ``width`` columns: its trailing figures fill the last
     columns, the words before them the first ("샘플(58 토큰)  8  24.1  28.8  332")."""
     figures = 0
-    while figures < len(words) and _FIGURE.fullmatch(words[len(words) - 1 - figures]):
+    while figures < len(words) and (
+        _FIGURE.fullmatch(words[len(words) - 1 - figures])
+        or _EMPTY.fullmatch(words[len(words) - 1 - figures])
+    ):
         figures += 1
     figures = min(figures, width - 1)
     if figures < 2:
@@ -277,7 +291,7 @@ def one_by_one(lines: list[str]) -> tuple[Row, Row] | None:
         _BATCH_PARAM.search(line) for line in lines if line not in measured and not _DEFINITION.match(line)
     ):
         return None  # the method passed batch_size to every list
-    found = [row for row in found if not _FIRST.search(row.text) and not _EXPECTED.search(row.text)]
+    found = [row for row in found if not (row.first or _FIRST.search(row.text) or _EXPECTED.search(row.text))]
     singles = [r for r in found if r.batch == 1 and not r.batch_param]
     lists = [r for r in found if (r.batch or 0) >= MIN_LIST and not r.batch_param]
 

@@ -23,7 +23,7 @@ _DISMISSAL = re.compile(
     r"\bfalse (?:alarm|positive|alert)s?\b"
     r"|\bnot an? (?:real|actual|genuine) (?:outage|incident|failure|issue|problem|alert)\b"
     r"|\bno (?:real|actual) (?:outage|incident|failure|issue|problem|impact)\b"
-    r"|\bnothing (?:(?:for|on) (?:us|me|our side) )?to (?:fix|do)\b|\bno action (?:needed|required)\b|\bnothing is broken\b"
+    r"|\bnothing (?:left |more |else )?(?:(?:for|on) (?:us|me|our side) )?to (?:fix|do)\b|\bno action (?:needed|required)\b|\bnothing (?:is )?broken\b"
     r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|재발(?:은|이)?\s*(?:아님|아닙니다|아니)"
     r"|(?:추가\s*)?(?:조치|작업)\s*(?:없음|불필요|필요\s*없)|재발\s*(?:없|안\s*(?:됨|함|했))"
     r"|(?:우리가|저희가)?\s*할\s*(?:건|게|것은?|일은?)\s*없"
@@ -36,7 +36,7 @@ _DISMISSAL = re.compile(
     # A ticket closed as solved: what it shows is a matter settled, not one to diagnose now.
     r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
     r"|\bclos(?:ing|ed?) (?:the|this|our) (?:incident|ticket|issue)\b|\b(?:posting|noting|posted) (?:this |it )?for the record\b"
-    r"|\((?:closed|resolved|종료|종결|해결)\)|\[(?:closed|종료|종결|해결)\]"
+    r"|\((?:#?\d+,\s*)?(?:closed|resolved|종료|종결|해결(?:됨|\s*완료)?|조치\s*완료)\)|\[(?:closed|resolved|종료|종결|해결(?:됨|\s*완료)?)\]"
     r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을|은|는)?\s*(?:종결|종료|닫)"
     # A title closed with its outcome: "[포스트모템] 5/28 ... 장애 — 종료".
     r"|\s[—–-]\s*(?:종료|종결|해결됨|closed|resolved)\s*$"

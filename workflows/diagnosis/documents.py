@@ -256,9 +256,37 @@ def _unknown_api(reading: Reading, value: dict[str, Any], number: int) -> None:
     reading.found(TEXT)
 
 
+_COPIES = {"DesiredCopyCount", "CurrentCopyCount"}
+_REQUIREMENTS = {"NumberOfAcceleratorDevicesRequired", "MinMemoryRequiredInMb"}
+
+
+def _unaliased(value: dict[str, Any]) -> dict[str, Any]:
+    """A component's fields put back under their keys where a --query renamed them ('{s:InferenceComponentStatus,
+    r:RuntimeConfig, spec:Specification.ComputeResourceRequirements}') or a table lifted them a level."""
+    found = dict(value)
+    for inner in value.values():
+        if isinstance(inner, dict) and _COPIES & inner.keys():
+            found.setdefault("RuntimeConfig", inner)
+    for inner in (value, *[v for v in value.values() if isinstance(v, dict)]):
+        lifted = inner.get("ComputeResourceRequirements")
+        needs: dict[str, Any] = lifted if isinstance(lifted, dict) else inner
+        if _REQUIREMENTS & needs.keys() and "Specification" not in value:
+            found["Specification"] = {"ComputeResourceRequirements": needs}
+    if "RuntimeConfig" in found and "InferenceComponentStatus" not in found:
+        status = next((v for v in value.values() if v in _COMPONENT_STATUSES), None)
+        if status:
+            found["InferenceComponentStatus"] = status
+    return found
+
+
+_COMPONENT_STATUSES = ("InService", "Creating", "Updating", "Failed", "Deleting")
+
+
 def _describe(reading: Reading, value: dict[str, Any], number: int) -> bool:
     """A Describe* output, by the keys that name its API; False when it is none of them."""
     evidence = reading.evidence
+    if "EndpointStatus" not in value:
+        value = _unaliased(value)
     if "EndpointStatus" in value:
         evidence.endpoint = value
         evidence.observed_at = evidence.observed_at or clock.now()

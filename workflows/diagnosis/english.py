@@ -51,7 +51,7 @@ HYPOTHETICAL_PRE = _words(
     "watch out for", "look out for", "otherwise", "or else", "may fail", "may see", "may get", "may hit",
     "may return", "may throw", "may raise", "may occur", "may happen", "may cause", "may result in",
     "may encounter", "may experience", "can fail", "can cause", "can result in",
-    "would", "would have", "would just",
+    "would", "would have", "would just", "should", "will fail", "will return", "will get", "will see", "will hit",
 )  # fmt: skip
 HYPOTHETICAL_POST = _words(
     "is possible", "possible", "suspected", "to be ruled out", "be ruled out", "unconfirmed", "not confirmed",
@@ -85,6 +85,8 @@ OTHER = _words(
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+read\s+(?:#\d+|issue\s+#?\d+|(?:an?|the|this|that)\s+(?:issue|thread|post|article))"
     # ... or another project's tracker: "huggingface/transformers 쪽 issue 에서", "upstream issue"
     r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s+(?:issue|bug)s?\b"
+    # ... or an issue of another repository, by its reference: "Re: vllm-project/vllm#1234 ...".
+    r"|(?<![\w/.-])[\w.-]+/[\w.-]+#(?:\d+|\.\.\.)"
     # ... or another team's channel: "search팀 채널에서 봤는데"
     r"|\S+팀\s*(?:채널|쪽)(?:에서|에)?"
     # ... or a team named by its name, not ours: "결제팀 엔드포인트가 ..."

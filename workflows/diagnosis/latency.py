@@ -143,6 +143,13 @@ def runs(lines: list[str]) -> list[Run]:
     listed: dict[int, float] = {}  # a table of one percentile a line, as far as it goes
     listed_lines: list[str] = []
     for line in lines:
+        # A metric table's row names its percentile in a cell of its own: "| p99 | 29,904 ms |".
+        if (
+            line.count("|") >= 2
+            and len(cells := _cells(line)) == 2
+            and re.fullmatch(r"p(?:50|90|95|99)", cells[0], re.I)
+        ):
+            line = f"{cells[0]} {cells[1]}"
         matches = list(_PERCENTILE.finditer(line))
         if len(matches) == 1 and matches[0].start() == len(line) - len(line.lstrip()):
             m = matches[0]

@@ -36,6 +36,10 @@ _QUANTIZED_FILE = re.compile(
 )
 _STANDARD_FILE = re.compile(r"(?<![\w.-])model\.onnx\b")
 # ... and optimum's loader called on the folder without naming the file.
+# ... or the loaded model's path shown as the standard file ("m.model_path" -> PosixPath('onnx_out/model.onnx')).
+_LOADED_STANDARD = re.compile(
+    r"PosixPath\('(?:[^']*/)?model\.onnx'\)|\bmodel_path\b\W{0,12}[^\s]*model\.onnx\b"
+)
 _LOADER_CALL = re.compile(r"\bORTModel\w*\.from_pretrained\((?P<args>[^)\n]*)\)")
 
 
@@ -44,7 +48,8 @@ def quantized_file_not_named(evidence: Evidence) -> bool | None:
     it without file_name, so it loads model.onnx (its standard name) and the quantized graph is never served."""
     texts = [item.text for item in evidence.items if not item.whole] + evidence.commands
     calls = [m for text in texts for m in _LOADER_CALL.finditer(text)]
-    if not calls or any("file_name" in m["args"] for m in calls):
+    loaded = any(_LOADED_STANDARD.search(text) for text in texts)
+    if not (calls or loaded) or any("file_name" in m["args"] for m in calls):
         return None
     both = any(_QUANTIZED_FILE.search(t) for t in texts) and any(_STANDARD_FILE.search(t) for t in texts)
     return True if both else None

@@ -85,13 +85,46 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
         bare = _COUNT_TUPLE.search(item.text) if _PRECISION.search(item.text) else None
         if bare and _one_label([int(n) for n in re.split(r"\s*/\s*", bare.group())]):
             return True
+    if _columns_collapsed([item.text for item in items if "|" not in item.text]):
+        return True
     rows = [_cells(item.text) for item in items if item.text.count("|") >= 2]
     for row in rows:
         if row and _PRECISION.search(row[0]):
             counts = [int(cell.replace(",", "")) for cell in row[1:] if _INTEGER.fullmatch(cell)]
-            if _one_label(counts):
+            # ... or the labels and their counts in one cell of the row: "| int8 | 0.342 | ent 0 / neu 1000 / con 0 |".
+            labelled = [
+                int(m["count"].replace(",", "")) for cell in row[1:] for m in _LABEL_COUNT.finditer(cell)
+            ]
+            if _one_label(counts) or _one_label(labelled):
                 return True
     return None
+
+
+def _columns_collapsed(lines: list[str]) -> bool:
+    """Labels as rows and models as columns ("fp32  int8" over "neutral  161  500"): the quantized model's column
+    holds all its count in one label."""
+    header: list[str] = []
+    column: list[int] = []
+    for line in lines:
+        words = line.split()
+        if (
+            words
+            and all(_INTEGER.fullmatch(w) for w in words[1:])
+            and len(words) == len(header) + 1
+            and header
+        ):
+            column += [
+                int(words[1 + i].replace(",", "")) for i, head in enumerate(header) if _PRECISION.search(head)
+            ][:1]
+            continue
+        if _one_label(column):
+            return True
+        names = bool(words) and all(
+            re.search(r"[A-Za-z]", w) for w in words
+        )  # a header names, it counts nothing
+        header = words if names and any(_PRECISION.search(w) for w in words) else []
+        column = []
+    return _one_label(column)
 
 
 def resolved_architecture(evidence: Evidence) -> str | None:

@@ -18,7 +18,9 @@ from workflows.preflight.instances import instance
 # "다른 팀 IC가 이미 몇 개 올라가 있음", "rerank-ic, e5-ic 도 있는데".
 _SHARED = re.compile(
     r"\b(?:shared with|alongside|next to) (?:\w+ ){0,2}(?:other )?(?:inference )?components?\b|\bother (?:teams'? )?"
-    r"(?:inference components|components|ICs)\b|다른\s*(?:팀\s*)?(?:IC|인퍼런스\s*컴포넌트|컴포넌트)",
+    r"(?:inference components|components|ICs)\b|다른\s*(?:팀\s*)?(?:IC|인퍼런스\s*컴포넌트|컴포넌트)"
+    # ... or the component put on another team's endpoint: "다른 팀 엔드포인트에 얹은 거라", "on another team's endpoint".
+    r"|\b(?:on|onto|to) (?:another|other|a different) team'?s (?:shared )?endpoint\b|다른\s*팀\s*(?:의\s*)?(?:엔드포인트|endpoint)",
     re.IGNORECASE,
 )
 

@@ -1,4 +1,5 @@
-"""What an HTTP request that the paste ran at a shell answered: the request's route beside the first line it printed.
+"""What an HTTP request that the paste ran at a shell answered: the request's route beside the first line it printed;
+and what a person noted after a command, as a shell comment.
 
 A shell command's arguments are kept out of the evidence: a log filter's pattern is what was searched for, not what
 was found. An HTTP client's command (curl, wget, HTTPie) is different: its URL is the request made, and the line the
@@ -47,7 +48,15 @@ def answered(original: list[str], commands: dict[int, str]) -> list[tuple[int, s
     return found
 
 
+# A shell comment after a command: the person's note on it ("$ top -p 48211    # 13:21 기준 (19분 경과)").
+_COMMENT = re.compile(r"\s#\s+(?P<note>\S.*)$")
+
+
 def add_answers(reading: Reading, commands: dict[int, str]) -> None:
-    """Add each HTTP request's answer to the evidence, as what the client saw (source ``invocation``)."""
+    """Add each HTTP request's answer to the evidence, as what the client saw (source ``invocation``), and each
+    shell comment written after a command, as a person's line."""
     for index, answer in answered(reading.original, commands):
         reading.add("invocation", answer, index + 1)
+    for index in sorted(commands):
+        if index < len(reading.original) and (comment := _COMMENT.search(reading.original[index])):
+            reading.add("text", comment["note"], index + 1, prose=True)

@@ -19,7 +19,7 @@ _TIME = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(
 _STOP = re.compile(
     r"\blast (?:request|invocation|call)\b|\btraffic (?:stop|stopp?ed|ends?|ended)\b|\bstops? here\b"
     r"|\b(?:load test|load generator|batch|traffic|requests) (?:stops|stopped|ends|ended|done|finished)\b"
-    r"|마지막\s*(?:요청|호출)"
+    r"|마지막\s*(?:요청|호출)|\bInvocations\s*(?:[:=]|==)?\s*0(?![\d.])"
     r"|(?:트래픽|부하|요청)\s*(?:종료|중단|중지|끊|끝)",
     re.IGNORECASE,
 )
