@@ -72,9 +72,7 @@ _ERROR_LABEL = re.compile(r"^\s*\"?[Ee]rror\"?\s*[:=]?\s*\"?(?P<name>[A-Za-z][\w
 _CAUSE_LABEL = re.compile(r"^\s*\"?[Cc]ause\"?\s*[:=]?\s*(?P<rest>.*)$")
 # A shell prompt: the command after it was run ("$ ", bash's "user@host:~/dir$ ", a virtualenv's "(env) $ ",
 # PowerShell's; IPython's shell escape, "In [4]: !aws ...", is one).
-_PROMPT = re.compile(
-    r"^\s*(?:\([\w.-]+\)\s*)?(?:\$|PS [^>]*>|[\w.-]+@[\w.-]+:[^\s$#]*[$#]) |^\s*In \[\d*\]:\s*!"
-)
+_PROMPT = re.compile(r"^\s*(?:\(\S+\)\s*)?(?:\$|PS [^>]*>|[\w.-]+@[\w.-]+:[^\s$#]*[$#]) |^\s*In \[\d*\]:\s*!")
 # A mail's or a thread's quote marks ("> ", "> > "): the line they frame is a reply's or a quoted message's own.
 _MAIL_QUOTE = re.compile(r"^\s*(?:>\s?)+")
 # Lines that only frame what follows: a shell prompt (a command's arguments, such as a
