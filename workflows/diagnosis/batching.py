@@ -44,12 +44,14 @@ _BATCH = (
 )
 # A request body defined once and named ("payload A: {...}", "single : {...}"), then measured by its name.
 _DEFINITION = re.compile(
-    r"^\s*(?:payload\s*)?(?P<label>[A-Za-z][\w-]{0,15})\s*:\s*(?P<body>\{.*)$", re.IGNORECASE
+    r"^\s*(?:payload\s*|request\s*(?:format|body)?\s*|요청\s*(?:형식|바디)?\s*)?(?P<label>[A-Za-z][\w-]{0,15})\s*:\s*(?P<body>\{.*)$",
+    re.IGNORECASE,
 )
 # A row that sums N single calls ("single x32 (sum)"): its latency over N is one call's.
 _SUM = re.compile(r"\bx\s*(\d+)\s*\(sum\)|\bsum of (\d+)\b", re.IGNORECASE)
 _SINGLE = re.compile(
-    r"\"inputs\"\s*:\s*\"|\b(?:one|a single|single) (?:premise|text|input|pair|sentence|request body)\b|단건",
+    r"\"inputs\"\s*:\s*\"|\b(?:one|a single|single) (?:premise|text|input|pair|sentence|request body|call|request)\b"
+    r"|단건",
     re.IGNORECASE,
 )
 _BATCH_PARAM = re.compile(r"\bbatch_size\b")
@@ -57,14 +59,19 @@ _FIRST = re.compile(r"\b(?:1st|first|cold)\b|첫", re.IGNORECASE)
 # What a row was expected to take is no measurement: "기대: batch 32 면 25~30ms", "expected ~25 ms for 32".
 _EXPECTED = re.compile(r"\bexpect(?:ed|ing)?\b|\bshould (?:be|take)\b|기대|예상|목표", re.IGNORECASE)
 _TOKENS = (
-    re.compile(r"(\d+)\s*(?:tok(?:en)?s?|토큰)\b", re.IGNORECASE),
     re.compile(
-        r"\b(?:pad(?:ded|ding)?|fixed|max(?:_length)?|seq(?:_?len(?:gth)?)?)\s*(?:to\s+|=\s*|:\s*)?(\d{2,4})\b",
+        r"(\d+)\s*(?:tok(?:en)?s?\b|토큰)", re.IGNORECASE
+    ),  # a Korean particle may follow: "59토큰으로"
+    # A length after its word, never a latency ("max 33,407 ms" is the slowest call, not a padding).
+    re.compile(
+        r"\b(?:pad(?:ded|ding)?|fixed|max(?:_length)?|seq(?:_?len(?:gth)?)?)\s*(?:to\s+|=\s*|:\s*)?(\d{2,4})\b"
+        r"(?![,.]\d|\s*(?:ms|s|sec)\b)",
         re.I,
     ),
     re.compile(r"\b(\d{2,4})\s*(?:(?:으)?로\s*)?(?:padding|pad|고정|패딩)"),
     re.compile(r"\b(?:token|토큰)\s*(?:length|len|길이|수)\s*[:=]?\s*(\d{1,4})\b", re.IGNORECASE),
 )
+_PADDED = re.compile(r"\bpad(?:ded|ding)?\b|\bfixed\b|고정|패딩", re.IGNORECASE)
 _EMPTY = re.compile(r"[-—–]|n/?a", re.IGNORECASE)  # a cell with no figure: "req/s  -"
 _FIGURE = re.compile(rf"{_NUMBER}\s*(?:ms|s|%|/s)?", re.IGNORECASE)
 # A cell with a figure: a header has none but its percentiles' names (p50, p99) and units.
@@ -72,7 +79,9 @@ _NUMBER_CELL = re.compile(r"(?<![pP])\b\d")
 _NATURAL = re.compile(
     r"\bnatural\b|\bsamples?\b|\bavg\b|\baverage\b|\bmean\b|평균|실제|샘플|~\s*\d", re.IGNORECASE
 )
-_FIXED = re.compile(r"\bpad|\bfixed\b|\bmax\b|고정|패딩", re.IGNORECASE)
+_FIXED = re.compile(
+    r"\bpad|\bfixed\b|\bmax(?:_length|_len)?\s*[:=]?\s*\d{2,4}\b(?![,.]\d|\s*(?:ms|s|sec)\b)|고정|패딩", re.I
+)
 # Real traffic's figures, set against the benchmark's: "Production, week 1:", "실제 운영:".
 _PRODUCTION = re.compile(r"\bprod(?:uction)?\b|\blive traffic\b|\breal traffic\b|운영", re.IGNORECASE)
 # A block's label: a line that ends with a colon and gives no figure of its own ("Benchmark (pre-launch):").
@@ -81,11 +90,15 @@ _LABEL = re.compile(r":\s*$")
 _LEADING_LABEL = re.compile(r"^[^:\d]{1,40}:\s")
 _HEADS = {
     "latency": re.compile(r"^(?:p50|median|latency|mean|avg)\b", re.IGNORECASE),
-    "batch": re.compile(r"^(?:b|bs|batch(?:[ _-]?size)?|배치)$", re.IGNORECASE),
+    # ... or the count of inputs a request carried ("입력 수", "# inputs", "n_inputs").
+    "batch": re.compile(
+        r"^(?:b|bs|batch(?:[ _-]?size)?|배치|입력\s*수|(?:#|n_?)\s*inputs?|inputs?\s*#)$", re.I
+    ),
     # A call's number in its run ("call#", "req #"): call 1 of a shape pays its one-time cost.
     "call": re.compile(r"^(?:call|req(?:uest)?)\s*(?:#|no\.?|number)?$|^#$", re.IGNORECASE),
     "length": re.compile(
-        r"^(?:seq\w*|tokens?|input|inputs|sample|samples|length|길이|입력)\b", re.IGNORECASE
+        r"^(?:seq\w*|tokens?|input(?!s?\s*#)|inputs(?!\s*#)|sample|samples|length|길이|입력(?!\s*수))\b",
+        re.IGNORECASE,
     ),
 }
 
@@ -177,7 +190,8 @@ def _row(
         tokens if tokens is not None else _first(_TOKENS, context),
         bool(_BATCH_PARAM.search(text_and_body)),
         bool(_NATURAL.search(label)),
-        bool(_FIXED.search(own)),
+        # A row that states no length of its own takes its block label's padding ("Re-run, padded to 512 tokens:").
+        bool(_FIXED.search(own) or (tokens is None and _PADDED.search(context.split("\n")[0]))),
         bool(_PRODUCTION.search(label)),
         cell("call").strip() == "1",
     )
@@ -222,7 +236,9 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
             if _LABEL.search(line):
                 context = line  # the block's label: "Production, week 1:"
             elif not context and _LEADING_LABEL.match(line):
-                context = line  # a line that leads with a label opens a block
+                context = (
+                    f"\n{line}"  # a line that leads with a label opens a block, and labels none of its rows
+                )
             elif context:
                 context = f"{context}\n{line}"
             continue
@@ -324,7 +340,8 @@ def hidden_by_samples(lines: list[str]) -> tuple[Row, Row] | None:
         for long in found
         if (long.fixed or long.production)
         and (long.batch == short.batch or (long.production and long.batch is None))
-        and (short.tokens is None or (long.tokens or 0) >= LONGER * short.tokens)
+        and long.tokens is not None  # a padded or a production run says how long its inputs were
+        and (short.tokens is None or long.tokens >= LONGER * short.tokens)
         and long.ms >= SLOWER * short.ms
     ]
     return max(pairs, key=lambda pair: pair[1].ms / pair[0].ms) if pairs else None

@@ -29,6 +29,7 @@ _DISMISSAL = re.compile(
     r"|(?:우리가|저희가)?\s*할\s*(?:건|게|것은?|일은?)\s*없"
     # Another's failure, forwarded: "우리 계정은 해당 없음", "우리 쪽 영향 없음", "we are not affected".
     r"|(?:우리|저희)\s*(?:쪽|계정|팀|서비스|엔드포인트)?\s*(?:은|는|엔|에는)?\s*(?:해당|영향)\s*(?:없|아님)"
+    r"|(?:우리|저희)\s*(?:쪽|계정|팀)[^.\n]{0,60}?(?:영향|해당)\s*(?:없습니다|없음|없어요|아님)"
     r"|\b(?:we are|we're|we were|our (?:account|endpoint|side|team) (?:is|was)) (?:not|un)\s?affected\b"
     r"|\bno impact (?:on|for) (?:us|our)\b|\bdoes(?:n't| not) affect us\b"
     r"|(?:우리|저희)\s*(?:쪽|팀|서비스)?\s*(?:랑|와|하고|과)\s*(?:는\s*)?무관|\b(?:unrelated|not related) to (?:us|ours)\b"
@@ -54,6 +55,7 @@ _RESOLVED_MAIL = re.compile(
 _UNDECIDED = re.compile(
     r"\b(?:can't|cannot|can not|couldn't|hard to|unable to) tell (?:which|whether|if)\b"
     r"|\bnot sure (?:which|whether)\b|\bunclear (?:which|whether)\b|\bcould be either\b"
+    r"|\b(?:don't|do not|dunno|don’t) know (?:which|whether)\b"
     r"|구분(?:이|은)?\s*(?:안\s*(?:되|됨|돼|됩)|불가|못\s*하)|어느\s*쪽인지\s*(?:모르|알\s*수\s*없)",
     re.IGNORECASE,
 )

@@ -52,6 +52,7 @@ HYPOTHETICAL_PRE = _words(
     "may return", "may throw", "may raise", "may occur", "may happen", "may cause", "may result in",
     "may encounter", "may experience", "can fail", "can cause", "can result in",
     "would", "would have", "would just", "should", "will fail", "will return", "will get", "will see", "will hit",
+    "expected:", "expected result:", "expected results:", "예상:", "예상 결과:",
 )  # fmt: skip
 HYPOTHETICAL_POST = _words(
     "is possible", "possible", "suspected", "to be ruled out", "be ruled out", "unconfirmed", "not confirmed",

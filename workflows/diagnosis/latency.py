@@ -38,15 +38,14 @@ _LABELLED_VALUE = re.compile(
     rf"(?<![\w.])(?P<value>{_NUMBER})\s*\(\s*p(?P<q>50|90|95|99)(?:\s*(?P<unit>ms|s)|(?P<declared>))\s*\)",
     re.IGNORECASE,
 )
+_FIGURE_WORD = re.compile(r"(?<![pP\w])\d")  # a figure, not a percentile's name
 _HEADER_CELL = re.compile(r"^p(?P<q>50|90|95|99)\b(?:\s*\((?P<unit>ms|s)\))?", re.IGNORECASE)
 _CSV_HEADER_CELL = re.compile(r"(?:\w+[_.])?p(?P<q>50|90|95|99)(?:[_ ]?\(?(?P<unit>ms|s)\)?)?", re.IGNORECASE)
 _CELL_VALUE = re.compile(rf"(?P<value>{_NUMBER})\s*(?P<unit>ms|s|초)?", re.IGNORECASE)
 _LINE_UNIT = re.compile(r"\((?P<unit>ms|s)\)|\b(?P<bare>ms)\b", re.IGNORECASE)
 _SECONDS = r"(?P<cold>\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds|초)(?![a-z])"
 _MILLIS = r"(?P<warm>\d+(?:\.\d+)?)\s*(?:[~–-]\s*\d+(?:\.\d+)?\s*)?ms\b"
-_FIRST_EN = (
-    r"\bfirst\s+(?:[\w=-]+\s+){0,3}?(?:call|request|invocation|invoke|inference|predict\w*)s?\b.{0,60}?"
-)
+_FIRST_EN = r"\bfirst\s+(?:[\w=-]+\s+){0,3}?[`'\"]?(?:call|request|invocation|invoke\w*|inference|predict\w*)s?\b.{0,60}?"
 _LATER_EN = r"\b(?:then|after that|afterwards|subsequent|later|the rest|others?|following|second)\b.{0,40}?"
 _FIRST_KO = r"첫\s*(?:번째\s*)?(?:요청|호출|추론|콜|call|request|invoke|invocation)\w*.{0,40}?"
 _LATER_KO = r"(?:이후|그\s*뒤|그\s*다음|두\s*번째|나머지|다음|부터).{0,40}?"
@@ -142,14 +141,9 @@ def runs(lines: list[str]) -> list[Run]:
     csv_header: dict[int, tuple[int, str | None]] = {}
     listed: dict[int, float] = {}  # a table of one percentile a line, as far as it goes
     listed_lines: list[str] = []
-    for line in lines:
-        # A metric table's row names its percentile in a cell of its own: "| p99 | 29,904 ms |".
-        if (
-            line.count("|") >= 2
-            and len(cells := _cells(line)) == 2
-            and re.fullmatch(r"p(?:50|90|95|99)", cells[0], re.I)
-        ):
-            line = f"{cells[0]} {cells[1]}"
+    spaced: dict[int, tuple[int, str | None]] = {}  # a space-aligned table's percentile columns
+    width = 0
+    for line in map(_metric_row, lines):
         matches = list(_PERCENTILE.finditer(line))
         if len(matches) == 1 and matches[0].start() == len(line) - len(line.lstrip()):
             m = matches[0]
@@ -180,18 +174,45 @@ def runs(lines: list[str]) -> list[Run]:
                 found.append(Run(values, line.strip()))
             continue
         header = {}
-        labelled = list(_LABELLED_VALUE.finditer(line))
-        if len(matches) < 2 and len(labelled) < 2:
+        # A table aligned by spaces: its header names two percentiles and no figure ("run warmup requests p50 p99"),
+        # each row below it as many words ("r1  3  1000  17.9ms  1611ms").
+        words = line.split()
+        if len(heads := _columns(words, _HEADER_CELL.fullmatch)) >= 2 and not _FIGURE_WORD.search(line):
+            spaced, width = heads, len(words)
             continue
-        line_unit = _line_unit(line)
-        percentiles = {
-            int(m.group("q")): _ms(m.group("value"), m.group("unit") or m.group("declared") or line_unit)
-            for m in (matches if len(matches) >= 2 else labelled)
-        }
-        found.append(Run(percentiles, line.strip()))
+        if spaced and len(words) == width and len(values := _values(words, spaced)) >= 2:
+            found.append(Run(values, line.strip()))
+            continue
+        spaced = {}
+        if run := _line_run(line, matches):
+            found.append(run)
     if len(listed) >= 2:
         found.append(Run(dict(listed), " / ".join(listed_lines)))
     return found
+
+
+def _metric_row(line: str) -> str:
+    """A metric table's row that names its percentile in a cell of its own ("| p99 | 29,904 ms |"), as a line."""
+    if (
+        line.count("|") >= 2
+        and len(cells := _cells(line)) == 2
+        and re.fullmatch(r"p(?:50|90|95|99)", cells[0], re.I)
+    ):
+        return f"{cells[0]} {cells[1]}"
+    return line
+
+
+def _line_run(line: str, matches: list[re.Match[str]]) -> Run | None:
+    """A line's run: two percentiles or more, named before their values or labelled after them."""
+    labelled = list(_LABELLED_VALUE.finditer(line))
+    if len(matches) < 2 and len(labelled) < 2:
+        return None
+    line_unit = _line_unit(line)
+    percentiles = {
+        int(m.group("q")): _ms(m.group("value"), m.group("unit") or m.group("declared") or line_unit)
+        for m in (matches if len(matches) >= 2 else labelled)
+    }
+    return Run(percentiles, line.strip())
 
 
 def worst_tail(lines: list[str]) -> tuple[Run, tuple[float, float, float]] | None:

@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import re
 
+from workflows.diagnosis.english import GUIDANCE
+
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _QUOTE = re.compile(r"^\s*>\s?\S")
 # A list's item: a bullet, a number, a letter, or a checklist's box ("[x] ...", "[ ] ...").
+_GUIDANCE_TITLE = re.compile(rf"(?<![\w'-])(?:{GUIDANCE})(?![\w'-])", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*(?:[-*•·▪◦]|\d{1,2}[.)]|[a-z][.)]|\[[ xXvV✓✔]\])\s+\S")
 
 
@@ -80,7 +83,19 @@ def headings(lines: list[str]) -> list[str]:
         parents[index] = " / ".join([text for _, text in markdown] + [text for _, _, text in outline])
         outline.append((indent, bullet, line.strip()))
         last = line.strip()
-    return parents
+    return _titled(lines, parents)
+
+
+def _titled(lines: list[str], parents: list[str]) -> list[str]:
+    """A text titled as guidance ("[테스트 계획] ...", "Test plan: ...", "Deploy checklist") frames every line after
+    its title, beside the heading the line sits under: what it names is to be prevented or checked."""
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or not _GUIDANCE_TITLE.search(lines[first]):
+        return parents
+    title = lines[first].strip()
+    return [
+        f"{title} / {parent}" if parent else title if i != first else "" for i, parent in enumerate(parents)
+    ]
 
 
 def _nested(parent: tuple[int, bool, str], indent: int, bullet: bool) -> bool:

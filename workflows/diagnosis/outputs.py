@@ -87,6 +87,8 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
             return True
     if _columns_collapsed([item.text for item in items if "|" not in item.text]):
         return True
+    if _counted_once([item.text for item in items]):
+        return True
     rows = [_cells(item.text) for item in items if item.text.count("|") >= 2]
     for row in rows:
         if row and _PRECISION.search(row[0]):
@@ -125,6 +127,27 @@ def _columns_collapsed(lines: list[str]) -> bool:
         header = words if names and any(_PRECISION.search(w) for w in words) else []
         column = []
     return _one_label(column)
+
+
+_VALUE_COUNTS = re.compile(r"\.value_counts\(")
+_COUNT_ROW = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(?P<label>[A-Za-z_][\w-]*)\s+(?P<count>\d[\d,]*)\s*$")
+
+
+def _counted_once(lines: list[str]) -> bool:
+    """pandas' value_counts of the quantized model's predictions listing one label ("neutral    200", then
+    "Name: count"): every prediction was that label."""
+    for index, line in enumerate(lines):
+        if not (_VALUE_COUNTS.search(line) and _PRECISION.search(line)):
+            continue
+        rows = []
+        for after in lines[index + 1 : index + 12]:
+            if after.lstrip().startswith(("Name:", "dtype")) or "value_counts" in after:
+                break
+            if found := _COUNT_ROW.match(after):
+                rows.append(int(found["count"].replace(",", "")))
+        if len(rows) == 1 and rows[0] >= MIN_TABLE_ROWS:
+            return True
+    return False
 
 
 def resolved_architecture(evidence: Evidence) -> str | None:

@@ -20,6 +20,8 @@ _STOP = re.compile(
     r"\blast (?:request|invocation|call)\b|\btraffic (?:stop|stopp?ed|ends?|ended)\b|\bstops? here\b"
     r"|\b(?:load test|load generator|batch|traffic|requests) (?:stops|stopped|ends|ended|done|finished)\b"
     r"|마지막\s*(?:요청|호출)|\bInvocations\s*(?:[:=]|==)?\s*0(?![\d.])"
+    # ... the time inside the words: "트래픽 14:00 에 끊음".
+    r"|(?:트래픽|부하)\s*\d{1,2}:\d\d(?::\d\d)?\s*(?:에|부터)?\s*(?:끊|중단|중지|종료|끝)"
     r"|(?:트래픽|부하|요청)\s*(?:종료|중단|중지|끊|끝)",
     re.IGNORECASE,
 )
@@ -27,6 +29,8 @@ _STOP = re.compile(
 _TIME_AFTER = re.compile(
     r"(?<![\d:])(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?(?![\d:])"
 )
+# Several timed events on one line, each after a comma: "14:13 CurrentCopyCount 1 -> 0, 14:27 CurrentInstanceCount 1 -> 0".
+_EVENTS = re.compile(r"[,;]\s*(?=\d{1,2}:\d\d\b)")
 _TO_ZERO = re.compile(
     r"(?:->|→|⇒|=>)\s*0\b"
     # ... or a count named at zero in a poll's line ("14:13:30  copies 0  instances 1", "instances: 0").
@@ -57,14 +61,13 @@ def timeline(lines: list[str]) -> ScaleIn | None:
     stop: tuple[int, str] | None = None
     zero: tuple[int, str] | None = None
     counted = False  # under a header that names the instance or copy counts
-    for line in lines:
-        if (
-            line.count("|") >= 2
-        ):  # a Markdown table's row: its cells, in order ("| 14:00:00 | traffic stop | 1 |")
+    for line in (part for whole in lines for part in _EVENTS.split(whole)):
+        # A Markdown table's row: its cells, in order ("| 14:00:00 | traffic stop | 1 |").
+        if line.count("|") >= 2:
             line = " ".join(cell.strip() for cell in line.strip().strip("|").split("|"))
         at = _TIME.match(line)
         said = _STOP.search(line) if at is None and stop is None else None
-        if said and (when := _TIME_AFTER.search(line, said.end())):
+        if said and (when := _TIME_AFTER.search(line, said.end()) or _TIME_AFTER.search(line, said.start())):
             stop = (_seconds(when), line.strip())
             continue
         if at is None:

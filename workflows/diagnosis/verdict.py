@@ -64,6 +64,13 @@ def _context(evidence: Evidence) -> list[str]:
     return lines[:MAX_EVIDENCE_LINES]
 
 
+def _tied(best: Match, runner_up: Match) -> bool:
+    """Two entries the evidence holds as well (the same confidence on as many signatures), neither the other's
+    cause: the table's order would pick one, so the answer is neither."""
+    related = best.id in runner_up.rule.causes or runner_up.id in best.rule.causes
+    return not related and runner_up.score >= best.score and runner_up.held >= best.held
+
+
 def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
     """The best-supported catalogue entry for the evidence, with the alternatives it beat.
 
@@ -85,7 +92,8 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
     dismissed = dismissal(evidence)
     runner_up = next((m for m in matches[1:] if best and m.id != best.id and m.score >= MIN_CONFIDENCE), None)
     torn = undecided(evidence) if runner_up else ""
-    if best is None or causes or dismissed or torn:
+    tied = best is not None and runner_up is not None and _tied(best, runner_up)
+    if best is None or causes or dismissed or torn or tied:
         names = ", ".join(evidence.error_names) or "no error"
         title = f"no catalogue entry matches ({names})"
         doubted = [m for m in matches if any(q.startswith("[doubt]") for q in m.quotes)]
@@ -97,6 +105,8 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
         if best is not None and dismissed:
             title = f"{best.id}'s signature is shown, but the paste calls it no failure or a settled one"
             notes.append(f"[note] dismissed in the paste: {dismissed[:MAX_QUOTE]}")
+        if best is not None and runner_up is not None and tied:
+            title = f"{best.id} or {runner_up.id}: the evidence holds both as well, and nothing tells which"
         if best is not None and runner_up is not None and torn:
             title = f"{best.id} or {runner_up.id}: the paste does not tell which, as its writer says"
             notes.append(f"[note] undecided in the paste: {torn[:MAX_QUOTE]}")
