@@ -23,8 +23,8 @@ _DISMISSAL = re.compile(
     r"\bfalse (?:alarm|positive|alert)s?\b"
     r"|\bnot an? (?:real|actual|genuine) (?:outage|incident|failure|issue|problem|alert)\b"
     r"|\bno (?:real|actual) (?:outage|incident|failure|issue|problem|impact)\b"
-    r"|\bnothing (?:left |more |else )?(?:(?:for|on) (?:us|me|our side) )?to (?:fix|do)\b|\bno action (?:needed|required)\b|\bnothing (?:is )?broken\b"
-    r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|재발(?:은|이)?\s*(?:아님|아닙니다|아니)"
+    r"|\bnothing (?:left |more |else )?(?:(?:for|on) (?:us|me|our side) )?to (?:fix|do)\b|\bno action (?:needed|required|for us|on our side)\b|\bnothing (?:is )?broken\b"
+    r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|(?:현재|지금)\s*장애\s*(?:없음|없습니다|없어요)|재발(?:은|이)?\s*(?:아님|아닙니다|아니)"
     r"|(?:추가\s*)?(?:조치|작업)\s*(?:없음|불필요|필요\s*없)|재발\s*(?:없|안\s*(?:됨|함|했))"
     r"|(?:우리가|저희가)?\s*할\s*(?:건|게|것은?|일은?)\s*없"
     # Another's failure, forwarded: "우리 계정은 해당 없음", "우리 쪽 영향 없음", "we are not affected".
@@ -56,7 +56,9 @@ _UNDECIDED = re.compile(
     r"\b(?:can't|cannot|can not|couldn't|hard to|unable to) tell (?:which|whether|if)\b"
     r"|\bnot sure (?:which|whether)\b|\bunclear (?:which|whether)\b|\bcould be either\b"
     r"|\b(?:don't|do not|dunno|don’t) know (?:which|whether)\b"
-    r"|구분(?:이|은)?\s*(?:안\s*(?:되|됨|돼|됩)|불가|못\s*하)|어느\s*쪽인지\s*(?:모르|알\s*수\s*없)",
+    r"|구분(?:이|은)?\s*(?:안\s*(?:되|됨|돼|됩)|불가|못\s*하)|어느\s*쪽인지\s*(?:모르|알\s*수\s*없)"
+    # Opinions divided, or a check still to run before anyone knows: "의견 갈림", "tar tvf 해봐야 알 듯".
+    r"|의견(?:이)?\s*(?:갈림|갈려|갈렸|나뉨|나뉘)|해\s*봐야\s*(?:알|앎)|\bopinions? (?:are |is )?(?:split|divided)\b",
     re.IGNORECASE,
 )
 

@@ -53,6 +53,8 @@ HYPOTHETICAL_PRE = _words(
     "may encounter", "may experience", "can fail", "can cause", "can result in",
     "would", "would have", "would just", "should", "will fail", "will return", "will get", "will see", "will hit",
     "expected:", "expected result:", "expected results:", "예상:", "예상 결과:",
+    # A state machine's handlers name the errors they would catch: "(Catch: CapacityStall / ResourceLimitExceeded)".
+    "catch:", "catches", "retry on", "retries on",
 )  # fmt: skip
 HYPOTHETICAL_POST = _words(
     "is possible", "possible", "suspected", "to be ruled out", "be ruled out", "unconfirmed", "not confirmed",
@@ -99,7 +101,7 @@ GUIDANCE = _words(
     "checklist", "check list", "runbook", "run book", "playbook", "how-to", "howto", "guide", "guidelines",
     "best practices", "pre-deploy", "pre-flight", "preflight", "test plan", "expected behaviour", "expected behavior",
     "not yet run", "will verify", "to be verified", "체크리스트", "런북", "가이드", "점검표", "점검 항목", "사전 점검",
-    "배포 전 점검", "테스트 계획", "검증 예정",
+    "배포 전 점검", "테스트 계획", "검증 예정", "공지", "announcement",
 )  # fmt: skip
 # ConText's terminators: a conjunction or a change of time ends a trigger's reach.
 TERMINATOR = _words(

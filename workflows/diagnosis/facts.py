@@ -35,7 +35,11 @@ from workflows.diagnosis.latency import (
     numbered_first_cold,
 )
 from workflows.diagnosis.mentions import asserted, reading_of
-from workflows.diagnosis.model_files import model_file_misnamed, quantized_file_not_named
+from workflows.diagnosis.model_files import (
+    model_file_misnamed,
+    model_file_name_open,
+    quantized_file_not_named,
+)
 from workflows.diagnosis.outputs import (
     label_counts_collapsed,
     predictions_collapsed,
@@ -312,6 +316,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "served_model_mismatch": served_model_mismatch,
     "co_hosted": co_hosted,
     "model_file_misnamed": model_file_misnamed,
+    "model_file_name_open": model_file_name_open,
     "quantized_file_not_named": quantized_file_not_named,
     "first_call_engine_spoken_of": first_call_engine_spoken_of,
     "inference_component": inference_component,

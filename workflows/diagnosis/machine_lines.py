@@ -7,7 +7,7 @@ import re
 
 # Lines software writes: a timestamp or epoch, a log level, a glog prefix, a JSON or YAML field, a
 # traceback frame, an exception's name, a client's error, a shell prompt and what follows a program name. A
-# ticket's title tag in Korean ("[질문] ...", "[장애 공유] ..."), a checklist's box ("[v] ...", "[x] ..."), a tag of
+# ticket's title tag in Korean ("[질문] ...", "[장애 공유] ..."), a checklist's box ("[v] ...", "[x] ...", "[OK] ..."), a tag of
 # several words ("[fwd note from hyejin] ..."), a ticket's key ("[ML-OPS-1874] ...") and a chat's minute ("[08:52] ...")
 # are a person's, not a JSON array's opening; a log's own tag is one word ("[INFO ]", "[preflight]"), its time has
 # seconds.
@@ -16,7 +16,7 @@ _MACHINE = re.compile(
     r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d{10,13}\b|\[?\d\d:\d\d:\d\d[,.\]]"
     r"|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL|TRACE|NOTICE)\b\s*\]?[:\s-]"
     r"|[EIWF]\d{4} \d\d:\d\d:\d\d"
-    r"|\[(?![가-힣][가-힣 ]*\]\s)(?![ xXvVoO✓✔✗-]\]\s)(?![A-Za-z가-힣][\w가-힣-]*(?: [\w가-힣-]+)+\]\s)"
+    r"|\[(?![가-힣][가-힣 ]*\]\s)(?![ xXvVoO✓✔✗-]\]\s)(?:(?!(?:OK|PASS|PASSED|DONE|FAIL|FAILED|TODO|N/A)\]\s))(?![A-Za-z가-힣][\w가-힣-]*(?: [\w가-힣-]+)+\]\s)"
     r"(?![A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-\d+\]\s)(?!\d{1,2}:\d\d(?:\s?[AP]M)?\]\s)|[{\]}]|\"[\w.-]+\"\s*:"
     r"|[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\s*[:=]"
     r"|Traceback \(most recent call last\)|File \"[^\"]+\", line \d+"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.mentions import reading_of
 
 _NOT_FOUND = re.compile(
     r"(?:unable to find|failed to stat file|could not find)\s*'?[^'\s]{0,200}?/model\.(?P<ext>onnx|plan|pt|py|savedmodel)\b",
@@ -19,15 +20,27 @@ _NOT_FOUND = re.compile(
 )
 
 
-def model_file_misnamed(evidence: Evidence) -> bool | None:
-    """True where the backend's file was not found and the paste names a file of its kind under another name;
-    None where no such file was looked for, or no other file is shown."""
-    texts = [item.text for item in evidence.items if not item.whole]
-    wanted = {found["ext"].lower() for text in texts for found in _NOT_FOUND.finditer(text)}
+def _other_names(evidence: Evidence) -> list[str]:
+    """How the paste holds each file of the missing file's kind under another name: its mentions' polarities."""
+    items = [item for item in evidence.items if not item.whole]
+    wanted = {found["ext"].lower() for item in items for found in _NOT_FOUND.finditer(item.text)}
     if not wanted:
-        return None
+        return []
     other = re.compile(rf"(?<![\w.-])(?!model\.)[\w.-]+\.(?:{'|'.join(sorted(wanted))})\b", re.IGNORECASE)
-    return True if any(other.search(text) for text in texts) else None
+    return [reading_of(item, m).polarity for item in items for m in other.finditer(item.text)]
+
+
+def model_file_misnamed(evidence: Evidence) -> bool | None:
+    """True where the backend's file was not found and the paste shows a file of its kind under another name;
+    None where no such file was looked for, or none is shown. Supposed is not shown: "파일 이름을 bge_m3.onnx 로
+    넣은 건지 ... 알 듯" asks whether it was."""
+    return True if "affirmed" in _other_names(evidence) else None
+
+
+def model_file_name_open(evidence: Evidence) -> bool | None:
+    """The paste names a file of the missing file's kind under another name in any way but a denial: shown, or
+    raised as what may have happened. A missing or truncated file (F22) is then as open as the name (F23)."""
+    return True if any(polarity != "negated" for polarity in _other_names(evidence)) else None
 
 
 # A quantized graph beside the exported one in the folder the loader reads ("model_quantized.onnx", "model_int8.onnx")...
