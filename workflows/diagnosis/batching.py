@@ -41,6 +41,9 @@ _BATCH = (
     re.compile(r"\b(\d+)\s*(?:texts|pairs|inputs|sentences|premises|documents|items|문장|개 문장)\b"),
     re.compile(r"(?<![\d.])(\d+)\s*개\s*(?:짜리\s*)?(?:리스트|list|배치|batch|입력|문장쌍|쌍|텍스트)"),
     re.compile(r"\[[^\]]*?\bx\s*(\d+)\s*\]"),  # ["<premise>" x 32]
+    re.compile(
+        r"\[\s*(?:문장|텍스트|texts?|inputs?|sentences?)\s*(\d+)\s*개?\s*\]", re.IGNORECASE
+    ),  # [문장 32개]
 )
 # A request body defined once and named ("payload A: {...}", "single : {...}"), then measured by its name.
 _DEFINITION = re.compile(
@@ -287,10 +290,13 @@ def _aligned(words: list[str], width: int) -> list[str]:
 
 
 def _measurements(line: str) -> list[str]:
-    """A line's parts, one per p50 it gives ("단건 p50 20 ms, 리스트 b=8 p50 158 ms" is two rows)."""
+    """A line's parts, one per p50 it gives ("단건 p50 20 ms, 리스트 b=8 p50 158 ms" is two rows), or one per
+    sentence where its sentences each time something ("... 보냈더니 510ms. 단건은 약 16ms.")."""
     ends = [m.end() for m in _P50.finditer(line)]
     if len(ends) < 2:
-        return [line]
+        sentences = [part for part in re.split(r"(?<=[.!?])\s+", line) if part.strip()]
+        timed = [part for part in sentences if _TIME.search(part)]
+        return sentences if len(timed) >= 2 else [line]
     starts = [0, *ends[:-1]]
     return [line[start:end] for start, end in zip(starts, ends, strict=True)]
 

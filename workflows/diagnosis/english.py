@@ -83,13 +83,13 @@ OTHER = _words(
     "not this endpoint", "그쪽", "저쪽", "그 팀", "그팀", "옆 팀", "옆팀", "타 팀", "타팀",
     "another customer", "other customers", "other people", "a blog post", "in a blog", "다른 팀", "다른 프로젝트",
     "남의", "people get", "people hit", "people report", "people reported", "people see", "others hit",
-    "others get", "others reported",
+    "others get", "others reported", "users report", "users reported", "users hit", "users see", "users get",
 ) + (  # what one read in someone else's thread: "I read #31877 where ...", "we've read an issue that ..."
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+read\s+(?:#\d+|issue\s+#?\d+|(?:an?|the|this|that)\s+(?:issue|thread|post|article))"
     # ... or another project's tracker: "huggingface/transformers 쪽 issue 에서", "upstream issue"
     r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s+(?:issue|bug)s?\b"
     # ... or an issue of another repository, by its reference: "Re: vllm-project/vllm#1234 ...".
-    r"|(?<![\w/.-])[\w.-]+/[\w.-]+#(?:\d+|\.\.\.)"
+    r"|(?<![\w/.-])[\w.-]+/[\w.-]+(?:#(?:\d+|\.\.\.)|\s+(?:issue|thread|discussion)\b)"
     # ... or another team's channel: "search팀 채널에서 봤는데"
     r"|\S+팀\s*(?:채널|쪽)(?:에서|에)?"
     # ... or a team named by its name, not ours: "결제팀 엔드포인트가 ..."

@@ -23,6 +23,11 @@ from workflows.diagnosis.english import GUIDANCE
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _QUOTE = re.compile(r"^\s*>\s?\S")
+# ... or a line in quotation marks after the words that introduce it ("users report" / "그쪽에서 이렇게 씀:").
+_QUOTED_LINE = re.compile(r"^\s*[\"“]")
+_INTRODUCES = re.compile(
+    r"(?::|\b(?:report|reports|reported|say|says|said|wrote|writes|posted|mentions?|mentioned))\s*$", re.I
+)
 # A list's item: a bullet, a number, a letter, or a checklist's box ("[x] ...", "[ ] ...").
 _GUIDANCE_TITLE = re.compile(rf"(?<![\w'-])(?:{GUIDANCE})(?![\w'-])", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*(?:[-*•·▪◦]|\d{1,2}[.)]|[a-z][.)]|\[[ xXvV✓✔]\])\s+\S")
@@ -48,7 +53,8 @@ def headings(lines: list[str]) -> list[str]:
     last = ""  # the last non-blank line outside a fence
     quoted = ""  # inside a quote a label introduced: the heading its lines sit under
     for index, line in enumerate(lines):
-        if fence is None and _QUOTE.match(line) and (quoted or last.endswith(":")):
+        quoting = _QUOTE.match(line) or (_QUOTED_LINE.match(line) and _INTRODUCES.search(last))
+        if fence is None and quoting and (quoted or last.endswith(":") or _INTRODUCES.search(last)):
             quoted = quoted or " / ".join([text for _, text in markdown] + [last])
             parents[index] = quoted
             continue

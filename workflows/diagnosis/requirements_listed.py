@@ -72,6 +72,8 @@ def listing(evidence: Evidence) -> str:
             for mention in re.finditer(rf"\b{re.escape(module)}\b", item.text):
                 if _MISSING.search(item.text[max(0, mention.start() - 20) : mention.end()]):
                     continue  # the import error quoted again, not the file's content
+                if re.search(r"\b(?:import|from)\s+$", item.text[: mention.start()]):
+                    continue  # the serving code's import ("inference.py 에서 import onnxruntime"), not the file's
                 sentence = _sentence_around(item.text, mention.start())
                 if not _REQUIREMENTS.search(sentence):
                     continue  # another sentence of the line: "inference.py does `import onnxruntime`."

@@ -18,7 +18,7 @@ SLOW_MINUTES = 15.0
 _TIME = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?(?:\.\d+)?Z?\b")
 _STOP = re.compile(
     r"\blast (?:request|invocation|call)\b|\btraffic (?:stop|stopp?ed|ends?|ended)\b|\bstops? here\b"
-    r"|\b(?:load test|load generator|batch|traffic|requests) (?:stops|stopped|ends|ended|done|finished)\b"
+    r"|\b(?:load test|load generator|load|batch|traffic|requests) (?:stops|stopped|ends|ended|done|finished)\b"
     r"|마지막\s*(?:요청|호출)|\bInvocations\s*(?:[:=]|==)?\s*0(?![\d.])"
     # ... the time inside the words: "트래픽 14:00 에 끊음".
     r"|(?:트래픽|부하)\s*\d{1,2}:\d\d(?::\d\d)?\s*(?:에|부터)?\s*(?:끊|중단|중지|종료|끝)"
@@ -30,7 +30,7 @@ _TIME_AFTER = re.compile(
     r"(?<![\d:])(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?(?![\d:])"
 )
 # Several timed events on one line, each after a comma: "14:13 CurrentCopyCount 1 -> 0, 14:27 CurrentInstanceCount 1 -> 0".
-_EVENTS = re.compile(r"[,;]\s*(?=\d{1,2}:\d\d\b)")
+_EVENTS = re.compile(r"[,;.]\s+(?=\d{1,2}:\d\d\b)")
 _TO_ZERO = re.compile(
     r"(?:->|→|⇒|=>)\s*0\b"
     # ... or a count named at zero in a poll's line ("14:13:30  copies 0  instances 1", "instances: 0").
