@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from workflows.diagnosis.tables import pipe_cells
+
 LINEAR_SHARE = 0.8  # a list's latency over N single calls' at which it ran one by one
 MIN_LIST = 4
 LONGER = 2.0  # the padded run's length over the samples' at least
@@ -41,9 +43,8 @@ _BATCH = (
     re.compile(r"\b(\d+)\s*(?:texts|pairs|inputs|sentences|premises|documents|items|문장|개 문장)\b"),
     re.compile(r"(?<![\d.])(\d+)\s*개\s*(?:짜리\s*)?(?:리스트|list|배치|batch|입력|문장쌍|쌍|텍스트)"),
     re.compile(r"\[[^\]]*?\bx\s*(\d+)\s*\]"),  # ["<premise>" x 32]
-    re.compile(
-        r"\[\s*(?:문장|텍스트|texts?|inputs?|sentences?)\s*(\d+)\s*개?\s*\]", re.IGNORECASE
-    ),  # [문장 32개]
+    # [문장 32개]
+    re.compile(r"\[\s*(?:문장|텍스트|texts?|inputs?|sentences?)\s*(\d+)\s*개?\s*\]", re.IGNORECASE),
 )
 # A request body defined once and named ("payload A: {...}", "single : {...}"), then measured by its name.
 _DEFINITION = re.compile(
@@ -62,9 +63,8 @@ _FIRST = re.compile(r"\b(?:1st|first|cold)\b|첫", re.IGNORECASE)
 # What a row was expected to take is no measurement: "기대: batch 32 면 25~30ms", "expected ~25 ms for 32".
 _EXPECTED = re.compile(r"\bexpect(?:ed|ing)?\b|\bshould (?:be|take)\b|기대|예상|목표", re.IGNORECASE)
 _TOKENS = (
-    re.compile(
-        r"(\d+)\s*(?:tok(?:en)?s?\b|토큰)", re.IGNORECASE
-    ),  # a Korean particle may follow: "59토큰으로"
+    # A Korean particle may follow: "59토큰으로".
+    re.compile(r"(\d+)\s*(?:tok(?:en)?s?\b|토큰)", re.IGNORECASE),
     # A length after its word, never a latency ("max 33,407 ms" is the slowest call, not a padding).
     re.compile(
         r"\b(?:pad(?:ded|ding)?|fixed|max(?:_length)?|seq(?:_?len(?:gth)?)?)\s*(?:to\s+|=\s*|:\s*)?(\d{2,4})\b"
@@ -135,10 +135,6 @@ def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
 def _latency(text: str) -> float | None:
     found = _P50.search(text) or _TIME.search(text)
     return _ms(found.group("value"), found.group("unit")) if found else None
-
-
-def _cells(line: str) -> list[str]:
-    return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
 def _row(
@@ -219,7 +215,7 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
     head = ""  # the length column's name in the table being read: "tokens(avg)" says its lengths are averages
     for line in lines:
         piped = line.count("|") >= 2
-        cells = _cells(line) if piped else _with_units(line.split())
+        cells = pipe_cells(line) if piped else _with_units(line.split())
         if (heads := _header(cells)) is not None and (piped or len(cells) >= 3):
             columns, width = heads, 0 if piped else len(cells)
             head = cells[heads["length"]] if "length" in heads else ""
@@ -233,15 +229,13 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
                 found.append(row)
             continue
         columns, width, head = {}, 0, ""
-        if (
-            _latency(line) is None
-        ):  # a block's label opens its context; the lines under it that give no figure add
+        # A block's label opens its context; the lines under it that give no figure add to it.
+        if _latency(line) is None:
             if _LABEL.search(line):
                 context = line  # the block's label: "Production, week 1:"
             elif not context and _LEADING_LABEL.match(line):
-                context = (
-                    f"\n{line}"  # a line that leads with a label opens a block, and labels none of its rows
-                )
+                # A line that leads with a label opens a block and labels none of its rows.
+                context = f"\n{line}"
             elif context:
                 context = f"{context}\n{line}"
             continue

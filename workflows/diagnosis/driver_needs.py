@@ -51,12 +51,21 @@ def _known_images(text: str) -> set[str]:
     return {uri for uri in references if image_cuda(uri)}
 
 
+def _gpu(name: str) -> bool:
+    return (row := instance(name)) is not None and row.accelerator_kind == "gpu"
+
+
+def gpu_types_named(text: str) -> set[str]:
+    """The GPU instance types the text names, with or without "ml." ("g5.xlarge" is ml.g5.xlarge)."""
+    return {name for bare in _TYPE.findall(text) if _gpu(name := f"ml.{bare}")}
+
+
 def _gpu_types(text: str, evidence: Evidence) -> set[str]:
     """The GPU instance types the text or the evidence names."""
-    types = {f"ml.{t}" for t in _TYPE.findall(text)}
-    if evidence.instance_type:
+    types = gpu_types_named(text)
+    if evidence.instance_type and _gpu(evidence.instance_type):
         types.add(evidence.instance_type)
-    return {t for t in types if (row := instance(t)) is not None and row.accelerator_kind == "gpu"}
+    return types
 
 
 def driver_below_image(evidence: Evidence) -> str:

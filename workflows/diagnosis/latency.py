@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from workflows.diagnosis.tables import pipe_cells
+
 TAIL_RATIO = 10.0
 MIN_TAIL_MS = 1000.0
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
@@ -103,10 +105,6 @@ def _ms(value: str, unit: str | None) -> float:
     return number * 1000 if unit and unit.lower() in ("s", "sec", "초") else number
 
 
-def _cells(line: str) -> list[str]:
-    return [cell.strip() for cell in line.strip().strip("|").split("|")]
-
-
 def _columns(
     cells: list[str], match: Callable[[str], re.Match[str] | None]
 ) -> dict[int, tuple[int, str | None]]:
@@ -166,7 +164,7 @@ def runs(lines: list[str]) -> list[Run]:
                 found.append(Run(values, line.strip()))
                 continue
         if line.count("|") >= 2:
-            cells = _cells(line)
+            cells = pipe_cells(line)
             if heads := _columns(cells, _HEADER_CELL.match):
                 header = heads
                 continue
@@ -195,7 +193,7 @@ def _metric_row(line: str) -> str:
     """A metric table's row that names its percentile in a cell of its own ("| p99 | 29,904 ms |"), as a line."""
     if (
         line.count("|") >= 2
-        and len(cells := _cells(line)) == 2
+        and len(cells := pipe_cells(line)) == 2
         and re.fullmatch(r"p(?:50|90|95|99)", cells[0], re.I)
     ):
         return f"{cells[0]} {cells[1]}"

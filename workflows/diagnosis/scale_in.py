@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from workflows.diagnosis.tables import pipe_cells
+
 SLOW_MINUTES = 15.0
 
 _TIME = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?(?:\.\d+)?Z?\b")
@@ -64,7 +66,7 @@ def timeline(lines: list[str]) -> ScaleIn | None:
     for line in (part for whole in lines for part in _EVENTS.split(whole)):
         # A Markdown table's row: its cells, in order ("| 14:00:00 | traffic stop | 1 |").
         if line.count("|") >= 2:
-            line = " ".join(cell.strip() for cell in line.strip().strip("|").split("|"))
+            line = " ".join(pipe_cells(line))
         at = _TIME.match(line)
         said = _STOP.search(line) if at is None and stop is None else None
         if said and (when := _TIME_AFTER.search(line, said.end()) or _TIME_AFTER.search(line, said.start())):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
+from workflows.diagnosis.driver_needs import gpu_types_named
 from workflows.diagnosis.evidence import Evidence
-from workflows.preflight.instances import instance
 
 # A serverless endpoint's config as each tool writes it: the API's ServerlessConfig and MemorySizeInMB, the
 # SageMaker Python SDK's ServerlessInferenceConfig (deploy's serverless_inference_config, memory_size_in_mb),
@@ -19,12 +19,6 @@ _COHOST_MARK = re.compile(r"TargetContainerHostname|InferenceExecutionConfig|\"M
 # An EC2 instance id (17 hex digits since 2016; 8 before), as a log stream or a host names it.
 _INSTANCE_ID = re.compile(r"(?<![\w-])i-(?:[0-9a-f]{17}|[0-9a-f]{8})(?![\w-])")
 _INSTANCE_TYPE = re.compile(r"(?<![\w.])ml\.[a-z0-9]+\.(?:\d*xlarge|large|medium|small|metal)\b")
-_BARE_TYPE = re.compile(r"(?<![\w.])[gp]\d[a-z0-9]*\.\d*xlarge\b")
-
-
-def _gpu_row(name: str) -> bool:
-    row = instance(name)
-    return row is not None and row.gpus > 0
 
 
 def context_from_text(evidence: Evidence, text: str) -> None:
@@ -37,9 +31,8 @@ def context_from_text(evidence: Evidence, text: str) -> None:
     if evidence.instance_id is None and (instance := _INSTANCE_ID.search(text)):
         evidence.instance_id = instance.group()
     types = set(_INSTANCE_TYPE.findall(text))
-    if (
-        not types
-    ):  # a GPU type written without its "ml." ("한 g5.xlarge 에"); a bare CPU type is as often the client's
-        types = {name for bare in _BARE_TYPE.findall(text) if _gpu_row(name := f"ml.{bare}")}
+    # Where none is written with its "ml.", a GPU type written without ("한 g5.xlarge 에"); a bare CPU type is as
+    # often the client's machine.
+    types = types or gpu_types_named(text)
     if evidence.instance_type is None and len(types) == 1:
         evidence.instance_type = types.pop()
