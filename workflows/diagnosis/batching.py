@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from workflows.diagnosis.polarity import polarity
 from workflows.diagnosis.tables import pipe_cells
 
 LINEAR_SHARE = 0.8  # a list's latency over N single calls' at which it ran one by one
@@ -40,7 +41,7 @@ _BATCH = (
     re.compile(r"\b(?:b|bs|batch(?:[ _-]?size)?)\s*[=:]\s*(\d+)\b", re.IGNORECASE),
     re.compile(r"\bbatch(?:[ _-]?size)?\s+(\d+)\b|배치\s*(\d+)", re.IGNORECASE),
     re.compile(r"\[\s*(?:\.{2,}\s*)?(\d+)\s+(?:[a-z]+|문장|개)"),
-    re.compile(r"\b(\d+)\s*(?:texts|pairs|inputs|sentences|premises|documents|items|문장|개 문장)\b"),
+    re.compile(r"\b(\d+)\s*(?:texts?|pairs?|inputs?|sentences?|premises?|documents?|items?|문장|개 문장)\b"),
     re.compile(r"(?<![\d.])(\d+)\s*개\s*(?:짜리\s*)?(?:리스트|list|배치|batch|입력|문장쌍|쌍|텍스트)"),
     re.compile(r"\[[^\]]*?\bx\s*(\d+)\s*\]"),  # ["<premise>" x 32]
     # [문장 32개]
@@ -59,6 +60,14 @@ _SINGLE = re.compile(
     re.IGNORECASE,
 )
 _BATCH_PARAM = re.compile(r"\bbatch_size\b")
+
+
+def _passes_batch_size(text: str) -> bool:
+    """Whether the text says a batch_size was passed: one it says was not ("parameters 에 batch_size 안 넣었음",
+    "no batch_size in the payload") passes none."""
+    return any(polarity(text, m.start(), m.end()).polarity != "negated" for m in _BATCH_PARAM.finditer(text))
+
+
 _FIRST = re.compile(r"\b(?:1st|first|cold)\b|첫", re.IGNORECASE)
 # What a row was expected to take is no measurement: "기대: batch 32 면 25~30ms", "expected ~25 ms for 32".
 _EXPECTED = re.compile(r"\bexpect(?:ed|ing)?\b|\bshould (?:be|take)\b|기대|예상|목표", re.IGNORECASE)
@@ -90,7 +99,7 @@ _PRODUCTION = re.compile(r"\bprod(?:uction)?\b|\blive traffic\b|\breal traffic\b
 # A block's label: a line that ends with a colon and gives no figure of its own ("Benchmark (pre-launch):").
 _LABEL = re.compile(r":\s*$")
 # ... or, where no block is open, a line that leads with its label ("Benchmark (pre-launch): locust, b=8, samples").
-_LEADING_LABEL = re.compile(r"^[^:\d]{1,40}:\s")
+_LEADING_LABEL = re.compile(r"^(?!\s*\d)[^:]{1,40}:\s")
 _HEADS = {
     "latency": re.compile(r"^(?:p50|median|latency|mean|avg)\b", re.IGNORECASE),
     # ... or the count of inputs a request carried ("입력 수", "# inputs", "n_inputs").
@@ -187,7 +196,7 @@ def _row(
         ms,
         batch if batch is not None else _first(_BATCH, context),
         tokens if tokens is not None else _first(_TOKENS, context),
-        bool(_BATCH_PARAM.search(text_and_body)),
+        _passes_batch_size(text_and_body),
         bool(_NATURAL.search(label)),
         # A row that states no length of its own takes its block label's padding ("Re-run, padded to 512 tokens:").
         bool(_FIXED.search(own) or (tokens is None and _PADDED.search(context.split("\n")[0]))),
@@ -233,11 +242,15 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
         if _latency(line) is None:
             if _LABEL.search(line):
                 context = line  # the block's label: "Production, week 1:"
-            elif not context and _LEADING_LABEL.match(line):
-                # A line that leads with a label opens a block and labels none of its rows.
+            elif (not context or context.startswith("\n")) and _LEADING_LABEL.match(line):
+                # A line that leads with a label opens a block and labels none of its rows; the next such line opens
+                # the next ("Benchmark (last sprint): ... 59 tokens", then "Prod (week 1): ... 512 tokens").
                 context = f"\n{line}"
             elif context:
                 context = f"{context}\n{line}"
+            continue
+        if changed := _before_after(line, defined, context):
+            found += changed
             continue
         parts = [row for part in _measurements(line) if (row := _row(part, {}, [], defined, context))]
         # A line's later measurements share the batch its first one names ("b=8 short p50 24ms, padded p50 103ms").
@@ -283,6 +296,26 @@ def _aligned(words: list[str], width: int) -> list[str]:
     return [label, *[""] * (width - 1 - figures), *words[len(words) - figures :]]
 
 
+_ARROW = re.compile(r"\s(?:->|→|=>)\s")
+
+
+def _before_after(line: str, defined: dict[str, str], context: str) -> list[Row]:
+    """A figure before and after the change its block names ("b=8 p50: 23.9 ms -> 102.8 ms" under "re-measured
+    padded to 512:"): the after row is the block's, the before row is what ran before it, the samples' own length
+    where the change was a padding."""
+    arrow = _ARROW.search(line)
+    if not arrow:
+        return []
+    before = _row(line[: arrow.start()], {}, [], defined, "")
+    after = _row(line[arrow.end() :], {}, [], defined, context)
+    if before is None or after is None:
+        return []
+    return [
+        replace(before, natural=before.natural or after.fixed),
+        replace(after, text=line, batch=after.batch if after.batch is not None else before.batch),
+    ]
+
+
 def _measurements(line: str) -> list[str]:
     """A line's parts, one per p50 it gives ("단건 p50 20 ms, 리스트 b=8 p50 158 ms" is two rows), or one per
     sentence where its sentences each time something ("... 보냈더니 510ms. 단건은 약 16ms.")."""
@@ -304,7 +337,7 @@ def one_by_one(lines: list[str]) -> tuple[Row, Row] | None:
     found = rows(lines)
     measured = {row.text for row in found}
     if any(
-        _BATCH_PARAM.search(line) for line in lines if line not in measured and not _DEFINITION.match(line)
+        _passes_batch_size(line) for line in lines if line not in measured and not _DEFINITION.match(line)
     ):
         return None  # the method passed batch_size to every list
     found = [row for row in found if not (row.first or _FIRST.search(row.text) or _EXPECTED.search(row.text))]

@@ -87,7 +87,7 @@ OTHER = _words(
 ) + (  # what one read in someone else's thread: "I read #31877 where ...", "we've read an issue that ..."
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+read\s+(?:#\d+|issue\s+#?\d+|(?:an?|the|this|that)\s+(?:issue|thread|post|article))"
     # ... or another project's tracker: "huggingface/transformers 쪽 issue 에서", "upstream issue"
-    r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s+(?:issue|bug)s?\b"
+    r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s*(?:issue|bug|이슈|버그)s?\b"
     # ... or an issue of another repository, by its reference: "Re: vllm-project/vllm#1234 ...".
     r"|(?<![\w/.-])[\w.-]+/[\w.-]+(?:#(?:\d+|\.\.\.)|\s+(?:issue|thread|discussion)\b)"
     # ... or another team's channel: "search팀 채널에서 봤는데"

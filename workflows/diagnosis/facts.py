@@ -70,7 +70,10 @@ FactValue = bool | str | None
 _ENGINE_MARKERS = {
     "tensorrt": re.compile(r"tensorrt|trtexec|\btrt_engine|\bmodel\.plan\b", re.IGNORECASE),
     "lmi": re.compile(r"\bdjl(?:_python)?\b|ai\.djl|djl-inference|djl[ _-]serving|\bLMI\b"),
-    "vllm": re.compile(r"\bvllm\b", re.IGNORECASE),
+    # ... or its own start-up lines and flags: "non-default args: {}", "Resolved architecture: ...", --max-model-len.
+    "vllm": re.compile(
+        r"\bvllm\b|\bnon-default args:|--max-model-len\b|\bResolved architecture:", re.IGNORECASE
+    ),
     "triton": re.compile(r"tritonserver|triton inference server", re.IGNORECASE),
 }
 # The same engines named by a hosting mode or an image repository.

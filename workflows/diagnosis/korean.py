@@ -14,9 +14,12 @@ NOT_SEEN = (
 )
 NEGATION_POST = (
     r"아님\w*|아니(?!면)\w*|아닌\w*|아닙니다|없음|없[다고어었는습네지]\w*|안\s*됨|안\s*돼\w*"
-    r"|안\s*됩니다|문제\s*없\w*|없이|(?<![\d.,])0\s*건"
+    r"|안\s*됩니다|문제\s*없\w*|(?<!상관)(?<!상관 )(?<!관계)(?<!관계 )없이|(?<![\d.,])0\s*건"
+    # "상관없이" and "관계없이" (regardless of) deny nothing.
     # Not used: "TensorRT 안 씀", "안 써요", "사용 안 함", "미사용".
-    r"|안\s*(?:씀|써\w*|쓰\w*|씁니다)|사용\s*안\s*\w*|미사용|" + NOT_SEEN
+    r"|안\s*(?:씀|써\w*|쓰\w*|씁니다)|사용\s*안\s*\w*|미사용|"
+    # Not put in or sent: "batch_size 는 안 넣었음", "parameters 안 보냄", "미설정".
+    r"(?:안|못)\s*(?:넣|보냈|보내|보냄|줬|주었|설정|지정)\w*|미설정|미지정|" + NOT_SEEN
 )
 HYPOTHETICAL_PRE = r"혹시|만약|만일|아마"
 # -ㄹ까 is written into its stem's last syllable ("나올까", "될까", "날까"): every syllable whose final is ㄹ.

@@ -32,7 +32,7 @@ MIN_TAIL_MS = 1000.0
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _PERCENTILE = re.compile(
     rf"(?<![\w.])p(?P<q>50|90|95|99)(?:\s*\((?P<declared>ms|s)\))?\s*[:=]?\s*(?P<value>{_NUMBER})"
-    r"\s*(?P<unit>ms|sec|s|초)?(?![\w.])",
+    r"\s*(?P<unit>ms|sec|s|초)?(?!\w|\.\w)",  # a full stop may end the sentence: "... p99 20.4ms."
     re.IGNORECASE,
 )
 # A value labelled after it, as an alert's query results are: "B0=1611.4 (p99 ms), B1=21.0 (p50 ms)".
@@ -70,7 +70,10 @@ _INVOCATION_MS = re.compile(r"/invocations\b.{0,40}?\b(?P<ms>\d+(?:\.\d+)?)\s*ms
 # ... or a table of numbered requests ("| 1 | 1 | 38,412 ms |", "| 1st, batch 1 | 47.7 s |", "1     38,412" under
 # "req#  latency_ms"): request 1's and request 2's time, thousands separated or not, with its unit or the header's.
 _ORDINAL = re.compile(
-    r"^\s*\|?\s*#?(?:(?P<n>[12])(?:st|nd)?(?!\w|\.\d)|(?P<word>first|second)\b)", re.IGNORECASE
+    # ... after the word for a call where the line leads with it: "call 1: 41.8 s", "req #2  31 ms", "호출 1: 40초".
+    r"^\s*\|?\s*(?:(?:call|req(?:uest)?|invocation|호출|요청)\s*)?#?\s*"
+    r"(?:(?P<n>[12])(?:st|nd)?(?!\w|\.\d)|(?P<word>first|second)\b)",
+    re.IGNORECASE,
 )
 _CELL_TIME = re.compile(
     r"(?<![\w.,])(?P<value>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<unit>ms|s|sec|초)?(?![\w.,-])"
@@ -217,6 +220,28 @@ def worst_tail(lines: list[str]) -> tuple[Run, tuple[float, float, float]] | Non
     """The run whose p99 stands furthest above the rest, where any run's does."""
     tails = [(run, tail) for run in runs(lines) if (tail := run.tail)]
     return max(tails, key=lambda pair: pair[1][2]) if tails else None
+
+
+# A run after a longer warm-up: "warmup 20 으로 다시 돌리니", "re-ran with 200 warm-up calls", "after warming".
+_WARMED = re.compile(r"warm[\s-]?up|warming|워밍업|웜업|예열", re.IGNORECASE)
+
+
+def tail_gone_after_warmup(lines: list[str]) -> tuple[str, str] | None:
+    """A p99 past a second and, on a later line that warmed up longer, a p99 a tenth of it or less: the first
+    measured workers that were still loading. The two lines, or None."""
+    p99s = [
+        (line, _ms(m["value"], m["unit"] or m["declared"] or _line_unit(line)))
+        for line in lines
+        for m in _PERCENTILE.finditer(line)
+        if m["q"] == "99"
+    ]
+    for index, (line, cold) in enumerate(p99s):
+        if cold < MIN_TAIL_MS:
+            continue
+        for later, warm in p99s[index + 1 :]:
+            if later != line and _WARMED.search(later) and warm * TAIL_RATIO <= cold:
+                return line, later
+    return None
 
 
 def first_call_seconds(line: str) -> list[re.Match[str]]:

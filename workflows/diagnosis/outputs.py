@@ -85,7 +85,8 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
         bare = _COUNT_TUPLE.search(item.text) if _PRECISION.search(item.text) else None
         if bare and _one_label([int(n) for n in re.split(r"\s*/\s*", bare.group())]):
             return True
-    if _columns_collapsed([item.text for item in items if "|" not in item.text]):
+    unpiped = [item.text for item in items if "|" not in item.text]
+    if _columns_collapsed(unpiped) or _row_under_labels(unpiped):
         return True
     if _counted_once([item.text for item in items]):
         return True
@@ -97,7 +98,13 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
             labelled = [
                 int(m["count"].replace(",", "")) for cell in row[1:] for m in _LABEL_COUNT.finditer(cell)
             ]
-            if _one_label(counts) or _one_label(labelled):
+            # ... or bare in one cell, in the order its header names: "| int8 | 0.331 | 0 / 1000 / 0 |".
+            tuples = [
+                [int(n) for n in re.split(r"\s*/\s*", cell)]
+                for cell in row[1:]
+                if _COUNT_TUPLE.fullmatch(cell)
+            ]
+            if _one_label(counts) or _one_label(labelled) or any(_one_label(found) for found in tuples):
                 return True
     return None
 
@@ -129,14 +136,48 @@ def _columns_collapsed(lines: list[str]) -> bool:
     return _one_label(column)
 
 
+# A header whose last columns are an NLI head's labels ("model  acc  entailment  neutral  contradiction").
+_NLI_LABEL = re.compile(r"entailment|neutral|contradiction|label_\d+|ent|neu|con", re.IGNORECASE)
+
+
+def _row_under_labels(lines: list[str]) -> bool:
+    """Models as rows and labels as columns, aligned by spaces ("int8-dyn  0.334  0  500  0" under "model  acc
+    entailment  neutral  contradiction"): the quantized model's counts under the labels, all in one."""
+    labels: list[int] = []
+    for line in lines:
+        words = line.split()
+        named = [i for i, word in enumerate(words) if _NLI_LABEL.fullmatch(word)]
+        if len(named) >= 2 and all(re.search(r"[A-Za-z]", word) for word in words):
+            labels = named
+            continue
+        if labels and words and _PRECISION.search(words[0]) and len(words) > max(labels):
+            cells = [words[i] for i in labels]
+            if all(_INTEGER.fullmatch(cell) for cell in cells) and _one_label(
+                [int(c.replace(",", "")) for c in cells]
+            ):
+                return True
+    return False
+
+
 _VALUE_COUNTS = re.compile(r"\.value_counts\(")
+_COUNTER_CALL = re.compile(r"\bCounter\(\s*\w")
+_COUNTER = re.compile(r"\bCounter\(\{(?P<entries>[^}]*)\}\)")
+_COUNTER_ENTRY = re.compile(r"['\"][^'\"]+['\"]\s*:\s*(\d+)")
 _COUNT_ROW = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(?P<label>[A-Za-z_][\w-]*)\s+(?P<count>\d[\d,]*)\s*$")
 
 
 def _counted_once(lines: list[str]) -> bool:
     """pandas' value_counts of the quantized model's predictions listing one label ("neutral    200", then
-    "Name: count"): every prediction was that label."""
+    "Name: count"), or a Counter of them holding one ("Counter({'neutral': 500})" after "Counter(preds_int8)"):
+    every prediction was that label."""
     for index, line in enumerate(lines):
+        if _COUNTER_CALL.search(line) and _PRECISION.search(line):
+            shown = next(
+                (found for after in lines[index : index + 3] if (found := _COUNTER.search(after))), None
+            )
+            counts = _COUNTER_ENTRY.findall(shown["entries"]) if shown else []
+            if len(counts) == 1 and int(counts[0]) >= MIN_TABLE_ROWS:
+                return True
         if not (_VALUE_COUNTS.search(line) and _PRECISION.search(line)):
             continue
         rows = []

@@ -311,6 +311,11 @@ def _listed_before_denial(after: str) -> str:
     return ""
 
 
+# Two things offered as alternatives: "either the djl-lmi based one or the onnxruntime+TensorRT one".
+_EITHER = re.compile(r"\beither\b(?!\s*(?:way|case)\b)", re.IGNORECASE)
+_OR = re.compile(r"\bor\b", re.IGNORECASE)
+
+
 def _in_quoted_question(sentence: str, at: int) -> bool:
     """The mention sits in a quoted question ("are we close to ResourceLimitExceeded?"): someone's question
     quoted whole, asked, not asserted. A quoted message is masked for triggers; its own question mark is not."""
@@ -331,6 +336,8 @@ def _reading(text: str, start: int, end: int, mention: tuple[int, int]) -> Readi
         return Reading("negated", listed)
     if _in_quoted_question(sentence, start - left):
         return Reading("hypothetical", "a quoted question")
+    if (either := _EITHER.search(masked[: start - left])) and _OR.search(masked, either.end()):
+        return Reading("hypothetical", "one of two it may be (either ... or)")
     hits = [
         (kind, trigger)
         for kind, first, last, trigger in _scopes(sentence, masked)

@@ -10,7 +10,7 @@ import re
 
 from workflows.diagnosis.batching import hidden_by_samples, one_by_one
 from workflows.diagnosis.evidence import Evidence
-from workflows.diagnosis.latency import runs, worst_tail
+from workflows.diagnosis.latency import runs, tail_gone_after_warmup, worst_tail
 from workflows.diagnosis.scale_in import slow_scale_in
 
 
@@ -20,9 +20,13 @@ def report_lines(evidence: Evidence) -> list[str]:
 
 
 def cold_tail(evidence: Evidence) -> bool | None:
-    """A latency report's p99 stands ten times over its p90 and past a second (``latency``): it measured
-    cold starts or loading workers. None where no run's percentiles are given."""
-    found = runs(report_lines(evidence))
+    """A latency report's p99 stands ten times over its p90 and past a second (``latency``), or fell tenfold from
+    past a second when measured again after a longer warm-up: it measured cold starts or loading workers. None
+    where no run's percentiles are given."""
+    lines = report_lines(evidence)
+    if tail_gone_after_warmup(lines):
+        return True
+    found = runs(lines)
     return any(run.tail for run in found) if found else None
 
 
@@ -117,6 +121,8 @@ def report_details(evidence: Evidence, values: dict[str, bool | str | None]) -> 
             "ratio": f"{ratio:.0f}x",
             "run": run.line[:160],
         }
+    elif values.get("cold_tail") and (warmed := tail_gone_after_warmup(lines)):
+        details["cold_tail"] = {"run": warmed[0][:160], "after_warmup": warmed[1][:160]}
     for name, pair_of in (("list_one_by_one", one_by_one), ("short_samples_hide", hidden_by_samples)):
         if values.get(name) and (pair := pair_of(report_rows(evidence))):
             details[name] = {"against": pair[0].text[:120], "shown": pair[1].text[:120]}
