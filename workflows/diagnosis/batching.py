@@ -222,9 +222,19 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
     width = 0  # the columns of a table aligned by spaces, whose header set ``columns``
     context = ""  # the label of the block the lines are in, with its lines that give no figure
     head = ""  # the length column's name in the table being read: "tokens(avg)" says its lengths are averages
+    per_batch: dict[int, int] = {}  # a piped header's latency column for each batch it names: "| b=8 p50 |"
     for line in lines:
         piped = line.count("|") >= 2
         cells = pipe_cells(line) if piped else _with_units(line.split())
+        if piped and len(batches := _batch_columns(cells)) >= 2:
+            per_batch, columns = batches, {}
+            continue
+        if piped and per_batch and len(cells) > max(per_batch.values()):
+            # One row per batch column, each told by the row's first cell ("| 512 고정 (pad to max) | ... |").
+            texts = [f"{cells[0]} b={batch} p50 {cells[i]}" for batch, i in per_batch.items()]
+            found += [row for text in texts if (row := _row(text, {}, [], defined, context))]
+            continue
+        per_batch = per_batch if piped else {}
         if (heads := _header(cells)) is not None and (piped or len(cells) >= 3):
             columns, width = heads, 0 if piped else len(cells)
             head = cells[heads["length"]] if "length" in heads else ""
@@ -272,6 +282,18 @@ def _with_units(words: list[str]) -> list[str]:
     return joined
 
 
+_BATCH_LATENCY = re.compile(
+    r"(?:b|bs|batch)\s*[=:]?\s*(\d+)\s+(?:p50|median|latency|mean|avg)\b", re.IGNORECASE
+)
+
+
+def _batch_columns(cells: list[str]) -> dict[int, int]:
+    """A header's latency columns that each name their batch ("b=1 p50", "b=8 p50"): batch -> column."""
+    return {
+        int(m.group(1)): i for i, cell in enumerate(cells) if (m := _BATCH_LATENCY.fullmatch(cell.strip()))
+    }
+
+
 def _header(cells: list[str]) -> dict[str, int] | None:
     """A header row's columns by kind, where the row names a latency column and holds no figure."""
     heads = {kind: i for kind, head in _HEADS.items() for i, c in enumerate(cells) if head.match(c)}
@@ -304,11 +326,8 @@ def _before_after(line: str, defined: dict[str, str], context: str) -> list[Row]
     padded to 512:"): the after row is the block's, the before row is what ran before it, the samples' own length
     where the change was a padding."""
     arrow = _ARROW.search(line)
-    if not arrow:
-        return []
-    before = _row(line[: arrow.start()], {}, [], defined, "")
-    after = _row(line[arrow.end() :], {}, [], defined, context)
-    if before is None or after is None:
+    before = _row(line[: arrow.start()], {}, [], defined, "") if arrow else None
+    if not arrow or before is None or (after := _row(line[arrow.end() :], {}, [], defined, context)) is None:
         return []
     return [
         replace(before, natural=before.natural or after.fixed),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from workflows import clock
@@ -18,6 +19,7 @@ from workflows.diagnosis.envelopes import ENVELOPES, open_envelope, parsed_json
 from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
 from workflows.diagnosis.exports import LOG_EXPORT
 from workflows.diagnosis.machine_lines import is_machine_line
+from workflows.diagnosis.outline import headings
 from workflows.diagnosis.polls import from_stack_event
 
 DESCRIBE_ENDPOINT = "describe-endpoint"
@@ -97,6 +99,11 @@ class Reading:
     described: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     waiter: list[tuple[int, Poll]] = field(default_factory=list)
 
+    @cached_property
+    def sections(self) -> list[str]:
+        """For each line of the paste, the heading it sits under (``outline.headings``)."""
+        return headings(self.original)
+
     def found(self, form: str) -> None:
         """``form`` is in the text, at line ``self.at`` (forms are listed in the order they appear)."""
         self.first_seen[form] = min(self.first_seen.get(form, self.at), self.at)
@@ -108,8 +115,11 @@ class Reading:
     def add(
         self, source: Source, text: str, number: int | str, *, prose: bool = False, section: str = ""
     ) -> None:
-        self.evidence.add(source, text, origin=f"{self.origin}:{number}", prose=prose, section=section)
         line = number if isinstance(number, int) else int(m.group()) if (m := re.match(r"\d+", number)) else 0
+        # A line read by a reader of its own (a client's error quoted under "1. 지난달 이슈 후속") keeps its heading.
+        if not section and isinstance(number, int) and 0 < number <= len(self.sections):
+            section = self.sections[number - 1]
+        self.evidence.add(source, text, origin=f"{self.origin}:{number}", prose=prose, section=section)
         self.blocks.setdefault(source, []).append((line, text))
         if prose:
             self.prose.add(source)
@@ -253,7 +263,25 @@ def _unknown_api(reading: Reading, value: dict[str, Any], number: int) -> None:
         _describe(reading, nested, number)
     for text in _strings(value):
         reading.add("text", text, number, prose=not is_machine_line(text))
+    # Its numbers and flags by their keys, as a record's fields read ("MinInstanceCount: 0").
+    for key, field_value in _scalars(value):
+        reading.add(
+            "text",
+            f"{key}: {str(field_value).lower() if isinstance(field_value, bool) else field_value}",
+            number,
+        )
     reading.found(TEXT)
+
+
+def _scalars(value: Any) -> list[tuple[str, int | float | bool]]:
+    """A document's numbers and flags under their keys, at any depth."""
+    if isinstance(value, dict):
+        return [
+            pair
+            for key, inner in value.items()
+            for pair in ([(key, inner)] if isinstance(inner, int | float | bool) else _scalars(inner))
+        ]
+    return [pair for inner in value for pair in _scalars(inner)] if isinstance(value, list) else []
 
 
 _COPIES = {"DesiredCopyCount", "CurrentCopyCount"}

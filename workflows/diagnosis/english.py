@@ -90,6 +90,8 @@ OTHER = _words(
     r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s*(?:issue|bug|이슈|버그)s?\b"
     # ... or an issue of another repository, by its reference: "Re: vllm-project/vllm#1234 ...".
     r"|(?<![\w/.-])[\w.-]+/[\w.-]+(?:#(?:\d+|\.\.\.)|\s+(?:issue|thread|discussion)\b)"
+    # ... or a team named by its name, not ours: "The platform team's issue", "the data-science team's job"
+    r"|(?<!\bour )(?<!\bmy )\b(?!our\b|my\b)[\w-]+ team's (?:issue|ticket|incident|endpoint|job|account|error|thread)s?\b"
     # ... or another team's channel: "search팀 채널에서 봤는데"
     r"|\S+팀\s*(?:채널|쪽)(?:에서|에)?"
     # ... or a team named by its name, not ours: "결제팀 엔드포인트가 ..."

@@ -69,7 +69,10 @@ FactValue = bool | str | None
 # Text markers of an engine, anywhere in the evidence (log lines name their server).
 _ENGINE_MARKERS = {
     "tensorrt": re.compile(r"tensorrt|trtexec|\btrt_engine|\bmodel\.plan\b", re.IGNORECASE),
-    "lmi": re.compile(r"\bdjl(?:_python)?\b|ai\.djl|djl-inference|djl[ _-]serving|\bLMI\b"),
+    # ... DJL Serving's own lines too: its Python engine's process ("PyProcess"), its start-up ("Initialize BOTH server").
+    "lmi": re.compile(
+        r"\bdjl(?:_python)?\b|ai\.djl|djl-inference|djl[ _-]serving|\bLMI\b|\bPyProcess\b|Initialize BOTH server"
+    ),
     # ... or its own start-up lines and flags: "non-default args: {}", "Resolved architecture: ...", --max-model-len.
     "vllm": re.compile(
         r"\bvllm\b|\bnon-default args:|--max-model-len\b|\bResolved architecture:", re.IGNORECASE

@@ -34,6 +34,10 @@ BELIEF_POST = r"줄\s*알았\w*"
 # Uncertainty follows its object too: "803 여부" (whether 803), "확인 불가" (cannot be confirmed), "모르겠음", "기억 안 남"
 # (not remembered: what it follows is unknown, not denied).
 UNCERTAIN_POST = r"기억\s*(?:이\s*)?(?:안|못)\s*(?:남|나\w*)|여부\w*|확인\s*(?:불가|못\s*함|못\s*했\w*|안\s*됨)|미확인|불명|모르겠\w*|모름|알\s*수\s*없\w*"
+# Hearsay follows what was heard: "-다길래" (as they say), "-다던데", "-다더라", "-라고 들었음".
+HEARSAY_POST = (
+    r"(?:다|라)(?:길래|기에|던데\w*|더라\w*)(?![\w])|(?:다|라)고\s*(?:해서|하던데\w*|하더라\w*|들었\w*|들음)"
+)
 CONDITION = re.compile(r"\w*(?:이면|라면|으면|다면|면)$")
 HISTORICAL = (
     r"저번|지난번|지난달|지난주|지난\s*(?:주|분기|스프린트|배포|릴리스|sprint|release)|예전에|이전에|전에는|작년|어제|어젯밤"

@@ -79,7 +79,7 @@ _CELL_TIME = re.compile(
     r"(?<![\w.,])(?P<value>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<unit>ms|s|sec|초)?(?![\w.,-])"
 )
 _MS_HEADER = re.compile(
-    r"\b(?:req(?:uest)?s?\s*#|#|req#|request)\b.*(?:\bms\b|_ms\b|\(ms\))|(?:\bms\b|_ms\b|\(ms\)).*\b(?:req|request)",
+    r"\b(?:req(?:uest)?s?\s*#|#|req#|request|req)\b.*(?:\bms\b|_ms\b|\(ms\))|(?:\bms\b|_ms\b|\(ms\)).*\b(?:req|request)",
     re.IGNORECASE,
 )
 MIN_COLD_S = 5.0

@@ -18,7 +18,9 @@ _MACHINE = re.compile(
     r"|[EIWF]\d{4} \d\d:\d\d:\d\d"
     r"|\[(?![가-힣][가-힣 ]*\]\s)(?![ xXvVoO✓✔✗-]\]\s)(?:(?!(?:OK|PASS|PASSED|DONE|FAIL|FAILED|TODO|N/A)\]\s))(?![A-Za-z가-힣][\w가-힣-]*(?: [\w가-힣-]+)+\]\s)"
     r"(?![A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-\d+\]\s)(?!\d{1,2}:\d\d(?:\s?[AP]M)?\]\s)|[{\]}]|\"[\w.-]+\"\s*:"
-    r"|[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\s*[:=]"
+    # A field's value with a person's words after it in parentheses is a person's note: "MemorySizeInMB=4096 (model is
+    # 90 MB, memory is not the issue)".
+    r"|[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\s*(?::|=(?!\S+\s+\((?:[^()\s]+\s+){3}))"
     r"|Traceback \(most recent call last\)|File \"[^\"]+\", line \d+"
     r"|(?:[a-z_][\w]*\.)+[A-Z]\w*(?:Error|Exception|Exceeded|Fault|Warning)\b"
     r"|[A-Z]\w*(?:Error|Exception|Exceeded|Fault|Denied|NotFound|Failure)\b\s*[:(]"

@@ -2,7 +2,8 @@
 
 Triton's backends look for one file name in each version folder: model.onnx for onnxruntime, model.plan for
 tensorrt, model.pt for pytorch, model.py for python (or the config's default_model_filename). A load that fails
-because that file is not found ("unable to find '/opt/ml/model/e5/1/model.onnx'", "failed to stat file
+because that file is not found ("unable to find '/opt/ml/model/e5/1/model.onnx'", "unable to find 'model.onnx' for
+model 'e5'", "failed to stat file
 .../model.onnx") is F22 where the file never arrived, and F23 where the folder holds the weights under another
 name, which a listing or the writer's tree shows ("e5/1/e5-base-v2.onnx").
 """
@@ -15,7 +16,7 @@ from workflows.diagnosis.evidence import Evidence
 from workflows.diagnosis.mentions import reading_of
 
 _NOT_FOUND = re.compile(
-    r"(?:unable to find|failed to stat file|could not find)\s*'?[^'\s]{0,200}?/model\.(?P<ext>onnx|plan|pt|py|savedmodel)\b",
+    r"(?:unable to find|failed to stat file|could not find)\s*'?(?:[^'\s]{0,200}?/)?model\.(?P<ext>onnx|plan|pt|py|savedmodel)\b",
     re.IGNORECASE,
 )
 

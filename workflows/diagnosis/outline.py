@@ -76,7 +76,7 @@ def headings(lines: list[str]) -> list[str]:
                 outline = []  # a paragraph ends; a label ("Last month:") still leads the list after it
             continue
         heading = _MARKDOWN_HEADING.match(line)
-        if heading:
+        if heading and not _comment(line, lines[index + 1] if index + 1 < len(lines) else ""):
             level = len(heading.group(1))
             while markdown and markdown[-1][0] >= level:
                 markdown.pop()
@@ -90,6 +90,17 @@ def headings(lines: list[str]) -> list[str]:
         outline.append((indent, bullet, line.strip()))
         last = line.strip()
     return _titled(lines, parents)
+
+
+# A shell's or a config's comment that runs on: it ends mid-sentence, or the next comment line carries it on.
+_RUNS_ON = re.compile(r"(?:,|\b(?:and|or|but)|\()\s*$", re.IGNORECASE)
+_CARRIED_ON = re.compile(r"^\s*#\s+[a-z(]")
+
+
+def _comment(line: str, after: str) -> bool:
+    """A "#" line that is a comment's sentence, not a Markdown heading: it runs on, the next line carries it on, or
+    it opens in lower case as a sentence's middle does ("# the region has had capacity all week")."""
+    return bool(_RUNS_ON.search(line) or _CARRIED_ON.match(after) or _CARRIED_ON.match(line))
 
 
 def _titled(lines: list[str], parents: list[str]) -> list[str]:

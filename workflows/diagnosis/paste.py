@@ -43,7 +43,6 @@ from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, P
 from workflows.diagnosis.exports import LOG_EXPORT, csv_exports
 from workflows.diagnosis.log_lines import LOG_LINE, log_lines, tail_lines
 from workflows.diagnosis.machine_lines import is_machine_line
-from workflows.diagnosis.outline import headings
 from workflows.diagnosis.polls import apply, from_describe, from_waiter_line, time_on
 from workflows.diagnosis.records import find_records, unwrap_table_rows
 from workflows.diagnosis.responses import add_answers
@@ -376,9 +375,8 @@ def evidence_from_paste(
     ]
     evidence.commands += list(dict.fromkeys(commands.values()))
     add_answers(reading, commands)
-    sections = headings(reading.original)
     for number, line in rest:
-        reading.add("text", line, number + 1, prose=not is_machine_line(line), section=sections[number])
+        reading.add("text", line, number + 1, prose=not is_machine_line(line))
     if rest:
         reading.at = rest[0][0]
         reading.found(TEXT)

@@ -20,7 +20,10 @@ _SHARED = re.compile(
     r"\b(?:shared with|alongside|next to) (?:\w+ ){0,2}(?:other )?(?:inference )?components?\b|\bother (?:teams'? )?"
     r"(?:inference components|components|ICs)\b|다른\s*(?:팀\s*)?(?:IC|인퍼런스\s*컴포넌트|컴포넌트)"
     # ... or the component put on another team's endpoint: "다른 팀 엔드포인트에 얹은 거라", "on another team's endpoint".
-    r"|\b(?:on|onto|to) (?:another|other|a different) team'?s (?:shared )?endpoint\b|다른\s*팀\s*(?:의\s*)?(?:엔드포인트|endpoint)",
+    r"|\b(?:on|onto|to) (?:another|other|a different) team'?s (?:shared )?endpoint\b|다른\s*팀\s*(?:의\s*)?(?:엔드포인트|endpoint)"
+    # ... or components already on it, counted: "이미 IC 두 개 붙어 있음", "already hosts two components".
+    r"|(?:IC|컴포넌트)\s*(?:[두세네]|\d+)\s*개\s*(?:가\s*|는\s*)?(?:이미\s*)?(?:붙어|올라가|떠|있)"
+    r"|\balready (?:hosts|holds|has|runs) (?:two|three|four|\d+|other) (?:other )?(?:inference )?components\b",
     re.IGNORECASE,
 )
 

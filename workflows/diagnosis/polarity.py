@@ -90,6 +90,7 @@ _OTHER_RE = _phrase(en.OTHER)
 _GUIDANCE_RE = _phrase(en.GUIDANCE)
 # Korean markers are glued to the word before them ("없음." "아님,"): no word boundary on the left.
 _KO_DENIAL_RE = re.compile(rf"(?:{ko.NEGATION_POST})(?![\w])")
+_HEARSAY_RE = re.compile(ko.HEARSAY_POST)
 _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (_KO_DENIAL_RE, "negated"),
     (re.compile(rf"(?:{ko.QUESTION_POST})(?![\w])"), "hypothetical"),
@@ -101,6 +102,8 @@ _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (re.compile(r"(?:었|았|했|났|됐|였|떴|왔|봤|혔|겼|렸|졌)던(?![\w])"), "historical"),
     # The past perfect -었었 ("실패했었음", "났었는데"): a state that held before and no longer does.
     (re.compile(r"(?:었|았|했|났|됐|였)었\w*"), "historical"),
+    # Hearsay, told by someone else ("같이 못 깐다길래", "803 난다던데", "OOM 이라고 들었음"): another's report.
+    (_HEARSAY_RE, "other"),
 ]
 
 
@@ -350,7 +353,7 @@ def _reading(text: str, start: int, end: int, mention: tuple[int, int]) -> Readi
     # A match that spans a person's own words between its signature's (".{0,120}?"): a time word there, never a
     # signature's, dates what it matched ("... 4.61s 예전에 gzip -9 로 63초").
     inside = _mask(text[start:end], [])
-    for pattern, kind in _BOTH_RE:
+    for pattern, kind in (*_BOTH_RE, (_HEARSAY_RE, "other")):
         if found_word := pattern.search(inside):
             return Reading(kind, found_word.group())
     return Reading("affirmed")
