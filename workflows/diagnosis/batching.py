@@ -64,8 +64,8 @@ _BATCH_PARAM = re.compile(r"\bbatch_size\b")
 
 def _passes_batch_size(text: str) -> bool:
     """Whether the text says a batch_size was passed: one it says was not ("parameters 에 batch_size 안 넣었음",
-    "no batch_size in the payload") passes none."""
-    return any(polarity(text, m.start(), m.end()).polarity != "negated" for m in _BATCH_PARAM.finditer(text))
+    "no batch_size in the payload") or is to be ("batch_size 항상 넣도록 수정") passes none."""
+    return any(polarity(text, m.start(), m.end()).polarity == "affirmed" for m in _BATCH_PARAM.finditer(text))
 
 
 _FIRST = re.compile(r"\b(?:1st|first|cold)\b|첫", re.IGNORECASE)
@@ -263,8 +263,9 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
             found += changed
             continue
         parts = [row for part in _measurements(line) if (row := _row(part, {}, [], defined, context))]
-        # A line's later measurements share the batch its first one names ("b=8 short p50 24ms, padded p50 103ms").
-        found += [replace(row, batch=parts[0].batch) if row.batch is None else row for row in parts]
+        # A line's later measurements share the batch its first one names ("b=8 short p50 24ms, padded p50 103ms"),
+        # and its label's length where they state none ("natural(59 tok)  b=1 p50 23.2ms  b=8 p50 23.9ms").
+        found += [_sharing(row, parts[0]) for row in parts]
     return tuple(found)
 
 
@@ -316,6 +317,14 @@ def _aligned(words: list[str], width: int) -> list[str]:
         return []
     label = " ".join(words[: len(words) - figures])
     return [label, *[""] * (width - 1 - figures), *words[len(words) - figures :]]
+
+
+def _sharing(row: Row, first: Row) -> Row:
+    if row.batch is None:
+        row = replace(row, batch=first.batch)
+    if row.tokens is None and not (row.natural or row.fixed):
+        row = replace(row, tokens=first.tokens, natural=first.natural, fixed=first.fixed)
+    return row
 
 
 _ARROW = re.compile(r"\s(?:->|→|=>)\s")

@@ -19,7 +19,11 @@ NEGATION_POST = (
     # Not used: "TensorRT 안 씀", "안 써요", "사용 안 함", "미사용".
     r"|안\s*(?:씀|써\w*|쓰\w*|씁니다)|사용\s*안\s*\w*|미사용|"
     # Not put in or sent: "batch_size 는 안 넣었음", "parameters 안 보냄", "미설정".
-    r"(?:안|못)\s*(?:넣|보냈|보내|보냄|줬|주었|설정|지정)\w*|미설정|미지정|" + NOT_SEEN
+    r"(?:안|못)\s*(?:넣|보냈|보내|보냄|줬|주었|설정|지정)\w*|미설정|미지정|"
+    # Did not occur ("ReadTimeoutError 발생 안 함"), and the long negation -지 않다 ("발생하지 않음", "나지 않았다").
+    r"발생\s*(?:안|않)\s*\w*|(?<=[가-힣])지\s*않(?!으면|는다면)\w*|"
+    # Not installed on purpose ("일부러 안 깔았음"); "못 깐다" (cannot install) is the failure, not its denial.
+    r"안\s*(?:깔았|깔음|깖|설치했|설치함|설치\s*함)\w*|" + NOT_SEEN
 )
 HYPOTHETICAL_PRE = r"혹시|만약|만일|아마"
 # -ㄹ까 is written into its stem's last syllable ("나올까", "될까", "날까"): every syllable whose final is ㄹ.
@@ -34,6 +38,8 @@ BELIEF_POST = r"줄\s*알았\w*"
 # Uncertainty follows its object too: "803 여부" (whether 803), "확인 불가" (cannot be confirmed), "모르겠음", "기억 안 남"
 # (not remembered: what it follows is unknown, not denied).
 UNCERTAIN_POST = r"기억\s*(?:이\s*)?(?:안|못)\s*(?:남|나\w*)|여부\w*|확인\s*(?:불가|못\s*함|못\s*했\w*|안\s*됨)|미확인|불명|모르겠\w*|모름|알\s*수\s*없\w*"
+# A purpose follows what is to be brought about: "batch_size 항상 넣도록 수정" (changed so that it is always sent).
+PURPOSE_POST = r"도록"
 # Hearsay follows what was heard: "-다길래" (as they say), "-다던데", "-다더라", "-라고 들었음".
 HEARSAY_POST = (
     r"(?:다|라)(?:길래|기에|던데\w*|더라\w*)(?![\w])|(?:다|라)고\s*(?:해서|하던데\w*|하더라\w*|들었\w*|들음)"

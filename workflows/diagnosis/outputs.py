@@ -109,6 +109,9 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
     return None
 
 
+_METRIC = re.compile(r"\d[\d,]*(?:\.\d+)?%?|ms|s|p\d\d")
+
+
 def _columns_collapsed(lines: list[str]) -> bool:
     """Labels as rows and models as columns ("fp32  int8" over "neutral  161  500"): the quantized model's column
     holds all its count in one label."""
@@ -126,6 +129,8 @@ def _columns_collapsed(lines: list[str]) -> bool:
                 int(words[1 + i].replace(",", "")) for i, head in enumerate(header) if _PRECISION.search(head)
             ][:1]
             continue
+        if header and words and all(_METRIC.fullmatch(w) for w in words[1:]) and len(words) > len(header):
+            continue  # a metric's row among the counts ("accuracy  0.857  0.334", "latency p50  52 ms  31 ms")
         if _one_label(column):
             return True
         names = bool(words) and all(

@@ -21,6 +21,8 @@ _SHARED = re.compile(
     r"(?:inference components|components|ICs)\b|다른\s*(?:팀\s*)?(?:IC|인퍼런스\s*컴포넌트|컴포넌트)"
     # ... or the component put on another team's endpoint: "다른 팀 엔드포인트에 얹은 거라", "on another team's endpoint".
     r"|\b(?:on|onto|to) (?:another|other|a different) team'?s (?:shared )?endpoint\b|다른\s*팀\s*(?:의\s*)?(?:엔드포인트|endpoint)"
+    # ... or the endpoint shared with another team: "endpoint 는 다른 팀이랑 shared", "shared with another team".
+    r"|다른\s*팀\s*(?:이랑|랑|과|와|하고)\s*(?:shared|공유)|\bshared with (?:another|other|a different) team\b"
     # ... or components already on it, counted: "이미 IC 두 개 붙어 있음", "already hosts two components".
     r"|(?:IC|컴포넌트)\s*(?:[두세네]|\d+)\s*개\s*(?:가\s*|는\s*)?(?:이미\s*)?(?:붙어|올라가|떠|있)"
     r"|\balready (?:hosts|holds|has|runs) (?:two|three|four|\d+|other) (?:other )?(?:inference )?components\b",

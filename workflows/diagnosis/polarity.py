@@ -98,6 +98,7 @@ _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (re.compile(rf"(?:{ko.FEAR_POST})(?![\w])"), "hypothetical"),
     (re.compile(rf"(?:{ko.BELIEF_POST})(?![\w])"), "hypothetical"),
     (re.compile(rf"(?:{ko.POSSIBLE_POST})(?![\w])"), "hypothetical"),
+    (re.compile(rf"(?:{ko.PURPOSE_POST})(?![\w])"), "hypothetical"),
     # The retrospective -던 after a past stem ("났던 건", "실패했던 건"): what had happened before, recalled.
     (re.compile(r"(?:었|았|했|났|됐|였|떴|왔|봤|혔|겼|렸|졌)던(?![\w])"), "historical"),
     # The past perfect -었었 ("실패했었음", "났었는데"): a state that held before and no longer does.

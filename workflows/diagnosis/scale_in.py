@@ -24,7 +24,7 @@ _STOP = re.compile(
     r"|마지막\s*(?:요청|호출)|\bInvocations\s*(?:[:=]|==)?\s*0(?![\d.])"
     # ... the time inside the words: "트래픽 14:00 에 끊음".
     r"|(?:트래픽|부하)\s*\d{1,2}:\d\d(?::\d\d)?\s*(?:에|부터)?\s*(?:끊|중단|중지|종료|끝)"
-    r"|(?:트래픽|부하|요청)\s*(?:종료|중단|중지|끊|끝)",
+    r"|(?:트래픽|부하|요청)\s*(?:테스트\s*)?(?:종료|중단|중지|끊|끝)",
     re.IGNORECASE,
 )
 # ... or a line that says the traffic stopped and then when ("Annotations: traffic stopped 2026-11-30 02:00:00Z").
