@@ -26,6 +26,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from workflows.diagnosis.polarity import polarity
+from workflows.diagnosis.report_columns import NUMBER as _NUMBER
+from workflows.diagnosis.report_columns import aligned_cells, batch_columns, header, with_units
 from workflows.diagnosis.tables import pipe_cells
 
 LINEAR_SHARE = 0.8  # a list's latency over N single calls' at which it ran one by one
@@ -33,7 +35,6 @@ MIN_LIST = 4
 LONGER = 2.0  # the padded run's length over the samples' at least
 SLOWER = 2.0  # and its latency over theirs at least
 
-_NUMBER = r"\d+(?:\.\d+)?"
 _P50 = re.compile(rf"\bp50\b\W{{0,3}}(?P<value>{_NUMBER})\s*(?P<unit>ms|s)?\b", re.IGNORECASE)
 _TIME = re.compile(rf"(?<![\w.])(?P<value>{_NUMBER})\s*(?P<unit>ms|s|sec|초)(?![\w/])", re.IGNORECASE)
 _BATCH = (
@@ -84,10 +85,6 @@ _TOKENS = (
     re.compile(r"\b(?:token|토큰)\s*(?:length|len|길이|수)\s*[:=]?\s*(\d{1,4})\b", re.IGNORECASE),
 )
 _PADDED = re.compile(r"\bpad(?:ded|ding)?\b|\bfixed\b|고정|패딩", re.IGNORECASE)
-_EMPTY = re.compile(r"[-—–]|n/?a", re.IGNORECASE)  # a cell with no figure: "req/s  -"
-_FIGURE = re.compile(rf"{_NUMBER}\s*(?:ms|s|%|/s)?", re.IGNORECASE)
-# A cell with a figure: a header has none but its percentiles' names (p50, p99) and units.
-_NUMBER_CELL = re.compile(r"(?<![pP])\b\d")
 _NATURAL = re.compile(
     r"\bnatural\b|\bsamples?\b|\bavg\b|\baverage\b|\bmean\b|평균|실제|샘플|~\s*\d", re.IGNORECASE
 )
@@ -100,19 +97,6 @@ _PRODUCTION = re.compile(r"\bprod(?:uction)?\b|\blive traffic\b|\breal traffic\b
 _LABEL = re.compile(r":\s*$")
 # ... or, where no block is open, a line that leads with its label ("Benchmark (pre-launch): locust, b=8, samples").
 _LEADING_LABEL = re.compile(r"^(?!\s*\d)[^:]{1,40}:\s")
-_HEADS = {
-    "latency": re.compile(r"^(?:p50|median|latency|mean|avg)\b", re.IGNORECASE),
-    # ... or the count of inputs a request carried ("입력 수", "# inputs", "n_inputs").
-    "batch": re.compile(
-        r"^(?:b|bs|batch(?:[ _-]?size)?|배치|입력\s*수|(?:#|n_?)\s*inputs?|inputs?\s*#)$", re.I
-    ),
-    # A call's number in its run ("call#", "req #"): call 1 of a shape pays its one-time cost.
-    "call": re.compile(r"^(?:call|req(?:uest)?)\s*(?:#|no\.?|number)?$|^#$", re.IGNORECASE),
-    "length": re.compile(
-        r"^(?:seq\w*|tokens?|input(?!s?\s*#)|inputs(?!\s*#)|sample|samples|length|길이|입력(?!\s*수))\b",
-        re.IGNORECASE,
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -225,8 +209,8 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
     per_batch: dict[int, int] = {}  # a piped header's latency column for each batch it names: "| b=8 p50 |"
     for line in lines:
         piped = line.count("|") >= 2
-        cells = pipe_cells(line) if piped else _with_units(line.split())
-        if piped and len(batches := _batch_columns(cells)) >= 2:
+        cells = pipe_cells(line) if piped else with_units(line.split())
+        if piped and len(batches := batch_columns(cells)) >= 2:
             per_batch, columns = batches, {}
             continue
         if piped and per_batch and len(cells) > max(per_batch.values()):
@@ -235,7 +219,7 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
             found += [row for text in texts if (row := _row(text, {}, [], defined, context))]
             continue
         per_batch = per_batch if piped else {}
-        if (heads := _header(cells)) is not None and (piped or len(cells) >= 3):
+        if (heads := header(cells)) is not None and (piped or len(cells) >= 3):
             columns, width = heads, 0 if piped else len(cells)
             head = cells[heads["length"]] if "length" in heads else ""
             continue
@@ -243,7 +227,7 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
             if row := _row(line, columns, cells, defined, f"{context}\n{head}" if columns else context):
                 found.append(row)
             continue
-        if width and (aligned := _aligned(cells, width)):
+        if width and (aligned := aligned_cells(cells, width)):
             if row := _row(line, columns, aligned, defined, f"{context}\n{head}"):
                 found.append(row)
             continue
@@ -267,56 +251,6 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
         # and its label's length where they state none ("natural(59 tok)  b=1 p50 23.2ms  b=8 p50 23.9ms").
         found += [_sharing(row, parts[0]) for row in parts]
     return tuple(found)
-
-
-_UNIT_WORD = re.compile(r"[(\[]?(?:ms|s|sec)[)\]]?", re.IGNORECASE)
-
-
-def _with_units(words: list[str]) -> list[str]:
-    """A space-aligned header's words, a unit written apart joined to the column it follows ("p50 ms" is one)."""
-    joined: list[str] = []
-    for word in words:
-        if joined and _UNIT_WORD.fullmatch(word) and not _FIGURE.fullmatch(joined[-1]):
-            joined[-1] = f"{joined[-1]} {word}"
-        else:
-            joined.append(word)
-    return joined
-
-
-_BATCH_LATENCY = re.compile(
-    r"(?:b|bs|batch)\s*[=:]?\s*(\d+)\s+(?:p50|median|latency|mean|avg)\b", re.IGNORECASE
-)
-
-
-def _batch_columns(cells: list[str]) -> dict[int, int]:
-    """A header's latency columns that each name their batch ("b=1 p50", "b=8 p50"): batch -> column."""
-    return {
-        int(m.group(1)): i for i, cell in enumerate(cells) if (m := _BATCH_LATENCY.fullmatch(cell.strip()))
-    }
-
-
-def _header(cells: list[str]) -> dict[str, int] | None:
-    """A header row's columns by kind, where the row names a latency column and holds no figure."""
-    heads = {kind: i for kind, head in _HEADS.items() for i, c in enumerate(cells) if head.match(c)}
-    if "latency" not in heads or any(_NUMBER_CELL.search(c) for c in cells):
-        return None
-    return {kind: min(i for k, i in heads.items() if k == kind) for kind in heads}
-
-
-def _aligned(words: list[str], width: int) -> list[str]:
-    """A space-aligned row's cells under a header of ``width`` columns: its trailing figures fill the last
-    columns, the words before them the first ("샘플(58 토큰)  8  24.1  28.8  332")."""
-    figures = 0
-    while figures < len(words) and (
-        _FIGURE.fullmatch(words[len(words) - 1 - figures])
-        or _EMPTY.fullmatch(words[len(words) - 1 - figures])
-    ):
-        figures += 1
-    figures = min(figures, width - 1)
-    if figures < 2:
-        return []
-    label = " ".join(words[: len(words) - figures])
-    return [label, *[""] * (width - 1 - figures), *words[len(words) - figures :]]
 
 
 def _sharing(row: Row, first: Row) -> Row:

@@ -1,0 +1,76 @@
+"""A benchmark report's table, by its columns: what each column of a header holds (latency, batch, call, length), a
+unit written apart from its column, latency columns that each name their batch, and a row aligned by spaces matched to
+its header's columns from the right."""
+
+from __future__ import annotations
+
+import re
+
+NUMBER = r"\d+(?:\.\d+)?"
+_EMPTY = re.compile(r"[-—–]|n/?a", re.IGNORECASE)  # a cell with no figure: "req/s  -"
+_FIGURE = re.compile(rf"{NUMBER}\s*(?:ms|s|%|/s)?", re.IGNORECASE)
+# A cell with a figure: a header has none but its percentiles' names (p50, p99) and units.
+_NUMBER_CELL = re.compile(r"(?<![pP])\b\d")
+_HEADS = {
+    "latency": re.compile(r"^(?:p50|median|latency|mean|avg)\b", re.IGNORECASE),
+    # ... or the count of inputs a request carried ("입력 수", "# inputs", "n_inputs").
+    "batch": re.compile(
+        r"^(?:b|bs|batch(?:[ _-]?size)?|배치|입력\s*수|(?:#|n_?)\s*inputs?|inputs?\s*#)$", re.I
+    ),
+    # A call's number in its run ("call#", "req #"): call 1 of a shape pays its one-time cost.
+    "call": re.compile(r"^(?:call|req(?:uest)?)\s*(?:#|no\.?|number)?$|^#$", re.IGNORECASE),
+    "length": re.compile(
+        r"^(?:seq\w*|tokens?|input(?!s?\s*#)|inputs(?!\s*#)|sample|samples|length|길이|입력(?!\s*수))\b",
+        re.IGNORECASE,
+    ),
+}
+
+
+_UNIT_WORD = re.compile(r"[(\[]?(?:ms|s|sec)[)\]]?", re.IGNORECASE)
+
+
+def with_units(words: list[str]) -> list[str]:
+    """A space-aligned header's words, a unit written apart joined to the column it follows ("p50 ms" is one)."""
+    joined: list[str] = []
+    for word in words:
+        if joined and _UNIT_WORD.fullmatch(word) and not _FIGURE.fullmatch(joined[-1]):
+            joined[-1] = f"{joined[-1]} {word}"
+        else:
+            joined.append(word)
+    return joined
+
+
+_BATCH_LATENCY = re.compile(
+    r"(?:b|bs|batch)\s*[=:]?\s*(\d+)\s+(?:p50|median|latency|mean|avg)\b", re.IGNORECASE
+)
+
+
+def batch_columns(cells: list[str]) -> dict[int, int]:
+    """A header's latency columns that each name their batch ("b=1 p50", "b=8 p50"): batch -> column."""
+    return {
+        int(m.group(1)): i for i, cell in enumerate(cells) if (m := _BATCH_LATENCY.fullmatch(cell.strip()))
+    }
+
+
+def header(cells: list[str]) -> dict[str, int] | None:
+    """A header row's columns by kind, where the row names a latency column and holds no figure."""
+    heads = {kind: i for kind, head in _HEADS.items() for i, c in enumerate(cells) if head.match(c)}
+    if "latency" not in heads or any(_NUMBER_CELL.search(c) for c in cells):
+        return None
+    return {kind: min(i for k, i in heads.items() if k == kind) for kind in heads}
+
+
+def aligned_cells(words: list[str], width: int) -> list[str]:
+    """A space-aligned row's cells under a header of ``width`` columns: its trailing figures fill the last
+    columns, the words before them the first ("샘플(58 토큰)  8  24.1  28.8  332")."""
+    figures = 0
+    while figures < len(words) and (
+        _FIGURE.fullmatch(words[len(words) - 1 - figures])
+        or _EMPTY.fullmatch(words[len(words) - 1 - figures])
+    ):
+        figures += 1
+    figures = min(figures, width - 1)
+    if figures < 2:
+        return []
+    label = " ".join(words[: len(words) - figures])
+    return [label, *[""] * (width - 1 - figures), *words[len(words) - figures :]]
