@@ -57,6 +57,8 @@ _UNDECIDED = re.compile(
     r"|\bnot sure (?:which|whether)\b|\bunclear (?:which|whether)\b|\bcould be either\b"
     r"|\b(?:don't|do not|dunno|don’t) know (?:which|whether)\b"
     r"|구분(?:이|은)?\s*(?:안\s*(?:되|됨|돼|됩)|불가|못\s*하)|어느\s*쪽인지\s*(?:모르|알\s*수\s*없)"
+    # "둘 중 어느 컨테이너가 실제로 떴는지 모름" (which of the two ran, unknown).
+    r"|둘\s*중\s*어느[^.\n]{0,40}?(?:인지|는지|은지)\s*(?:모름|모르\w*|몰라\w*|알\s*수\s*없\w*)"
     # Opinions divided, or a check still to run before anyone knows: "의견 갈림", "tar tvf 해봐야 알 듯".
     r"|의견(?:이)?\s*(?:갈림|갈려|갈렸|나뉨|나뉘)|해\s*봐야\s*(?:알|앎)|\bopinions? (?:are |is )?(?:split|divided)\b",
     re.IGNORECASE,

@@ -29,6 +29,7 @@ from workflows.diagnosis.endpoint_kind import (
 from workflows.diagnosis.evidence import Evidence, EvidenceItem
 from workflows.diagnosis.latency import (
     cold_first_calls,
+    first_call_column_cold,
     first_call_seconds,
     first_invocation_cold,
     later_calls_millis,
@@ -300,6 +301,7 @@ def cold_first_call(evidence: Evidence) -> FactValue:
         affirmed(cold_first_calls, items) is not None
         or first_invocation_cold([i.text for i in items if not i.prose])
         or numbered_first_cold([i.text for i in items])
+        or first_call_column_cold([i.text for i in items])
     ):
         return True
     first = affirmed(first_call_seconds, items)

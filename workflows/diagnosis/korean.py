@@ -20,6 +20,8 @@ NEGATION_POST = (
     r"|안\s*(?:씀|써\w*|쓰\w*|씁니다)|사용\s*안\s*\w*|미사용|"
     # Not put in or sent: "batch_size 는 안 넣었음", "parameters 안 보냄", "미설정".
     r"(?:안|못)\s*(?:넣|보냈|보내|보냄|줬|주었|설정|지정)\w*|미설정|미지정|"
+    # A separate matter ("/score 404 는 별개 문제에요").
+    r"별개(?:\s*(?:문제|이슈|건))?\w*|"
     # Did not occur ("ReadTimeoutError 발생 안 함"), and the long negation -지 않다 ("발생하지 않음", "나지 않았다").
     r"발생\s*(?:안|않)\s*\w*|(?<=[가-힣])지\s*않(?!으면|는다면)\w*|"
     # Not installed on purpose ("일부러 안 깔았음"); "못 깐다" (cannot install) is the failure, not its denial.

@@ -175,10 +175,11 @@ def runs(lines: list[str]) -> list[Run]:
                 found.append(Run(values, line.strip()))
             continue
         header = {}
-        # A table aligned by spaces: its header names two percentiles and no figure ("run warmup requests p50 p99"),
+        # A table aligned by spaces: its header names two percentiles and no figure ("run warmup requests p50 p99",
+        # "p50_ms p99_ms"),
         # each row below it as many words ("r1  3  1000  17.9ms  1611ms").
         words = line.split()
-        if len(heads := _columns(words, _HEADER_CELL.fullmatch)) >= 2 and not _FIGURE_WORD.search(line):
+        if len(heads := _columns(words, _CSV_HEADER_CELL.fullmatch)) >= 2 and not _FIGURE_WORD.search(line):
             spaced, width = heads, len(words)
             continue
         if spaced and len(words) == width and len(values := _values(words, spaced)) >= 2:
@@ -262,6 +263,42 @@ def first_invocation_cold(lines: list[str]) -> str:
     took = [(line, float(m.group("ms"))) for line in lines if (m := _INVOCATION_MS.search(line))]
     if len(took) >= 2 and took[0][1] >= MIN_COLD_S * 1000 and any(ms < MAX_WARM_MS for _, ms in took[1:]):
         return took[0][0]
+    return ""
+
+
+# A table's first-call column and the column of the calls after it: "| batch | 첫 호출 | 이후 p50 |".
+_FIRST_COLUMN = re.compile(
+    r"^(?:첫\s*(?:번째\s*)?(?:호출|요청)|first(?: call| request)?|1st(?: call)?|cold)\b", re.I
+)
+_LATER_COLUMN = re.compile(r"^(?:이후|after|later|warm|steady|then)\b", re.IGNORECASE)
+
+
+def first_call_column_cold(lines: list[str]) -> str:
+    """A piped table whose first-call column holds seconds where the column after it holds milliseconds, in the
+    same row ("| 1 | 47.7 s | 16 ms |"): that row, or empty."""
+    columns: tuple[int, int] | None = None
+    for line in lines:
+        if line.count("|") < 2:
+            columns = None
+            continue
+        cells = pipe_cells(line)
+        first = next((i for i, cell in enumerate(cells) if _FIRST_COLUMN.match(cell)), None)
+        later = next((i for i, cell in enumerate(cells) if _LATER_COLUMN.match(cell)), None)
+        if first is not None and later is not None:
+            columns = (first, later)
+            continue
+        if columns and len(cells) > max(columns):
+            cold = _CELL_TIME.search(cells[columns[0]])
+            warm = _CELL_TIME.search(cells[columns[1]])
+            if (
+                cold
+                and warm
+                and cold["unit"]
+                and warm["unit"]
+                and _ms(cold["value"], cold["unit"]) >= MIN_COLD_S * 1000
+                and _ms(warm["value"], warm["unit"]) < MAX_WARM_MS
+            ):
+                return line
     return ""
 
 

@@ -37,7 +37,8 @@ _COMMENT = re.compile(r"^\s*(?:#|//|--\s)")
 # What continues a log event on lines of its own: an indented line (a traceback's frames), a banner
 # or table (===, |, *), a Java frame ("at ...", "Caused by:"), a Python exception's qualified name.
 # A person's aside in parentheses after a log ("(neither Catch branch was taken ...)"), when no software wrote it.
-_ASIDE = re.compile(r"^\s*\(")
+# ... or a list's next item, a bullet and a word ("- no error 803 in the log"): the notes the log was pasted into.
+_ASIDE = re.compile(r"^\s*\(|^[-*•]\s+\w")
 _CONTINUATION = re.compile(r"^(?:\s|[^\w\s]|at\s|Caused by:|Traceback\b|[a-z_]\w*(?:\.\w+)+:)")
 
 

@@ -20,7 +20,8 @@ _MACHINE = re.compile(
     r"(?![A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-\d+\]\s)(?!\d{1,2}:\d\d(?:\s?[AP]M)?\]\s)|[{\]}]|\"[\w.-]+\"\s*:"
     # A field's value with a person's words after it in parentheses is a person's note: "MemorySizeInMB=4096 (model is
     # 90 MB, memory is not the issue)".
-    r"|[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\s*(?::|=(?!\S+\s+\((?:[^()\s]+\s+){3}))"
+    # So is a field's name with Korean after it ("CloudWatch: Model loaded 찍힌 시각이 ..."): AWS writes none.
+    r"|[A-Z][a-z]+(?:[A-Z][a-z0-9]*)+\s*(?::(?![^\n]*[가-힣])|=(?!\S+\s+\((?:[^()\s]+\s+){3}))"
     r"|Traceback \(most recent call last\)|File \"[^\"]+\", line \d+"
     r"|(?:[a-z_][\w]*\.)+[A-Z]\w*(?:Error|Exception|Exceeded|Fault|Warning)\b"
     r"|[A-Z]\w*(?:Error|Exception|Exceeded|Fault|Denied|NotFound|Failure)\b\s*[:(]"

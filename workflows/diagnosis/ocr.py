@@ -4,7 +4,8 @@ A console page or a log read through OCR prints "lnvalid input narne" for "Inval
 as an l, an m as rn, an O as a 0. The signatures are exact words, so such a paste matches none. Where the paste
 says it came through OCR (it says "OCR" or "screenshot", or its console labels were read as OCR's), a word that
 is not one the rules know, but becomes one by undoing one or two of OCR's usual confusions, is read as that word.
-Only whole words are replaced, and only into the rules' own vocabulary: a word OCR did not touch stays as it is.
+Only whole words are replaced, and only into the rules' own vocabulary: a word OCR did not touch stays as it is. A word
+OCR split at a space is joined where the join is such a word, and a number's letters ("8O3") are read as digits.
 """
 
 from __future__ import annotations
@@ -78,5 +79,36 @@ def corrected(text: str) -> tuple[str, list[str]]:
             changes[word] = _undone(word) or word
         return changes[word]
 
-    fixed = _WORD.sub(fix, text)
+    fixed = _WORD.sub(fix, _joined(_DIGITS.sub(_digits, text), known, changes))
     return fixed, [f"{a}→{b}" for a, b in changes.items() if a != b]
+
+
+# A number with letters OCR read for its digits: "error 8O3", "1O2" (two digits or more, so words stay words).
+_DIGITS = re.compile(r"(?<![A-Za-z0-9])(?=[0-9OolI]*\d[0-9OolI]*\d)[0-9OolI]{2,}(?![A-Za-z0-9])")
+_AS_DIGITS = str.maketrans("OolI", "0011")
+
+
+def _digits(match: re.Match[str]) -> str:
+    return match.group().translate(_AS_DIGITS)
+
+
+# Two fragments of one word that OCR split at a space: "disp lay driver", "fai led".
+_SPLIT = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,}) ([A-Za-z]{2,})(?![A-Za-z])")
+
+
+def _joined(text: str, known: frozenset[str], changes: dict[str, str]) -> str:
+    """``text`` with each pair of fragments joined where the join is a word of the vocabulary (six letters or more)
+    and the fragments are not both words of it."""
+    out: list[str] = []
+    position = 0
+    while found := _SPLIT.search(text, position):
+        first, second = found.groups()
+        whole = first + second
+        if len(whole) >= 6 and whole in known and not (first in known and second in known):
+            out.append(text[position : found.start()] + whole)
+            changes[f"{first} {second}"] = whole
+            position = found.end()
+        else:
+            out.append(text[position : found.start(2)])
+            position = found.start(2)
+    return "".join(out) + text[position:]

@@ -81,6 +81,13 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
         shares = all(item.text[m.end() : m.end() + 1] == "%" for m in found) and 100 in counts
         if _one_label(counts) and (shares or _PRECISION.search(item.text)):
             return True
+        # A dict of its label counts ("int8  acc=0.318  label dist: {'neutral': 500}"): one label, or all in one.
+        for shown in _DICT.finditer(item.text) if _PRECISION.search(item.text) else ():
+            pairs = _DICT_PAIR.findall(shown.group())
+            if pairs and all(re.fullmatch(r"\d+", value.strip()) for _, value in pairs):
+                entries = [int(value) for _, value in pairs]
+                if (len(entries) == 1 and entries[0] >= MIN_TABLE_ROWS) or _one_label(entries):
+                    return True
         # The counts without their labels, which a header names ("int8-dyn  0.324  0 / 500 / 0").
         bare = _COUNT_TUPLE.search(item.text) if _PRECISION.search(item.text) else None
         if bare and _one_label([int(n) for n in re.split(r"\s*/\s*", bare.group())]):
@@ -165,6 +172,8 @@ def _row_under_labels(lines: list[str]) -> bool:
 
 
 _VALUE_COUNTS = re.compile(r"\.value_counts\(")
+_DICT = re.compile(r"\{[^{}]*\}")
+_DICT_PAIR = re.compile(r"['\"]([^'\"]+)['\"]\s*:\s*([^,}]+)")
 _COUNTER_CALL = re.compile(r"\bCounter\(\s*\w")
 _COUNTER = re.compile(r"\bCounter\(\{(?P<entries>[^}]*)\}\)")
 _COUNTER_ENTRY = re.compile(r"['\"][^'\"]+['\"]\s*:\s*(\d+)")

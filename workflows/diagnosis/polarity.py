@@ -318,6 +318,10 @@ def _listed_before_denial(after: str) -> str:
 # Two things offered as alternatives: "either the djl-lmi based one or the onnxruntime+TensorRT one".
 _EITHER = re.compile(r"\beither\b(?!\s*(?:way|case)\b)", re.IGNORECASE)
 _OR = re.compile(r"\bor\b", re.IGNORECASE)
+# ... or a reply that offers another ("priya 11:06  or TRT building an engine ...", "아니면 803?"), after its speaker.
+_LEADING_OR = re.compile(
+    r"^\W*(?:[\w.-]{1,30}(?::|\s+\d{1,2}:\d\d)\s*)?(?:or|또는|아니면|혹은)(?![\w'-])", re.IGNORECASE
+)
 
 
 def _in_quoted_question(sentence: str, at: int) -> bool:
@@ -342,6 +346,8 @@ def _reading(text: str, start: int, end: int, mention: tuple[int, int]) -> Readi
         return Reading("hypothetical", "a quoted question")
     if (either := _EITHER.search(masked[: start - left])) and _OR.search(masked, either.end()):
         return Reading("hypothetical", "one of two it may be (either ... or)")
+    if alternative := _LEADING_OR.match(masked):
+        return Reading("hypothetical", alternative.group().strip())
     hits = [
         (kind, trigger)
         for kind, first, last, trigger in _scopes(sentence, masked)

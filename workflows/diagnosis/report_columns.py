@@ -12,10 +12,10 @@ _FIGURE = re.compile(rf"{NUMBER}\s*(?:ms|s|%|/s)?", re.IGNORECASE)
 # A cell with a figure: a header has none but its percentiles' names (p50, p99) and units.
 _NUMBER_CELL = re.compile(r"(?<![pP])\b\d")
 _HEADS = {
-    "latency": re.compile(r"^(?:p50|median|latency|mean|avg)\b", re.IGNORECASE),
+    "latency": re.compile(r"^(?:p50|median|latency|mean|avg)(?:_?ms)?\b", re.IGNORECASE),
     # ... or the count of inputs a request carried ("입력 수", "# inputs", "n_inputs").
     "batch": re.compile(
-        r"^(?:b|bs|batch(?:[ _-]?size)?|배치|입력\s*수|(?:#|n_?)\s*inputs?|inputs?\s*#)$", re.I
+        r"^(?:b|bs|n|batch(?:[ _-]?size)?|배치|입력\s*수|(?:#|n_?)\s*inputs?|inputs?\s*#)$", re.I
     ),
     # A call's number in its run ("call#", "req #"): call 1 of a shape pays its one-time cost.
     "call": re.compile(r"^(?:call|req(?:uest)?)\s*(?:#|no\.?|number)?$|^#$", re.IGNORECASE),
@@ -26,11 +26,12 @@ _HEADS = {
 }
 
 
-_UNIT_WORD = re.compile(r"[(\[]?(?:ms|s|sec)[)\]]?", re.IGNORECASE)
+_UNIT_WORD = re.compile(r"[(\[]?(?:ms|s|sec)[)\]]?|\(p\d\d\)", re.IGNORECASE)
 
 
 def with_units(words: list[str]) -> list[str]:
-    """A space-aligned header's words, a unit written apart joined to the column it follows ("p50 ms" is one)."""
+    """A space-aligned header's words, a unit or a percentile written apart joined to the column it follows ("p50 ms",
+    "latency_ms (p50)" are one)."""
     joined: list[str] = []
     for word in words:
         if joined and _UNIT_WORD.fullmatch(word) and not _FIGURE.fullmatch(joined[-1]):
