@@ -32,6 +32,7 @@ from workflows.diagnosis.tables import pipe_cells
 
 LINEAR_SHARE = 0.8  # a list's latency over N single calls' at which it ran one by one
 MIN_LIST = 4
+BATCHED_FASTER = 5.0  # a list without batch_size over the same list with it, at which it was looped
 LONGER = 2.0  # the padded run's length over the samples' at least
 SLOWER = 2.0  # and its latency over theirs at least
 
@@ -322,7 +323,21 @@ def one_by_one(lines: list[str]) -> tuple[Row, Row] | None:
             if other.batch == listed.batch and _same_length(other, listed)
         )
     ]
-    return max(pairs, key=lambda pair: pair[1].ms / pair[0].ms) if pairs else None
+    if pairs:
+        return max(pairs, key=lambda pair: pair[1].ms / pair[0].ms)
+    # ... or the same list sent with batch_size, BATCHED_FASTER times faster: the one without it was looped.
+    batched = [row for row in found if (row.batch or 0) >= MIN_LIST and row.batch_param]
+    return next(
+        (
+            (fast, listed)
+            for listed in lists
+            for fast in batched
+            if fast.batch == listed.batch
+            and _same_length(fast, listed)
+            and listed.ms >= BATCHED_FASTER * fast.ms
+        ),
+        None,
+    )
 
 
 def hidden_by_samples(lines: list[str]) -> tuple[Row, Row] | None:

@@ -19,11 +19,15 @@ import re
 from workflows.diagnosis.evidence import Evidence
 from workflows.diagnosis.mentions import reading_of
 
+# Nothing broken, no outage: no failure that breaks something, which a benchmark's method or a slow scale-in never is.
+_NOTHING_BROKEN = re.compile(
+    r"\bnot an? (?:real|actual|genuine) (?:outage|incident|failure|issue|problem|alert)\b"
+    r"|\bno (?:real|actual) (?:outage|incident|failure|issue|problem|impact)\b|\bnothing (?:is )?broken\b",
+    re.IGNORECASE,
+)
 _DISMISSAL = re.compile(
     r"\bfalse (?:alarm|positive|alert)s?\b"
-    r"|\bnot an? (?:real|actual|genuine) (?:outage|incident|failure|issue|problem|alert)\b"
-    r"|\bno (?:real|actual) (?:outage|incident|failure|issue|problem|impact)\b"
-    r"|\bnothing (?:left |more |else )?(?:(?:for|on) (?:us|me|our side) )?to (?:fix|do)\b|\bno (?:further )?action (?:needed|required|for us|on our side)\b|\bno further action\b|\bnothing (?:is )?broken\b"
+    r"|\bnothing (?:left |more |else )?(?:(?:for|on) (?:us|me|our side) )?to (?:fix|do)\b|\bno (?:further )?action (?:needed|required|for us|on our side)\b|\bno further action\b"
     r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|(?:현재|지금)\s*장애\s*(?:없음|없습니다|없어요)|재발(?:은|이)?\s*(?:아님|아닙니다|아니)"
     r"|(?:추가\s*)?(?:조치|작업|action)\s*(?:없음|불필요|필요\s*없)|재발\s*(?:없|안\s*(?:됨|함|했))"
     r"|(?:우리가|저희가)?\s*할\s*(?:건|게|것은?|일은?)\s*없"
@@ -88,13 +92,15 @@ def _superseded(evidence: Evidence) -> str:
     return ""
 
 
-def dismissal(evidence: Evidence) -> str:
+def dismissal(evidence: Evidence, *, silent: bool = False) -> str:
     """A person's line that calls what the paste shows no failure, or the incident tool's word that its alert
     resolved or closed (an alert mail's subject says it as "[RESOLVED]") where no person asks about or denies
-    a dismissal, or empty."""
-    if said := _said(evidence, _DISMISSAL):
+    a dismissal, or empty. For a ``silent`` failure, one no error reveals (a benchmark's method, a slow scale-in),
+    "nothing is broken" and "no real outage" are what the paste says of it, no dismissal."""
+    phrases = (_DISMISSAL,) if silent else (_DISMISSAL, _NOTHING_BROKEN)
+    if said := next((found for phrase in phrases if (found := _said(evidence, phrase))), ""):
         return said
-    if _said(evidence, _DISMISSAL, ("negated", "hypothetical")):
+    if any(_said(evidence, phrase, ("negated", "hypothetical")) for phrase in phrases):
         return ""  # "Is this a false alarm?", "Not a false alarm": a person keeps the failure open
     return evidence.settled or _resolved_mail(evidence) or _superseded(evidence)
 

@@ -19,12 +19,14 @@ _COHOST_MARK = re.compile(
     r"|(?:컨테이너|container)\s*[2-9]\s*개|\b(?:two|three|four|[2-9])\s+containers\b",
     re.IGNORECASE,
 )
+# Serverless named in any way: as the endpoint's kind or as one of the kinds it may be.
+_SERVERLESS_ANY = re.compile(r"\bserverless\b|서버리스", re.IGNORECASE)
 # A person's word that the endpoint is serverless ("서버리스 엔드포인트", "a serverless endpoint"); not the word
 # paired with real-time or an instance as alternatives ("serverless 랑 real-time 둘 다", "instance or serverless").
 _SERVERLESS_WORD = re.compile(
     r"(?<!real-time )(?<!real-time or )(?<!real-time and )(?<!real-time/)(?<!실시간/)"
     r"(?<!instance or )(?<!instances or )(?<!instance/)(?<!인스턴스/)"
-    r"(?:\bserverless\b|서버리스)(?!\s*(?:하나|one|endpoint|엔드포인트)?\s*(?:랑|이랑|와|과|and|or|/|,)\s*"
+    r"(?:\bserverless\b|서버리스)(?!\s*(?:하나|one|endpoint|엔드포인트)?\s*(?:랑|이랑|와|과|and|or|/|,)\s*(?:an?\s+|the\s+)?"
     r"(?:real-?time|실시간|instance|인스턴스|코호스트|co-?host|(?:ml\.)?[a-z]\d+[a-z]*\b))",
     re.IGNORECASE,
 )
@@ -59,7 +61,7 @@ def serverless(evidence: Evidence) -> bool | None:
         return False
     # An instance type named in the text; where the text speaks of serverless too, undenied, both kinds are offered.
     if evidence.instance_type:
-        return None if spoken_of(_SERVERLESS_WORD, evidence, persons_only=True) else False
+        return None if spoken_of(_SERVERLESS_ANY, evidence, persons_only=True) else False
     # Where nothing shows the endpoint's instances, a person's word that it is serverless ("서버리스 엔드포인트")
     # tells it; a question or a denial of it does not.
     return True if asserted(_SERVERLESS_WORD, evidence) else None

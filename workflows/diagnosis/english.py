@@ -92,6 +92,8 @@ OTHER = _words(
     r"|(?<![\w/.-])[\w.-]+/[\w.-]+(?:#(?:\d+|\.\.\.)|\s+(?:issue|thread|discussion)\b)"
     # ... or a team named by its name, not ours: "The platform team's issue", "the data-science team's job"
     r"|(?<!\bour )(?<!\bmy )\b(?!our\b|my\b)[\w-]+ team's (?:issue|ticket|incident|endpoint|job|account|error|thread)s?\b"
+    # ... or a team named by its name that is seeing it: "search team is seeing `POST /score ... 404`"
+    r"|(?<!\bour )(?<!\bmy )\b(?!our\b|my\b)[\w-]+ team (?:is|are|was|were) (?:seeing|getting|hitting|reporting)\b"
     # ... or another team's channel: "search팀 채널에서 봤는데"
     r"|\S+팀\s*(?:채널|쪽)(?:에서|에)?"
     # ... or a team named by its name, not ours: "결제팀 엔드포인트가 ..."
@@ -103,7 +105,8 @@ GUIDANCE = _words(
     "checklist", "check list", "runbook", "run book", "playbook", "how-to", "howto", "guide", "guidelines",
     "best practices", "pre-deploy", "pre-flight", "preflight", "test plan", "expected behaviour", "expected behavior",
     "not yet run", "will verify", "to be verified", "체크리스트", "런북", "가이드", "점검표", "점검 항목", "사전 점검",
-    "배포 전 점검", "테스트 계획", "검증 예정", "공지", "announcement",
+    "배포 전 점검", "테스트 계획", "검증 예정", "공지", "announcement", "platform notice", "team notice", "heads-up",
+    "heads up", "reminder",
 )  # fmt: skip
 # ConText's terminators: a conjunction or a change of time ends a trigger's reach.
 TERMINATOR = _words(

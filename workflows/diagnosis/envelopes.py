@@ -221,7 +221,10 @@ def _incident(value: dict[str, Any]) -> Opened | None:
         speaker = str(alert.get("username") or "")
         messages += _said(alert.get("message"), software=True)
         messages += _said(alert.get("description"), software=True)
+        details = alert.get("details") if isinstance(alert.get("details"), dict) else {}
+        messages += [m for v in details.values() for m in _said(v, software=True)]  # its custom properties
         messages += _said(alert.get("note"), speaker)
+        messages += _said(value.get("note"))  # a responder's note written beside the alert when it was pasted
     else:
         return None
     return Opened(INCIDENT, messages, settled)

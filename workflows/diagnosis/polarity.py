@@ -172,6 +172,14 @@ def _backward(end: int, words: set[int], commas: set[int]) -> int:
     return first
 
 
+def _clause(index: int, count: int, commas: set[int]) -> tuple[int, int]:
+    """The clause around token ``index``, between the commas before and after it: a time word dates its own
+    clause ("Priya set it up yesterday, I can't see the config" dates the setup, not what follows)."""
+    first = max((c + 1 for c in commas if c < index), default=0)
+    last = min((c + 1 for c in commas if c >= index), default=count)
+    return first, last
+
+
 def _complement(tokens: list[_Token], first: int, end: int) -> int:
     """Where a Korean copula's denial starts: after the marked phrase that precedes its complement."""
     marked = [i for i in range(first, end) if ko.MARKED.search(tokens[i].text)]
@@ -232,13 +240,28 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
             add(kind, first, end, match.group())
     for pattern, kind in _BOTH_RE:
         for match in found(pattern):
-            add(kind, 0, len(tokens), match.group())
-    for index, token in enumerate(tokens):  # "803이면 ...": the condition and what follows it
-        if ko.CONDITION.search(masked[token.start : token.end]):
-            add("hypothetical", index, _forward(tokens, index, words, commas), token.text)
+            add(kind, *_clause(index_at(match.start()), len(tokens), commas), match.group())
+    for first, last, trigger in _conditions(tokens, masked, words, commas):
+        add("hypothetical", first, last, trigger)
     if sentence.rstrip().endswith("?") and not _WH.search(sentence):
         add("hypothetical", 0, len(tokens), "?")
     return scopes
+
+
+def _conditions(
+    tokens: list[_Token], masked: str, words: set[int], commas: set[int]
+) -> list[tuple[int, int, str]]:
+    """Korean conditions' reach, in tokens: "803이면 ..." supposes the condition and what follows it, and a negative
+    condition the clause it closes too ("batch_size 를 안 주면", if it is not given); a plain -면 may state what
+    happened ("... 로 돌리면 25 ms")."""
+    found: list[tuple[int, int, str]] = []
+    for index, token in enumerate(tokens):
+        if ko.CONDITION.search(masked[token.start : token.end]):
+            found.append((index, _forward(tokens, index, words, commas), token.text))
+            before = tokens[index - 1].text if index else ""
+            if before in ("안", "못") or re.match(r"(?:없|않)", token.text):
+                found.append((_backward(index, words, commas), index, token.text))
+    return found
 
 
 def polarity(text: str, start: int, end: int, *, section: str = "", recalled: str = "") -> Reading:

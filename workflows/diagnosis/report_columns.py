@@ -13,9 +13,9 @@ _FIGURE = re.compile(rf"{NUMBER}\s*(?:ms|s|%|/s)?", re.IGNORECASE)
 _NUMBER_CELL = re.compile(r"(?<![pP])\b\d")
 _HEADS = {
     "latency": re.compile(r"^(?:p50|median|latency|mean|avg)(?:_?ms)?\b", re.IGNORECASE),
-    # ... or the count of inputs a request carried ("입력 수", "# inputs", "n_inputs").
+    # ... or the count of inputs a request carried ("입력 수", "건수", "# inputs", "n_inputs").
     "batch": re.compile(
-        r"^(?:b|bs|n|batch(?:[ _-]?size)?|배치|입력\s*수|(?:#|n_?)\s*inputs?|inputs?\s*#)$", re.I
+        r"^(?:b|bs|n|batch(?:[ _-]?size)?|배치|건수|입력\s*수|(?:#|n_?)\s*inputs?|inputs?\s*#)$", re.I
     ),
     # A call's number in its run ("call#", "req #"): call 1 of a shape pays its one-time cost.
     "call": re.compile(r"^(?:call|req(?:uest)?)\s*(?:#|no\.?|number)?$|^#$", re.IGNORECASE),

@@ -78,7 +78,7 @@ _PASS_FINISHED = re.compile(r"Pass (?:[\w.-]+:)?(?P<name>\w+) finished")
 # The time since, as the paste tells it: a person's "21분 경과", "20분째", "for 25 min", "25 minutes in".
 _MINUTES_SAID = re.compile(
     r"(?P<m>\d{1,3})\s*분\s*(?:째|경과|넘게|이상|동안|지나)|\b(?:for|after|running|elapsed:?)\s+(?P<en>\d{1,3})\s*min"
-    r"|\b(?P<in>\d{1,3})\s*min(?:ute)?s?\s+(?:in|elapsed|later|and counting)\b",
+    r"|\b(?P<in>\d{1,3})\s*min(?:ute)?s?\s+(?:in|elapsed|later|and counting|ago)\b",
     re.IGNORECASE,
 )
 # ... or `ps`'s ELAPSED and `top`'s TIME+ for the process on the row under their header ("20:41", "1:02:03").
@@ -93,6 +93,11 @@ def _minutes_shown(lines: list[str]) -> float:
         if re.search(r"\bELAPSED\b|\bTIME\+", header) and re.search(r"python|olive", row, re.IGNORECASE):
             clocks = [c for token in row.split() if (c := _CLOCK.match(token))]
             shown += [int(c["h"] or 0) * 60 + int(c["m"]) for c in clocks[:1]]
+    # ... or top's column written inline: "top: python olive run ...  99.8% CPU  TIME+ 19:04.77".
+    for line in lines:
+        inline = re.search(r"\bTIME\+\s+(\S+)", line)
+        if inline and re.search(r"python|olive", line, re.I) and (clock := _CLOCK.match(inline.group(1))):
+            shown.append(int(clock["h"] or 0) * 60 + int(clock["m"]))
     return max(shown, default=0.0)
 
 

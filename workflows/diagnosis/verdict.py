@@ -7,6 +7,7 @@ import re
 
 from workflows.contracts import Alternative, Diagnosis
 from workflows.diagnosis.actions import Action
+from workflows.diagnosis.catalogue import load_catalogue
 from workflows.diagnosis.dismissals import dismissal, undecided
 from workflows.diagnosis.evidence import MAX_QUOTE, Evidence
 from workflows.diagnosis.matcher import MAX_ALTERNATIVES, MIN_CONFIDENCE, Match, Matcher, label
@@ -89,9 +90,15 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
     notes = [f"[note] {n}" for n in evidence.notes]
     best = matches[0] if matches and matches[0].score >= MIN_CONFIDENCE else None
     causes = matcher.unexamined_causes(best, matches) if best else {}
-    dismissed = dismissal(evidence)
+    entry = load_catalogue().entry(best.id) if best else None
+    dismissed = dismissal(evidence, silent=entry is not None and entry.handled_by is not None)
     runner_up = next((m for m in matches[1:] if best and m.id != best.id and m.score >= MIN_CONFIDENCE), None)
-    torn = undecided(evidence) if runner_up else ""
+    # The entries the catalogue knows to cause the best one (F10 holds copies back as F09 does): a writer who cannot
+    # tell them apart leaves both open, as with a runner-up.
+    explained_by = sorted(
+        r.id for r in matcher.rules.rules if best and best.id in r.causes and r.id != best.id
+    )
+    torn = undecided(evidence) if runner_up or explained_by else ""
     tied = best is not None and runner_up is not None and _tied(best, runner_up)
     if best is None or causes or dismissed or torn or tied:
         names = ", ".join(evidence.error_names) or "no error"
@@ -107,8 +114,13 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
             notes.append(f"[note] dismissed in the paste: {dismissed[:MAX_QUOTE]}")
         if best is not None and runner_up is not None and tied:
             title = f"{best.id} or {runner_up.id}: the evidence holds both as well, and nothing tells which"
-        if best is not None and runner_up is not None and torn:
-            title = f"{best.id} or {runner_up.id}: the paste does not tell which, as its writer says"
+        if best is not None and torn:
+            other = (
+                runner_up.id
+                if runner_up is not None
+                else f"its cause {', '.join(dict.fromkeys(explained_by))}"
+            )
+            title = f"{best.id} or {other}: the paste does not tell which, as its writer says"
             notes.append(f"[note] undecided in the paste: {torn[:MAX_QUOTE]}")
         return Diagnosis(
             id="unknown",
