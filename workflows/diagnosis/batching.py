@@ -45,6 +45,9 @@ _BATCH = (
     re.compile(r"\[\s*(?:\.{2,}\s*)?(\d+)\s+(?:[a-z]+|문장|개)"),
     re.compile(r"\b(\d+)\s*(?:texts?|pairs?|inputs?|sentences?|premises?|documents?|items?|문장|개 문장)\b"),
     re.compile(r"(?<![\d.])(\d+)\s*개\s*(?:짜리\s*)?(?:리스트|list|배치|batch|입력|문장쌍|쌍|텍스트)"),
+    re.compile(
+        r"(?<![\d.])(\d+)\s*건\s*(?:짜리\s*)?(?:요청|리스트|list|입력)"
+    ),  # "1건 요청", "32건 리스트 요청"
     re.compile(r"\[[^\]]*?\bx\s*(\d+)\s*\]"),  # ["<premise>" x 32]
     # [문장 32개]
     re.compile(r"\[\s*(?:문장|텍스트|texts?|inputs?|sentences?)\s*(\d+)\s*개?\s*\]", re.IGNORECASE),
@@ -75,7 +78,7 @@ _FIRST = re.compile(r"\b(?:1st|first|cold)\b|첫", re.IGNORECASE)
 _EXPECTED = re.compile(r"\bexpect(?:ed|ing)?\b|\bshould (?:be|take)\b|기대|예상|목표", re.IGNORECASE)
 _TOKENS = (
     # A Korean particle may follow: "59토큰으로".
-    re.compile(r"(\d+)\s*(?:tok(?:en)?s?\b|토큰)", re.IGNORECASE),
+    re.compile(r"(\d+)\s*-?\s*(?:tok(?:en)?s?\b|토큰)", re.IGNORECASE),
     # A length after its word, never a latency ("max 33,407 ms" is the slowest call, not a padding).
     re.compile(
         r"\b(?:pad(?:ded|ding)?|fixed|max(?:_length)?|seq(?:_?len(?:gth)?)?)\s*(?:to\s+|=\s*|:\s*)?(\d{2,4})\b"
@@ -224,7 +227,7 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
             columns, width = heads, 0 if piped else len(cells)
             head = cells[heads["length"]] if "length" in heads else ""
             continue
-        if piped:
+        if piped and (columns or len(_P50.findall(line)) < 2):
             if row := _row(line, columns, cells, defined, f"{context}\n{head}" if columns else context):
                 found.append(row)
             continue
@@ -270,6 +273,8 @@ def _before_after(line: str, defined: dict[str, str], context: str) -> list[Row]
     padded to 512:"): the after row is the block's, the before row is what ran before it, the samples' own length
     where the change was a padding."""
     arrow = _ARROW.search(line)
+    # The after side is a figure of its own ("-> 102.8 ms"), not words about the before ("→ 건당 16ms × 32").
+    arrow = arrow if arrow and re.match(r"\s*(?:p50\W*)?\d", line[arrow.end() :]) else None
     before = _row(line[: arrow.start()], {}, [], defined, "") if arrow else None
     if not arrow or before is None or (after := _row(line[arrow.end() :], {}, [], defined, context)) is None:
         return []

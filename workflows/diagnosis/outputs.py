@@ -71,7 +71,7 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
     contradiction 0") or in its row of a table whose other columns are the labels, all in one label; None
     where no quantized model's counts are shown."""
     items = [item for item in evidence.items if item.source in ("text", "logs") and not item.whole]
-    for item in items:
+    for index, item in enumerate(items):
         if "|" in item.text:
             continue
         found = list(_LABEL_COUNT.finditer(item.text))
@@ -82,7 +82,9 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
         if _one_label(counts) and (shares or _PRECISION.search(item.text)):
             return True
         # A dict of its label counts ("int8  acc=0.318  label dist: {'neutral': 500}"): one label, or all in one.
-        for shown in _DICT.finditer(item.text) if _PRECISION.search(item.text) else ():
+        # ... its model named on its line or in the cell that printed it ("In [22]: evaluate(session_int8, ...)").
+        printed_by = " ".join(i.text for i in items[max(0, index - 3) : index + 1])
+        for shown in _DICT.finditer(item.text) if _PRECISION.search(printed_by) else ():
             pairs = _DICT_PAIR.findall(shown.group())
             if pairs and all(re.fullmatch(r"\d+", value.strip()) for _, value in pairs):
                 entries = [int(value) for _, value in pairs]

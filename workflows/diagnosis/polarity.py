@@ -91,6 +91,7 @@ _GUIDANCE_RE = _phrase(en.GUIDANCE)
 # Korean markers are glued to the word before them ("없음." "아님,"): no word boundary on the left.
 _KO_DENIAL_RE = re.compile(rf"(?:{ko.NEGATION_POST})(?![\w])")
 _HEARSAY_RE = re.compile(ko.HEARSAY_POST)
+_KNOWN_RE = re.compile(ko.KNOWN_POST)
 _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (_KO_DENIAL_RE, "negated"),
     (re.compile(rf"(?:{ko.QUESTION_POST})(?![\w])"), "hypothetical"),
@@ -99,6 +100,7 @@ _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (re.compile(rf"(?:{ko.BELIEF_POST})(?![\w])"), "hypothetical"),
     (re.compile(rf"(?:{ko.POSSIBLE_POST})(?![\w])"), "hypothetical"),
     (re.compile(rf"(?:{ko.PURPOSE_POST})(?![\w])"), "hypothetical"),
+    (_KNOWN_RE, "hypothetical"),
     # The retrospective -던 after a past stem ("났던 건", "실패했던 건"): what had happened before, recalled.
     (re.compile(r"(?:었|았|했|났|됐|였|떴|왔|봤|혔|겼|렸|졌)던(?![\w])"), "historical"),
     # The past perfect -었었 ("실패했었음", "났었는데"): a state that held before and no longer does.
@@ -383,7 +385,7 @@ def _reading(text: str, start: int, end: int, mention: tuple[int, int]) -> Readi
     # A match that spans a person's own words between its signature's (".{0,120}?"): a time word there, never a
     # signature's, dates what it matched ("... 4.61s 예전에 gzip -9 로 63초").
     inside = _mask(text[start:end], [])
-    for pattern, kind in (*_BOTH_RE, (_HEARSAY_RE, "other")):
+    for pattern, kind in (*_BOTH_RE, (_HEARSAY_RE, "other"), (_KNOWN_RE, "hypothetical")):
         if found_word := pattern.search(inside):
             return Reading(kind, found_word.group())
     return Reading("affirmed")

@@ -21,7 +21,9 @@ _TIME = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(
 _STOP = re.compile(
     r"\blast (?:request|invocation|call)\b|\btraffic (?:stop|stopp?ed|ends?|ended)\b|\bstops? here\b"
     r"|\b(?:load test|load generator|load|batch|traffic|requests) (?:stops|stopped|ends|ended|done|finished)\b"
-    r"|마지막\s*(?:요청|호출)|\bInvocations\s*(?:[:=]|==)?\s*0(?![\d.])"
+    r"|마지막\s*(?:요청|호출)|\bInvocations\s*(?:[:=]|==|->|→)?\s*0(?![\d.])"
+    # ... in English words with a Korean verb: "load test 종료".
+    r"|\b(?:load test|load|traffic|requests?)\s*(?:종료|중단|중지|끝)"
     # ... the time inside the words: "트래픽 14:00 에 끊음".
     r"|(?:트래픽|부하)\s*\d{1,2}:\d\d(?::\d\d)?\s*(?:에|부터)?\s*(?:끊|중단|중지|종료|끝)"
     r"|(?:트래픽|부하|요청)\s*(?:테스트\s*)?(?:종료|중단|중지|끊|끝)",
@@ -42,6 +44,9 @@ _TO_ZERO = re.compile(
 _COUNT_HEADER = re.compile(
     r"instance|copies|copy|ic_current|ic_desired|CopyCount|InstanceCount", re.IGNORECASE
 )
+_MINUTES_HEAD = re.compile(
+    r"(?:t|time|elapsed|minute|min)?\s*\(?(?:min|minutes?|분)\)?|t\s*\+\s*min", re.IGNORECASE
+)
 _INTEGER = re.compile(r"(?<![\w.:-])\d+(?![\w.:])")
 
 
@@ -54,28 +59,37 @@ class ScaleIn:
     minutes: float
 
 
-def _seconds(found: re.Match[str]) -> int:
+def _seconds(found: re.Match[str]) -> float:
     return int(found.group("h")) * 3600 + int(found.group("m")) * 60 + int(found.group("s") or 0)
 
 
 def timeline(lines: list[str]) -> ScaleIn | None:
     """The scale-in the lines time, where they give the last request and a later zero."""
-    stop: tuple[int, str] | None = None
-    zero: tuple[int, str] | None = None
+    stop: tuple[float, str] | None = None
+    zero: tuple[float, str] | None = None
     counted = False  # under a header that names the instance or copy counts
+    minutes = False  # under a header whose first column counts minutes from the start ("| t (min) | event |")
     for line in (part for whole in lines for part in _EVENTS.split(whole)):
         # A Markdown table's row: its cells, in order ("| 14:00:00 | traffic stop | 1 |").
-        if line.count("|") >= 2:
-            line = " ".join(pipe_cells(line))
+        cells = pipe_cells(line) if line.count("|") >= 2 else []
+        if cells and all(re.fullmatch(r":?-{2,}:?", cell) for cell in cells):
+            continue  # a Markdown table's rule under its header
+        if cells:
+            line = " ".join(cells)
+        elapsed = cells and minutes and re.fullmatch(r"\d+(?:\.\d+)?", cells[0])
         at = _TIME.match(line)
-        said = _STOP.search(line) if at is None and stop is None else None
+        said = _STOP.search(line) if at is None and not elapsed and stop is None else None
         if said and (when := _TIME_AFTER.search(line, said.end()) or _TIME_AFTER.search(line, said.start())):
             stop = (_seconds(when), line.strip())
             continue
-        if at is None:
+        if at is None and not elapsed:
             counted = bool(_COUNT_HEADER.search(line)) and not _INTEGER.search(line)
+            minutes = bool(cells) and bool(_MINUTES_HEAD.fullmatch(cells[0]))
             continue
-        seconds, rest = _seconds(at), line[at.end() :]
+        if at is not None:
+            seconds, rest = _seconds(at), line[at.end() :]
+        else:
+            seconds, rest = float(cells[0]) * 60, " ".join(cells[1:])
         if _STOP.search(rest) and stop is None:
             stop = (seconds, line.strip())
             continue
