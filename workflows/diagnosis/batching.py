@@ -45,9 +45,10 @@ _BATCH = (
     re.compile(r"\[\s*(?:\.{2,}\s*)?(\d+)\s+(?:[a-z]+|문장|개)"),
     re.compile(r"\b(\d+)\s*(?:texts?|pairs?|inputs?|sentences?|premises?|documents?|items?|문장|개 문장)\b"),
     re.compile(r"(?<![\d.])(\d+)\s*개\s*(?:짜리\s*)?(?:리스트|list|배치|batch|입력|문장쌍|쌍|텍스트)"),
+    # "1건 요청", "32건 리스트 요청", "list of 32"
     re.compile(
-        r"(?<![\d.])(\d+)\s*건\s*(?:짜리\s*)?(?:요청|리스트|list|입력)"
-    ),  # "1건 요청", "32건 리스트 요청"
+        r"(?<![\d.])(\d+)\s*건\s*(?:짜리\s*)?(?:요청|리스트|list|입력)|\b(?:list|batch) of (\d+)\b", re.I
+    ),
     re.compile(r"\[[^\]]*?\bx\s*(\d+)\s*\]"),  # ["<premise>" x 32]
     # [문장 32개]
     re.compile(r"\[\s*(?:문장|텍스트|texts?|inputs?|sentences?)\s*(\d+)\s*개?\s*\]", re.IGNORECASE),
@@ -81,11 +82,14 @@ _TOKENS = (
     re.compile(r"(\d+)\s*-?\s*(?:tok(?:en)?s?\b|토큰)", re.IGNORECASE),
     # A length after its word, never a latency ("max 33,407 ms" is the slowest call, not a padding).
     re.compile(
-        r"\b(?:pad(?:ded|ding)?|fixed|max(?:_length)?|seq(?:_?len(?:gth)?)?)\s*(?:to\s+|=\s*|:\s*)?(\d{2,4})\b"
+        r"\b(?:pad(?:ded|ding)?|fixed|고정|패딩|max(?:_length)?|seq(?:_?len(?:gth)?)?)\s*(?:to\s+|=\s*|:\s*)?(\d{2,4})\b"
         r"(?![,.]\d|\s*(?:ms|s|sec)\b)",
         re.I,
     ),
     re.compile(r"\b(\d{2,4})\s*(?:(?:으)?로\s*)?(?:padding|pad|고정|패딩)"),
+    re.compile(
+        r"\btruncat\w*\s*(?:to|at)\s*(\d{2,4})\b(?!\s*(?:ms|s|sec)\b)", re.IGNORECASE
+    ),  # "truncation to 512"
     re.compile(r"\b(?:token|토큰)\s*(?:length|len|길이|수)\s*[:=]?\s*(\d{1,4})\b", re.IGNORECASE),
 )
 _PADDED = re.compile(r"\bpad(?:ded|ding)?\b|\bfixed\b|고정|패딩", re.IGNORECASE)
@@ -96,7 +100,9 @@ _FIXED = re.compile(
     r"\bpad|\bfixed\b|\bmax(?:_length|_len)?\s*[:=]?\s*\d{2,4}\b(?![,.]\d|\s*(?:ms|s|sec)\b)|고정|패딩", re.I
 )
 # Real traffic's figures, set against the benchmark's: "Production, week 1:", "실제 운영:".
-_PRODUCTION = re.compile(r"\bprod(?:uction)?\b|\blive traffic\b|\breal traffic\b|운영", re.IGNORECASE)
+_PRODUCTION = re.compile(
+    r"\bprod(?:uction)?\b|\blive traffic\b|\breal traffic\b|운영|실서비스", re.IGNORECASE
+)
 # A block's label: a line that ends with a colon and gives no figure of its own ("Benchmark (pre-launch):").
 _LABEL = re.compile(r":\s*$")
 # ... or, where no block is open, a line that leads with its label ("Benchmark (pre-launch): locust, b=8, samples").
@@ -250,18 +256,29 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
         if changed := _before_after(line, defined, context):
             found += changed
             continue
-        parts = [row for part in _measurements(line) if (row := _row(part, {}, [], defined, context))]
-        # A line's later measurements share the batch its first one names ("b=8 short p50 24ms, padded p50 103ms"),
-        # and its label's length where they state none ("natural(59 tok)  b=1 p50 23.2ms  b=8 p50 23.9ms").
+        # A line's later measurements are read under its first, then its block ("고정 512 로 다시 측정: b=1 ... / b=8 ..."),
+        # share the batch the first names ("b=8 short p50 24ms, padded p50 103ms"), and its label's length where
+        # they state none ("natural(59 tok)  b=1 p50 23.2ms  b=8 p50 23.9ms").
+        texts = _measurements(line)
+        under = [context, *[f"{texts[0]}\n{context}"] * (len(texts) - 1)]
+        parts = [
+            row
+            for part, label in zip(texts, under, strict=True)
+            if (row := _row(part, {}, [], defined, label))
+        ]
         found += [_sharing(row, parts[0]) for row in parts]
     return tuple(found)
 
 
 def _sharing(row: Row, first: Row) -> Row:
+    """A line's later measurement with what its first one says and it does not: the batch, the length, and whether
+    the inputs were the samples' own or padded."""
     if row.batch is None:
         row = replace(row, batch=first.batch)
-    if row.tokens is None and not (row.natural or row.fixed):
-        row = replace(row, tokens=first.tokens, natural=first.natural, fixed=first.fixed)
+    if _first(_TOKENS, row.text) is None and first.tokens is not None:
+        row = replace(row, tokens=first.tokens)
+    if not (_NATURAL.search(row.text) or _FIXED.search(row.text)):
+        row = replace(row, natural=first.natural, fixed=first.fixed)
     return row
 
 

@@ -41,11 +41,14 @@ _DISMISSAL = re.compile(
     # A ticket closed as solved: what it shows is a matter settled, not one to diagnose now.
     r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
     r"|\bclos(?:ing|ed?) (?:the|this|our) (?:incident|ticket|issue)\b|\b(?:posting|noting|posted) (?:this |it )?for the record\b"
-    r"|\((?:#?\d+,\s*)?(?:closed|resolved|종료|종결|해결(?:됨|\s*완료)?|조치\s*완료)\)|\[(?:closed|resolved|done|종료|종결|해결(?:됨|\s*완료)?)(?:\s*/\s*(?:done|fixed|resolved|closed))?\]"
+    r"|\((?:#?\d+,\s*)?(?:closed|resolved|종료|종결|완료|해결(?:됨|\s*완료)?|조치\s*완료)\)|\[(?:closed|resolved|done|종료|종결|해결(?:됨|\s*완료)?)(?:\s*/\s*(?:done|fixed|resolved|closed))?\]"
     r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을|은|는)?\s*(?:종결|종료|닫)"
     # A title closed with its outcome: "[포스트모템] 5/28 ... 장애 — 종료".
     r"|\s[—–-]\s*(?:종료|종결|해결됨|closed|resolved)\s*$"
     r"|(?:건|문제|이슈|장애)(?:은|는)?\s*(?:조치|해결|처리)\s*(?:완료|됐|되었|됨)|종료\s*보고"
+    # No issue open now: "현재 진행 중인 이슈 없음", "no open incidents".
+    r"|(?:현재\s*)?진행\s*중인\s*(?:이슈|문제|장애)\s*(?:는\s*|은\s*)?(?:없음|없습니다|없어요)"
+    r"|\bno (?:open|ongoing|active) (?:issues?|incidents?)\b"
     # A conclusion on a line of its own: "영향 없습니다." after the checks above it.
     r"|^\s*(?:영향|해당)\s*(?:없습니다|없음|없어요)\.?\s*$",
     re.IGNORECASE,
@@ -58,8 +61,8 @@ _RESOLVED_MAIL = re.compile(
 
 _UNDECIDED = re.compile(
     r"\b(?:can't|cannot|can not|couldn't|hard to|unable to) tell (?:which|whether|if)\b"
-    r"|\bnot sure (?:which|whether)\b|\bunclear (?:which|whether)\b|\bcould be either\b"
-    r"|\b(?:don't|do not|dunno|don’t) know (?:which|whether)\b"
+    r"|\bnot sure (?:yet )?(?:which|whether)\b|\bunclear (?:yet )?(?:which|whether)\b|\bcould be either\b"
+    r"|\b(?:don't|do not|dunno|don’t) know (?:yet )?(?:which|whether)\b"
     r"|구분(?:이|은)?\s*(?:안\s*(?:되|됨|돼|됩)|불가|못\s*하)|어느\s*쪽인지\s*(?:모르|알\s*수\s*없)"
     # "둘 중 어느 컨테이너가 실제로 떴는지 모름" (which of the two ran, unknown).
     r"|둘\s*중\s*어느[^.\n]{0,40}?(?:인지|는지|은지)\s*(?:모름|모르\w*|몰라\w*|알\s*수\s*없\w*)"

@@ -19,6 +19,10 @@ _COHOST_MARK = re.compile(
     r"|(?:컨테이너|container)\s*[2-9]\s*개|\b(?:two|three|four|[2-9])\s+containers\b",
     re.IGNORECASE,
 )
+# A real-time endpoint named as such: "real-time endpoint", "실시간 엔드포인트".
+_REAL_TIME_WORD = re.compile(
+    r"\breal-?time (?:endpoint|inference|hosting)\b|실시간\s*(?:엔드포인트|추론)", re.I
+)
 # Serverless named in any way: as the endpoint's kind or as one of the kinds it may be.
 _SERVERLESS_ANY = re.compile(r"\bserverless\b|서버리스", re.IGNORECASE)
 # A person's word that the endpoint is serverless ("서버리스 엔드포인트", "a serverless endpoint"); not the word
@@ -63,8 +67,13 @@ def serverless(evidence: Evidence) -> bool | None:
     if evidence.instance_type:
         return None if spoken_of(_SERVERLESS_ANY, evidence, persons_only=True) else False
     # Where nothing shows the endpoint's instances, a person's word that it is serverless ("서버리스 엔드포인트")
-    # tells it; a question or a denial of it does not.
-    return True if asserted(_SERVERLESS_WORD, evidence) else None
+    # tells it, and one that it is a real-time endpoint, with serverless unnamed, tells it is not; a question or a
+    # denial of either does not.
+    if asserted(_SERVERLESS_WORD, evidence):
+        return True
+    if asserted(_REAL_TIME_WORD, evidence) and not spoken_of(_SERVERLESS_ANY, evidence, persons_only=True):
+        return False
+    return None
 
 
 def co_hosted(evidence: Evidence) -> bool | None:

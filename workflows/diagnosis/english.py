@@ -78,7 +78,8 @@ HISTORICAL_POST = _words(
 OTHER = _words(
     "read about", "heard about", "heard of", "read that", "someone else", "somebody else", "another team",
     "other team", "other teams", "another team's", "other team's", "other teams'", "another project",
-    "another project's", "other project", "other project's", "other projects", "other projects'",
+    "another project's", "other project", "other project's", "other projects", "other projects'", "other repo",
+    "another repo", "other repository", "another repository",
     "another account", "another account's", "other account", "different account", "not this one",
     "not this endpoint", "그쪽", "저쪽", "그 팀", "그팀", "옆 팀", "옆팀", "타 팀", "타팀",
     "another customer", "other customers", "other people", "a blog post", "in a blog", "다른 팀", "다른 프로젝트",

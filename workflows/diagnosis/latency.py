@@ -47,7 +47,11 @@ _CELL_VALUE = re.compile(rf"(?P<value>{_NUMBER})\s*(?P<unit>ms|s|초)?", re.IGNO
 _LINE_UNIT = re.compile(r"\((?P<unit>ms|s)\)|\b(?P<bare>ms)\b", re.IGNORECASE)
 _SECONDS = r"(?P<cold>\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds|초)(?![a-z])"
 _MILLIS = r"(?P<warm>\d+(?:\.\d+)?)\s*(?:[~–-]\s*\d+(?:\.\d+)?\s*)?ms\b"
-_FIRST_EN = r"\bfirst\s+(?:[\w=-]+\s+){0,3}?[`'\"]?(?:call|request|invocation|invoke\w*|inference|predict\w*)s?\b.{0,60}?"
+# ... the words between may hold an aside in parentheses: "first call to the LMI endpoint (djl-inference lmi, ...) took 41s".
+_FIRST_EN = (
+    r"\bfirst\s+(?:[\w=-]+\s+){0,3}?[`'\"]?(?:call|request|invocation|invoke\w*|inference|predict\w*)s?\b"
+    r"(?:[^(\n]{0,40}?\([^)\n]{0,100}\))?.{0,60}?"
+)
 _LATER_EN = r"\b(?:then|after that|afterwards|subsequent|later|the rest|others?|following|second)\b.{0,40}?"
 _FIRST_KO = r"첫\s*(?:번째\s*)?(?:요청|호출|추론|콜|call|request|invoke|invocation)\w*.{0,40}?"
 _LATER_KO = r"(?:이후|그\s*뒤|그\s*다음|두\s*번째|나머지|다음|부터).{0,40}?"
@@ -243,6 +247,34 @@ def tail_gone_after_warmup(lines: list[str]) -> tuple[str, str] | None:
             if later != line and _WARMED.search(later) and warm * TAIL_RATIO <= cold:
                 return line, later
     return None
+
+
+# The benchmark's start, with its time: "벤치 시작 09:00:05", "bench started at 09:00:05", "load test start 14:02".
+_BENCH_START = re.compile(
+    r"(?:벤치(?:마크)?|부하\s*테스트|bench(?:mark)?|load test)\s*(?:run\s*)?(?:시작|start(?:ed)?)\s*(?:at\s*|:\s*)?"
+    r"(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?",
+    re.IGNORECASE,
+)
+# A model server's worker that finished loading, with its time: "09:00:16 W-9002-model MODEL_LOG - Model loaded".
+_WORKER_LOADED = re.compile(
+    r"^\s*(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d):(?P<s>\d\d)\b.{0,80}?\bW-\d+\S*.{0,80}?"
+    r"\b(?:Model loaded|model loaded)",
+)
+
+
+def workers_loading_in_run(lines: list[str]) -> str:
+    """A worker's "Model loaded" timed after the benchmark's start: the run measured workers still loading. That
+    line, or empty."""
+    starts = [_clock_seconds(m) for line in lines if (m := _BENCH_START.search(line))]
+    if not starts:
+        return ""
+    return next(
+        (line for line in lines if (m := _WORKER_LOADED.search(line)) and _clock_seconds(m) > min(starts)), ""
+    )
+
+
+def _clock_seconds(found: re.Match[str]) -> int:
+    return int(found["h"]) * 3600 + int(found["m"]) * 60 + int(found["s"] or 0)
 
 
 def first_call_seconds(line: str) -> list[re.Match[str]]:

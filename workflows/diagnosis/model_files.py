@@ -16,7 +16,8 @@ from workflows.diagnosis.evidence import Evidence
 from workflows.diagnosis.mentions import reading_of
 
 _NOT_FOUND = re.compile(
-    r"(?:unable to find|failed to stat file|could not find)\s*'?(?:[^'\s]{0,200}?/)?model\.(?P<ext>onnx|plan|pt|py|savedmodel)\b",
+    r"(?:unable to find|failed to stat file|could not find|failed to find model file)\s*'?(?:[^'\s]{0,200}?/)?"
+    r"model\.(?P<ext>onnx|plan|pt|py|savedmodel)\b",
     re.IGNORECASE,
 )
 

@@ -10,7 +10,7 @@ import re
 
 from workflows.diagnosis.batching import hidden_by_samples, one_by_one
 from workflows.diagnosis.evidence import Evidence
-from workflows.diagnosis.latency import runs, tail_gone_after_warmup, worst_tail
+from workflows.diagnosis.latency import runs, tail_gone_after_warmup, workers_loading_in_run, worst_tail
 from workflows.diagnosis.scale_in import slow_scale_in
 
 
@@ -21,10 +21,10 @@ def report_lines(evidence: Evidence) -> list[str]:
 
 def cold_tail(evidence: Evidence) -> bool | None:
     """A latency report's p99 stands ten times over its p90 and past a second (``latency``), or fell tenfold from
-    past a second when measured again after a longer warm-up: it measured cold starts or loading workers. None
-    where no run's percentiles are given."""
+    past a second when measured again after a longer warm-up, or a worker finished loading after the run began: it
+    measured cold starts or loading workers. None where no run's percentiles are given."""
     lines = report_lines(evidence)
-    if tail_gone_after_warmup(lines):
+    if tail_gone_after_warmup(lines) or workers_loading_in_run(lines):
         return True
     found = runs(lines)
     return any(run.tail for run in found) if found else None
