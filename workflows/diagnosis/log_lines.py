@@ -36,6 +36,9 @@ _EVENTS_ROW = re.compile(r"^EVENTS\t[^\t]*\t\d+\t(?P<stream>[^\t]+)\t(?P<message
 _COMMENT = re.compile(r"^\s*(?:#|//|--\s)")
 # What continues a log event on lines of its own: an indented line (a traceback's frames), a banner
 # or table (===, |, *), a Java frame ("at ...", "Caused by:"), a Python exception's qualified name.
+# A shell prompt: the command after it was run ("$ ", bash's "user@host:~/dir$ ", a virtualenv's "(env) $ ",
+# PowerShell's; IPython's shell escape, "In [4]: !aws ...", is one).
+PROMPT = re.compile(r"^\s*(?:\(\S+\)\s*)?(?:\$|PS [^>]*>|[\w.-]+@[\w.-]+:[^\s$#]*[$#]) |^\s*In \[\d*\]:\s*!")
 # A person's aside in parentheses after a log ("(neither Catch branch was taken ...)"), when no software wrote it.
 # ... or a list's next item, a bullet and a word ("- no error 803 in the log"): the notes the log was pasted into.
 _ASIDE = re.compile(r"^\s*\(|^[-*•]\s+\w")

@@ -41,7 +41,7 @@ from workflows.diagnosis.documents import (
 )
 from workflows.diagnosis.evidence import ENDPOINT_POLLS, IAC_WAITER, Evidence, Poll, Source
 from workflows.diagnosis.exports import LOG_EXPORT, csv_exports
-from workflows.diagnosis.log_lines import LOG_LINE, log_lines, tail_lines
+from workflows.diagnosis.log_lines import LOG_LINE, PROMPT, log_lines, tail_lines
 from workflows.diagnosis.machine_lines import is_machine_line
 from workflows.diagnosis.polls import apply, from_describe, from_waiter_line, time_on
 from workflows.diagnosis.records import find_records, unwrap_table_rows
@@ -69,16 +69,13 @@ _CLIENT_CALL = re.compile(r"when calling the \w+ operation|botocore\.(?:exceptio
 # Step Functions console: "Error" and "Cause" as labels, on their own line or before the value.
 _ERROR_LABEL = re.compile(r"^\s*\"?[Ee]rror\"?\s*[:=]?\s*\"?(?P<name>[A-Za-z][\w.]*)?\"?,?\s*$")
 _CAUSE_LABEL = re.compile(r"^\s*\"?[Cc]ause\"?\s*[:=]?\s*(?P<rest>.*)$")
-# A shell prompt: the command after it was run ("$ ", bash's "user@host:~/dir$ ", a virtualenv's "(env) $ ",
-# PowerShell's; IPython's shell escape, "In [4]: !aws ...", is one).
-_PROMPT = re.compile(r"^\s*(?:\(\S+\)\s*)?(?:\$|PS [^>]*>|[\w.-]+@[\w.-]+:[^\s$#]*[$#]) |^\s*In \[\d*\]:\s*!")
 # A mail's or a thread's quote marks ("> ", "> > "): the line they frame is a reply's or a quoted message's own.
 _MAIL_QUOTE = re.compile(r"^\s*(?:>\s?)+")
 # Lines that only frame what follows: a shell prompt (a command's arguments, such as a
 # log filter's pattern, are what was searched for, not what was found), a Logs Insights table's header and rule.
 _FRAMING = re.compile(
     r"^\s*[│╷╵]\s*$|^\s*│\s+(?:with [\w.\[\]\"-]+,|on \S+ line \d+|\d+: )|"  # Terraform's diagnostic frame
-    + _PROMPT.pattern
+    + PROMPT.pattern
     + r"|^\s*\|(?:\s*@\w+\s*\|)+\s*$|^\s*\|[-:| ]+\|\s*$"
     # A Logs Insights query, commented or not: what was searched for ("| parse @message /Worker died/").
     r"|^\s*(?:#\s*)?\|\s*(?:fields|filter|parse|stats|sort|limit|display|dedup|pattern|unmask)\s"
@@ -292,7 +289,7 @@ def _commands(lines: list[str | None]) -> dict[int, str]:
     found: dict[int, str] = {}
     index = 0
     while index < len(lines):
-        if not (lines[index] and _PROMPT.match(lines[index] or "")):
+        if not (lines[index] and PROMPT.match(lines[index] or "")):
             index += 1
             continue
         end = index
