@@ -55,7 +55,9 @@ _BATCH = (
 )
 # A request body defined once and named ("payload A: {...}", "single : {...}"), then measured by its name.
 _DEFINITION = re.compile(
-    r"^\s*(?:payload\s*|request\s*(?:format|body)?\s*|요청\s*(?:형식|바디)?\s*)?(?P<label>[A-Za-z][\w-]{0,15})\s*:\s*(?P<body>\{.*)$",
+    # ... a note in parentheses after the name says what it is: "payload B (list of 32): {...}".
+    r"^\s*(?:payload\s*|request\s*(?:format|body)?\s*|요청\s*(?:형식|바디)?\s*)?(?P<label>[A-Za-z][\w-]{0,15})\s*"
+    r"(?P<note>\([^)]{0,40}\))?\s*:\s*(?P<body>\{.*)$",
     re.IGNORECASE,
 )
 # A row that sums N single calls ("single x32 (sum)"): its latency over N is one call's.
@@ -209,7 +211,7 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
     found: list[Row] = []
     columns: dict[str, int] = {}
     defined = {
-        m.group("label").lower(): m.group("body")
+        m.group("label").lower(): f"{m.group('note') or ''} {m.group('body')}"
         for line in lines
         if (m := _DEFINITION.match(line)) and _latency(line) is None
     }

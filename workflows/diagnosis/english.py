@@ -107,7 +107,7 @@ GUIDANCE = _words(
     "best practices", "pre-deploy", "pre-flight", "preflight", "test plan", "expected behaviour", "expected behavior",
     "not yet run", "will verify", "to be verified", "체크리스트", "런북", "가이드", "점검표", "점검 항목", "사전 점검",
     "배포 전 점검", "테스트 계획", "검증 예정", "공지", "announcement", "platform notice", "team notice", "heads-up",
-    "heads up", "reminder",
+    "heads up", "reminder", "chaos test", "계획",
 )  # fmt: skip
 # ConText's terminators: a conjunction or a change of time ends a trigger's reach.
 TERMINATOR = _words(

@@ -49,7 +49,8 @@ KNOWN_POST = r"(?:건|것|거)\s*(?:을|를|는|은)?\s*(?:알고\s*있어서|�
 HEARSAY_POST = (
     r"(?:다|라)(?:길래|기에|던데\w*|더라\w*)(?![\w])|(?:다|라)고\s*(?:해서|하던데\w*|하더라\w*|들었\w*|들음)"
 )
-CONDITION = re.compile(r"\w*(?:이면|라면|으면|다면|면)$")
+# "-면" after 보- ("로그 보면", looking at the log) introduces what was seen, no condition.
+CONDITION = re.compile(r"^(?!\w*보면$)\w*(?:이면|라면|으면|다면|면)$")
 HISTORICAL = (
     r"저번|지난번|지난달|지난주|지난\s*(?:주|분기|스프린트|배포|릴리스|sprint|release)|예전에|이전에|전에는|작년|어제|어젯밤"
     r"|간밤|지난밤|그저께|엊그제|[1-4]\s*분기|과거|당시"

@@ -50,7 +50,10 @@ def tail_lines(reading: Reading) -> None:
     in_tail, stream = False, ""
     for index, line in enumerate(reading.lines):
         row = (_TAIL_LINE.match(line) or _EVENTS_ROW.match(line)) if line is not None else None
-        if row is None and not (in_tail and line and line.strip() and not LOG_LINE.match(line)):
+        # A shell prompt's line ends the output ("$ # Worker died 0건 ...": the person's note, or the next command).
+        if row is None and not (
+            in_tail and line and line.strip() and not LOG_LINE.match(line) and not PROMPT.match(line)
+        ):
             in_tail = False
             continue
         if row is not None:
@@ -79,7 +82,9 @@ def log_lines(reading: Reading) -> None:
         elif not in_log or not line.strip():
             in_log = in_log and bool(line.strip())
             continue
-        elif (not _CONTINUATION.match(line) or _ASIDE.match(line)) and not is_machine_line(line):
+        elif (
+            not _CONTINUATION.match(line) or _ASIDE.match(line) or PROMPT.match(line)
+        ) and not is_machine_line(line):
             in_log = False  # a person's sentence or aside after the log ("InService in 6 min."): prose
             continue
         reading.add("logs", line, index + 1)
