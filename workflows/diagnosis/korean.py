@@ -53,7 +53,7 @@ HEARSAY_POST = (
 CONDITION = re.compile(r"^(?!\w*보면$)\w*(?:이면|라면|으면|다면|면)$")
 HISTORICAL = (
     r"저번|지난번|지난달|지난주|지난\s*(?:주|분기|스프린트|배포|릴리스|sprint|release)|예전에|이전에|전에는|작년|어제|어젯밤"
-    r"|간밤|지난밤|그저께|엊그제|[1-4]\s*분기|과거|당시"
+    r"|간밤|지난밤|그저께|엊그제|[1-4]\s*분기|과거|당시|이전\s*(?:설정|버전|배포|config|version)"
 )
 CLAUSE_END = re.compile(r"\w(?:는데|은데|인데|지만|데도|고서)$")
 # A search's clause is what its result reports on: "Worker died / OOM 전부 검색했는데 0건" denies what was searched.

@@ -103,6 +103,8 @@ _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (_KNOWN_RE, "hypothetical"),
     # The retrospective -던 after a past stem ("났던 건", "실패했던 건"): what had happened before, recalled.
     (re.compile(r"(?:었|았|했|났|됐|였|떴|왔|봤|혔|겼|렸|졌)던(?![\w])"), "historical"),
+    # What has happened before, told as experience ("전부 neutral 로 나온 적 있어서"): the past, not this time.
+    (re.compile(r"(?<!\S)적\s*(?:이\s*|도\s*)?있\w*"), "historical"),
     # The past perfect -었었 ("실패했었음", "났었는데"): a state that held before and no longer does.
     (re.compile(r"(?:었|았|했|났|됐|였)었\w*"), "historical"),
     # Hearsay, told by someone else ("같이 못 깐다길래", "803 난다던데", "OOM 이라고 들었음"): another's report.

@@ -73,7 +73,7 @@ def compressed_slowly(evidence: Evidence) -> bool | None:
 # Olive's log: an optimizer pass that started ("Running pass opt:OrtTransformersOptimization") and no line after it
 # that says it finished ("Pass opt:OrtTransformersOptimization finished in 86.49 seconds").
 # A log may name the pass by its type alone ("Running pass OrtTransformersOptimization"): the type is its name then.
-_PASS_STARTED = re.compile(r"Running pass (?:[\w.-]+:)?(?P<name>\w*Optimi[sz]\w*)")
+_PASS_STARTED = re.compile(r"Running pass (?:[\w.-]+:)?(?P<name>\w*[Oo]ptimi[sz]\w*)")
 _PASS_FINISHED = re.compile(r"Pass (?:[\w.-]+:)?(?P<name>\w+) finished")
 # The time since, as the paste tells it: a person's "21분 경과", "20분째", "for 25 min", "25 minutes in".
 _MINUTES_SAID = re.compile(
@@ -82,6 +82,10 @@ _MINUTES_SAID = re.compile(
     re.IGNORECASE,
 )
 # ... or `ps`'s ELAPSED and `top`'s TIME+ for the process on the row under their header ("20:41", "1:02:03").
+_START_NOW = re.compile(
+    r"(?:시작|start(?:ed)?)\s*:?\s*(?P<h1>\d{1,2}):(?P<m1>\d\d)\b.{0,20}?(?:지금|now|현재)\s*:?\s*(?P<h2>\d{1,2}):(?P<m2>\d\d)\b",
+    re.IGNORECASE,
+)
 _CLOCK = re.compile(r"^(?:(?P<h>\d+):)?(?P<m>\d{1,3}):\d{2}(?:\.\d+)?$")
 OPTIMIZER_BOUND_MIN = 15.0
 
@@ -93,6 +97,12 @@ def _minutes_shown(lines: list[str]) -> float:
         if re.search(r"\bELAPSED\b|\bTIME\+", header) and re.search(r"python|olive", row, re.IGNORECASE):
             clocks = [c for token in row.split() if (c := _CLOCK.match(token))]
             shown += [int(c["h"] or 0) * 60 + int(c["m"]) for c in clocks[:1]]
+    # ... or a start and a now, each with its time: "시작 14:02, 지금 14:21", "started 14:02, now 14:21".
+    for line in lines:
+        if span := _START_NOW.search(line):
+            shown.append(
+                (int(span["h2"]) * 60 + int(span["m2"]) - int(span["h1"]) * 60 - int(span["m1"])) % 1440
+            )
     # ... or top's column written inline: "top: python olive run ...  99.8% CPU  TIME+ 19:04.77".
     for line in lines:
         inline = re.search(r"\bTIME\+\s+(\S+)", line)

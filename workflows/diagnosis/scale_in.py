@@ -82,6 +82,11 @@ def timeline(lines: list[str]) -> ScaleIn | None:
         if said and (when := _TIME_AFTER.search(line, said.end()) or _TIME_AFTER.search(line, said.start())):
             stop = (_seconds(when), line.strip())
             continue
+        # ... or an event whose time follows it ("IC copies 1 -> 0       14:13").
+        after = _TIME_AFTER.search(line) if at is None and not elapsed and _TO_ZERO.search(line) else None
+        if stop is not None and after and _seconds(after) > stop[0]:
+            zero = (_seconds(after), line.strip())
+            continue
         if at is None and not elapsed:
             counted = bool(_COUNT_HEADER.search(line)) and not _INTEGER.search(line)
             minutes = bool(cells) and bool(_MINUTES_HEAD.fullmatch(cells[0]))
