@@ -219,6 +219,7 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
     context = ""  # the label of the block the lines are in, with its lines that give no figure
     head = ""  # the length column's name in the table being read: "tokens(avg)" says its lengths are averages
     per_batch: dict[int, int] = {}  # a piped header's latency column for each batch it names: "| b=8 p50 |"
+    variants: list[str] = []  # a spaced header's run labels, a figure under each
     for line in lines:
         piped = line.count("|") >= 2
         cells = pipe_cells(line) if piped else with_units(line.split())
@@ -244,6 +245,13 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
                 found.append(row)
             continue
         columns, width, head = {}, 0, ""
+        # Under a header of the runs' labels ("natural(59tok)   fixed 512"), a line's figures are one per run.
+        times = list(_TIME.finditer(line))
+        if len(variants) >= 2 and len(times) == len(variants) and (said := line[: times[0].start()].strip()):
+            texts = [f"{name} {said} {time.group()}" for name, time in zip(variants, times, strict=True)]
+            found += [row for text in texts if (row := _row(text, {}, [], defined, context))]
+            continue
+        variants = _run_labels(line) if not times else []
         # A block's label opens its context; the lines under it that give no figure add to it.
         if _latency(line) is None:
             if _LABEL.search(line):
@@ -270,6 +278,17 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
         ]
         found += [_sharing(row, parts[0]) for row in parts]
     return tuple(found)
+
+
+def _run_labels(line: str) -> list[str]:
+    """A header's run labels ("natural(59tok)   fixed 512"), split where the kind changes; none unless both kinds."""
+    marks = sorted(
+        [(m.start(), 0) for m in _NATURAL.finditer(line)] + [(m.start(), 1) for m in _FIXED.finditer(line)]
+    )
+    starts = [at for i, (at, kind) in enumerate(marks) if i == 0 or kind != marks[i - 1][1]]
+    if ":" in line or len({kind for _, kind in marks}) < 2:
+        return []
+    return [line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line)], strict=True)]
 
 
 def _sharing(row: Row, first: Row) -> Row:

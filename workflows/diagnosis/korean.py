@@ -48,6 +48,8 @@ KNOWN_POST = r"(?:건|것|거)\s*(?:을|를|는|은)?\s*(?:알고\s*있어서|�
 # Hearsay follows what was heard: "-다길래" (as they say), "-다던데", "-다더라", "-라고 들었음".
 HEARSAY_POST = (
     r"(?:다|라)(?:길래|기에|던데\w*|더라\w*)(?![\w])|(?:다|라)고\s*(?:해서|하던데\w*|하더라\w*|들었\w*|들음)"
+    # ... or told as talk one heard: "에러 난다는 얘기 들었는데".
+    r"|(?:다|라)는\s*(?:얘기|이야기|말|소문)\S*\s*(?:들었\w*|들음|있\w*)"
 )
 # "-면" after 보- ("로그 보면", looking at the log) introduces what was seen, no condition.
 CONDITION = re.compile(r"^(?!\w*보면$)\w*(?:이면|라면|으면|다면|면)$")

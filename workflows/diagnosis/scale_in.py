@@ -17,7 +17,11 @@ from workflows.diagnosis.tables import pipe_cells
 
 SLOW_MINUTES = 15.0
 
-_TIME = re.compile(r"^\s*(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?(?:\.\d+)?Z?\b")
+# ... or the minutes and seconds since the stop: "t+13:40".
+_TIME = re.compile(
+    r"^\s*(?:(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?(?:\.\d+)?Z?"
+    r"|[tT]\s*\+\s*(?P<em>\d{1,3}):(?P<es>\d\d))\b"
+)
 _STOP = re.compile(
     r"\blast (?:request|invocation|call)\b|\btraffic (?:stop|stopp?ed|ends?|ended)\b|\bstops? here\b"
     r"|\b(?:load test|load generator|load|batch|traffic|requests) (?:stops|stopped|ends|ended|done|finished)\b"
@@ -60,6 +64,8 @@ class ScaleIn:
 
 
 def _seconds(found: re.Match[str]) -> float:
+    if found.groupdict().get("em"):
+        return int(found["em"]) * 60 + int(found["es"])
     return int(found.group("h")) * 3600 + int(found.group("m")) * 60 + int(found.group("s") or 0)
 
 
