@@ -176,24 +176,14 @@ def _row_under_labels(lines: list[str]) -> bool:
 _VALUE_COUNTS = re.compile(r"\.value_counts\(")
 _DICT = re.compile(r"\{[^{}]*\}")
 _DICT_PAIR = re.compile(r"['\"]([^'\"]+)['\"]\s*:\s*([^,}]+)")
-_COUNTER_CALL = re.compile(r"\bCounter\(\s*\w")
-_COUNTER = re.compile(r"\bCounter\(\{(?P<entries>[^}]*)\}\)")
-_COUNTER_ENTRY = re.compile(r"['\"][^'\"]+['\"]\s*:\s*(\d+)")
 _COUNT_ROW = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(?P<label>[A-Za-z_][\w-]*)\s+(?P<count>\d[\d,]*)\s*$")
 
 
 def _counted_once(lines: list[str]) -> bool:
     """pandas' value_counts of the quantized model's predictions listing one label ("neutral    200", then
-    "Name: count"), or a Counter of them holding one ("Counter({'neutral': 500})" after "Counter(preds_int8)"):
-    every prediction was that label."""
+    "Name: count"): every prediction was that label. A Counter of them prints a dict, which label_counts_collapsed
+    reads with the cell that printed it."""
     for index, line in enumerate(lines):
-        if _COUNTER_CALL.search(line) and _PRECISION.search(line):
-            shown = next(
-                (found for after in lines[index : index + 3] if (found := _COUNTER.search(after))), None
-            )
-            counts = _COUNTER_ENTRY.findall(shown["entries"]) if shown else []
-            if len(counts) == 1 and int(counts[0]) >= MIN_TABLE_ROWS:
-                return True
         if not (_VALUE_COUNTS.search(line) and _PRECISION.search(line)):
             continue
         rows = []
