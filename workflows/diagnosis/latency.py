@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from workflows.diagnosis.scale_in import clock_seconds
 from workflows.diagnosis.tables import pipe_cells
 
 TAIL_RATIO = 10.0
@@ -265,16 +266,12 @@ _WORKER_LOADED = re.compile(
 def workers_loading_in_run(lines: list[str]) -> str:
     """A worker's "Model loaded" timed after the benchmark's start: the run measured workers still loading. That
     line, or empty."""
-    starts = [_clock_seconds(m) for line in lines if (m := _BENCH_START.search(line))]
+    starts = [clock_seconds(m) for line in lines if (m := _BENCH_START.search(line))]
     if not starts:
         return ""
     return next(
-        (line for line in lines if (m := _WORKER_LOADED.search(line)) and _clock_seconds(m) > min(starts)), ""
+        (line for line in lines if (m := _WORKER_LOADED.search(line)) and clock_seconds(m) > min(starts)), ""
     )
-
-
-def _clock_seconds(found: re.Match[str]) -> int:
-    return int(found["h"]) * 3600 + int(found["m"]) * 60 + int(found["s"] or 0)
 
 
 def first_call_seconds(line: str) -> list[re.Match[str]]:

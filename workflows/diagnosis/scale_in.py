@@ -63,7 +63,8 @@ class ScaleIn:
     minutes: float
 
 
-def _seconds(found: re.Match[str]) -> float:
+def clock_seconds(found: re.Match[str]) -> float:
+    """A clock's match (groups h, m and s; or em and es, minutes and seconds since a start) in seconds."""
     if found.groupdict().get("em"):
         return int(found["em"]) * 60 + int(found["es"])
     return int(found.group("h")) * 3600 + int(found.group("m")) * 60 + int(found.group("s") or 0)
@@ -86,19 +87,19 @@ def timeline(lines: list[str]) -> ScaleIn | None:
         at = _TIME.match(line)
         said = _STOP.search(line) if at is None and not elapsed and stop is None else None
         if said and (when := _TIME_AFTER.search(line, said.end()) or _TIME_AFTER.search(line, said.start())):
-            stop = (_seconds(when), line.strip())
+            stop = (clock_seconds(when), line.strip())
             continue
         # ... or an event whose time follows it ("IC copies 1 -> 0       14:13").
         after = _TIME_AFTER.search(line) if at is None and not elapsed and _TO_ZERO.search(line) else None
-        if stop is not None and after and _seconds(after) > stop[0]:
-            zero = (_seconds(after), line.strip())
+        if stop is not None and after and clock_seconds(after) > stop[0]:
+            zero = (clock_seconds(after), line.strip())
             continue
         if at is None and not elapsed:
             counted = bool(_COUNT_HEADER.search(line)) and not _INTEGER.search(line)
             minutes = bool(cells) and bool(_MINUTES_HEAD.fullmatch(cells[0]))
             continue
         if at is not None:
-            seconds, rest = _seconds(at), line[at.end() :]
+            seconds, rest = clock_seconds(at), line[at.end() :]
         else:
             seconds, rest = float(cells[0]) * 60, " ".join(cells[1:])
         if _STOP.search(rest) and stop is None:
