@@ -69,7 +69,7 @@ def test_lmi_or_tensorrt_named_as_a_possibility_leaves_a_first_call_timeout_open
         'botocore.exceptions.ReadTimeoutError: Read timeout on endpoint URL: "https://runtime.sagemaker.us-east-1'
         '.amazonaws.com/endpoints/emb/invocations"'
     )
-    assert _diagnosed(timeout).id == "F15"
+    assert _diagnosed(f"{timeout}\nthe first call after the endpoint sat idle overnight").id == "F15"
     text = (
         f"{timeout}\nthe first call only; not sure if this deploy went out as the lmi variant or the trt one"
     )

@@ -73,7 +73,7 @@ def test_a_file_name_raised_as_a_question_leaves_the_missing_file_open() -> None
 
 
 def test_a_setup_unknown_to_the_writer_leaves_a_first_call_timeout_open() -> None:
-    assert _diagnosed(_TIMEOUT).id == "F15"
+    assert _diagnosed(f"{_TIMEOUT}\n한참 안 쓰다가 처음 호출함").id == "F15"
     assert _diagnosed(f"{_TIMEOUT}\n배포는 다른 파트에서 함, 설정 모름. 두 번째부터는 17 ms").id == "unknown"
     assert _diagnosed(f"{_TIMEOUT}\nsomeone else set it up; I only have the endpoint name").id == "unknown"
 

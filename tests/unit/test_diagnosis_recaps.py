@@ -93,7 +93,7 @@ def test_a_workers_death_with_the_endpoints_kind_unknown_leaves_serverless_memor
     diagnosis = _diagnosed(f"{died}\n{timeout}")
     assert diagnosis.id == "unknown"
     assert any(line.startswith("[candidate] F14") for line in diagnosis.evidence)
-    assert _diagnosed(timeout).id == "F15"
+    assert _diagnosed(f"{timeout}\nfirst request after idle").id == "F15"
 
 
 def test_ngcs_triton_image_is_read_as_sagemakers_build_of_the_release() -> None:

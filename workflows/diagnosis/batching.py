@@ -76,7 +76,10 @@ def _passes_batch_size(text: str) -> bool:
     return any(polarity(text, m.start(), m.end()).polarity == "affirmed" for m in _BATCH_PARAM.finditer(text))
 
 
-_FIRST = re.compile(r"\b(?:1st|first|cold)\b|첫", re.IGNORECASE)
+# A first call's row: "first", "cold", "첫", or the call numbered one ("call#1", "call 1:", "req #1").
+_FIRST = re.compile(
+    r"\b(?:1st|first|cold)\b|첫|\b(?:call|req(?:uest)?|invoke|invocation)\s*#?\s*1(?![\d.,])", re.IGNORECASE
+)
 # What a row was expected to take is no measurement: "기대: batch 32 면 25~30ms", "expected ~25 ms for 32".
 _EXPECTED = re.compile(r"\bexpect(?:ed|ing)?\b|\bshould (?:be|take)\b|기대|예상|목표", re.IGNORECASE)
 _TOKENS = (

@@ -28,14 +28,14 @@ _NOTHING_BROKEN = re.compile(
 _DISMISSAL = re.compile(
     r"\bfalse (?:alarm|positive|alert)s?\b"
     r"|\bnothing (?:left |more |else )?(?:(?:for|on) (?:us|me|our side) )?to (?:fix|do)\b|\bno (?:further )?action (?:needed|required|for us|on our side)\b|\bno further action\b"
-    r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|(?:현재|지금)\s*장애\s*(?:없음|없습니다|없어요)|재발(?:은|이)?\s*(?:아님|아닙니다|아니)"
+    r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|(?:현재|지금)\s*(?:장애|영향)\s*(?:없음|없습니다|없어요)|재발(?:은|이)?\s*(?:아님|아닙니다|아니)"
     r"|(?:추가\s*)?(?:조치|작업|action)\s*(?:없음|불필요|필요\s*없)|재발\s*(?:없|안\s*(?:됨|함|했))"
     r"|(?:우리가|저희가)?\s*할\s*(?:건|게|것은?|일은?)\s*없"
     # Another's failure, forwarded: "우리 계정은 해당 없음", "우리 쪽 영향 없음", "we are not affected".
     r"|(?:우리|저희)\s*(?:쪽|계정|팀|서비스|엔드포인트)?\s*(?:은|는|엔|에는)?\s*(?:해당|영향)\s*(?:없|아님)"
     r"|(?:우리|저희)\s*(?:쪽|계정|팀)(?:[^.\n]|(?<=\d)\.(?=\d)){0,60}?(?:영향|해당)\s*(?:없습니다|없음|없어요|아님)"
     r"|\b(?:we are|we're|we were|our (?:account|endpoint|side|team) (?:is|was)) (?:not|un)\s?affected\b"
-    r"|\bno impact (?:on|for) (?:us|our)\b|\bdo(?:es)?(?:n't| not) (?:affect|apply to) us\b"
+    r"|\bno (?:current|ongoing) impact\b|\bno impact (?:now|currently)\b|\bno impact (?:on|for) (?:us|our)\b|\bdo(?:es)?(?:n't| not) (?:affect|apply to) us\b"
     r"|(?:우리|저희)\s*(?:쪽|팀|서비스)?\s*(?:랑|와|하고|과)\s*(?:는\s*)?무관|\b(?:unrelated|not related) to (?:us|ours)\b"
     r"|\b(?:their|another team's|another|a different) (?:account|team|endpoint|service)\b[^.;]{0,20}\bnot ours\b"
     # A ticket closed as solved: what it shows is a matter settled, not one to diagnose now.

@@ -36,6 +36,35 @@ _SERVERLESS_WORD = re.compile(
 )
 
 
+# What only a serverless endpoint has, named in passing: its config's fields and the SDK's class for it.
+_SERVERLESS_FIELD = re.compile(
+    r"\bServerless(?:Inference)?Config\b|\bMemorySizeInMB\b|\bmemory_size_in_mb\b", re.IGNORECASE
+)
+# An endpoint's name where the paste gives it: the runtime's URL, an EndpointName argument or field, a CLI flag, the
+# SDK's Predictor.
+_ENDPOINT_NAME = re.compile(
+    r"/endpoints/(?P<url>[\w.-]+)/invocations"
+    r"|\bEndpointName\b[\"']?\s*[=:]\s*[\"']?(?P<field>[\w.-]+)"
+    r"|--(?:endpoint(?:-name)?|ep)[ =][\"']?(?P<flag>[\w.-]+)"
+    r"|\bPredictor\(\s*(?:endpoint_name\s*=\s*)?[\"'](?P<sdk>[\w.-]+)"
+)
+# A name that tells the kind, as teams abbreviate it: "minilm-sls-6g", "e5-serverless".
+_SERVERLESS_NAME = re.compile(r"(?:^|[-_.])(?:sls|serverless)(?=$|[-_.\d])", re.IGNORECASE)
+
+
+def serverless_named(evidence: Evidence) -> bool:
+    """An endpoint of the paste is named as serverless ("bge-small-sls"), or a serverless config's field is
+    written ("MemorySizeInMB 6144")."""
+    names = {str((evidence.endpoint or {}).get("EndpointName") or "")}
+    names |= {
+        next(name for name in match.groups() if name)
+        for item in evidence.items
+        if not item.whole
+        for match in _ENDPOINT_NAME.finditer(item.text)
+    }
+    return any(_SERVERLESS_NAME.search(name) for name in names) or asserted(_SERVERLESS_FIELD, evidence)
+
+
 def records(value: Any) -> list[dict[str, Any]]:
     """The objects of a list field; anything else a pasted record holds there (text, a number) is no record."""
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
@@ -73,7 +102,8 @@ def serverless(evidence: Evidence) -> bool | None:
         return True
     if asserted(_REAL_TIME_WORD, evidence) and not spoken_of(_SERVERLESS_ANY, evidence, persons_only=True):
         return False
-    return None
+    # Last, what the endpoint's name or a serverless config's field tells.
+    return True if serverless_named(evidence) else None
 
 
 def co_hosted(evidence: Evidence) -> bool | None:

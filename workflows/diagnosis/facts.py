@@ -269,6 +269,21 @@ def min_instances_zero(evidence: Evidence) -> FactValue:
     return False if any(m is not None for m in minimums) else None
 
 
+# A first call after the endpoint sat idle, as people tell it: "first request after idle", "idle since yesterday",
+# "한참 안 쓰다가 처음 호출".
+_AFTER_IDLE = re.compile(
+    r"\bafter (?:being |sitting |a long |an? )?idle\b|\bidle (?:since|for|overnight)\b|\bafter [^.\n]{0,20}\bidle\b"
+    r"|유휴|한참\s*(?:안\s*쓰다가|호출\s*(?:이\s*)?없다가)",
+    re.IGNORECASE,
+)
+
+
+def cold_start_shown(evidence: Evidence) -> FactValue:
+    """The paste shows an endpoint that cold-starts: serverless, or allowed zero instances, or called first after
+    it sat idle. False where nothing shows it: an endpoint on instances of its own has no cold start once InService."""
+    return bool(serverless(evidence) or min_instances_zero(evidence) or asserted(_AFTER_IDLE, evidence))
+
+
 def phase(evidence: Evidence) -> FactValue:
     return evidence.phase
 
@@ -311,6 +326,7 @@ def cold_first_call(evidence: Evidence) -> FactValue:
 
 FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "serverless": serverless,
+    "cold_start_shown": cold_start_shown,
     "gpu_instance": gpu_instance,
     "stalled_creating": stalled_creating,
     "pools_provisioning": pools_provisioning,

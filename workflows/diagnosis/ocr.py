@@ -24,6 +24,7 @@ _CONFUSIONS = (
     ("1", "I"),
     ("rn", "m"),
     ("0", "O"),
+    ("0", "o"),
     ("vv", "w"),
     ("cl", "d"),
     ("tl", "ti"),
@@ -92,19 +93,19 @@ def _digits(match: re.Match[str]) -> str:
     return match.group().translate(_AS_DIGITS)
 
 
-# Two fragments of one word that OCR split at a space: "disp lay driver", "fai led".
-_SPLIT = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,}) ([A-Za-z]{2,})(?![A-Za-z])")
+# Two fragments of one word that OCR split at a space: "disp lay driver", "fai led", "Mode l".
+_SPLIT = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,}) ([A-Za-z]+)(?![A-Za-z])")
 
 
 def _joined(text: str, known: frozenset[str], changes: dict[str, str]) -> str:
-    """``text`` with each pair of fragments joined where the join is a word of the vocabulary (six letters or more)
+    """``text`` with each pair of fragments joined where the join is a word of the vocabulary (five letters or more)
     and the fragments are not both words of it."""
     out: list[str] = []
     position = 0
     while found := _SPLIT.search(text, position):
         first, second = found.groups()
         whole = first + second
-        if len(whole) >= 6 and whole in known and not (first in known and second in known):
+        if len(whole) >= 5 and whole in known and not (first in known and second in known):
             out.append(text[position : found.start()] + whole)
             changes[f"{first} {second}"] = whole
             position = found.end()

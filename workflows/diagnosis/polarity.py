@@ -320,7 +320,7 @@ _ZERO_BEFORE = re.compile(r"(?<![\w.,/-])(?:0|zero)\s*(?:x\s*)?[\"'`‘“]?\s*\
 _ZERO_AFTER = re.compile(
     r"[\"'`’”]?\s*[,|:=\t]\s*[\"']?(?:0|zero|none)[\"']?\s*\|?\s*$"
     # ... or a bare count of none after it, in a list of counts: "재시작 0, Worker died 0, 4xx ..."
-    r"|[\"'`’”]?\s+(?:0|zero)\s*(?:건|회|개|times|hits)?(?=\s*[,;)]|\s*$)",
+    r"|[\"'`’”]?\s+(?:0|zero)\s*(?:건|회|개|times|hits)?(?=\s*[,;)]|\.(?!\d)|[ \t]*(?:\n|$))",
     re.IGNORECASE,
 )
 
