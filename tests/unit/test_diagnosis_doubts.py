@@ -72,10 +72,13 @@ VariantName: AllTraffic
 
 
 def test_a_component_still_creating_with_no_copy_placed_has_not_come_short() -> None:
-    # Given a component still Creating with none of its copies placed yet
-    creating = diagnose(evidence_from_paste(COMPONENT.format(status="Creating", current=0), origin="ticket"))
+    # Given a component still Creating with none of its copies placed yet, on an endpoint of one ml.g5.xlarge
+    on_g5 = "The endpoint runs one ml.g5.xlarge.\n"
+    creating = diagnose(
+        evidence_from_paste(on_g5 + COMPONENT.format(status="Creating", current=0), origin="t")
+    )
     # And one InService with one of its two copies
-    short = diagnose(evidence_from_paste(COMPONENT.format(status="InService", current=1), origin="ticket"))
+    short = diagnose(evidence_from_paste(on_g5 + COMPONENT.format(status="InService", current=1), origin="t"))
     # Then only the settled shortfall names F09
     assert creating.id == "unknown"
     assert short.id == "F09"

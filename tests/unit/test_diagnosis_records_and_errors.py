@@ -100,19 +100,22 @@ def test_f06_from_describe_output_only_past_the_threshold() -> None:
 
 
 def test_f09_from_copy_counts() -> None:
-    # Given an inference component InService with 1 of 2 copies placed
+    # Given an inference component InService with 1 of 2 copies placed, on one ml.g5.xlarge (one GPU)
     evidence = Evidence(
+        instance_type="ml.g5.xlarge",
         inference_components=[
             {
                 "InferenceComponentName": "ic-nli",
                 "RuntimeConfig": {"DesiredCopyCount": 2, "CurrentCopyCount": 1},
             }
-        ]
+        ],
     )
     # Then F09 with the counts
     diagnosis = diagnose(evidence)
     assert diagnosis.id == "F09"
     assert diagnosis.details == {"component": "ic-nli", "desired": "2", "current": "1"}
+    # With no instance type, the counts alone do not tell devices from memory
+    assert diagnose(evidence.model_copy(update={"instance_type": None})).id == "unknown"
 
 
 def test_every_rule_id_is_a_catalogue_entry_with_a_runtime_signature() -> None:

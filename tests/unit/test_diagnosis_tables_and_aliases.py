@@ -57,7 +57,8 @@ def test_a_component_put_on_another_teams_endpoint_leaves_memory_open() -> None:
         '{"InferenceComponentName": "nli-ic", "InferenceComponentStatus": "InService",'
         ' "RuntimeConfig": {"DesiredCopyCount": 3, "CurrentCopyCount": 1}}'
     )
-    assert _diagnosed(record).id == "F09"
+    assert _diagnosed(f"{record}\nThe endpoint runs one ml.g5.xlarge.").id == "F09"
+    assert _diagnosed(record).id == "unknown"
     assert (
         _diagnosed(f"{record}\nput on another team's endpoint; its instance type is unknown to us").id
         == "unknown"

@@ -341,6 +341,14 @@ def _same_length(a: Row, b: Row) -> bool:
     return a.tokens is None or b.tokens is None or a.tokens == b.tokens
 
 
+def _expected(text: str) -> bool:
+    """The row's figure is what it was expected to take: the expectation comes before its first time ("기대: 25ms"),
+    not after it as an aside on a measurement ("510ms (기대치 25ms 전후)")."""
+    expected = _EXPECTED.search(text)
+    timed = _P50.search(text) or _TIME.search(text)
+    return expected is not None and (timed is None or expected.start() < timed.start())
+
+
 def one_by_one(lines: list[str]) -> tuple[Row, Row] | None:
     """A single call's row and a list's row sent without ``batch_size`` that took about N single calls."""
     found = rows(lines)
@@ -349,7 +357,7 @@ def one_by_one(lines: list[str]) -> tuple[Row, Row] | None:
         _passes_batch_size(line) for line in lines if line not in measured and not _DEFINITION.match(line)
     ):
         return None  # the method passed batch_size to every list
-    found = [row for row in found if not (row.first or _FIRST.search(row.text) or _EXPECTED.search(row.text))]
+    found = [row for row in found if not (row.first or _FIRST.search(row.text) or _expected(row.text))]
     singles = [r for r in found if r.batch == 1 and not r.batch_param]
     lists = [r for r in found if (r.batch or 0) >= MIN_LIST and not r.batch_param]
 

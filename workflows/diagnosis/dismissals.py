@@ -36,6 +36,7 @@ _DISMISSAL = re.compile(
     r"|(?:우리|저희)\s*(?:쪽|계정|팀)(?:[^.\n]|(?<=\d)\.(?=\d)){0,60}?(?:영향|해당)\s*(?:없습니다|없음|없어요|아님)"
     r"|\b(?:we are|we're|we were|our (?:account|endpoint|side|team) (?:is|was)) (?:not|un)\s?affected\b"
     r"|\bno (?:current|ongoing) impact\b|\bno impact (?:now|currently)\b|\bno impact (?:on|for) (?:us|our)\b|\bdo(?:es)?(?:n't| not) (?:affect|apply to) us\b"
+    r"|(?:우리|저희)\s*(?:쪽|계정|팀|거|것)\s*(?:은|는|이|가)?\s*(?:아님|아닙니다|아니에요|아니고)"
     r"|(?:우리|저희)\s*(?:쪽|팀|서비스)?\s*(?:랑|와|하고|과)\s*(?:는\s*)?무관|\b(?:unrelated|not related) to (?:us|ours)\b"
     r"|\b(?:their|another team's|another|a different) (?:account|team|endpoint|service)\b[^.;]{0,20}\bnot ours\b"
     # A ticket closed as solved: what it shows is a matter settled, not one to diagnose now.

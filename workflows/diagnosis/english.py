@@ -89,8 +89,8 @@ OTHER = _words(
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+read\s+(?:#\d+|issue\s+#?\d+|(?:an?|the|this|that)\s+(?:issue|thread|post|article))"
     # ... or another project's tracker: "huggingface/transformers 쪽 issue 에서", "upstream issue"
     r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s*(?:issue|bug|이슈|버그)s?\b"
-    # ... or an issue of another repository, by its reference: "Re: vllm-project/vllm#1234 ...".
-    r"|(?<![\w/.-])[\w.-]+/[\w.-]+(?:#(?:\d+|\.\.\.)|\s+(?:issue|thread|discussion)\b)"
+    # ... or an issue of another repository, by its reference: "Re: vllm-project/vllm#1234 ...", "vllm-project/vllm 이슈에서".
+    r"|(?<![\w/.-])[\w.-]+/[\w.-]+(?:#(?:\d+|\.\.\.)|\s+(?:issue|thread|discussion)\b|\s*(?:이슈|스레드)(?:에서|에|의)?)"
     # ... or a team named by its name, not ours: "The platform team's issue", "the data-science team's job"
     r"|(?<!\bour )(?<!\bmy )\b(?!our\b|my\b)[\w-]+ team's (?:issue|ticket|incident|endpoint|job|account|error|thread)s?\b"
     # ... or a team named by its name that is seeing it: "search team is seeing `POST /score ... 404`"

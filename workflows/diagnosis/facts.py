@@ -284,6 +284,31 @@ def cold_start_shown(evidence: Evidence) -> FactValue:
     return bool(serverless(evidence) or min_instances_zero(evidence) or asserted(_AFTER_IDLE, evidence))
 
 
+# The writer could not read the endpoint's logs: "I don't have CloudWatch access", "로그 권한이 없어서 못 봄".
+_LOGS_UNSEEN = re.compile(
+    r"\b(?:don't|do not|doesn't|does not|no|without)\s+(?:have\s+)?(?:any\s+)?(?:CloudWatch|log(?:s| group)?)\s+access\b"
+    r"|\bno access to (?:the )?(?:CloudWatch|logs?|log groups?)\b"
+    r"|\b(?:can't|cannot|can not|couldn't) (?:see|read|open|access) (?:the |its )?(?:CloudWatch|logs?|log groups?)\b"
+    r"|(?:로그|CloudWatch|클라우드워치)[^.\n]{0,20}?(?:권한|접근)\S*\s*(?:이|은|도)?\s*(?:아직\s*)?(?:없|못)\w*"
+    # ... the whole of it, so that its own "못 봤어요" denies nothing else.
+    r"(?:\s*(?:내용\S*\s*)?(?:아직\s*)?(?:못|안)\s*(?:봤|봄|봐|읽|보)\w*)?",
+    re.IGNORECASE,
+)
+
+
+def logs_unseen(evidence: Evidence) -> FactValue:
+    """The writer says the endpoint's logs could not be read, where what decides a start-up failure is."""
+    return asserted(_LOGS_UNSEEN, evidence)
+
+
+def instance_shown(evidence: Evidence) -> FactValue:
+    """The paste shows the endpoint's instance type, which tells its GPUs and memory."""
+    variants = endpoint_variants(evidence) + records(
+        (evidence.endpoint_config or {}).get("ProductionVariants")
+    )
+    return bool(evidence.instance_type or any(v.get("InstanceType") for v in variants))
+
+
 def phase(evidence: Evidence) -> FactValue:
     return evidence.phase
 
@@ -327,6 +352,8 @@ def cold_first_call(evidence: Evidence) -> FactValue:
 FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "serverless": serverless,
     "cold_start_shown": cold_start_shown,
+    "logs_unseen": logs_unseen,
+    "instance_shown": instance_shown,
     "gpu_instance": gpu_instance,
     "stalled_creating": stalled_creating,
     "pools_provisioning": pools_provisioning,

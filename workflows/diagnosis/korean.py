@@ -51,6 +51,8 @@ HEARSAY_POST = (
     r"(?:다|라)(?:길래|기에|던데\w*|더라\w*)(?![\w])|(?:다|라)고\s*(?:해서|하던데\w*|하더라\w*|들었\w*|들음)"
     # ... or told as talk one heard: "에러 난다는 얘기 들었는데".
     r"|(?:다|라)는\s*(?:얘기|이야기|말|소문)\S*\s*(?:들었\w*|들음|있\w*)"
+    # ... or a post one read: "누가 ... 겪었다는 글", "났다는 이슈".
+    r"|(?:다|라)는\s*(?:글|게시글|포스트|이슈|사례)(?![가-힣])"
 )
 # "-면" after 보- ("로그 보면", looking at the log) introduces what was seen, no condition.
 CONDITION = re.compile(r"^(?!\w*보면$)\w*(?:이면|라면|으면|다면|면)$")

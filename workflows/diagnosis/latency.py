@@ -50,7 +50,7 @@ _SECONDS = r"(?P<cold>\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds|초)(?![a-z])"
 _MILLIS = r"(?P<warm>\d+(?:\.\d+)?)\s*(?:[~–-]\s*\d+(?:\.\d+)?\s*)?ms\b"
 # ... the words between may hold an aside in parentheses: "first call to the LMI endpoint (djl-inference lmi, ...) took 41s".
 _FIRST_EN = (
-    r"\bfirst\s+(?:[\w=-]+\s+){0,3}?[`'\"]?(?:call|request|invocation|invoke\w*|inference|predict\w*)s?\b"
+    r"\bfirst\s+(?:[\w=-]+\s+){0,3}?[`'\"]?(?:call|request|invocation|invoke\w*|inference|predict\w*|curl)s?\b"
     r"(?:[^(\n]{0,40}?\([^)\n]{0,100}\))?.{0,60}?"
 )
 _LATER_EN = r"\b(?:then|after that|afterwards|subsequent|later|the rest|others?|following|second)\b.{0,40}?"

@@ -116,15 +116,19 @@ def component_status(described: dict[str, Any]) -> ComponentStatus:
     )
 
 
-def check_component(component: ComponentStatus, endpoint: str) -> bool:
+def check_component(component: ComponentStatus, endpoint: str, instance_type: str | None = None) -> bool:
     """True when the component serves every copy it asked for.
+
+    The error names the endpoint's instance type: with it, a diagnosis of the message alone can tell copies short of
+    devices (F09) from copies short of memory (F10).
 
     Raises:
         InferenceComponentFailed: Failed (its FailureReason quoted), or InService short of copies (F09).
     """
+    where = f"{endpoint} ({instance_type})" if instance_type else endpoint
     if component.status == FAILED:
         raise InferenceComponentFailed(
-            f"inference component {component.name} on {endpoint} is Failed: FailureReason: "
+            f"inference component {component.name} on {where} is Failed: FailureReason: "
             f"{component.failure_reason or '(empty)'}"
         )
     if component.status != IN_SERVICE:
@@ -132,7 +136,7 @@ def check_component(component: ComponentStatus, endpoint: str) -> bool:
     desired, current = component.desired_copies or 0, component.current_copies or 0
     if current < desired:
         raise InferenceComponentFailed(
-            f"inference component {component.name} is InService with CurrentCopyCount {current} of "
+            f"inference component {component.name} on {where} is InService with CurrentCopyCount {current} of "
             f"DesiredCopyCount {desired}: SageMaker was able to deploy {current} out of {desired} requested "
             "copies (F09: each copy needs whole accelerator devices).",
             fix="use more GPUs (ml.g6.12xlarge has 4), fewer copies, or LMI for several models on one GPU",
@@ -239,7 +243,7 @@ class ComponentsMode(InstanceMode[ComponentsT]):
                 continue
             status = component_status(described)
             statuses.append(status)
-            ready = check_component(status, deploy.endpoint_name) and ready
+            ready = check_component(status, deploy.endpoint_name, deploy.instance_type) and ready
         return Progress(ready=ready, phase="ready" if ready else "components", components=statuses)
 
     def advance(self, request: DescribeRequest, *, clients: AwsClients) -> Progress:
