@@ -39,10 +39,16 @@ _DISMISSAL = re.compile(
     r"|(?:우리|저희)\s*(?:쪽|계정|팀|거|것)\s*(?:은|는|이|가)?\s*(?:아님|아닙니다|아니에요|아니고)"
     r"|(?:우리|저희)\s*(?:쪽|팀|서비스)?\s*(?:랑|와|하고|과)\s*(?:는\s*)?무관|\b(?:unrelated|not related) to (?:us|ours)\b"
     r"|\b(?:their|another team's|another|a different) (?:account|team|endpoint|service)\b[^.;]{0,20}\bnot ours\b"
+    # A refusal that did what it was meant to: "정책대로 막힌 거라 정상", "working as intended"; and no
+    # impact on the endpoint ("엔드포인트 영향 없음").
+    r"|(?:정책|의도|설계)\s*대로\s*(?:막힌|막혔|차단|거부|동작)\w*|\bworking as intended\b"
+    r"|(?:엔드포인트|서비스)\s*(?:은|는|에는|에)?\s*영향\s*(?:없음|없습니다|없어요)"
     # A ticket closed as solved: what it shows is a matter settled, not one to diagnose now.
     r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
+    # GitHub's and trackers' closing words: "closed as completed", "closed as answered"; a reply's "Not affected."
+    r"|\bclosed as (?:completed|answered|resolved|fixed|done|not planned|duplicate)\b|(?:^|[.;:!]\s+)not affected\b"
     r"|\bclos(?:ing|ed?) (?:the|this|our) (?:incident|ticket|issue)\b|\b(?:posting|noting|posted) (?:this |it )?for the record\b"
-    r"|\((?:#?\d+,\s*)?(?:closed|resolved|종료|종결|완료|해결(?:됨|\s*완료)?|조치\s*완료)\)|\[(?:closed|resolved|done|종료|종결|해결(?:됨|\s*완료)?)(?:\s*/\s*(?:done|fixed|resolved|closed))?\]"
+    r"|\((?:#?\d[\w./-]*,\s*)?(?:closed|resolved|종료|종결|완료|해결(?:됨|\s*완료)?|조치\s*완료)\)|\[(?:closed|resolved|done|종료|종결|해결(?:됨|\s*완료)?)(?:\s*/\s*(?:done|fixed|resolved|closed))?\]"
     r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을|은|는)?\s*(?:종결|종료|닫)"
     # A title closed with its outcome: "[포스트모템] 5/28 ... 장애 — 종료".
     r"|\s[—–-]\s*(?:종료|종결|해결됨|closed|resolved)\s*$"
@@ -63,7 +69,7 @@ _RESOLVED_MAIL = re.compile(
 _UNDECIDED = re.compile(
     r"\b(?:can't|cannot|can not|couldn't|hard to|unable to) tell (?:which|whether|if)\b"
     r"|\bnot sure (?:yet )?(?:which|whether)\b|\bunclear (?:yet )?(?:which|whether)\b|\bcould be either\b"
-    r"|\b(?:don't|do not|dunno|don’t) know (?:yet )?(?:which|whether)\b"
+    r"|\b(?:don't|do not|dunno|don’t) know (?:yet )?(?:which|whether|if)\b"
     r"|구분(?:이|은)?\s*(?:안\s*(?:되|됨|돼|됩)|불가|못\s*하)|어느\s*쪽인지\s*(?:모르|알\s*수\s*없)"
     # "둘 중 어느 컨테이너가 실제로 떴는지 모름" (which of the two ran, unknown).
     r"|둘\s*중\s*어느[^.\n]{0,40}?(?:인지|는지|은지)\s*(?:모름|모르\w*|몰라\w*|알\s*수\s*없\w*)"

@@ -125,6 +125,10 @@ _FIRST_CALL_ENGINE = re.compile(
 def first_call_engine_spoken_of(evidence: Evidence) -> bool | None:
     """LMI or TensorRT named in any way but a denial ("not sure which of sls / lmi / trt"): a first call that
     outlasted the client may be that server's work at the call, not a cold start. None where neither is named."""
+    # The image named as the paste's own ("이미지 djl-inference 0.29 cpu-full") tells, whatever the hosting mode:
+    # serverless runs an LMI image as well.
+    if asserted(_FIRST_CALL_ENGINE, evidence):
+        return True
     if evidence.hosting_mode and not any(w in evidence.hosting_mode for w in ("lmi", "trt", "tensorrt")):
         return False
     return True if spoken_of(_FIRST_CALL_ENGINE, evidence) else None

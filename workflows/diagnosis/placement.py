@@ -65,7 +65,8 @@ def own_copies_fit(evidence: Evidence) -> bool | None:
         return True if (shared or (row is None and failed)) and _short(evidence) else None
     for component in evidence.inference_components:
         counts = shortfall(component)
-        if counts is None or counts[1] == 0:
+        # On one GPU, a component that placed no copy was refused the only device (the field notes' F09).
+        if counts is None or (counts[1] == 0 and row.gpus == 1):
             continue
         desired = counts[0]
         needs = (component.get("Specification") or {}).get("ComputeResourceRequirements") or {}

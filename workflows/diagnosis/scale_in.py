@@ -17,9 +17,9 @@ from workflows.diagnosis.tables import pipe_cells
 
 SLOW_MINUTES = 15.0
 
-# ... or the minutes and seconds since the stop: "t+13:40".
+# ... or the minutes and seconds since the stop: "t+13:40"; a list's bullet may lead ("- 14:10 CurrentCopyCount 1").
 _TIME = re.compile(
-    r"^\s*(?:(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?(?:\.\d+)?Z?"
+    r"^\s*(?:[-*•]\s+)?(?:(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?(?:\.\d+)?Z?"
     r"|[tT]\s*\+\s*(?P<em>\d{1,3}):(?P<es>\d\d))\b"
 )
 _STOP = re.compile(
