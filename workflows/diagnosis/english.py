@@ -96,7 +96,7 @@ OTHER = _words(
     # ... or a team named by its name that is seeing it: "search team is seeing `POST /score ... 404`"
     r"|(?<!\bour )(?<!\bmy )\b(?!our\b|my\b)[\w-]+ team (?:is|are|was|were) (?:seeing|getting|hitting|reporting)\b"
     # ... or another team's channel: "search팀 채널에서 봤는데"
-    r"|\S+팀\s*(?:채널|쪽)(?:에서|에)?"
+    r"|\S+팀\s*(?:공유\s*)?(?:채널|쪽)(?:에서|에)?"
     # ... or a team named by its name, not ours: "결제팀 엔드포인트가 ..."
     r"|(?<!우리)(?<!저희)(?<!우리 )(?<!저희 )(?<![\w-])[^\s\d(]{1,12}팀\s*(?:의\s*)?(?:엔드포인트|endpoint)"
 )  # fmt: skip

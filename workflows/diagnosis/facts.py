@@ -291,9 +291,9 @@ _LOGS_UNSEEN = re.compile(
     r"|\b(?:can't|cannot|can not|couldn't) (?:see|read|open|access) (?:the |its )?(?:CloudWatch|logs?|log groups?)\b"
     # ... or the log is gone: "log group retention was 1 day and it already rotated".
     r"|\b(?:logs?|log groups?|log streams?)\b[^.\n]{0,60}?\b(?:rotated|expired|purged)\b"
-    r"|(?:로그|CloudWatch|클라우드워치)[^.\n]{0,20}?(?:권한|접근)\S*\s*(?:이|은|도)?\s*(?:아직\s*)?(?:없|못)\w*"
+    r"|(?:로그|CloudWatch|클라우드워치)[^.\n]{0,20}?(?:권한|접근)[^.\n]{0,15}?(?:없|못)\w*"
     # ... the whole of it, so that its own "못 봤어요" denies nothing else.
-    r"(?:\s*(?:내용\S*\s*)?(?:아직\s*)?(?:못|안)\s*(?:봤|봄|봐|읽|보)\w*)?",
+    r"(?:\s*(?:(?:내용|로그)\S*\s*)?(?:아직\s*)?(?:못|안)\s*(?:봤|봄|봐|읽|보)\w*)?",
     re.IGNORECASE,
 )
 
