@@ -36,7 +36,7 @@ _DISMISSAL = re.compile(
     r"|(?:우리|저희)\s*(?:쪽|계정|팀)(?:[^.\n]|(?<=\d)\.(?=\d)){0,60}?(?:영향|해당)\s*(?:없습니다|없음|없어요|아님)"
     r"|\b(?:we are|we're|we were|our (?:account|endpoint|side|team) (?:is|was)) (?:not|un)\s?affected\b"
     r"|\bno (?:current|ongoing) impact\b|\bno impact (?:now|currently)\b|\bno impact (?:on|for) (?:us|our)\b|\bdo(?:es)?(?:n't| not) (?:affect|apply to) us\b"
-    r"|(?:우리|저희)\s*(?:쪽|계정|팀|거|것)\s*(?:은|는|이|가)?\s*(?:아님|아닙니다|아니에요|아니고)"
+    r"|(?:우리|저희)\s*(?:쪽|계정|팀|거|것|이슈|문제)\s*(?:은|는|이|가)?\s*(?:아님|아닙니다|아니에요|아니고)"
     r"|(?:우리|저희)\s*(?:쪽|팀|서비스)?\s*(?:랑|와|하고|과)\s*(?:는\s*)?무관|\b(?:unrelated|not related) to (?:us|ours)\b"
     r"|\b(?:their|another team's|another|a different) (?:account|team|endpoint|service)\b[^.;]{0,20}\bnot ours\b"
     # A refusal that did what it was meant to: "정책대로 막힌 거라 정상", "working as intended"; and no
@@ -46,7 +46,7 @@ _DISMISSAL = re.compile(
     # A ticket closed as solved: what it shows is a matter settled, not one to diagnose now.
     r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
     # GitHub's and trackers' closing words: "closed as completed", "closed as answered"; a reply's "Not affected."
-    r"|\bclosed as (?:completed|answered|resolved|fixed|done|not planned|duplicate)\b|(?:^|[.;:!]\s+)not affected\b"
+    r"|\bclos(?:ed|ing) as (?:an? )?(?:completed|answered|resolved|fixed|done|not planned|duplicate|question)\b|(?:^|[.;:!]\s+)not affected\b"
     r"|\bclos(?:ing|ed?) (?:the|this|our) (?:incident|ticket|issue)\b|\b(?:posting|noting|posted) (?:this |it )?for the record\b"
     r"|\((?:#?\d[\w./-]*,\s*)?(?:closed|resolved|종료|종결|완료|해결(?:됨|\s*완료)?|조치\s*완료)\)|\[(?:closed|resolved|done|종료|종결|해결(?:됨|\s*완료)?)(?:\s*/\s*(?:done|fixed|resolved|closed))?\]"
     r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을|은|는)?\s*(?:종결|종료|닫)"

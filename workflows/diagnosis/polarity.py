@@ -364,7 +364,8 @@ def _reading(text: str, start: int, end: int, mention: tuple[int, int]) -> Readi
     """The reading of [start, end), one sentence's part of the ``mention``."""
     left, right = _sentence(text, start, end)
     sentence = text[left:right]
-    masked = _mask(sentence, [(max(mention[0], left) - left, min(mention[1], right) - left)])
+    # Quotes are found in the whole text: a code fence's quote ("```...```") may open before the sentence does.
+    masked = _mask(text, [(max(mention[0], left), min(mention[1], right))])[left:right]
     if zero := _ZERO_BEFORE.search(text, left, start) or _ZERO_AFTER.match(text, end):
         return Reading("negated", zero.group().strip())
     if listed := _listed_before_denial(text[end:right]):
