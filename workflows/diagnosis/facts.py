@@ -184,14 +184,20 @@ def stalled_in_polls(evidence: Evidence) -> FactValue:
 
 
 def failed_without_instance(evidence: Evidence) -> FactValue:
-    """F06 seen late: Failed with an empty FailureReason and no instance ever assigned."""
+    """F06 seen late: Failed with an empty FailureReason and no instance ever assigned: no ProductionVariants, or
+    each one at CurrentInstanceCount 0."""
     endpoint = evidence.endpoint
     if not endpoint:
         return None
+    variants = endpoint_variants(evidence)
+    unassigned = not endpoint.get("ProductionVariants") or (
+        bool(variants)
+        and all("CurrentInstanceCount" in v and _number(v["CurrentInstanceCount"]) == 0 for v in variants)
+    )
     return (
         endpoint.get("EndpointStatus") == "Failed"
         and not (endpoint.get("FailureReason") or "").strip()
-        and not endpoint.get("ProductionVariants")
+        and unassigned
     )
 
 
