@@ -73,6 +73,8 @@ _UNDECIDED = re.compile(
     r"|\bnot sure (?:yet )?(?:which|whether)\b|\bunclear (?:yet )?(?:which|whether)\b|\bcould be either\b"
     r"|\b(?:don't|do not|dunno|don’t) know (?:yet )?(?:which|whether|if)\b"
     r"|구분(?:이|은)?\s*(?:안\s*(?:되|됨|돼|됩)|불가|못\s*하)|어느\s*쪽인지\s*(?:모르|알\s*수\s*없)"
+    # The cause not to be pinned down yet: "재현 전까지는 원인 단정 불가".
+    r"|원인\s*(?:은|을)?\s*(?:단정|특정|확정)\s*(?:불가|못\s*함|어려\w*)"
     # "둘 중 어느 컨테이너가 실제로 떴는지 모름" (which of the two ran, unknown).
     r"|둘\s*중\s*어느[^.\n]{0,40}?(?:인지|는지|은지)\s*(?:모름|모르\w*|몰라\w*|알\s*수\s*없\w*)"
     # Opinions divided, or a check still to run before anyone knows: "의견 갈림", "tar tvf 해봐야 알 듯".

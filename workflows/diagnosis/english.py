@@ -76,7 +76,7 @@ HISTORICAL_POST = _words(
 # ConText's experiencer: the condition is someone else's (ConText's "family history", "mother"); in ops
 # prose another team's, another project's, or one read or heard about. Either side of the mention.
 OTHER = _words(
-    "read about", "heard about", "heard of", "read that", "someone else", "somebody else", "someone said",
+    "read about", "reading about", "heard about", "heard of", "read that", "someone else", "somebody else", "someone said",
     "somebody said", "someone mentioned", "people say", "another team",
     "other team", "other teams", "another team's", "other team's", "other teams'", "another project",
     "another project's", "other project", "other project's", "other projects", "other projects'", "other repo",

@@ -297,6 +297,7 @@ _LOGS_UNSEEN = re.compile(
     r"|\b(?:can't|cannot|can not|couldn't) (?:see|read|open|access) (?:the |its )?(?:CloudWatch|logs?|log groups?)\b"
     # ... or the log is gone: "log group retention was 1 day and it already rotated".
     r"|\b(?:logs?|log groups?|log streams?)\b[^.\n]{0,60}?\b(?:rotated|expired|purged)\b"
+    r"|(?:로그|스트림)[^.\n]{0,30}?(?:사라짐|사라졌\w*|만료\w*|삭제됨|삭제됐\w*)"
     r"|(?:로그|CloudWatch|클라우드워치)[^.\n]{0,20}?(?:권한|접근)[^.\n]{0,15}?(?:없|못)\w*"
     # ... the whole of it, so that its own "못 봤어요" denies nothing else.
     r"(?:\s*(?:(?:내용|로그)\S*\s*)?(?:아직\s*)?(?:못|안)\s*(?:봤|봄|봐|읽|보)\w*)?",

@@ -50,9 +50,16 @@ def tail_lines(reading: Reading) -> None:
     in_tail, stream = False, ""
     for index, line in enumerate(reading.lines):
         row = (_TAIL_LINE.match(line) or _EVENTS_ROW.match(line)) if line is not None else None
-        # A shell prompt's line ends the output ("$ # Worker died 0건 ...": the person's note, or the next command).
+        # A shell prompt's line ends the output ("$ # Worker died 0건 ...": the person's note, or the next command),
+        # and so does a person's sentence or aside after it ("three containers on one ml.m5.large. No OOM."), as in
+        # ``log_lines``: only what continues an event (a traceback's frames) stays the event's.
         if row is None and not (
-            in_tail and line and line.strip() and not LOG_LINE.match(line) and not PROMPT.match(line)
+            in_tail
+            and line
+            and line.strip()
+            and not LOG_LINE.match(line)
+            and not PROMPT.match(line)
+            and ((_CONTINUATION.match(line) and not _ASIDE.match(line)) or is_machine_line(line))
         ):
             in_tail = False
             continue
