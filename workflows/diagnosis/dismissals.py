@@ -1,6 +1,6 @@
 """Whether a person in the paste calls what it shows no failure (a false alarm, no real outage, nothing to fix, a
 ticket closed as solved),
-or says it cannot tell which of two failures it shows.
+or says it cannot tell which of two failures it shows, or could not read the endpoint's logs.
 
 An alert forwarded with its resolution ("Resolved: the old endpoint was being deleted, 실제 장애 아님") shows a
 failure's words that the people who looked at it dismissed. Such a paste names no entry: its matches are
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from workflows.diagnosis.evidence import Evidence
-from workflows.diagnosis.mentions import reading_of
+from workflows.diagnosis.mentions import asserted, reading_of
 
 # Nothing broken, no outage: no failure that breaks something, which a benchmark's method or a slow scale-in never is.
 _NOTHING_BROKEN = re.compile(
@@ -128,6 +128,26 @@ def _resolved_mail(evidence: Evidence) -> str:
 def undecided(evidence: Evidence) -> str:
     """A person's line that says the paste cannot tell which failure it shows, or empty."""
     return _said(evidence, _UNDECIDED)
+
+
+# The writer could not read the endpoint's logs: "I don't have CloudWatch access", "로그 권한이 없어서 못 봄".
+_LOGS_UNSEEN = re.compile(
+    r"\b(?:don't|do not|doesn't|does not|no|without)\s+(?:have\s+)?(?:any\s+)?(?:CloudWatch|log(?:s| group)?)\s+access\b"
+    r"|\bno access to (?:the )?(?:CloudWatch|logs?|log groups?)\b"
+    r"|\b(?:can't|cannot|can not|couldn't) (?:see|read|open|access) (?:the |its )?(?:CloudWatch|logs?|log groups?)\b"
+    # ... or the log is gone: "log group retention was 1 day and it already rotated".
+    r"|\b(?:logs?|log groups?|log streams?)\b[^.\n]{0,60}?\b(?:rotated|expired|purged)\b"
+    r"|(?:로그|스트림)[^.\n]{0,30}?(?:사라짐|사라졌\w*|만료\w*|삭제됨|삭제됐\w*)"
+    r"|(?:로그|CloudWatch|클라우드워치)[^.\n]{0,20}?(?:권한|접근)[^.\n]{0,15}?(?:없|못)\w*"
+    # ... the whole of it, so that its own "못 봤어요" denies nothing else.
+    r"(?:\s*(?:(?:내용|로그)\S*\s*)?(?:아직\s*)?(?:못|안)\s*(?:봤|봄|봐|읽|보)\w*)?",
+    re.IGNORECASE,
+)
+
+
+def logs_unseen(evidence: Evidence) -> bool:
+    """The writer says the endpoint's logs could not be read, where what decides a start-up failure is."""
+    return asserted(_LOGS_UNSEEN, evidence)
 
 
 def _said(evidence: Evidence, phrase: re.Pattern[str], polarities: tuple[str, ...] = ("affirmed",)) -> str:

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from workflows.clock import as_datetime
+from workflows.diagnosis.dismissals import logs_unseen
 from workflows.diagnosis.driver_needs import (
     driver_below_image,
     image_beyond_driver,
@@ -26,16 +27,8 @@ from workflows.diagnosis.endpoint_kind import (
     records,
     serverless,
 )
-from workflows.diagnosis.evidence import Evidence, EvidenceItem
-from workflows.diagnosis.latency import (
-    cold_first_calls,
-    first_call_column_cold,
-    first_call_seconds,
-    first_invocation_cold,
-    later_calls_millis,
-    numbered_first_cold,
-)
-from workflows.diagnosis.mentions import asserted, reading_of
+from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.mentions import asserted
 from workflows.diagnosis.model_files import (
     model_file_misnamed,
     model_file_name_open,
@@ -50,6 +43,7 @@ from workflows.diagnosis.outputs import (
 from workflows.diagnosis.placement import own_copies_fit, shortfall
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.diagnosis.report_facts import (
+    cold_first_call,
     cold_tail,
     compressed_slowly,
     list_one_by_one,
@@ -290,26 +284,6 @@ def cold_start_shown(evidence: Evidence) -> FactValue:
     return bool(serverless(evidence) or min_instances_zero(evidence) or asserted(_AFTER_IDLE, evidence))
 
 
-# The writer could not read the endpoint's logs: "I don't have CloudWatch access", "로그 권한이 없어서 못 봄".
-_LOGS_UNSEEN = re.compile(
-    r"\b(?:don't|do not|doesn't|does not|no|without)\s+(?:have\s+)?(?:any\s+)?(?:CloudWatch|log(?:s| group)?)\s+access\b"
-    r"|\bno access to (?:the )?(?:CloudWatch|logs?|log groups?)\b"
-    r"|\b(?:can't|cannot|can not|couldn't) (?:see|read|open|access) (?:the |its )?(?:CloudWatch|logs?|log groups?)\b"
-    # ... or the log is gone: "log group retention was 1 day and it already rotated".
-    r"|\b(?:logs?|log groups?|log streams?)\b[^.\n]{0,60}?\b(?:rotated|expired|purged)\b"
-    r"|(?:로그|스트림)[^.\n]{0,30}?(?:사라짐|사라졌\w*|만료\w*|삭제됨|삭제됐\w*)"
-    r"|(?:로그|CloudWatch|클라우드워치)[^.\n]{0,20}?(?:권한|접근)[^.\n]{0,15}?(?:없|못)\w*"
-    # ... the whole of it, so that its own "못 봤어요" denies nothing else.
-    r"(?:\s*(?:(?:내용|로그)\S*\s*)?(?:아직\s*)?(?:못|안)\s*(?:봤|봄|봐|읽|보)\w*)?",
-    re.IGNORECASE,
-)
-
-
-def logs_unseen(evidence: Evidence) -> FactValue:
-    """The writer says the endpoint's logs could not be read, where what decides a start-up failure is."""
-    return asserted(_LOGS_UNSEEN, evidence)
-
-
 def instance_shown(evidence: Evidence) -> FactValue:
     """The paste shows the endpoint's instance type, which tells its GPUs and memory."""
     variants = endpoint_variants(evidence) + records(
@@ -325,37 +299,6 @@ def phase(evidence: Evidence) -> FactValue:
 def container_logs_read(evidence: Evidence) -> FactValue:
     """Whether this tool read the endpoint's container logs itself (what they lack counts), not a paste."""
     return bool(evidence.logs_read)
-
-
-def cold_first_call(evidence: Evidence) -> FactValue:
-    """A first call took seconds and the calls after it milliseconds (``latency``), as written and affirmed;
-    None where no such figures are given, or where the endpoint is serverless: there the first call's seconds
-    are the cold start every serverless endpoint has (F15 only where it outlasts the client's timeout)."""
-    if serverless(evidence):
-        return None
-    items = [item for item in evidence.items if not item.whole]
-
-    def affirmed(find: Callable[[str], list[re.Match[str]]], among: list[EvidenceItem]) -> int | None:
-        return next(
-            (
-                i
-                for i, item in enumerate(among)
-                for m in find(item.text)
-                if reading_of(item, m).polarity == "affirmed"
-            ),
-            None,
-        )
-
-    if (
-        affirmed(cold_first_calls, items) is not None
-        or first_invocation_cold([i.text for i in items if not i.prose])
-        or numbered_first_cold([i.text for i in items])
-        or first_call_column_cold([i.text for i in items])
-    ):
-        return True
-    first = affirmed(first_call_seconds, items)
-    later = None if first is None else affirmed(later_calls_millis, items[first + 1 :])
-    return True if later is not None else None
 
 
 FACTS: dict[str, Callable[[Evidence], FactValue]] = {

@@ -1,16 +1,31 @@
 """Facts a report's own figures give where no error does: a list run one by one (F31), short samples that hid the
 cost of long inputs (F32), a scale-in that reached zero half an hour after the last request (F13), a pack at
 gzip's default or top level timed in tens of seconds (F24), an optimizer pass started and still running after
-minutes (F34), a p99 far above the rest of its run (F16, F33). Each is read
+minutes (F34), a p99 far above the rest of its run (F16, F33), a first call in seconds before calls in milliseconds
+(F18, F21). Each is read
 from the paste's lines (``batching``, ``scale_in``, ``latency``) and shown with the lines that decide it."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from workflows.diagnosis.batching import hidden_by_samples, one_by_one
-from workflows.diagnosis.evidence import Evidence
-from workflows.diagnosis.latency import runs, tail_gone_after_warmup, workers_loading_in_run, worst_tail
+from workflows.diagnosis.endpoint_kind import serverless
+from workflows.diagnosis.evidence import Evidence, EvidenceItem
+from workflows.diagnosis.latency import (
+    cold_first_calls,
+    first_call_column_cold,
+    first_call_seconds,
+    first_invocation_cold,
+    later_calls_millis,
+    numbered_first_cold,
+    runs,
+    tail_gone_after_warmup,
+    workers_loading_in_run,
+    worst_tail,
+)
+from workflows.diagnosis.mentions import reading_of
 from workflows.diagnosis.scale_in import slow_scale_in
 
 
@@ -148,3 +163,34 @@ def report_details(evidence: Evidence, values: dict[str, bool | str | None]) -> 
             "to": scale_in.zero[:100],
         }
     return details
+
+
+def cold_first_call(evidence: Evidence) -> bool | None:
+    """A first call took seconds and the calls after it milliseconds (``latency``), as written and affirmed;
+    None where no such figures are given, or where the endpoint is serverless: there the first call's seconds
+    are the cold start every serverless endpoint has (F15 only where it outlasts the client's timeout)."""
+    if serverless(evidence):
+        return None
+    items = [item for item in evidence.items if not item.whole]
+
+    def affirmed(find: Callable[[str], list[re.Match[str]]], among: list[EvidenceItem]) -> int | None:
+        return next(
+            (
+                i
+                for i, item in enumerate(among)
+                for m in find(item.text)
+                if reading_of(item, m).polarity == "affirmed"
+            ),
+            None,
+        )
+
+    if (
+        affirmed(cold_first_calls, items) is not None
+        or first_invocation_cold([i.text for i in items if not i.prose])
+        or numbered_first_cold([i.text for i in items])
+        or first_call_column_cold([i.text for i in items])
+    ):
+        return True
+    first = affirmed(first_call_seconds, items)
+    later = None if first is None else affirmed(later_calls_millis, items[first + 1 :])
+    return True if later is not None else None
