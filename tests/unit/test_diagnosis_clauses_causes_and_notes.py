@@ -6,7 +6,7 @@ Opsgenie's details and a note beside it; serverless offered beside an instance; 
 from __future__ import annotations
 
 from workflows.diagnosis import diagnose
-from workflows.diagnosis.batching import one_by_one
+from workflows.diagnosis.batch_verdicts import one_by_one
 from workflows.diagnosis.paste import evidence_from_paste
 from workflows.diagnosis.polarity import polarity
 

@@ -5,7 +5,7 @@ a call numbered one is a first call (F31); Triton's file not found (F22); a copy
 from __future__ import annotations
 
 from workflows.diagnosis import diagnose
-from workflows.diagnosis.batching import one_by_one
+from workflows.diagnosis.batch_verdicts import one_by_one
 from workflows.diagnosis.ocr import corrected
 from workflows.diagnosis.paste import evidence_from_paste
 from workflows.diagnosis.polarity import polarity

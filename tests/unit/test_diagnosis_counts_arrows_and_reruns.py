@@ -6,7 +6,7 @@ fell tenfold after a longer warm-up (F33)."""
 from __future__ import annotations
 
 from workflows.diagnosis import diagnose
-from workflows.diagnosis.batching import hidden_by_samples, one_by_one
+from workflows.diagnosis.batch_verdicts import hidden_by_samples, one_by_one
 from workflows.diagnosis.latency import tail_gone_after_warmup
 from workflows.diagnosis.paste import evidence_from_paste
 

@@ -4,7 +4,7 @@ whose time follows it (F13); a comparison with "vs" (F32); a pass named in lower
 from __future__ import annotations
 
 from workflows.diagnosis import diagnose
-from workflows.diagnosis.batching import hidden_by_samples
+from workflows.diagnosis.batch_verdicts import hidden_by_samples
 from workflows.diagnosis.paste import evidence_from_paste
 from workflows.diagnosis.scale_in import timeline
 

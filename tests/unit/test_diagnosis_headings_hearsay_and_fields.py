@@ -6,7 +6,7 @@ latency column per batch; a component that placed no copy beside others counted 
 from __future__ import annotations
 
 from workflows.diagnosis import diagnose
-from workflows.diagnosis.batching import hidden_by_samples
+from workflows.diagnosis.batch_verdicts import hidden_by_samples
 from workflows.diagnosis.machine_lines import is_machine_line
 from workflows.diagnosis.outline import headings
 from workflows.diagnosis.paste import evidence_from_paste

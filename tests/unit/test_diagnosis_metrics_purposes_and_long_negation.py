@@ -5,7 +5,7 @@ label's length (F32); Korean long negation and "발생 안 함"; an endpoint sha
 from __future__ import annotations
 
 from workflows.diagnosis import diagnose
-from workflows.diagnosis.batching import hidden_by_samples, one_by_one
+from workflows.diagnosis.batch_verdicts import hidden_by_samples, one_by_one
 from workflows.diagnosis.paste import evidence_from_paste
 from workflows.diagnosis.polarity import polarity
 

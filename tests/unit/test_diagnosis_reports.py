@@ -6,7 +6,8 @@ optimizer pass and a pack timed in minutes (F34, F24)."""
 from __future__ import annotations
 
 from workflows.diagnosis import diagnose
-from workflows.diagnosis.batching import hidden_by_samples, one_by_one, rows
+from workflows.diagnosis.batch_verdicts import hidden_by_samples, one_by_one
+from workflows.diagnosis.batching import rows
 from workflows.diagnosis.paste import evidence_from_paste
 from workflows.diagnosis.scale_in import timeline
 

@@ -7,7 +7,7 @@ a writer who does not know yet which; workers that finished loading after the ru
 from __future__ import annotations
 
 from workflows.diagnosis import diagnose
-from workflows.diagnosis.batching import hidden_by_samples, one_by_one
+from workflows.diagnosis.batch_verdicts import hidden_by_samples, one_by_one
 from workflows.diagnosis.latency import workers_loading_in_run
 from workflows.diagnosis.paste import evidence_from_paste
 

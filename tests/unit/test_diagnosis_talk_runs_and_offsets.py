@@ -4,7 +4,8 @@ seconds since the stop (F13)."""
 from __future__ import annotations
 
 from workflows.diagnosis import diagnose
-from workflows.diagnosis.batching import hidden_by_samples, rows
+from workflows.diagnosis.batch_verdicts import hidden_by_samples
+from workflows.diagnosis.batching import rows
 from workflows.diagnosis.paste import evidence_from_paste
 from workflows.diagnosis.polarity import polarity
 from workflows.diagnosis.scale_in import timeline

@@ -5,7 +5,7 @@ piped into measurements (F32); a limit known in advance and worked around."""
 from __future__ import annotations
 
 from workflows.diagnosis import diagnose
-from workflows.diagnosis.batching import hidden_by_samples, one_by_one
+from workflows.diagnosis.batch_verdicts import hidden_by_samples, one_by_one
 from workflows.diagnosis.paste import evidence_from_paste
 from workflows.diagnosis.polarity import polarity
 from workflows.diagnosis.scale_in import timeline

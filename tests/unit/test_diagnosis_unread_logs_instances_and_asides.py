@@ -6,7 +6,7 @@ measurement (F31); the field's own name for the missing accelerator count (F08).
 from __future__ import annotations
 
 from workflows.diagnosis import diagnose
-from workflows.diagnosis.batching import one_by_one
+from workflows.diagnosis.batch_verdicts import one_by_one
 from workflows.diagnosis.paste import evidence_from_paste
 from workflows.diagnosis.polarity import polarity
 

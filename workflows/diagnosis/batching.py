@@ -1,22 +1,11 @@
-"""A benchmark report's rows, by batch and input length: what they show of F31 and F32.
+"""A benchmark report's rows, by batch and input length, as F31 and F32 are read from them.
 
 F31 and F32 raise no error; a report's figures show them. Each row of a report (a line, or a table row under a
 header that names its columns) is read for its latency (its p50, else its first figure in ms or s), its batch
 (``b=8``, ``batch 32``, a batch column, ``[32 premises]``, a single string in ``"inputs"``), its input length
 (``59 tok``, ``padded 512``, a length column) and whether it passed the pipeline a ``batch_size``. A line that
 gives two p50s is two rows; a table aligned by spaces has its figures matched to its header from the right.
-
-- **A list run one by one (F31)**: a list of N inputs sent without ``batch_size`` takes at least 0.8 of N
-  single calls at the same input length (the field notes: 510 ms for 32 against 16 ms for one). The
-  pipeline looped over the list; on a GPU a real batch costs a fraction of that (8 inputs of 512 tokens
-  in 4.4 single calls' time is batched). A first call's row (an engine's build, a load) is no batch's cost, nor
-  is a slow run of a batch that also ran fast, and a method that says it passed ``batch_size`` has no list run
-  one by one. A body defined once under a
-  name ("payload B: {...}") gives its batch to the rows that name it; a row that sums N single calls gives
-  one call's latency.
-- **Short samples (F32)**: the same batch measured on natural-length samples and again at a fixed, padded
-  length at least twice as long, and the padded run at least twice as slow (the field notes: b=8 p50 23.9 ms
-  at 59 tokens, 102.8 ms padded to 512). The benchmark's samples hid the cost of long inputs.
+What the rows show is read in ``batch_verdicts``.
 """
 
 from __future__ import annotations
@@ -30,14 +19,8 @@ from workflows.diagnosis.report_columns import NUMBER as _NUMBER
 from workflows.diagnosis.report_columns import aligned_cells, batch_columns, header, with_units
 from workflows.diagnosis.tables import pipe_cells
 
-LINEAR_SHARE = 0.8  # a list's latency over N single calls' at which it ran one by one
-MIN_LIST = 4
-BATCHED_FASTER = 5.0  # a list without batch_size over the same list with it, at which it was looped
-LONGER = 2.0  # the padded run's length over the samples' at least
-SLOWER = 2.0  # and its latency over theirs at least
-
-_P50 = re.compile(rf"\bp50\b\W{{0,3}}(?P<value>{_NUMBER})\s*(?P<unit>ms|s)?\b", re.IGNORECASE)
-_TIME = re.compile(rf"(?<![\w.])(?P<value>{_NUMBER})\s*(?P<unit>ms|s|sec|초)(?![\w/])", re.IGNORECASE)
+P50 = re.compile(rf"\bp50\b\W{{0,3}}(?P<value>{_NUMBER})\s*(?P<unit>ms|s)?\b", re.IGNORECASE)
+TIME = re.compile(rf"(?<![\w.])(?P<value>{_NUMBER})\s*(?P<unit>ms|s|sec|초)(?![\w/])", re.IGNORECASE)
 _BATCH = (
     re.compile(r"\"batch_size\"\s*:\s*(\d+)"),
     re.compile(r"\b(?:b|bs|batch(?:[ _-]?size)?)\s*[=:]\s*(\d+)\b", re.IGNORECASE),
@@ -54,7 +37,7 @@ _BATCH = (
     re.compile(r"\[\s*(?:문장|텍스트|texts?|inputs?|sentences?)\s*(\d+)\s*개?\s*\]", re.IGNORECASE),
 )
 # A request body defined once and named ("payload A: {...}", "single : {...}"), then measured by its name.
-_DEFINITION = re.compile(
+DEFINITION = re.compile(
     # ... a note in parentheses after the name says what it is: "payload B (list of 32): {...}".
     r"^\s*(?:payload\s*|request\s*(?:format|body)?\s*|요청\s*(?:형식|바디)?\s*)?(?P<label>[A-Za-z][\w-]{0,15})\s*"
     r"(?P<note>\([^)]{0,40}\))?\s*:\s*(?P<body>\{.*)$",
@@ -70,18 +53,12 @@ _SINGLE = re.compile(
 _BATCH_PARAM = re.compile(r"\bbatch_size\b")
 
 
-def _passes_batch_size(text: str) -> bool:
+def passes_batch_size(text: str) -> bool:
     """Whether the text says a batch_size was passed: one it says was not ("parameters 에 batch_size 안 넣었음",
     "no batch_size in the payload") or is to be ("batch_size 항상 넣도록 수정") passes none."""
     return any(polarity(text, m.start(), m.end()).polarity == "affirmed" for m in _BATCH_PARAM.finditer(text))
 
 
-# A first call's row: "first", "cold", "첫", or the call numbered one ("call#1", "call 1:", "req #1").
-_FIRST = re.compile(
-    r"\b(?:1st|first|cold)\b|첫|\b(?:call|req(?:uest)?|invoke|invocation)\s*#?\s*1(?![\d.,])", re.IGNORECASE
-)
-# What a row was expected to take is no measurement: "기대: batch 32 면 25~30ms", "expected ~25 ms for 32".
-_EXPECTED = re.compile(r"\bexpect(?:ed|ing)?\b|\bshould (?:be|take)\b|기대|예상|목표", re.IGNORECASE)
 _TOKENS = (
     # A Korean particle may follow: "59토큰으로".
     re.compile(r"(\d+)\s*-?\s*(?:tok(?:en)?s?\b|토큰)", re.IGNORECASE),
@@ -141,7 +118,7 @@ def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
 
 
 def _latency(text: str) -> float | None:
-    found = _P50.search(text) or _TIME.search(text)
+    found = P50.search(text) or TIME.search(text)
     return _ms(found.group("value"), found.group("unit")) if found else None
 
 
@@ -195,7 +172,7 @@ def _row(
         ms,
         batch if batch is not None else _first(_BATCH, context),
         tokens if tokens is not None else _first(_TOKENS, context),
-        _passes_batch_size(text_and_body),
+        passes_batch_size(text_and_body),
         bool(_NATURAL.search(label)),
         # A row that states no length of its own takes its block label's padding ("Re-run, padded to 512 tokens:").
         bool(_FIXED.search(own) or (tokens is None and _PADDED.search(context.split("\n")[0]))),
@@ -216,7 +193,7 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
     defined = {
         m.group("label").lower(): f"{m.group('note') or ''} {m.group('body')}"
         for line in lines
-        if (m := _DEFINITION.match(line)) and _latency(line) is None
+        if (m := DEFINITION.match(line)) and _latency(line) is None
     }
     width = 0  # the columns of a table aligned by spaces, whose header set ``columns``
     context = ""  # the label of the block the lines are in, with its lines that give no figure
@@ -239,7 +216,7 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
             columns, width = heads, 0 if piped else len(cells)
             head = cells[heads["length"]] if "length" in heads else ""
             continue
-        if piped and (columns or len(_P50.findall(line)) < 2):
+        if piped and (columns or len(P50.findall(line)) < 2):
             if row := _row(line, columns, cells, defined, f"{context}\n{head}" if columns else context):
                 found.append(row)
             continue
@@ -249,7 +226,7 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
             continue
         columns, width, head = {}, 0, ""
         # Under a header of the runs' labels ("natural(59tok)   fixed 512"), a line's figures are one per run.
-        times = list(_TIME.finditer(line))
+        times = list(TIME.finditer(line))
         if len(variants) >= 2 and len(times) == len(variants) and (said := line[: times[0].start()].strip()):
             texts = [f"{name} {said} {time.group()}" for name, time in zip(variants, times, strict=True)]
             found += [row for text in texts if (row := _row(text, {}, [], defined, context))]
@@ -328,84 +305,10 @@ def _before_after(line: str, defined: dict[str, str], context: str) -> list[Row]
 def _measurements(line: str) -> list[str]:
     """A line's parts, one per p50 it gives ("단건 p50 20 ms, 리스트 b=8 p50 158 ms" is two rows), or one per
     sentence where its sentences each time something ("... 보냈더니 510ms. 단건은 약 16ms.")."""
-    ends = [m.end() for m in _P50.finditer(line)]
+    ends = [m.end() for m in P50.finditer(line)]
     if len(ends) < 2:
         sentences = [part for part in re.split(r"(?<=[.!?])\s+", line) if part.strip()]
-        timed = [part for part in sentences if _TIME.search(part)]
+        timed = [part for part in sentences if TIME.search(part)]
         return sentences if len(timed) >= 2 else [line]
     starts = [0, *ends[:-1]]
     return [line[start:end] for start, end in zip(starts, ends, strict=True)]
-
-
-def _same_length(a: Row, b: Row) -> bool:
-    return a.tokens is None or b.tokens is None or a.tokens == b.tokens
-
-
-def _expected(text: str) -> bool:
-    """The row's figure is what it was expected to take: the expectation comes before its first time ("기대: 25ms"),
-    not after it as an aside on a measurement ("510ms (기대치 25ms 전후)")."""
-    expected = _EXPECTED.search(text)
-    timed = _P50.search(text) or _TIME.search(text)
-    return expected is not None and (timed is None or expected.start() < timed.start())
-
-
-def one_by_one(lines: list[str]) -> tuple[Row, Row] | None:
-    """A single call's row and a list's row sent without ``batch_size`` that took about N single calls."""
-    found = rows(lines)
-    measured = {row.text for row in found}
-    if any(
-        _passes_batch_size(line) for line in lines if line not in measured and not _DEFINITION.match(line)
-    ):
-        return None  # the method passed batch_size to every list
-    found = [row for row in found if not (row.first or _FIRST.search(row.text) or _expected(row.text))]
-    singles = [r for r in found if r.batch == 1 and not r.batch_param]
-    lists = [r for r in found if (r.batch or 0) >= MIN_LIST and not r.batch_param]
-
-    def looped(single: Row, listed: Row) -> bool:
-        return _same_length(single, listed) and listed.ms >= LINEAR_SHARE * (listed.batch or 0) * single.ms
-
-    # A batch's cost is its fastest run: a slow run of a batch that also ran fast paid a one-time cost (an engine
-    # built for the new shape, a load), not a loop over its inputs.
-    pairs = [
-        (single, listed)
-        for single in singles
-        for listed in lists
-        if looped(single, listed)
-        and all(
-            looped(single, other)
-            for other in lists
-            if other.batch == listed.batch and _same_length(other, listed)
-        )
-    ]
-    if pairs:
-        return max(pairs, key=lambda pair: pair[1].ms / pair[0].ms)
-    # ... or the same list sent with batch_size, BATCHED_FASTER times faster: the one without it was looped.
-    batched = [row for row in found if (row.batch or 0) >= MIN_LIST and row.batch_param]
-    return next(
-        (
-            (fast, listed)
-            for listed in lists
-            for fast in batched
-            if fast.batch == listed.batch
-            and _same_length(fast, listed)
-            and listed.ms >= BATCHED_FASTER * fast.ms
-        ),
-        None,
-    )
-
-
-def hidden_by_samples(lines: list[str]) -> tuple[Row, Row] | None:
-    """A row on natural-length samples and one at a padded length, the same batch, the padded one slower."""
-    found = rows(lines)
-    pairs = [
-        (short, long)
-        for short in found
-        if short.natural and not short.fixed and not short.production
-        for long in found
-        if (long.fixed or long.production)
-        and (long.batch == short.batch or (long.production and long.batch is None))
-        and long.tokens is not None  # a padded or a production run says how long its inputs were
-        and (short.tokens is None or long.tokens >= LONGER * short.tokens)
-        and long.ms >= SLOWER * short.ms
-    ]
-    return max(pairs, key=lambda pair: pair[1].ms / pair[0].ms) if pairs else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from workflows.diagnosis.batching import hidden_by_samples, one_by_one
+from workflows.diagnosis.batch_verdicts import hidden_by_samples, one_by_one
 from workflows.diagnosis.endpoint_kind import serverless
 from workflows.diagnosis.evidence import Evidence, EvidenceItem
 from workflows.diagnosis.latency import (
