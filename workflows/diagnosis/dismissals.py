@@ -47,7 +47,7 @@ _DISMISSAL = re.compile(
     r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
     # GitHub's and trackers' closing words: "closed as completed", "closed as answered"; a reply's "Not affected."
     r"|\bclos(?:ed|ing) as (?:an? )?(?:completed|answered|resolved|fixed|done|not planned|duplicate|question)\b|(?:^|[.;:!]\s+)not affected\b"
-    r"|\bclos(?:ing|ed?) (?:the|this|our) (?:incident|ticket|issue)\b|\b(?:posting|noting|posted) (?:this |it )?for the record\b"
+    r"|\bclos(?:ing|ed?) (?:the|this|our) (?:[\w-]+ )?(?:incident|ticket|issue)\b|\b(?:posting|noting|posted) (?:this |it )?for the record\b"
     r"|\((?:#?\d[\w./-]*,\s*)?(?:closed|resolved|종료|종결|완료|해결(?:됨|\s*완료)?|조치\s*완료)\)|\[(?:closed|resolved|done|종료|종결|해결(?:됨|\s*완료)?)(?:\s*/\s*(?:done|fixed|resolved|closed))?\]"
     r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을|은|는)?\s*(?:종결|종료|닫)"
     # A title closed with its outcome: "[포스트모템] 5/28 ... 장애 — 종료".
@@ -134,6 +134,9 @@ def undecided(evidence: Evidence) -> str:
 _LOGS_UNSEEN = re.compile(
     r"\b(?:don't|do not|doesn't|does not|no|without)\s+(?:have\s+)?(?:any\s+)?(?:CloudWatch|log(?:s| group)?)\s+access\b"
     r"|\bno access to (?:the )?(?:CloudWatch|logs?|log groups?)\b"
+    r"|\b(?:don't|do not|doesn't|does not|didn't|did not)\s+have\s+(?:any\s+)?access\s+to\s+(?:the\s+|its\s+|their\s+)?(?:CloudWatch|logs?|log groups?)\b"
+    # ... or the log holds nothing to read: "the log group exists but the streams are empty".
+    r"|\b(?:log\s+)?streams?\s+(?:are|is|were|was)\s+(?:all\s+)?empty\b|\bempty\s+log\s+streams?\b"
     r"|\b(?:can't|cannot|can not|couldn't) (?:see|read|open|access) (?:the |its )?(?:CloudWatch|logs?|log groups?)\b"
     # ... or the log is gone: "log group retention was 1 day and it already rotated".
     r"|\b(?:logs?|log groups?|log streams?)\b[^.\n]{0,60}?\b(?:rotated|expired|purged)\b"

@@ -109,6 +109,8 @@ GUIDANCE = _words(
     "not yet run", "will verify", "to be verified", "체크리스트", "런북", "가이드", "점검표", "점검 항목", "사전 점검",
     "배포 전 점검", "테스트 계획", "검증 예정", "공지", "announcement", "platform notice", "team notice", "heads-up",
     "heads up", "reminder", "chaos test", "계획",
+    # A plan's title tag and the list it keeps of what to look out for ("[Plan] ...", "Things to watch:").
+    "[plan]", "things to watch", "what to watch", "watch list", "watchlist",
 )  # fmt: skip
 # ConText's terminators: a conjunction or a change of time ends a trigger's reach.
 TERMINATOR = _words(

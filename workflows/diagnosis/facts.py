@@ -43,6 +43,7 @@ from workflows.diagnosis.outputs import (
 from workflows.diagnosis.placement import own_copies_fit, shortfall
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.diagnosis.report_facts import (
+    answered_after_timeout,
     cold_first_call,
     cold_tail,
     compressed_slowly,
@@ -334,6 +335,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "optimizer_unfinished": optimizer_unfinished,
     "scaled_in_slowly": scaled_in_slowly,
     "short_samples_hide": short_samples_hide,
+    "answered_after_timeout": answered_after_timeout,
     "requirements_list_module": requirements_list_module,
     "image_beyond_driver": image_beyond_driver,
     "triton_release_unknown": triton_release_unknown,

@@ -54,6 +54,8 @@ _STANDARD_FILE = re.compile(r"(?<![\w.-])model\.onnx\b")
 # ... or the loaded model's path shown as the standard file ("m.model_path" -> PosixPath('onnx_out/model.onnx')).
 _LOADED_STANDARD = re.compile(
     r"PosixPath\('(?:[^']*/)?model\.onnx'\)|\bmodel_path\b\W{0,12}[^\s]*model\.onnx\b"
+    # ... or the server's log saying which file it loads ("ORTModelForFeatureExtraction: loading /opt/ml/model/model.onnx").
+    r"|\bloading\s+(?:model\s+)?(?:from\s+)?'?(?:\S*/)?model\.onnx\b"
 )
 _LOADER_CALL = re.compile(r"\bORTModel\w*\.from_pretrained\((?P<args>[^)\n]*)\)")
 

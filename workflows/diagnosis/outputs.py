@@ -97,7 +97,7 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
     unpiped = [item.text for item in items if "|" not in item.text]
     if _columns_collapsed(unpiped) or _row_under_labels(unpiped):
         return True
-    if _counted_once([item.text for item in items]):
+    if _counted_once([item.text for item in items]) or _listed_per_line([item.text for item in items]):
         return True
     rows = [_cells(item.text) for item in items if item.text.count("|") >= 2]
     for row in rows:
@@ -194,6 +194,38 @@ def _counted_once(lines: list[str]) -> bool:
                 rows.append(int(found["count"].replace(",", "")))
         if len(rows) == 1 and rows[0] >= MIN_TABLE_ROWS:
             return True
+    return False
+
+
+# A classifier's label, not a load test's counter ("errors 0", "requests 500"): an NLI head's, a sentiment head's, a
+# label's default name.
+_CLASS_LABEL = re.compile(
+    r"entailment|neutral|contradiction|positive|negative|label_\d+|class_?\d+", re.IGNORECASE
+)
+
+
+def _listed_per_line(lines: list[str]) -> bool:
+    """The quantized model's label counts one to a line, under the line that names it ("XNLI dev 500건 돌려보니:"
+    after "quantize_dynamic(..., weight_type=QuantType.QInt8)", then "entailment 0", "neutral 0", "contradiction
+    500"): two or more labels, all the count in one. The model is named within the few lines above the list."""
+    index = 0
+    while index < len(lines):
+        block: list[int] = []
+        while (
+            index + len(block) < len(lines)
+            and (row := _COUNT_ROW.match(lines[index + len(block)]))
+            and _CLASS_LABEL.fullmatch(row["label"])
+        ):
+            block.append(int(row["count"].replace(",", "")))
+        above = " ".join(lines[max(0, index - 4) : index])
+        if (
+            len(block) >= 2
+            and sum(block) >= MIN_TABLE_ROWS
+            and _one_label(block)
+            and _PRECISION.search(above)
+        ):
+            return True
+        index += len(block) or 1
     return False
 
 

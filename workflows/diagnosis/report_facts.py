@@ -2,7 +2,7 @@
 cost of long inputs (F32), a scale-in that reached zero half an hour after the last request (F13), a pack at
 gzip's default or top level timed in tens of seconds (F24), an optimizer pass started and still running after
 minutes (F34), a p99 far above the rest of its run (F16, F33), a first call in seconds before calls in milliseconds
-(F18, F21). Each is read
+(F18, F21), a call answered after a read timeout (F14 against F15). Each is read
 from the paste's lines (``batching``, ``scale_in``, ``latency``) and shown with the lines that decide it."""
 
 from __future__ import annotations
@@ -88,12 +88,22 @@ def compressed_slowly(evidence: Evidence) -> bool | None:
 # Olive's log: an optimizer pass that started ("Running pass opt:OrtTransformersOptimization") and no line after it
 # that says it finished ("Pass opt:OrtTransformersOptimization finished in 86.49 seconds").
 # A log may name the pass by its type alone ("Running pass OrtTransformersOptimization"): the type is its name then.
-_PASS_STARTED = re.compile(r"Running pass (?:[\w.-]+:)?(?P<name>\w*[Oo]ptimi[sz]\w*)")
+# onnxruntime's own optimizer run as a command ("python -m onnxruntime.transformers.optimizer --input ...") starts it
+# as well; it says nothing when it finishes but writes its output, so only the time shown tells.
+_PASS_STARTED = re.compile(
+    r"Running pass (?:[\w.-]+:)?(?P<name>\w*[Oo]ptimi[sz]\w*)|-m\s+(?P<module>onnxruntime\.transformers\.optimizer)\b"
+)
 _PASS_FINISHED = re.compile(r"Pass (?:[\w.-]+:)?(?P<name>\w+) finished")
 # The time since, as the paste tells it: a person's "21분 경과", "20분째", "for 25 min", "25 minutes in".
 _MINUTES_SAID = re.compile(
     r"(?P<m>\d{1,3})\s*분\s*(?:째|경과|넘게|이상|동안|지나)|\b(?:for|after|running|elapsed:?)\s+(?P<en>\d{1,3})\s*min"
     r"|\b(?P<in>\d{1,3})\s*min(?:ute)?s?\s+(?:in|elapsed|later|and counting|ago)\b",
+    re.IGNORECASE,
+)
+# ... in hours: "3시간 넘게", "still running after 5.5h", "for 3 hours".
+_HOURS_SAID = re.compile(
+    r"(?P<ko>\d{1,2}(?:\.\d)?)\s*시간\s*(?:째|경과|넘게|이상|동안|지나)"
+    r"|\b(?:for|after|running|elapsed:?)\s+(?P<en>\d{1,2}(?:\.\d)?)\s*(?:h|hrs?|hours?)\b",
     re.IGNORECASE,
 )
 # ... or `ps`'s ELAPSED and `top`'s TIME+ for the process on the row under their header ("20:41", "1:02:03").
@@ -108,6 +118,13 @@ OPTIMIZER_BOUND_MIN = 15.0
 def _minutes_shown(lines: list[str]) -> float:
     """The longest time the paste says the work has run, in minutes."""
     shown = [float(next(v for v in m.groups() if v)) for line in lines for m in _MINUTES_SAID.finditer(line)]
+    shown += [
+        60 * float(next(v for v in m.groups() if v)) for line in lines for m in _HOURS_SAID.finditer(line)
+    ]
+    # ... or the shell's `time` for a run that was stopped: "real 187m41.220s".
+    shown += [
+        int(real["m"] or 0) + float(real["s"]) / 60 for line in lines if (real := _REAL.match(line.strip()))
+    ]
     for header, row in zip(lines, lines[1:], strict=False):
         if re.search(r"\bELAPSED\b|\bTIME\+", header) and re.search(r"python|olive", row, re.IGNORECASE):
             clocks = [c for token in row.split() if (c := _CLOCK.match(token))]
@@ -130,10 +147,13 @@ def optimizer_unfinished(evidence: Evidence) -> bool | None:
     """Olive's last optimizer pass started and never finished, and the paste shows it running for
     OPTIMIZER_BOUND_MIN minutes or more (a pass that takes seconds on an encoder)."""
     lines = report_lines(evidence)
-    started = [(i, m["name"]) for i, line in enumerate(lines) if (m := _PASS_STARTED.search(line))]
+    started = [(i, m["name"] or "") for i, line in enumerate(lines) if (m := _PASS_STARTED.search(line))]
+    # ... or started by a command the paste shows ("$ python -m onnxruntime.transformers.optimizer ...").
+    started = started or [(0, "") for command in evidence.commands if _PASS_STARTED.search(command)][:1]
     if not started:
         return None
     index, name = started[-1]
+    name = name or "onnxruntime.transformers.optimizer"
     if any((f := _PASS_FINISHED.search(line)) and f["name"] == name for line in lines[index:]):
         return None
     return True if _minutes_shown(lines) >= OPTIMIZER_BOUND_MIN else None
@@ -163,6 +183,33 @@ def report_details(evidence: Evidence, values: dict[str, bool | str | None]) -> 
             "to": scale_in.zero[:100],
         }
     return details
+
+
+_READ_TIMEOUT = re.compile(r"ReadTimeoutError|Read timeout on endpoint URL", re.IGNORECASE)
+# An answer after it: a call's status with its time ("ok 200 latency=142ms"), a response shown with its time
+# ('{"embedding": [...]}  (412 ms)'), or the person's word that the calls after it worked ("두번째부턴 정상",
+# "the second call returned fine").
+_ANSWERED = re.compile(
+    r"\b200\b[^\n]{0,40}?\b\d+(?:\.\d+)?\s*ms\b|[}\]]\s*\(\d+(?:\.\d+)?\s*ms\)"
+    r"|(?:(?:두|2)\s*번\s*째|다음|이후|재시도)(?:\s*(?:호출|요청|콜))?\S{0,4}\s*(?:은|는|부터)?\s*(?:다\s*)?(?:정상|성공|잘\s*(?:됨|돼|나옴|나와))"
+    r"|\b(?:second|next|later|subsequent|following) (?:calls?|requests?|invocations?|invokes?|tries|attempts?)\b"
+    r"[^.\n]{0,20}?\b(?:worked|succeeded|returned|fine|ok|were fine|are fine|went through)\b",
+    re.IGNORECASE,
+)
+
+
+def answered_after_timeout(evidence: Evidence) -> bool | None:
+    """A call that outlasted the client's read timeout, and a call after it answered: the endpoint serves, so the
+    first call met a cold start, not a worker that dies whenever it loads. None where no such answer follows."""
+    items = [item for item in evidence.items if not item.whole]
+    first = next((i for i, item in enumerate(items) if _READ_TIMEOUT.search(item.text)), None)
+    if first is None:
+        return None
+    for item in items[first + 1 :]:
+        for found in _ANSWERED.finditer(item.text):
+            if not item.prose or reading_of(item, found).polarity == "affirmed":
+                return True
+    return None
 
 
 def cold_first_call(evidence: Evidence) -> bool | None:
