@@ -40,7 +40,7 @@ from workflows.diagnosis.outputs import (
     resolved_architecture,
     served_model_mismatch,
 )
-from workflows.diagnosis.placement import own_copies_fit, shortfall
+from workflows.diagnosis.placement import counts_said, own_copies_fit, shortfall
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.diagnosis.report_facts import (
     answered_after_timeout,
@@ -200,7 +200,7 @@ def copies_short(evidence: Evidence) -> FactValue:
     """F09: an inference component placed fewer copies than it asked for. A component still Creating or
     Updating with no copy placed yet has not come short of anything: None, unless another one shows it."""
     if not evidence.inference_components:
-        return None
+        return True if counts_said(evidence) else None
     pending = False
     for component in evidence.inference_components:
         counts = shortfall(component)

@@ -256,22 +256,38 @@ _BENCH_START = re.compile(
     r"(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?",
     re.IGNORECASE,
 )
+# ... or said without its time, in a log export whose lines keep their order: "Starting load test (...)".
+_BENCH_START_SAID = re.compile(
+    r"(?:starting (?:the )?(?:load test|bench(?:mark)?)|(?:load test|bench(?:mark)?|부하\s*테스트|벤치)\s*"
+    r"(?:started|starts|시작))\b",
+    re.IGNORECASE,
+)
 # A model server's worker that finished loading, with its time: "09:00:16 W-9002-model MODEL_LOG - Model loaded".
 _WORKER_LOADED = re.compile(
     r"^\s*(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d):(?P<s>\d\d)\b.{0,80}?\bW-\d+\S*.{0,80}?"
-    r"\b(?:Model loaded|model loaded)",
+    r"\b[Mm]odel (?:[\w.-]+ )?loaded\b",
 )
+_WORKER_LOADED_SAID = re.compile(r"\bW-\d+\S*.{0,80}?\b[Mm]odel (?:[\w.-]+ )?loaded\b")
 
 
 def workers_loading_in_run(lines: list[str]) -> str:
     """A worker's "Model loaded" timed after the benchmark's start: the run measured workers still loading. That
     line, or empty."""
     starts = [clock_seconds(m) for line in lines if (m := _BENCH_START.search(line))]
-    if not starts:
+    if starts and (
+        timed := next(
+            (line for line in lines if (m := _WORKER_LOADED.search(line)) and clock_seconds(m) > min(starts)),
+            "",
+        )
+    ):
+        return timed
+    # A log export that dropped the lines' times keeps their order: a worker loaded after the line that started the
+    # run ('"Starting load test ..."', then '"W-9001-model Model loaded"').
+    begun = next((i for i, line in enumerate(lines) if _BENCH_START_SAID.search(line)), None)
+    if begun is None:
         return ""
-    return next(
-        (line for line in lines if (m := _WORKER_LOADED.search(line)) and clock_seconds(m) > min(starts)), ""
-    )
+    untimed = (line for line in lines[begun + 1 :] if not _WORKER_LOADED.search(line))
+    return next((line for line in untimed if _WORKER_LOADED_SAID.search(line)), "")
 
 
 def first_call_seconds(line: str) -> list[re.Match[str]]:
@@ -306,8 +322,15 @@ def first_call_column_cold(lines: list[str]) -> str:
     """A piped table whose first-call column holds seconds where the column after it holds milliseconds, in the
     same row ("| 1 | 47.7 s | 16 ms |"): that row, or empty."""
     columns: tuple[int, int] | None = None
+    spaced = (
+        False  # under a header aligned by spaces that names both columns ("seq_len  first call  steady p50")
+    )
     for line in lines:
         if line.count("|") < 2:
+            row = None if _spaced_header(line) else _spaced_row_cold(line) if spaced else None
+            if row:
+                return line
+            spaced = _spaced_header(line) or (spaced and row is not None)
             columns = None
             continue
         cells = pipe_cells(line)
@@ -329,6 +352,26 @@ def first_call_column_cold(lines: list[str]) -> str:
             ):
                 return line
     return ""
+
+
+def _spaced_header(line: str) -> bool:
+    """A header without pipes that names the first-call column, then the column of the calls after it."""
+    words = line.split()
+    first = next((i for i in range(len(words)) if _FIRST_COLUMN.match(" ".join(words[i:]))), None)
+    return first is not None and any(_LATER_COLUMN.match(word) for word in words[first + 1 :])
+
+
+def _spaced_row_cold(line: str) -> bool | None:
+    """A row under such a header: None where it holds no two timed cells, else whether its first timed cell is
+    seconds and its next milliseconds ("128 41.0 s 7 ms")."""
+    timed = [m for m in _CELL_TIME.finditer(line) if m["unit"]]
+    if len(timed) < 2:
+        return None
+    cold, warm = timed[0], timed[1]
+    return (
+        _ms(cold["value"], cold["unit"]) >= MIN_COLD_S * 1000
+        and _ms(warm["value"], warm["unit"]) < MAX_WARM_MS
+    )
 
 
 def numbered_first_cold(lines: list[str]) -> str:

@@ -42,6 +42,22 @@ def shortfall(component: dict[str, Any]) -> tuple[int, int] | None:
     return None
 
 
+# The two counts said in prose, desired before current: "DesiredCopyCount 4 인데 CurrentCopyCount 1".
+_COUNTS_SAID = re.compile(
+    r"\bDesiredCopyCount\W{0,3}(?P<desired>\d+)\b[^\n]{0,40}?\bCurrentCopyCount\W{0,3}(?P<current>\d+)\b"
+)
+
+
+def counts_said(evidence: Evidence) -> tuple[int, int] | None:
+    """A component's (desired, current) copies as a person writes them, where it placed some, and fewer than it
+    asked for (none placed yet is a scale-out from zero or a start, not a shortfall)."""
+    for item in evidence.items:
+        for found in _COUNTS_SAID.finditer(item.text):
+            if 0 < int(found["current"]) < int(found["desired"]):
+                return int(found["desired"]), int(found["current"])
+    return None
+
+
 def _short(evidence: Evidence) -> bool:
     """A component placed fewer copies than it asked for: its record, or SageMaker's reason saying so."""
     if any(_PLACED_FEWER.search(item.text) for item in evidence.items):
@@ -76,6 +92,10 @@ def own_copies_fit(evidence: Evidence) -> bool | None:
     # Only SageMaker's reason, no record: each copy needs at least one device. On several GPUs, copies that fit by
     # that count came short of what else the instance holds, devices or memory. On one GPU, whatever else the
     # endpoint holds takes the only device, so the reason stays the GPU cap's, as the field notes found it.
-    reasons = (_PLACED_FEWER.search(item.text) for item in evidence.items)
-    desired = min((int(found["desired"]) for found in reasons if found), default=0)
-    return desired <= row.gpus if desired and row.gpus > 1 else None
+    # A person's counts read the same ("DesiredCopyCount 4 인데 CurrentCopyCount 1"); and a writer who says other
+    # components share the endpoint leaves it open which of them holds the devices.
+    reasons = [int(found["desired"]) for item in evidence.items if (found := _PLACED_FEWER.search(item.text))]
+    if said := counts_said(evidence):
+        reasons.append(said[0])
+    desired = min(reasons, default=0)
+    return (desired <= row.gpus or shared) if desired and row.gpus > 1 else None

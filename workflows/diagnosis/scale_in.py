@@ -42,7 +42,8 @@ _EVENTS = re.compile(r"[,;.]\s+(?=\d{1,2}:\d\d\b)")
 _TO_ZERO = re.compile(
     r"(?:->|→|⇒|=>)\s*0\b"
     # ... or a count named at zero in a poll's line ("14:13:30  copies 0  instances 1", "instances: 0").
-    r"|\b(?:copies|CurrentCopyCount|instances|CurrentInstanceCount)\s*[:=]?\s*0(?![\d.])",
+    r"|\b(?:copies|CurrentCopyCount|CopyCount|instances|CurrentInstanceCount|InstanceCount)\s*"
+    r"(?:[:=]|hit|reached|went to|dropped to|fell to)?\s*0(?![\d.])",
     re.IGNORECASE,
 )
 _COUNT_HEADER = re.compile(
@@ -88,6 +89,12 @@ def timeline(lines: list[str]) -> ScaleIn | None:
         said = _STOP.search(line) if at is None and not elapsed and stop is None else None
         if said and (when := _TIME_AFTER.search(line, said.end()) or _TIME_AFTER.search(line, said.start())):
             stop = (clock_seconds(when), line.strip())
+            # ... and zero in the same sentence after it: "traffic stopped 02:00, CopyCount hit 0 at 02:33".
+            rest = line[when.end() :]
+            down = _TO_ZERO.search(rest)
+            then = _TIME_AFTER.search(rest, down.end()) if down else None
+            if then and clock_seconds(then) > stop[0]:
+                zero = (clock_seconds(then), line.strip())
             continue
         # ... or an event whose time follows it ("IC copies 1 -> 0       14:13").
         after = _TIME_AFTER.search(line) if at is None and not elapsed and _TO_ZERO.search(line) else None
