@@ -204,7 +204,7 @@ def test_copies_short_of_an_instance_they_fit_leave_memory_open() -> None:
                 "MinMemoryRequiredInMb": 8192,
             }
         },
-        "RuntimeConfig": {"DesiredCopyCount": 3, "CurrentCopyCount": 2},
+        "RuntimeConfig": {"DesiredCopyCount": 3, "CurrentCopyCount": 1},
         "InferenceComponentStatus": "InService",
     }
     shared = (
@@ -213,7 +213,7 @@ def test_copies_short_of_an_instance_they_fit_leave_memory_open() -> None:
     diagnosis = diagnose(evidence_from_paste(shared, origin="ticket"))
     assert diagnosis.id == "unknown"
     assert any(line.startswith("[candidate] F10") for line in diagnosis.evidence)
-    # Three copies of one GPU on a one-GPU instance cannot fit: the GPUs are the limit
+    # Three copies of one GPU on a one-GPU instance cannot fit: the GPUs are the limit (one copy placed, on its GPU)
     assert _diagnosed_id(shared.replace("ml.g5.12xlarge", "ml.g5.xlarge")) == "F09"
 
 

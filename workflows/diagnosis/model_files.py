@@ -16,7 +16,7 @@ from workflows.diagnosis.evidence import Evidence
 from workflows.diagnosis.mentions import reading_of
 
 _NOT_FOUND = re.compile(
-    r"(?:unable to find|unable to load model|failed to stat file|could not find|failed to find model file)\s*'?(?:[^'\s]{0,200}?/)?"
+    r"(?:unable to find|unable to load model|failed to stat file|could not find(?: model file)?|failed to find model file)\s*'?(?:[^'\s]{0,200}?/)?"
     r"model\.(?P<ext>onnx|plan|pt|py|savedmodel)\b",
     re.IGNORECASE,
 )

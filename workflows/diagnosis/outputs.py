@@ -81,6 +81,12 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
         shares = all(item.text[m.end() : m.end() + 1] == "%" for m in found) and 100 in counts
         if _one_label(counts) and (shares or _PRECISION.search(item.text)):
             return True
+        # ... or a classifier's labels only, the quantized model named a few lines above ("quantize_dynamic(...)",
+        # then "예측 결과: neutral 500 / entailment 0 / contradiction 0").
+        above = " ".join(i.text for i in items[max(0, index - 4) : index])
+        labels_only = found and all(_CLASS_LABEL.fullmatch(m["label"]) for m in found)
+        if labels_only and _one_label(counts) and sum(counts) >= MIN_TABLE_ROWS and _PRECISION.search(above):
+            return True
         # A dict of its label counts ("int8  acc=0.318  label dist: {'neutral': 500}"): one label, or all in one.
         # ... its model named on its line or in the cell that printed it ("In [22]: evaluate(session_int8, ...)").
         printed_by = " ".join(i.text for i in items[max(0, index - 3) : index + 1])

@@ -69,6 +69,21 @@ def _number(value: Any) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
+_INSTANCE_COUNT = re.compile(
+    r"\bml\.[a-z0-9]+\.\w+(?:\s*\([^)\n]{0,24}\))?\s*(?:(?:x|×|\*)\s*(?P<count>\d+)(?!\d)|(?P<dae>\d+)\s*대)"
+    r"|\b(?P<before>\d+)\s*(?:x|×|\*)\s*ml\.|InstanceCount\W{0,3}(?P<field>\d+)"
+)
+
+
+def _instances(evidence: Evidence) -> int:
+    """How many instances the paste shows the endpoint on ("ml.g5.2xlarge x1", "CurrentInstanceCount: 2"); one where
+    it says nothing."""
+    for item in evidence.items:
+        if found := _INSTANCE_COUNT.search(item.text):
+            return max(1, int(next(n for n in found.groups() if n)))
+    return 1
+
+
 def own_copies_fit(evidence: Evidence) -> bool | None:
     """True where a short component's copies fit the instance's GPUs and memory by themselves, False where
     they do not; None where no short component or no instance type is shown. With no instance type shown, a
@@ -88,6 +103,10 @@ def own_copies_fit(evidence: Evidence) -> bool | None:
         needs = (component.get("Specification") or {}).get("ComputeResourceRequirements") or {}
         devices = _number(needs.get("NumberOfAcceleratorDevicesRequired")) or 1.0
         memory = _number(needs.get("MinMemoryRequiredInMb"))
+        # More copies placed than the instances' GPUs hold at a device each: the copies do not take a device each
+        # as supposed (the spec is not shown, or other instances serve), so the GPUs are not shown to be the cap.
+        if counts[1] * devices > row.gpus * _instances(evidence):
+            return True
         return desired * devices <= row.gpus and desired * memory <= row.memory_mb
     # Only SageMaker's reason, no record: each copy needs at least one device. On several GPUs, copies that fit by
     # that count came short of what else the instance holds, devices or memory. On one GPU, whatever else the

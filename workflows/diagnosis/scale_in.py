@@ -91,10 +91,11 @@ def timeline(lines: list[str]) -> ScaleIn | None:
             stop = (clock_seconds(when), line.strip())
             # ... and zero in the same sentence after it: "traffic stopped 02:00, CopyCount hit 0 at 02:33".
             rest = line[when.end() :]
-            down = _TO_ZERO.search(rest)
-            then = _TIME_AFTER.search(rest, down.end()) if down else None
-            if then and clock_seconds(then) > stop[0]:
-                zero = (clock_seconds(then), line.strip())
+            # The last of them: "CurrentCopyCount went 1 -> 0 at 14:14, instance count 1 -> 0 at 14:28".
+            for down in _TO_ZERO.finditer(rest):
+                then = _TIME_AFTER.search(rest, down.end())
+                if then and clock_seconds(then) > stop[0]:
+                    zero = (clock_seconds(then), line.strip())
             continue
         # ... or an event whose time follows it ("IC copies 1 -> 0       14:13").
         after = _TIME_AFTER.search(line) if at is None and not elapsed and _TO_ZERO.search(line) else None
