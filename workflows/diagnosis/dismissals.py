@@ -71,7 +71,7 @@ _RESOLVED_MAIL = re.compile(
 _UNDECIDED = re.compile(
     r"\b(?:can't|cannot|can not|couldn't|hard to|unable to) tell (?:which|whether|if)\b"
     r"|\bnot sure (?:yet )?(?:which|whether)\b|\bunclear (?:yet )?(?:which|whether)\b|\bcould be either\b"
-    r"|\b(?:don't|do not|dunno|don’t) know (?:yet )?(?:which|whether|if)\b"
+    r"|\b(?:don't|do not|dunno|don’t) know (?:yet )?(?:which|whether|if)\b|\bno idea (?:yet )?(?:which|whether|if)\b"
     r"|구분(?:이|은)?\s*(?:안\s*(?:되|됨|돼|됩)|불가|못\s*하)|어느\s*쪽인지\s*(?:모르|알\s*수\s*없)"
     # The cause not to be pinned down yet: "재현 전까지는 원인 단정 불가".
     r"|원인\s*(?:은|을)?\s*(?:단정|특정|확정)\s*(?:불가|못\s*함|어려\w*)"
@@ -139,7 +139,7 @@ _LOGS_UNSEEN = re.compile(
     r"|\b(?:log\s+)?streams?\s+(?:are|is|were|was)\s+(?:all\s+)?empty\b|\bempty\s+log\s+streams?\b"
     r"|\b(?:can't|cannot|can not|couldn't) (?:see|read|open|access) (?:the |its )?(?:CloudWatch|logs?|log groups?)\b"
     # ... or the log is gone: "log group retention was 1 day and it already rotated".
-    r"|\b(?:logs?|log groups?|(?:log )?streams?)\b[^.\n]{0,60}?\b(?:rotated|expired|purged|rolled off|aged out)\b"
+    r"|\b(?:logs?|log groups?|(?:log )?streams?)\b[^.\n]{0,60}?\b(?:rotated|expired|purged|rolled off|aged out|gone|deleted)\b"
     # ... or no one has read it yet: "Nobody has looked at the container logs yet".
     r"|\b(?:nobody|no one|no-one)\s+(?:has\s+)?(?:looked at|read|checked|opened)\s+(?:the\s+)?(?:container\s+|endpoint\s+)?(?:logs?|log groups?)\b"
     r"|(?:로그|스트림)[^.\n]{0,30}?(?:사라짐|사라졌\w*|만료\w*|삭제됨|삭제됐\w*)"

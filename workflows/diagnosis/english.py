@@ -53,6 +53,8 @@ HYPOTHETICAL_PRE = _words(
     "may encounter", "may experience", "can fail", "can cause", "can result in",
     "would", "would have", "would just", "should", "will fail", "will return", "will get", "will see", "will hit",
     "expected:", "expected result:", "expected results:", "예상:", "예상 결과:",
+    # A fault injected on purpose names the error it would raise: "simulate ResourceLimitExceeded on CreateEndpoint".
+    "simulate", "simulates", "simulating", "simulated", "to simulate", "inject", "injects", "injecting",
     # A state machine's handlers name the errors they would catch: "(Catch: CapacityStall / ResourceLimitExceeded)".
     "catch:", "catches", "retry on", "retries on",
 )  # fmt: skip
@@ -111,7 +113,8 @@ GUIDANCE = _words(
     "배포 전 점검", "테스트 계획", "검증 예정", "공지", "announcement", "platform notice", "team notice", "heads-up",
     "heads up", "reminder", "chaos test", "계획",
     # A plan's title tag and the list it keeps of what to look out for ("[Plan] ...", "Things to watch:").
-    "[plan]", "things to watch", "what to watch", "watch list", "watchlist",
+    "[plan]", "things to watch", "what to watch", "watch list", "watchlist", "game day", "gameday",
+    "planned exercise",
 )  # fmt: skip
 # ConText's terminators: a conjunction or a change of time ends a trigger's reach.
 TERMINATOR = _words(

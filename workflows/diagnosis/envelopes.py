@@ -19,6 +19,7 @@ other) or a text with who said it and whether a person wrote it (prose is read f
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,6 +183,19 @@ def _agent(value: Any) -> str:
     )
 
 
+# An alert raised on purpose: a drill's title tag ("[TEST] game day: ...") or its tags ("test", "gameday").
+_EXERCISE_TITLE = re.compile(r"^\s*\[(?:TEST|DRILL|GAME ?DAY)\]", re.IGNORECASE)
+_EXERCISE_TAGS = {"test", "drill", "gameday", "game-day", "exercise", "chaos"}
+
+
+def _exercise(title: Any, tags: Any) -> str:
+    """Why the alert is an exercise, not an incident (its title's tag, or its tags), or empty."""
+    if isinstance(title, str) and (tag := _EXERCISE_TITLE.match(title)):
+        return f"an exercise, titled {tag.group().strip()}"
+    named = sorted(_EXERCISE_TAGS & {str(t).lower() for t in tags}) if isinstance(tags, list) else []
+    return f"an exercise, tagged {', '.join(named)}" if named else ""
+
+
 def _incident(value: dict[str, Any]) -> Opened | None:
     messages: list[Message] = []
     settled = ""
@@ -218,6 +232,8 @@ def _incident(value: dict[str, Any]) -> Opened | None:
         alert = value["alert"]
         if value.get("action") == "Close" or alert.get("status") == "closed":
             settled = "Opsgenie: Close"
+        elif exercise := _exercise(alert.get("message"), alert.get("tags")):
+            settled = f"Opsgenie: {exercise}"
         speaker = str(alert.get("username") or "")
         messages += _said(alert.get("message"), software=True)
         messages += _said(alert.get("description"), software=True)

@@ -46,6 +46,10 @@ _TO_ZERO = re.compile(
     r"(?:[:=]|hit|reached|went to|dropped to|fell to)?\s*0(?![\d.])",
     re.IGNORECASE,
 )
+_ZERO_AT = re.compile(
+    r"(?<![\d:])(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?\s*(?:에야|에서야|에|쯤)\s*(?:다\s*)?0\s*(?:으로|이|가)?\s*"
+    r"(?:됐|되었|됨|떨어|내려)"
+)
 _COUNT_HEADER = re.compile(
     r"instance|copies|copy|ic_current|ic_desired|CopyCount|InstanceCount", re.IGNORECASE
 )
@@ -87,7 +91,12 @@ def timeline(lines: list[str]) -> ScaleIn | None:
         elapsed = cells and minutes and re.fullmatch(r"\d+(?:\.\d+)?", cells[0])
         at = _TIME.match(line)
         said = _STOP.search(line) if at is None and not elapsed and stop is None else None
-        if said and (when := _TIME_AFTER.search(line, said.end()) or _TIME_AFTER.search(line, said.start())):
+        # Its time inside the words ("트래픽 14:00 에 끊겼는데"), else after them, else anywhere from them.
+        if said and (
+            when := _TIME_AFTER.search(line, said.start(), said.end())
+            or _TIME_AFTER.search(line, said.end())
+            or _TIME_AFTER.search(line, said.start())
+        ):
             stop = (clock_seconds(when), line.strip())
             # ... and zero in the same sentence after it: "traffic stopped 02:00, CopyCount hit 0 at 02:33".
             rest = line[when.end() :]
@@ -95,6 +104,10 @@ def timeline(lines: list[str]) -> ScaleIn | None:
             for down in _TO_ZERO.finditer(rest):
                 then = _TIME_AFTER.search(rest, down.end())
                 if then and clock_seconds(then) > stop[0]:
+                    zero = (clock_seconds(then), line.strip())
+            # ... or the time before the zero, as Korean puts it: "copy 가 14:31 에야 0 됐어요".
+            for then in _ZERO_AT.finditer(rest):
+                if clock_seconds(then) > stop[0]:
                     zero = (clock_seconds(then), line.strip())
             continue
         # ... or an event whose time follows it ("IC copies 1 -> 0       14:13").
