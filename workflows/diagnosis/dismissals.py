@@ -56,6 +56,8 @@ _DISMISSAL = re.compile(
     # No issue open now: "현재 진행 중인 이슈 없음", "no open incidents".
     r"|(?:현재\s*)?진행\s*중인\s*(?:이슈|문제|장애)\s*(?:는\s*|은\s*)?(?:없음|없습니다|없어요)"
     r"|\bno (?:open|ongoing|active) (?:issues?|incidents?)\b"
+    # ... or no issue found, then closed: "이슈 없음 → close".
+    r"|(?:이슈|문제)\s*(?:없음|없습니다|없어요)\s*(?:→|->|=>|,|\.)?\s*(?:close[ds]?|종료|클로즈|닫음)\b"
     # A conclusion on a line or in a sentence of its own: "영향 없습니다." after the checks above it, "... 정상). 해당 사항
     # 없음, 참고만."
     r"|^\s*(?:영향|해당)\s*(?:없습니다|없음|없어요)\.?\s*$"

@@ -64,7 +64,7 @@ HISTORICAL = (
     r"|간밤|지난밤|그저께|엊그제|[1-4]\s*분기|과거|당시|이전\s*(?:설정|버전|배포|config|version)"
 )
 # ... and a cause's clause ("짧은 쿼리만이라 긴 입력 비용을 못 봄"): a denial after it is of what follows.
-CLAUSE_END = re.compile(r"\w(?:는데|은데|인데|지만|데도|고서|이라|라서|여서|해서|아서|어서|니까|므로)$")
+CLAUSE_END = re.compile(r"\w(?:는데|은데|인데|지만|데도|고서|이라|라서|여서|해서|아서|어서|므로)$")
 # A search's clause is what its result reports on: "Worker died / OOM 전부 검색했는데 0건" denies what was searched.
 SEARCHED = re.compile(r"^(?:검색|조회|찾아\s*봤|찾아봤|찾았|grep)\w*(?:는데|은데)$")
 CONJUNCTION = re.compile(r"그런데|근데|하지만|그러나|그래서|그리고")

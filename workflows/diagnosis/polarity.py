@@ -36,7 +36,8 @@ WINDOW = 6
 # A word holds a letter or a digit: a list's separator ("A / B", "A - B") takes no place in a window.
 _WORD = re.compile(r"[^\s,;:()\[\]{}]*[^\W_][^\s,;:()\[\]{}]*")
 # A code fence ends a sentence too: prose does not run on into the block, nor out of it.
-_SENTENCE_END = re.compile(r"[.!?。]+(?=\s|$)|[;]|\s[-–—]\s|```")
+# A dash that introduces a quote ('vllm-project/vllm 이슈 - "Model architectures ..."') is an apposition, not an end.
+_SENTENCE_END = re.compile(r"[.!?。]+(?=\s|$)|[;]|\s[-–—]\s(?![\"“`])|```")
 # Quoted text inside prose: double quotes, code spans, typographic quotes; single quotes only as a
 # pair around words (so "it's" and "don't" are no quotes).
 _QUOTED = re.compile(r"\"[^\"]{1,400}\"|`[^`]{1,400}`|“[^”]{1,400}”|(?<![\w'])'[^']{1,400}'(?![\w])")

@@ -91,7 +91,7 @@ def compressed_slowly(evidence: Evidence) -> bool | None:
 # onnxruntime's own optimizer run as a command ("python -m onnxruntime.transformers.optimizer --input ...") starts it
 # as well; it says nothing when it finishes but writes its output, so only the time shown tells.
 _PASS_STARTED = re.compile(
-    r"Running pass (?:[\w.-]+:)?(?P<name>\w*[Oo]ptimi[sz]\w*)|-m\s+(?P<module>onnxruntime\.transformers\.optimizer)\b"
+    r"Running (?:pass )?(?:[\w.-]+:)?(?P<name>\w*[Oo]ptimi[sz]\w*)|-m\s+(?P<module>onnxruntime\.transformers\.optimizer)\b"
 )
 _PASS_FINISHED = re.compile(r"Pass (?:[\w.-]+:)?(?P<name>\w+) finished")
 # The time since, as the paste tells it: a person's "21분 경과", "20분째", "for 25 min", "25 minutes in".
