@@ -142,6 +142,9 @@ _LOGS_UNSEEN = re.compile(
     r"|\b(?:can't|cannot|can not|couldn't) (?:see|read|open|access) (?:the |its )?(?:CloudWatch|logs?|log groups?)\b"
     # ... or the log is gone: "log group retention was 1 day and it already rotated".
     r"|\b(?:logs?|log groups?|(?:log )?streams?)\b[^.\n]{0,60}?\b(?:rotated|expired|purged|rolled off|aged out|gone|deleted)\b"
+    # ... or not read yet: "logs not pulled yet", "I have not opened CloudWatch yet".
+    r"|\blogs?\s+(?:not|haven't been|have not been)\s+(?:yet\s+)?(?:pulled|read|checked|fetched|looked at|opened)\b"
+    r"|\b(?:haven't|have not|not)\s+(?:yet\s+)?(?:opened|checked|read|looked at|pulled)\s+(?:the\s+)?(?:CloudWatch|logs?|log groups?)\b"
     # ... or no one has read it yet: "Nobody has looked at the container logs yet".
     r"|\b(?:nobody|no one|no-one)\s+(?:has\s+)?(?:looked at|read|checked|opened)\s+(?:the\s+)?(?:container\s+|endpoint\s+)?(?:logs?|log groups?)\b"
     r"|(?:로그|스트림)[^.\n]{0,30}?(?:사라짐|사라졌\w*|만료\w*|삭제됨|삭제됐\w*)"

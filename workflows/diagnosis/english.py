@@ -86,6 +86,7 @@ OTHER = _words(
     "another account", "another account's", "other account", "different account", "not this one",
     "not this endpoint", "그쪽", "저쪽", "그 팀", "그팀", "옆 팀", "옆팀", "타 팀", "타팀",
     "another customer", "other customers", "other people", "a blog post", "in a blog", "다른 팀", "다른 프로젝트",
+    "linked from", "linking to", "for reference", "for context only",
     "다른 사람", "다른 사람들", "다른 사람들은", "다른 사람들이", "다른 분들", "다른 유저", "다른 사용자",
     "남의", "people get", "people hit", "people report", "people reported", "people see", "others hit",
     "others get", "others reported", "users report", "users reported", "users hit", "users see", "users get",

@@ -71,7 +71,8 @@ _ENGINE_MARKERS = {
     ),
     # ... or its own start-up lines and flags: "non-default args: {}", "Resolved architecture: ...", --max-model-len.
     "vllm": re.compile(
-        r"\bvllm\b|\bnon-default args:|--max-model-len\b|\bResolved architecture:", re.IGNORECASE
+        r"\bvllm\b|\bnon-default args:|--max-model-len\b|\bResolved architecture:|\bInitializing an LLM engine\b",
+        re.IGNORECASE,
     ),
     "triton": re.compile(r"tritonserver|triton inference server", re.IGNORECASE),
 }

@@ -192,7 +192,8 @@ _READ_TIMEOUT = re.compile(r"ReadTimeoutError|Read timeout on endpoint URL", re.
 _ANSWERED = re.compile(
     r"\b200\b[^\n]{0,40}?\b\d+(?:\.\d+)?\s*ms\b|[}\]]\s*\(?\d+(?:\.\d+)?\s*ms\b|^real\s+0m\d(?:\.\d+)?s\s*$"
     r"|\bonly the first (?:call|request|invocation|invoke)\b[^.\n]{0,30}?\b(?:fails?|failed|times? out|timed out)\b"
-    r"|(?:(?:두|2)\s*번\s*째|다음|이후|재시도)(?:\s*(?:호출|요청|콜))?\S{0,4}\s*(?:은|는|부터)?\s*(?:다\s*)?(?:정상|성공|잘\s*(?:됨|돼|나옴|나와))"
+    r"|(?:(?:두|2)\s*번\s*째|다음|이후|재시도)(?:\s*(?:호출|요청|콜))?\S{0,4}\s*(?:은|는|부터)?\s*(?:다\s*)?(?:정상|성공|잘\s*(?:됨|돼|나옴|나와)|\d+\s*ms)"
+    r"|첫\s*(?:번째\s*)?(?:호출|요청)\s*만\s*(?:타임아웃|실패|timeout)"
     r"|\b(?:second|next|later|subsequent|following) (?:calls?|requests?|invocations?|invokes?|tries|attempts?)\b"
     r"[^.\n]{0,20}?\b(?:worked|succeeded|returned|fine|ok|were fine|are fine|went through)\b",
     re.IGNORECASE,

@@ -29,7 +29,7 @@ _STOP = re.compile(
     # ... in English words with a Korean verb: "load test 종료".
     r"|\b(?:load test|load|traffic|requests?)\s*(?:종료|중단|중지|끝)"
     # ... the time inside the words: "트래픽 14:00 에 끊음".
-    r"|(?:트래픽|부하)\s*\d{1,2}:\d\d(?::\d\d)?\s*(?:에|부터)?\s*(?:끊|중단|중지|종료|끝)"
+    r"|(?:트래픽|부하|테스트)(?:은|는|이|가)?\s*\d{1,2}:\d\d(?::\d\d)?\s*(?:에|부터)?\s*(?:끊|중단|중지|종료|끝|멈)"
     r"|(?:트래픽|부하|요청)\s*(?:테스트\s*)?(?:종료|중단|중지|끊|끝)",
     re.IGNORECASE,
 )
