@@ -48,7 +48,7 @@ _DISMISSAL = re.compile(
     # GitHub's and trackers' closing words: "closed as completed", "closed as answered"; a reply's "Not affected."
     r"|\bclos(?:ed|ing) as (?:an? )?(?:completed|answered|resolved|fixed|done|not planned|duplicate|question)\b|(?:^|[.;:!]\s+)not affected\b"
     r"|\bclos(?:ing|ed?) (?:the|this|our) (?:[\w-]+ )?(?:incident|ticket|issue)\b|\b(?:posting|noting|posted) (?:this |it )?for the record\b"
-    r"|\((?:#?\d[\w./-]*,\s*)?(?:closed|resolved|종료|종결|완료|해결(?:됨|\s*완료)?|조치\s*완료)\)|\[(?:closed|resolved|done|종료|종결|해결(?:됨|\s*완료)?)(?:\s*/\s*(?:done|fixed|resolved|closed))?\]"
+    r"|\((?:#?\d[\w./-]*,\s*)?(?:closed|resolved|done|종료|종결|완료|해결(?:됨|\s*완료)?|조치\s*완료)\)|\[(?:closed|resolved|done|종료|종결|해결(?:됨|\s*완료)?)(?:\s*/\s*(?:done|fixed|resolved|closed))?\]"
     r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을|은|는)?\s*(?:종결|종료|닫)"
     # A title closed with its outcome: "[포스트모템] 5/28 ... 장애 — 종료".
     r"|\s[—–-]\s*(?:종료|종결|해결됨|closed|resolved)\s*$"
@@ -80,6 +80,8 @@ _UNDECIDED = re.compile(
     # "둘 중 어느 컨테이너가 실제로 떴는지 모름" (which of the two ran, unknown).
     r"|둘\s*중\s*어느[^.\n]{0,40}?(?:인지|는지|은지)\s*(?:모름|모르\w*|몰라\w*|알\s*수\s*없\w*)"
     # Opinions divided, or a check still to run before anyone knows: "의견 갈림", "tar tvf 해봐야 알 듯".
+    # Two readings set side by side and neither known: "GPU가 모자란 건지 메모리가 모자란 건지 모르겠음".
+    r"|(?:건지|인지|는지|은지)\s*[^.\n]{1,40}?(?:건지|인지|는지|은지)\S*\s*[^.\n]{0,15}?(?:모름|모르겠\w*|몰라\w*|알\s*수\s*없\w*)"
     r"|의견(?:이)?\s*(?:갈림|갈려|갈렸|나뉨|나뉘)|해\s*봐야\s*(?:알|앎)|\bopinions? (?:are |is )?(?:split|divided)\b",
     re.IGNORECASE,
 )
@@ -147,7 +149,7 @@ _LOGS_UNSEEN = re.compile(
     r"|\b(?:haven't|have not|not)\s+(?:yet\s+)?(?:opened|checked|read|looked at|pulled)\s+(?:the\s+)?(?:CloudWatch|logs?|log groups?)\b"
     # ... or no one has read it yet: "Nobody has looked at the container logs yet".
     r"|\b(?:nobody|no one|no-one)\s+(?:has\s+)?(?:looked at|read|checked|opened)\s+(?:the\s+)?(?:container\s+|endpoint\s+)?(?:logs?|log groups?)\b"
-    r"|(?:로그|스트림)[^.\n]{0,30}?(?:사라짐|사라졌\w*|만료\w*|삭제됨|삭제됐\w*)"
+    r"|(?:로그|스트림)[^.\n]{0,30}?(?:사라짐|사라졌\w*|만료\w*|삭제됨|삭제됐\w*|비어\s*있\w*)"
     r"|(?:로그|CloudWatch|클라우드워치)[^.\n]{0,20}?(?:권한|접근)[^.\n]{0,15}?(?:없|못)\w*"
     # ... the whole of it, so that its own "못 봤어요" denies nothing else.
     r"(?:\s*(?:(?:내용|로그)\S*\s*)?(?:아직\s*)?(?:못|안)\s*(?:봤|봄|봐|읽|보)\w*)?",

@@ -22,6 +22,7 @@ import re
 from datetime import datetime
 
 from workflows.diagnosis import ocr
+from workflows.diagnosis.cli_queries import with_field_names
 from workflows.diagnosis.dating import latest_date, recalled
 from workflows.diagnosis.documents import (
     CLIENT_TRACEBACK,
@@ -329,6 +330,7 @@ def evidence_from_paste(
         The evidence, with ``forms`` naming each form found.
     """
     evidence = Evidence(hosting_mode=hosting_mode, observed_at=observed_at)
+    text = with_field_names(text)  # a --query's aliases ("s": "Failed") as the fields they stand for
     if ocr.signalled(text):
         text, changes = ocr.corrected(text)
         if changes:
