@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from workflows.diagnosis import diagnose
 from workflows.diagnosis.batch_verdicts import hidden_by_samples, one_by_one
-from workflows.diagnosis.latency import workers_loading_in_run
 from workflows.diagnosis.paste import evidence_from_paste
+from workflows.diagnosis.worker_loading import workers_loading_in_run
 
 
 def _diagnosed(text: str):  # noqa: ANN202 - the Diagnosis model

@@ -25,7 +25,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from workflows.diagnosis.scale_in import clock_seconds
 from workflows.diagnosis.tables import pipe_cells
 
 TAIL_RATIO = 10.0
@@ -248,46 +247,6 @@ def tail_gone_after_warmup(lines: list[str]) -> tuple[str, str] | None:
             if later != line and _WARMED.search(later) and warm * TAIL_RATIO <= cold:
                 return line, later
     return None
-
-
-# The benchmark's start, with its time: "벤치 시작 09:00:05", "bench started at 09:00:05", "load test start 14:02".
-_BENCH_START = re.compile(
-    r"(?:벤치(?:마크)?|부하\s*테스트|bench(?:mark)?|load test)\s*(?:run\s*)?(?:시작|start(?:ed)?)\s*(?:at\s*|:\s*)?"
-    r"(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?",
-    re.IGNORECASE,
-)
-# ... or said without its time, in a log export whose lines keep their order: "Starting load test (...)".
-_BENCH_START_SAID = re.compile(
-    r"(?:starting (?:the )?(?:load test|bench(?:mark)?)|(?:load test|bench(?:mark)?|부하\s*테스트|벤치)\s*"
-    r"(?:started|starts|시작))\b",
-    re.IGNORECASE,
-)
-# A model server's worker that finished loading, with its time: "09:00:16 W-9002-model MODEL_LOG - Model loaded".
-_WORKER_LOADED = re.compile(
-    r"^\s*(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d):(?P<s>\d\d)\b.{0,80}?\bW-\d+\S*.{0,80}?"
-    r"\b[Mm]odel (?:[\w.-]+ )?loaded\b",
-)
-_WORKER_LOADED_SAID = re.compile(r"\bW-\d+\S*.{0,80}?\b[Mm]odel (?:[\w.-]+ )?loaded\b")
-
-
-def workers_loading_in_run(lines: list[str]) -> str:
-    """A worker's "Model loaded" timed after the benchmark's start: the run measured workers still loading. That
-    line, or empty."""
-    starts = [clock_seconds(m) for line in lines if (m := _BENCH_START.search(line))]
-    if starts and (
-        timed := next(
-            (line for line in lines if (m := _WORKER_LOADED.search(line)) and clock_seconds(m) > min(starts)),
-            "",
-        )
-    ):
-        return timed
-    # A log export that dropped the lines' times keeps their order: a worker loaded after the line that started the
-    # run ('"Starting load test ..."', then '"W-9001-model Model loaded"').
-    begun = next((i for i, line in enumerate(lines) if _BENCH_START_SAID.search(line)), None)
-    if begun is None:
-        return ""
-    untimed = (line for line in lines[begun + 1 :] if not _WORKER_LOADED.search(line))
-    return next((line for line in untimed if _WORKER_LOADED_SAID.search(line)), "")
 
 
 def first_call_seconds(line: str) -> list[re.Match[str]]:

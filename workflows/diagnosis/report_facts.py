@@ -22,11 +22,11 @@ from workflows.diagnosis.latency import (
     numbered_first_cold,
     runs,
     tail_gone_after_warmup,
-    workers_loading_in_run,
     worst_tail,
 )
 from workflows.diagnosis.mentions import reading_of
 from workflows.diagnosis.scale_in import slow_scale_in
+from workflows.diagnosis.worker_loading import workers_loading_in_run
 
 
 def report_lines(evidence: Evidence) -> list[str]:
