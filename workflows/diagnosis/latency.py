@@ -286,10 +286,11 @@ def first_call_column_cold(lines: list[str]) -> str:
     )
     for line in lines:
         if line.count("|") < 2:
-            row = None if _spaced_header(line) else _spaced_row_cold(line) if spaced else None
+            header = _spaced_header(line)
+            row = _spaced_row_cold(line) if spaced and not header else None
             if row:
                 return line
-            spaced = _spaced_header(line) or (spaced and row is not None)
+            spaced = header or (spaced and row is not None)
             columns = None
             continue
         cells = pipe_cells(line)

@@ -83,9 +83,9 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
             return True
         # ... or a classifier's labels only, the quantized model named a few lines above ("quantize_dynamic(...)",
         # then "예측 결과: neutral 500 / entailment 0 / contradiction 0").
-        above = " ".join(i.text for i in items[max(0, index - 4) : index])
         labels_only = found and all(_CLASS_LABEL.fullmatch(m["label"]) for m in found)
-        if labels_only and _one_label(counts) and sum(counts) >= MIN_TABLE_ROWS and _PRECISION.search(above):
+        above = _named_above([i.text for i in items], index)
+        if labels_only and _one_label(counts) and sum(counts) >= MIN_TABLE_ROWS and above:
             return True
         # A dict of its label counts ("int8  acc=0.318  label dist: {'neutral': 500}"): one label, or all in one.
         # ... its model named on its line or in the cell that printed it ("In [22]: evaluate(session_int8, ...)").
@@ -210,6 +210,11 @@ _CLASS_LABEL = re.compile(
 )
 
 
+def _named_above(lines: list[str], index: int) -> bool:
+    """A quantized model named in the few lines above line ``index``, the counts under it being that model's."""
+    return bool(_PRECISION.search(" ".join(lines[max(0, index - 4) : index])))
+
+
 def _listed_per_line(lines: list[str]) -> bool:
     """The quantized model's label counts one to a line, under the line that names it ("XNLI dev 500건 돌려보니:"
     after "quantize_dynamic(..., weight_type=QuantType.QInt8)", then "entailment 0", "neutral 0", "contradiction
@@ -223,12 +228,11 @@ def _listed_per_line(lines: list[str]) -> bool:
             and _CLASS_LABEL.fullmatch(row["label"])
         ):
             block.append(int(row["count"].replace(",", "")))
-        above = " ".join(lines[max(0, index - 4) : index])
         if (
             len(block) >= 2
             and sum(block) >= MIN_TABLE_ROWS
             and _one_label(block)
-            and _PRECISION.search(above)
+            and _named_above(lines, index)
         ):
             return True
         index += len(block) or 1
