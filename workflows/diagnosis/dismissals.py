@@ -144,6 +144,12 @@ _LOGS_UNSEEN = re.compile(
     r"|\b(?:can't|cannot|can not|couldn't) (?:see|read|open|access) (?:the |its )?(?:CloudWatch|logs?|log groups?)\b"
     # ... or the log is gone: "log group retention was 1 day and it already rotated".
     r"|\b(?:logs?|log groups?|(?:log )?streams?)\b[^.\n]{0,60}?\b(?:rotated|expired|purged|rolled off|aged out|gone|deleted)\b"
+    # ... or cut before what decides: "the log is truncated", "로그가 잘려서 모르겠음".
+    r"|\b(?:logs?|log streams?)\s+(?:is|are|was|were|got|gets)\s+(?:cut off|truncated|cut short)\b"
+    r"|\btruncated\s+logs?\b"
+    # ... the whole of it, so that its own "모르겠음" or "못 봄" denies nothing else.
+    r"|로그\s*(?:가|는|도)?\s*(?:중간에\s*|뒤가\s*)?잘(?:려|렸|림)\w*"
+    r"(?:[^.\n]{0,20}?(?:모르겠\w*|모름|몰라\w*|알\s*수\s*없\w*|(?:못|안)\s*(?:봤|봄|봐|읽|보)\w*))?"
     # ... or not read yet: "logs not pulled yet", "I have not opened CloudWatch yet".
     r"|\blogs?\s+(?:not|haven't been|have not been)\s+(?:yet\s+)?(?:pulled|read|checked|fetched|looked at|opened)\b"
     r"|\b(?:haven't|have not|not)\s+(?:yet\s+)?(?:opened|checked|read|looked at|pulled)\s+(?:the\s+)?(?:CloudWatch|logs?|log groups?)\b"

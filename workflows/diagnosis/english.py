@@ -28,6 +28,9 @@ NEGATION_PRE = _words(
     "doesn't have", "no new", "with no", "without any", "without sign of", "without indication of",
     "rather than", "unremarkable for", "isn't", "wasn't", "aren't", "weren't", "nor", "nobody's", "nobody",
     "no one's", "don't", "doesn't", "didn't", "won't",
+    # A search's count of none before what it searched for: "0 lines matching /Error|Worker died/".
+    "0 lines matching", "zero lines matching", "no lines matching", "0 events matching", "0 records matching",
+    "0 hits for", "0 matches for", "0 results for", "0 occurrences of",
 )  # fmt: skip
 NEGATION_POST = _words(
     "ruled out", "is ruled out", "was ruled out", "are ruled out", "has been ruled out",
@@ -96,6 +99,8 @@ OTHER = _words(
     r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s*(?:issue|bug|이슈|버그)s?\b"
     # ... or an issue of another repository, by its reference: "Re: vllm-project/vllm#1234 ...", "vllm-project/vllm 이슈에서".
     r"|(?<![\w/.-])[\w.-]+/[\w.-]+(?:#(?:\d+|\.\.\.)|\s+(?:issue|thread|discussion)\b|\s*(?:이슈|스레드)(?:에서|에|의)?)"
+    # ... or a reply in another repository's thread, named by it: 'Re: vllm-project/vllm "Model architectures ..."'.
+    r"|\bRe:\s*[\w.-]+/[\w-]+(?=\s*[\"“#:]|\s*$)"
     # ... or a team named by its name, not ours: "The platform team's issue", "the data-science team's job"
     r"|(?<!\bour )(?<!\bmy )\b(?!our\b|my\b)[\w-]+ team's (?:issue|ticket|incident|endpoint|job|account|error|thread)s?\b"
     # ... or a team named by its name that is seeing it: "search team is seeing `POST /score ... 404`"

@@ -195,7 +195,11 @@ _ANSWERED = re.compile(
     r"|(?:(?:두|2)\s*번\s*째|다음|이후|재시도)(?:\s*(?:호출|요청|콜))?\S{0,4}\s*(?:은|는|부터)?\s*(?:다\s*)?(?:정상|성공|잘\s*(?:됨|돼|나옴|나와)|\d+\s*ms)"
     r"|첫\s*(?:번째\s*)?(?:호출|요청)\s*만\s*(?:타임아웃|실패|timeout)"
     r"|\b(?:second|next|later|subsequent|following) (?:calls?|requests?|invocations?|invokes?|tries|attempts?)\b"
-    r"[^.\n]{0,20}?\b(?:worked|succeeded|returned|fine|ok|were fine|are fine|went through)\b",
+    r"[^.\n]{0,20}?\b(?:worked|succeeded|returned|fine|ok|were fine|are fine|went through)\b"
+    # ... or the same call run again answered: "re-running the same cell 30 s later returns in 180 ms".
+    r"|\b(?:re-?run(?:ning)?|re-?ran|retr(?:y|ying|ied)|re-?invok\w+|call(?:ing|ed)? (?:it )?again)\b[^.\n]{0,40}?"
+    r"\b(?:works?|worked|succeeds?|succeeded|went through|(?:returns?|returned|answers?|answered)\s+"
+    r"(?:fine|ok|normally|200|in\s+\d+(?:\.\d+)?\s*ms))\b",
     re.IGNORECASE,
 )
 

@@ -48,6 +48,8 @@ def answered(original: list[str], commands: dict[int, str]) -> list[tuple[int, s
     return found
 
 
+# What a command printed, written on its own line after an arrow: "$ ls /opt/ml/model/e5/1/  ->  e5-small-v2.onnx".
+_INLINE_OUTPUT = re.compile(r"\s(?:->|=>|→)\s+(?P<output>\S.*)$")
 # A shell comment after a command: the person's note on it ("$ top -p 48211    # 13:21 기준 (19분 경과)").
 _COMMENT = re.compile(r"\s#\s+(?P<note>\S.*)$")
 
@@ -58,5 +60,10 @@ def add_answers(reading: Reading, commands: dict[int, str]) -> None:
     for index, answer in answered(reading.original, commands):
         reading.add("invocation", answer, index + 1)
     for index in sorted(commands):
-        if index < len(reading.original) and (comment := _COMMENT.search(reading.original[index])):
+        if index >= len(reading.original):
+            continue
+        line = reading.original[index]
+        if output := _INLINE_OUTPUT.search(line.split(" # ")[0]):
+            reading.add("text", output["output"], index + 1, prose=False)
+        if comment := _COMMENT.search(line):
             reading.add("text", comment["note"], index + 1, prose=True)
