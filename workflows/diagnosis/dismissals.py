@@ -35,7 +35,7 @@ _DISMISSAL = re.compile(
     r"|(?:우리|저희)\s*(?:쪽|계정|팀|서비스|엔드포인트)?\s*(?:은|는|엔|에는)?\s*(?:해당|영향|문제)\s*(?:없|아님)"
     r"|(?:우리|저희)\s*(?:쪽|계정|팀)(?:[^.\n]|(?<=\d)\.(?=\d)){0,60}?(?:영향|해당)\s*(?:없습니다|없음|없어요|아님)"
     r"|\b(?:we are|we're|we were|our (?:account|endpoint|side|team) (?:is|was)) (?:not|un)\s?affected\b"
-    r"|\bno (?:current|ongoing) impact\b|\bno impact (?:now|currently)\b|\bno impact (?:on|for) (?:us|our)\b|\bdo(?:es)?(?:n't| not) (?:affect|apply to) us\b"
+    r"|\bno (?:issue|problem|impact)s? for us\b|\bno (?:current|ongoing) impact\b|\bno impact (?:now|currently)\b|\bno impact (?:on|for) (?:us|our)\b|\bdo(?:es)?(?:n't| not) (?:affect|apply to) us\b"
     r"|(?:우리|저희)\s*(?:쪽|계정|팀|거|것|이슈|문제)\s*(?:은|는|이|가)?\s*(?:아님|아닙니다|아니에요|아니고)"
     r"|(?:우리|저희)\s*(?:쪽|팀|서비스)?\s*(?:랑|와|하고|과)\s*(?:는\s*)?무관|\b(?:unrelated|not related) to (?:us|ours)\b"
     r"|\b(?:their|another team's|another|a different) (?:account|team|endpoint|service)\b[^.;]{0,20}\bnot ours\b"
@@ -50,6 +50,8 @@ _DISMISSAL = re.compile(
     r"|\bclos(?:ing|ed?) (?:the|this|our) (?:[\w-]+ )?(?:incident|ticket|issue)\b|\b(?:posting|noting|posted) (?:this |it )?for the record\b"
     r"|\((?:#?\d[\w./-]*,\s*)?(?:closed|resolved|done|종료|종결|완료|해결(?:됨|\s*완료)?|조치\s*완료)\)|\[(?:closed|resolved|done|종료|종결|해결(?:됨|\s*완료)?)(?:\s*/\s*(?:done|fixed|resolved|closed))?\]"
     r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을|은|는)?\s*(?:종결|종료|닫)"
+    # ... or marked so in a ticket's idiom: "resolved 처리합니다", "종결 처리함".
+    r"|(?:resolved|closed|done|해결|종결|종료|완료)\s*처리\s*(?:합니다|함|했\w*|완료|됨)"
     # A title closed with its outcome: "[포스트모템] 5/28 ... 장애 — 종료".
     r"|\s[—–-]\s*(?:종료|종결|해결됨|closed|resolved)\s*$"
     r"|(?:건|문제|이슈|장애)(?:은|는)?\s*(?:조치|해결|처리)\s*(?:완료|됐|되었|됨)|종료\s*보고"

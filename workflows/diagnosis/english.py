@@ -39,6 +39,8 @@ NEGATION_POST = _words(
     "is not the problem", "not the issue", "not the problem", "not the cause", "not it", "not seen",
     "not present", "not found", "absent", "none", "nowhere", "0 hits", "no hits", "zero hits", "0 matches",
     "no matches", "0 results", "no results", "0 occurrences",
+    # What a branch or an alarm would have done, said not to have happened: "... were never taken".
+    "never taken", "never fired", "never triggered", "never happened", "never occurred", "never raised",
 )  # fmt: skip
 HYPOTHETICAL_PRE = _words(
     "if", "whether", "in case", "should there", "unless", "possible", "possibly", "probable", "may be",
@@ -59,7 +61,7 @@ HYPOTHETICAL_PRE = _words(
     # A fault injected on purpose names the error it would raise: "simulate ResourceLimitExceeded on CreateEndpoint".
     "simulate", "simulates", "simulating", "simulated", "to simulate", "inject", "injects", "injecting",
     # A state machine's handlers name the errors they would catch: "(Catch: CapacityStall / ResourceLimitExceeded)".
-    "catch:", "catches", "retry on", "retries on",
+    "catch:", "catches", "retry on", "retries on", "catch branch for", "catch branches for", "catch for",
 )  # fmt: skip
 HYPOTHETICAL_POST = _words(
     "is possible", "possible", "suspected", "to be ruled out", "be ruled out", "unconfirmed", "not confirmed",
@@ -93,6 +95,8 @@ OTHER = _words(
     "다른 사람", "다른 사람들", "다른 사람들은", "다른 사람들이", "다른 분들", "다른 유저", "다른 사용자",
     "남의", "people get", "people hit", "people report", "people reported", "people see", "others hit",
     "others get", "others reported", "users report", "users reported", "users hit", "users see", "users get",
+) + (  # another person by their handle: "@someone-else reported their client getting ..."
+    r"|(?<![\w@])@[\w-]+\s+(?:reported|reports|said|says|mentioned|mentions|saw|sees|is seeing|was seeing|hit|hits|got|gets)\b"
 ) + (  # what one read in someone else's thread: "I read #31877 where ...", "we've read an issue that ..."
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+read\s+(?:#\d+|issue\s+#?\d+|(?:an?|the|this|that)\s+(?:issue|thread|post|article))"
     # ... or another project's tracker: "huggingface/transformers 쪽 issue 에서", "upstream issue"

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from workflows.diagnosis.batch_verdicts import hidden_by_samples, one_by_one
+from workflows.diagnosis.call_columns import call_column_first_cold
 from workflows.diagnosis.endpoint_kind import serverless
 from workflows.diagnosis.evidence import Evidence, EvidenceItem
 from workflows.diagnosis.latency import (
@@ -242,6 +243,7 @@ def cold_first_call(evidence: Evidence) -> bool | None:
         or first_invocation_cold([i.text for i in items if not i.prose])
         or numbered_first_cold([i.text for i in items])
         or first_call_column_cold([i.text for i in items])
+        or call_column_first_cold([i.text for i in items])
     ):
         return True
     first = affirmed(first_call_seconds, items)
