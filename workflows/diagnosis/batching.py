@@ -26,13 +26,16 @@ _BATCH = (
     re.compile(r"\b(?:b|bs|batch(?:[ _-]?size)?)\s*[=:]\s*(\d+)\b", re.IGNORECASE),
     re.compile(r"\bbatch(?:[ _-]?size)?\s+(\d+)\b|배치\s*(\d+)", re.IGNORECASE),
     re.compile(r"\[\s*(?:\.{2,}\s*)?(\d+)\s+(?:[a-z]+|문장|개)"),
-    re.compile(r"\b(\d+)\s*(?:texts?|pairs?|inputs?|sentences?|premises?|documents?|items?|문장|개 문장)\b"),
+    re.compile(
+        r"\b(\d+)\s*-?\s*(?:texts?|pairs?|inputs?|sentences?|premises?|documents?|items?|문장|개 문장)\b"
+    ),
     re.compile(r"(?<![\d.])(\d+)\s*개\s*(?:짜리\s*)?(?:리스트|list|배치|batch|입력|문장쌍|쌍|텍스트)"),
     # "1건 요청", "32건 리스트 요청", "list of 32"
     re.compile(
         r"(?<![\d.])(\d+)\s*건\s*(?:짜리\s*)?(?:요청|리스트|list|입력)|\b(?:list|batch) of (\d+)\b", re.I
     ),
     re.compile(r"\[[^\]]*?\bx\s*(\d+)\s*\]"),  # ["<premise>" x 32]
+    re.compile(r"\b(?:list|batch)\s*\(\s*(\d+)\s*\)", re.IGNORECASE),  # list(32)
     # [문장 32개]
     re.compile(r"\[\s*(?:문장|텍스트|texts?|inputs?|sentences?)\s*(\d+)\s*개?\s*\]", re.IGNORECASE),
 )

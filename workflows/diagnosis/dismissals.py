@@ -158,6 +158,8 @@ _LOGS_UNSEEN = re.compile(
     # ... or no one has read it yet: "Nobody has looked at the container logs yet".
     r"|\b(?:nobody|no one|no-one)\s+(?:has\s+)?(?:looked at|read|checked|opened)\s+(?:the\s+)?(?:container\s+|endpoint\s+)?(?:logs?|log groups?)\b"
     r"|(?:로그|스트림)[^.\n]{0,30}?(?:사라짐|사라졌\w*|만료\w*|삭제됨|삭제됐\w*|비어\s*있\w*)"
+    # ... or not read yet, in Korean: "로그는 아직 못 봄", "로그 안 봤음".
+    r"|로그\s*(?:는|를|도|은)?\s*(?:아직\s*)?(?:못|안)\s*(?:봤|봄|봐|읽|확인)\w*"
     r"|(?:로그|CloudWatch|클라우드워치)[^.\n]{0,20}?(?:권한|접근)[^.\n]{0,15}?(?:없|못)\w*"
     # ... the whole of it, so that its own "못 봤어요" denies nothing else.
     r"(?:\s*(?:(?:내용|로그)\S*\s*)?(?:아직\s*)?(?:못|안)\s*(?:봤|봄|봐|읽|보)\w*)?",

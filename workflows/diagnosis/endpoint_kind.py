@@ -26,11 +26,12 @@ _REAL_TIME_WORD = re.compile(
 # Serverless named in any way: as the endpoint's kind or as one of the kinds it may be.
 _SERVERLESS_ANY = re.compile(r"\bserverless\b|서버리스", re.IGNORECASE)
 # A person's word that the endpoint is serverless ("서버리스 엔드포인트", "a serverless endpoint"); not the word
-# paired with real-time or an instance as alternatives ("serverless 랑 real-time 둘 다", "instance or serverless").
+# paired with real-time or an instance as alternatives ("serverless 랑 real-time 둘 다", "서버리스 테스트용이랑 실시간 c6i",
+# "instance or serverless").
 _SERVERLESS_WORD = re.compile(
     r"(?<!real-time )(?<!real-time or )(?<!real-time and )(?<!real-time/)(?<!실시간/)"
     r"(?<!instance or )(?<!instances or )(?<!instance/)(?<!인스턴스/)"
-    r"(?:\bserverless\b|서버리스)(?!\s*(?:하나|one|endpoint|엔드포인트)?\s*(?:랑|이랑|와|과|and|or|/|,)\s*(?:an?\s+|the\s+)?"
+    r"(?:\bserverless\b|서버리스)(?!\s*(?:하나|one|endpoint|엔드포인트|[^\s,/]{1,6}?)?\s*(?:랑|이랑|와|과|and|or|/|,)\s*(?:an?\s+|the\s+)?"
     r"(?:real-?time|실시간|instance|인스턴스|코호스트|co-?host|(?:ml\.)?[a-z]\d+[a-z]*\b))",
     re.IGNORECASE,
 )

@@ -62,6 +62,10 @@ HYPOTHETICAL_PRE = _words(
     "simulate", "simulates", "simulating", "simulated", "to simulate", "inject", "injects", "injecting",
     # A state machine's handlers name the errors they would catch: "(Catch: CapacityStall / ResourceLimitExceeded)".
     "catch:", "catches", "retry on", "retries on", "catch branch for", "catch branches for", "catch for",
+    # A suggestion names what is to be tried, not what was done: "Try `{... "batch_size": 32}`".
+    "try", "try passing", "try adding", "try setting", "try using", "i suggest", "we suggest", "suggest",
+    # ... and a condition put to the reader names what it would take: "only batches when you pass `batch_size`".
+    "when you pass", "when you set", "when you add", "when you give", "if you pass", "if you set",
 )  # fmt: skip
 HYPOTHETICAL_POST = _words(
     "is possible", "possible", "suspected", "to be ruled out", "be ruled out", "unconfirmed", "not confirmed",

@@ -40,7 +40,7 @@ from workflows.diagnosis.outputs import (
     resolved_architecture,
     served_model_mismatch,
 )
-from workflows.diagnosis.placement import counts_said, own_copies_fit, shortfall
+from workflows.diagnosis.placement import counts_said, gpu_cap_shown, own_copies_fit, shortfall
 from workflows.diagnosis.polls import creating_for, stalled
 from workflows.diagnosis.report_facts import (
     answered_after_timeout,
@@ -316,6 +316,7 @@ FACTS: dict[str, Callable[[Evidence], FactValue]] = {
     "stalled_in_polls": stalled_in_polls,
     "copies_short": copies_short,
     "own_copies_fit": own_copies_fit,
+    "gpu_cap_shown": gpu_cap_shown,
     "predictions_collapsed": predictions_collapsed,
     "label_counts_collapsed": label_counts_collapsed,
     "served_model_mismatch": served_model_mismatch,

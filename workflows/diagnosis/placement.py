@@ -118,3 +118,9 @@ def own_copies_fit(evidence: Evidence) -> bool | None:
         reasons.append(said[0])
     desired = min(reasons, default=0)
     return (desired <= row.gpus or shared) if desired and row.gpus > 1 else None
+
+
+def gpu_cap_shown(evidence: Evidence) -> bool:
+    """A short component's own copies need more devices than the instance's GPUs (``own_copies_fit`` False): the
+    GPU cap is shown by the record, whatever is cut from SageMaker's reason."""
+    return own_copies_fit(evidence) is False
