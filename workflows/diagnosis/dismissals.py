@@ -28,7 +28,7 @@ _NOTHING_BROKEN = re.compile(
 _DISMISSAL = re.compile(
     r"\bfalse (?:alarm|positive|alert)s?\b"
     r"|\bnothing (?:left |more |else )?(?:(?:for|on) (?:us|me|our side) )?to (?:fix|do)\b|\bno (?:further )?action (?:needed|required|for us|on our side)\b|\bno further action\b"
-    r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|(?:현재|지금)\s*(?:장애|영향)\s*(?:없음|없습니다|없어요)|재발(?:은|이)?\s*(?:아님|아닙니다|아니)"
+    r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|(?:현재|지금)\s*(?:장애|영향)\s*(?:없음|없습니다|없어요)|(?<!이슈 )(?<!이슈)(?<!문제 )(?<!문제)재발(?:은|이)?\s*(?:아님|아닙니다|아니)"
     r"|(?:추가\s*)?(?:조치|작업|action)\s*(?:없음|불필요|필요\s*없)|재발\s*(?:없|안\s*(?:됨|함|했))"
     r"|(?:우리가|저희가)?\s*할\s*(?:건|게|것은?|일은?)\s*없"
     # Another's failure, forwarded: "우리 계정은 해당 없음", "우리 쪽 영향 없음", "we are not affected".
@@ -42,7 +42,10 @@ _DISMISSAL = re.compile(
     # A refusal that did what it was meant to: "정책대로 막힌 거라 정상", "working as intended"; and no
     # impact on the endpoint ("엔드포인트 영향 없음").
     r"|(?:정책|의도|설계)\s*대로\s*(?:막힌|막혔|차단|거부|동작)\w*|\bworking as intended\b"
-    r"|(?:엔드포인트|서비스)\s*(?:은|는|에는|에)?\s*영향\s*(?:없음|없습니다|없어요)"
+    r"|(?:엔드포인트|서비스|SageMaker|세이지메이커)\s*(?:쪽)?\s*(?:은|는|엔|에는|에)?\s*영향\s*(?:없음|없습니다|없어요)"
+    # Another team's mail that only copied us: "우리 쪽은 CC 만 된 것", "we were only cc'd".
+    r"|(?:우리|저희)\s*(?:쪽|팀)?\s*(?:은|는)?\s*(?:CC|cc|참조)\s*(?:로|만|에)\s*(?:만\s*)?(?:된|됐|들어|걸려)\w*"
+    r"|\b(?:we|i) (?:were|was|are|am) only (?:cc'?d|cced|copied)\b"
     # A ticket closed as solved: what it shows is a matter settled, not one to diagnose now.
     r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
     # GitHub's and trackers' closing words: "closed as completed", "closed as answered"; a reply's "Not affected."
@@ -74,6 +77,7 @@ _RESOLVED_MAIL = re.compile(
 
 _UNDECIDED = re.compile(
     r"\b(?:can't|cannot|can not|couldn't|hard to|unable to) tell (?:which|whether|if)\b"
+    r"|둘\s*다\s*(?:가능\w*|말이\s*됨|말이\s*돼\w*|그럴\s*듯\w*)|\b(?:either|both) (?:is|are|seems?|look) (?:possible|plausible|likely)\b"
     r"|\bnot sure (?:yet )?(?:which|whether)\b|\bunclear (?:yet )?(?:which|whether)\b|\bcould be either\b"
     r"|\b(?:don't|do not|dunno|don’t) know (?:yet )?(?:which|whether|if)\b|\bno idea (?:yet )?(?:which|whether|if)\b"
     r"|구분(?:이|은)?\s*(?:안\s*(?:되|됨|돼|됩)|불가|못\s*하)|어느\s*쪽인지\s*(?:모르|알\s*수\s*없)"
@@ -159,7 +163,7 @@ _LOGS_UNSEEN = re.compile(
     r"|\b(?:nobody|no one|no-one)\s+(?:has\s+)?(?:looked at|read|checked|opened)\s+(?:the\s+)?(?:container\s+|endpoint\s+)?(?:logs?|log groups?)\b"
     r"|(?:로그|스트림)[^.\n]{0,30}?(?:사라짐|사라졌\w*|만료\w*|삭제됨|삭제됐\w*|비어\s*있\w*)"
     # ... or not read yet, in Korean: "로그는 아직 못 봄", "로그 안 봤음".
-    r"|로그\s*(?:는|를|도|은)?\s*(?:아직\s*)?(?:못|안)\s*(?:봤|봄|봐|읽|확인)\w*"
+    r"|(?:로그|CloudWatch|클라우드워치)\s*(?:는|를|도|은)?\s*(?:아직\s*)?(?:못|안)\s*(?:봤|봄|봐|읽|확인)\w*"
     r"|(?:로그|CloudWatch|클라우드워치)[^.\n]{0,20}?(?:권한|접근)[^.\n]{0,15}?(?:없|못)\w*"
     # ... the whole of it, so that its own "못 봤어요" denies nothing else.
     r"(?:\s*(?:(?:내용|로그)\S*\s*)?(?:아직\s*)?(?:못|안)\s*(?:봤|봄|봐|읽|보)\w*)?",

@@ -48,21 +48,29 @@ _ENDPOINT_NAME = re.compile(
     r"|\bEndpointName\b[\"']?\s*[=:]\s*[\"']?(?P<field>[\w.-]+)"
     r"|--(?:endpoint(?:-name)?|ep)[ =][\"']?(?P<flag>[\w.-]+)"
     r"|\bPredictor\(\s*(?:endpoint_name\s*=\s*)?[\"'](?P<sdk>[\w.-]+)"
+    # ... or an alert's label: "Labels: alertname=..., endpoint=nli-rt-c6i".
+    r"|\bendpoint(?:_name)?=[\"']?(?P<label>[\w.-]+)"
 )
 # A name that tells the kind, as teams abbreviate it: "minilm-sls-6g", "e5-serverless".
 _SERVERLESS_NAME = re.compile(r"(?:^|[-_.])(?:sls|serverless)(?=$|[-_.\d])", re.IGNORECASE)
+# ... or a real-time one: "nli-rt-c6i", "e5-realtime".
+_REAL_TIME_NAME = re.compile(r"(?:^|[-_.])(?:rt|realtime|real-time)(?=$|[-_.\d])", re.IGNORECASE)
 
 
-def serverless_named(evidence: Evidence) -> bool:
-    """An endpoint of the paste is named as serverless ("bge-small-sls"), or a serverless config's field is
-    written ("MemorySizeInMB 6144")."""
+def _endpoint_names(evidence: Evidence) -> set[str]:
     names = {str((evidence.endpoint or {}).get("EndpointName") or "")}
-    names |= {
+    return names | {
         next(name for name in match.groups() if name)
         for item in evidence.items
         if not item.whole
         for match in _ENDPOINT_NAME.finditer(item.text)
     }
+
+
+def serverless_named(evidence: Evidence) -> bool:
+    """An endpoint of the paste is named as serverless ("bge-small-sls"), or a serverless config's field is
+    written ("MemorySizeInMB 6144")."""
+    names = _endpoint_names(evidence)
     return any(_SERVERLESS_NAME.search(name) for name in names) or asserted(_SERVERLESS_FIELD, evidence)
 
 
@@ -104,7 +112,9 @@ def serverless(evidence: Evidence) -> bool | None:
     if asserted(_REAL_TIME_WORD, evidence) and not spoken_of(_SERVERLESS_ANY, evidence, persons_only=True):
         return False
     # Last, what the endpoint's name or a serverless config's field tells.
-    return True if serverless_named(evidence) else None
+    if serverless_named(evidence):
+        return True
+    return False if any(_REAL_TIME_NAME.search(name) for name in _endpoint_names(evidence)) else None
 
 
 def co_hosted(evidence: Evidence) -> bool | None:

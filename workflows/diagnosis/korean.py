@@ -45,7 +45,8 @@ BELIEF_POST = r"줄\s*알았\w*"
 UNCERTAIN_POST = r"기억\s*(?:이\s*)?(?:안|못)\s*(?:남|나\w*)|여부\w*|확인\s*(?:불가|못\s*함|못\s*했\w*|안\s*됨)|미확인|불명|모르겠\w*|모름|알\s*수\s*없\w*"
 # A purpose follows what is to be brought about: "batch_size 항상 넣도록 수정" (changed so that it is always sent).
 # ... and what is to be prevented follows it as a noun: "ReadTimeoutError 예방 차원에서", "OOM 방지용으로".
-PURPOSE_POST = r"도록|예방\w*|방지\w*"
+# ... and what must be done follows it as -어야 ("batch_size 파라미터를 넣어야 배치가 적용됨": it is to be sent, not sent).
+PURPOSE_POST = r"도록|예방\w*|방지\w*|(?<=[가-힣])(?:어야|아야|해야|여야)(?![가-힣])"
 # A constraint known in advance and worked around follows its object: "설치 안 되는 건 알고 있어서 (별도 venv)",
 # "충돌 나는 거 알아서 일부러 안 깔았음": what it names is known of, not what happened.
 KNOWN_POST = r"(?:건|것|거)\s*(?:을|를|는|은)?\s*(?:알고\s*있어서|알고\s*있었\w*|알아서|알기\s*때문에)"

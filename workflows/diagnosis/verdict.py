@@ -14,6 +14,9 @@ from workflows.diagnosis.matcher import MAX_ALTERNATIVES, MIN_CONFIDENCE, Match,
 from workflows.diagnosis.rules import RuleSet, default_rules
 
 MAX_EVIDENCE_LINES = 8
+# An answer this weak rests on figures alone (a p99's tail, a first call's seconds): a writer who says the paste
+# cannot tell what they show leaves it open, with no runner-up named.
+WEAK_ALONE = 0.65
 UNKNOWN_FIX = (
     "Read the evidence and the endpoint's logs. To name a failure the catalogue lacks, write its entry and "
     "rule in a YAML file of your own (entries: and rules:, the packaged catalogue's schema) under "
@@ -98,7 +101,9 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
     explained_by = sorted(
         r.id for r in matcher.rules.rules if best and best.id in r.causes and r.id != best.id
     )
-    torn = undecided(evidence) if runner_up or explained_by else ""
+    # ... and so does one who cannot tell what an answer read from figures alone (a p99's tail) shows.
+    weak = best is not None and best.score < WEAK_ALONE
+    torn = undecided(evidence) if runner_up or explained_by or weak else ""
     tied = best is not None and runner_up is not None and _tied(best, runner_up)
     if best is None or causes or dismissed or torn or tied:
         names = ", ".join(evidence.error_names) or "no error"
@@ -119,6 +124,8 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
                 runner_up.id
                 if runner_up is not None
                 else f"its cause {', '.join(dict.fromkeys(explained_by))}"
+                if explained_by
+                else "another cause"
             )
             title = f"{best.id} or {other}: the paste does not tell which, as its writer says"
             notes.append(f"[note] undecided in the paste: {torn[:MAX_QUOTE]}")
