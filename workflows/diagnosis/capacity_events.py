@@ -37,6 +37,7 @@ from workflows.clock import as_datetime
 from workflows.diagnosis.envelopes import CLOUDTRAIL, EVENT
 from workflows.diagnosis.evidence import Evidence, Poll
 from workflows.diagnosis.polls import apply, is_empty_reason
+from workflows.diagnosis.shapes import fields
 
 ENDPOINT_STATE_CHANGE = "SageMaker Endpoint State Change"
 DEPLOYMENT_STATE_CHANGE = "SageMaker Endpoint Deployment State Change"
@@ -136,10 +137,10 @@ def add_trail_record(evidence: Evidence, record: dict[str, Any], *, endpoint_nam
     """One CloudTrail record of a SageMaker call: its error as an ``error`` text; True when it was read."""
     if record.get("eventSource") != SAGEMAKER_SOURCE:
         return False
-    parameters = record.get("requestParameters") or {}
+    parameters = fields(record.get("requestParameters"))
     named = parameters.get("endpointName") or parameters.get("endpointConfigName")
     arn = (
-        ((record.get("responseElements") or {}).get("endpointArn"))
+        (fields(record.get("responseElements")).get("endpointArn"))
         if record.get("responseElements")
         else None
     )

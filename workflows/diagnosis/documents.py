@@ -21,6 +21,7 @@ from workflows.diagnosis.exports import LOG_EXPORT
 from workflows.diagnosis.machine_lines import is_machine_line
 from workflows.diagnosis.outline import headings
 from workflows.diagnosis.polls import from_stack_event
+from workflows.diagnosis.shapes import fields, objects, text_field
 
 DESCRIBE_ENDPOINT = "describe-endpoint"
 DESCRIBE_ENDPOINT_CONFIG = "describe-endpoint-config"
@@ -187,7 +188,7 @@ def _history(reading: Reading, events: list[Any], number: int) -> None:
     for event in events:
         if not isinstance(event, dict):
             continue
-        entered = (event.get("stateEnteredEventDetails") or {}).get("name") or entered
+        entered = text_field(fields(event.get("stateEnteredEventDetails")).get("name")) or entered
         for details in (d for d in event.values() if isinstance(d, dict)):
             # A state's input and a task's output are JSON strings: a Describe* record inside is read as one.
             for text in (details.get(k) for k in ("input", "output")):
@@ -233,7 +234,9 @@ def read_document(reading: Reading, value: Any, number: int) -> None:
     events = value.get("events")
     if isinstance(events, list) and any(isinstance(e, dict) and "message" in e for e in events):
         for event in events:
-            reading.add("logs", str(event.get("message", "")), event.get("logStreamName") or number)
+            reading.add(
+                "logs", str(event.get("message", "")), text_field(event.get("logStreamName")) or number
+            )
         reading.found(CLOUDWATCH)
     elif isinstance(events, list) and any(isinstance(e, dict) and "type" in e for e in events):
         _history(reading, events, number)
@@ -333,11 +336,11 @@ def _describe(reading: Reading, value: dict[str, Any], number: int) -> bool:
         reading.found(DESCRIBE_COMPONENT)
     elif "EndpointConfigName" in value and "ProductionVariants" in value:
         evidence.endpoint_config = value
-        variants = value.get("ProductionVariants") or [{}]
-        evidence.instance_type = evidence.instance_type or variants[0].get("InstanceType")
+        variants = objects(value.get("ProductionVariants")) or [{}]
+        evidence.instance_type = evidence.instance_type or text_field(variants[0].get("InstanceType"))
         reading.found(DESCRIBE_ENDPOINT_CONFIG)
     elif "ModelName" in value and ("Containers" in value or "PrimaryContainer" in value):
-        evidence.container_count = len(value.get("Containers") or [value.get("PrimaryContainer")])
+        evidence.container_count = len(objects(value.get("Containers"))) or 1
         if "EnableNetworkIsolation" in value:  # the context of F37 (no package index from the container)
             shown = str(value["EnableNetworkIsolation"]).lower()
             reading.add("describe", f"EnableNetworkIsolation: {shown}", "EnableNetworkIsolation")

@@ -26,6 +26,7 @@ from typing import Any
 from workflows.clock import as_datetime
 from workflows.diagnosis.evidence import Source
 from workflows.diagnosis.machine_lines import is_machine_line
+from workflows.diagnosis.shapes import fields, objects
 
 CLOUDTRAIL = "cloudtrail-events"
 EVENT = "eventbridge-event"
@@ -114,7 +115,7 @@ def _epoch_times(detail: dict[str, Any]) -> dict[str, Any]:
 
 
 def _trail_event(record: dict[str, Any]) -> list[Message]:
-    identity = record.get("userIdentity") or {}
+    identity = fields(record.get("userIdentity"))
     speaker = str(identity.get("arn") or identity.get("userName") or record.get("Username") or "")
     operation = str(record.get("eventName") or "")
     code = record.get("errorCode")
@@ -213,20 +214,20 @@ def _incident(value: dict[str, Any]) -> Opened | None:
     elif isinstance(value.get("messages"), list) and any(
         isinstance(m, dict) and "incident" in m for m in value["messages"]
     ):  # PagerDuty v2
-        for message in value["messages"]:
-            incident = message.get("incident") or {}
+        for message in objects(value["messages"]):
+            incident = fields(message.get("incident"))
             if message.get("event") == "incident.resolve" or incident.get("status") == "resolved":
                 settled = "PagerDuty: incident.resolve"
             messages += _said(incident.get("title") or incident.get("summary"), software=True)
-            for entry in message.get("log_entries") or []:
-                channel = entry.get("channel") or {}
+            for entry in objects(message.get("log_entries")):
+                channel = fields(entry.get("channel"))
                 speaker = _agent(entry.get("agent"))
                 messages += _said(channel.get("details") or channel.get("summary"), speaker)
     elif isinstance(value.get("payload"), dict) and "event_action" in value:  # PagerDuty Events API
         payload = value["payload"]
         messages += _said(payload.get("summary"), str(payload.get("source") or ""), software=True)
         messages += [
-            m for v in (payload.get("custom_details") or {}).values() for m in _said(v, software=True)
+            m for v in fields(payload.get("custom_details")).values() for m in _said(v, software=True)
         ]
     elif isinstance(value.get("alert"), dict) and "action" in value:  # Opsgenie
         alert = value["alert"]

@@ -54,6 +54,7 @@ from workflows.diagnosis.report_facts import (
     short_samples_hide,
 )
 from workflows.diagnosis.requirements_listed import listing, requirements_list_module
+from workflows.diagnosis.shapes import fields, objects
 from workflows.hosting.polling import stalled_for
 from workflows.hosting.pools import pool_counts, served_types
 from workflows.hosting.scale_to_zero import DIMENSION as COPIES_DIMENSION
@@ -117,13 +118,13 @@ def gpu_instance(evidence: Evidence) -> FactValue:
 
 
 def _pools(evidence: Evidence) -> list[str]:
-    variants = (evidence.endpoint_config or {}).get("ProductionVariants") or [{}]
+    variants = objects((evidence.endpoint_config or {}).get("ProductionVariants")) or [{}]
     pools = sorted(records(variants[0].get("InstancePools")), key=lambda p: _number(p.get("Priority")))
     return [str(pool.get("InstanceType")) for pool in pools]
 
 
 def _provision_timeout_s(evidence: Evidence) -> float:
-    variants = (evidence.endpoint_config or {}).get("ProductionVariants") or [{}]
+    variants = objects((evidence.endpoint_config or {}).get("ProductionVariants")) or [{}]
     return float(variants[0].get("VariantInstanceProvisionTimeoutInSeconds") or 0)
 
 
@@ -192,7 +193,7 @@ def failed_without_instance(evidence: Evidence) -> FactValue:
     )
     return (
         endpoint.get("EndpointStatus") == "Failed"
-        and not (endpoint.get("FailureReason") or "").strip()
+        and not str(endpoint.get("FailureReason") or "").strip()
         and unassigned
     )
 
@@ -375,7 +376,7 @@ def fact_details(evidence: Evidence, values: dict[str, FactValue]) -> dict[str, 
         }
     if values.get("copies_short"):
         for component in evidence.inference_components:
-            runtime = component.get("RuntimeConfig") or {}
+            runtime = fields(component.get("RuntimeConfig"))
             details["copies_short"] = {
                 "component": str(component.get("InferenceComponentName", "")),
                 "desired": str(runtime.get("DesiredCopyCount")),

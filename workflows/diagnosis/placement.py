@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from workflows.diagnosis.evidence import Evidence
+from workflows.diagnosis.shapes import fields
 from workflows.preflight.instances import instance
 
 # Other components on the same endpoint, as a writer says it: "shared with two other components",
@@ -35,7 +36,7 @@ _PLACED_FEWER = re.compile(r"able to deploy (?P<current>\d+) out of (?P<desired>
 
 def shortfall(component: dict[str, Any]) -> tuple[int, int] | None:
     """A component record's (desired, current) copies where it placed fewer than it asked for, else None."""
-    runtime = component.get("RuntimeConfig") or {}
+    runtime = fields(component.get("RuntimeConfig"))
     desired, current = runtime.get("DesiredCopyCount"), runtime.get("CurrentCopyCount")
     if isinstance(desired, int) and isinstance(current, int) and current < desired:
         return desired, current
@@ -100,7 +101,7 @@ def own_copies_fit(evidence: Evidence) -> bool | None:
         if counts is None or (counts[1] == 0 and row.gpus == 1):
             continue
         desired = counts[0]
-        needs = (component.get("Specification") or {}).get("ComputeResourceRequirements") or {}
+        needs = fields(fields(component.get("Specification")).get("ComputeResourceRequirements"))
         devices = _number(needs.get("NumberOfAcceleratorDevicesRequired")) or 1.0
         memory = _number(needs.get("MinMemoryRequiredInMb"))
         # More copies placed than the instances' GPUs hold at a device each: the copies do not take a device each
