@@ -53,6 +53,9 @@ _DISMISSAL = re.compile(
     r"|\bclos(?:ing|ed?) (?:the|this|our) (?:[\w-]+ )?(?:incident|ticket|issue)\b|\b(?:posting|noting|posted) (?:this |it )?for the record\b"
     r"|\((?:#?\d[\w./-]*,\s*)?(?:closed|resolved|done|종료|종결|완료|해결(?:됨|\s*완료)?|조치\s*완료)\)|\[(?:closed|resolved|done|종료|종결|해결(?:됨|\s*완료)?)(?:\s*/\s*(?:done|fixed|resolved|closed))?\]"
     r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을|은|는)?\s*(?:종결|종료|닫)"
+    # A check's conclusion that nothing is wrong: "결론: 엔드포인트 쪽 이상 없음", "Conclusion: no issue on the endpoint".
+    r"|결론\s*:?\s*[^.\n]{0,30}?(?:이상|문제|장애|이슈)\s*(?:없음|없습니다|없어요|아님)"
+    r"|\bconclusion\s*:?\s*(?:[^.\n]{0,30}?\b)?(?:no (?:issue|problem|fault|failure)s?|nothing (?:wrong|broken))\b"
     # ... or marked so in a ticket's idiom: "resolved 처리합니다", "종결 처리함".
     r"|(?:resolved|closed|done|해결|종결|종료|완료)\s*처리\s*(?:합니다|함|했\w*|완료|됨)"
     # A title closed with its outcome: "[포스트모템] 5/28 ... 장애 — 종료".
@@ -87,7 +90,8 @@ _UNDECIDED = re.compile(
     r"|둘\s*중\s*어느[^.\n]{0,40}?(?:인지|는지|은지)\s*(?:모름|모르\w*|몰라\w*|알\s*수\s*없\w*)"
     # Opinions divided, or a check still to run before anyone knows: "의견 갈림", "tar tvf 해봐야 알 듯".
     # Two readings set side by side and neither known: "GPU가 모자란 건지 메모리가 모자란 건지 모르겠음".
-    r"|(?:건지|인지|는지|은지)\s*[^.\n]{1,40}?(?:건지|인지|는지|은지)\S*\s*[^.\n]{0,15}?(?:모름|모르겠\w*|몰라\w*|알\s*수\s*없\w*)"
+    # ... or the record that would tell is silent: "serverless 였는지 real-time 였는지 sheet 에 없음".
+    r"|(?:건지|인지|는지|은지)\s*[^.\n]{1,40}?(?:건지|인지|는지|은지)\S*\s*[^.\n]{0,15}?(?:모름|모르겠\w*|몰라\w*|알\s*수\s*없\w*|(?:에|엔)\s*없(?:음|습니다|어요))"
     r"|의견(?:이)?\s*(?:갈림|갈려|갈렸|나뉨|나뉘)|해\s*봐야\s*(?:알|앎)|\bopinions? (?:are |is )?(?:split|divided)\b",
     re.IGNORECASE,
 )

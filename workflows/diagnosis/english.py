@@ -105,8 +105,10 @@ OTHER = _words(
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+read\s+(?:#\d+|issue\s+#?\d+|(?:an?|the|this|that)\s+(?:issue|thread|post|article))"
     # ... or another project's tracker: "huggingface/transformers 쪽 issue 에서", "upstream issue"
     r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s*(?:issue|bug|이슈|버그)s?\b"
-    # ... or an issue of another repository, by its reference: "Re: vllm-project/vllm#1234 ...", "vllm-project/vllm 이슈에서".
-    r"|(?<![\w/.-])[\w.-]+/[\w.-]+(?:#(?:\d+|\.\.\.)|\s+(?:issue|thread|discussion)\b|\s*(?:이슈|스레드)(?:에서|에|의)?)"
+    # ... or an issue of another repository, by its reference: "Re: vllm-project/vllm#1234 ...", "vllm-project/vllm 이슈에서",
+    # "github.com/vllm-project/vllm issue where ...".
+    r"|(?<![\w/.-])(?:(?:https?://)?(?:www\.)?github\.com/)?[\w.-]+/[\w.-]+"
+    r"(?:#(?:\d+|\.\.\.)|\s+(?:issue|thread|discussion)\b|\s*(?:이슈|스레드)(?:에서|에|의)?)"
     # ... or a reply in another repository's thread, named by it: 'Re: vllm-project/vllm "Model architectures ..."'.
     r"|\bRe:\s*[\w.-]+/[\w-]+(?=\s*[\"“#:]|\s*$)"
     # ... or a team named by its name, not ours: "The platform team's issue", "the data-science team's job"
