@@ -29,6 +29,8 @@ SLOWER = 2.0  # and its latency over theirs at least
 _FIRST = re.compile(
     r"\b(?:1st|first|cold)\b|첫|\b(?:call|req(?:uest)?|invoke|invocation)\s*#?\s*1(?![\d.,])", re.IGNORECASE
 )
+# A row measured off the endpoint, in the writer's own process: "32 sentences, 로컬 ORT 직접 batch", "local onnxruntime".
+_LOCAL = re.compile(r"로컬|\blocal(?:ly)?\b|\bin-process\b|\bon my (?:laptop|machine)\b", re.IGNORECASE)
 # What a row was expected to take is no measurement: "기대: batch 32 면 25~30ms", "expected ~25 ms for 32".
 _EXPECTED = re.compile(r"\bexpect(?:ed|ing)?\b|\bshould (?:be|take)\b|기대|예상|목표", re.IGNORECASE)
 
@@ -51,7 +53,11 @@ def one_by_one(lines: list[str]) -> tuple[Row, Row] | None:
     measured = {row.text for row in found}
     if any(passes_batch_size(line) for line in lines if line not in measured and not DEFINITION.match(line)):
         return None  # the method passed batch_size to every list
-    found = [row for row in found if not (row.first or _FIRST.search(row.text) or _expected(row.text))]
+    found = [
+        row
+        for row in found
+        if not (row.first or _FIRST.search(row.text) or _expected(row.text) or _LOCAL.search(row.text))
+    ]
     singles = [r for r in found if r.batch == 1 and not r.batch_param]
     lists = [r for r in found if (r.batch or 0) >= MIN_LIST and not r.batch_param]
 

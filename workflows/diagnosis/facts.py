@@ -98,7 +98,7 @@ def _number(value: Any) -> float:
 @lru_cache(maxsize=1)
 def _gpu_named() -> re.Pattern[str]:
     """A GPU the paste names in passing: the instance table's NVIDIA models ("L40S", "A10G"), CUDA's provider, the
-    NVIDIA tool that reports the device."""
+    NVIDIA tool that reports the device, the GPU's utilisation metric."""
     families = instance_table()["families"].values()
     models = {
         str(accelerator["name"]).removeprefix("NVIDIA ")
@@ -107,7 +107,9 @@ def _gpu_named() -> re.Pattern[str]:
         and "(" not in accelerator["name"]
     }
     names = "|".join(re.escape(model) for model in sorted(models, key=len, reverse=True))
-    return re.compile(rf"\b(?:{names})\b|\bCUDAExecutionProvider\b|\bnvidia-smi\b")
+    # ... or the GPU's own metric, which CloudWatch publishes for GPU instances only: "GPUUtilization", "GPU util".
+    gpu_metric = r"\bGPU\s?(?:Memory\s?)?(?i:util(?:ization)?)\b|GPU\s*(?:메모리\s*)?사용률"
+    return re.compile(rf"\b(?:{names})\b|\bCUDAExecutionProvider\b|\bnvidia-smi\b|{gpu_metric}")
 
 
 def gpu_instance(evidence: Evidence) -> FactValue:

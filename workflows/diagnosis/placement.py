@@ -26,6 +26,9 @@ _SHARED = re.compile(
     r"|다른\s*팀\s*(?:이랑|랑|과|와|하고)\s*(?:shared|공유)|\bshared with (?:another|other|a different) team\b"
     # ... or components already on it, counted: "이미 IC 두 개 붙어 있음", "already hosts two components".
     r"|(?:IC|컴포넌트)\s*(?:[두세네]|\d+)\s*개\s*(?:가\s*|는\s*)?(?:이미\s*)?(?:붙어|올라가|떠|있)"
+    # ... or one more already there: "Another IC (ic-emb) is already on this endpoint", "already hosts another component".
+    r"|\banother (?:inference )?(?:IC|component)\b[^.\n]{0,40}?\balready\b"
+    r"|\balready (?:hosts?|has|holds) (?:another|other|an?) (?:inference )?(?:IC|component)s?\b"
     r"|\balready (?:hosts|holds|has|runs) (?:two|three|four|\d+|other) (?:other )?(?:inference )?components\b",
     re.IGNORECASE,
 )
