@@ -28,7 +28,7 @@ _NOTHING_BROKEN = re.compile(
 _DISMISSAL = re.compile(
     r"\bfalse (?:alarm|positive|alert)s?\b"
     r"|\bnothing (?:left |more |else )?(?:(?:for|on) (?:us|me|our side) )?to (?:fix|do)\b|\bno (?:further )?action (?:needed|required|for us|on our side)\b|\bno further action\b"
-    r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|(?:현재|지금)\s*(?:장애|영향)\s*(?:없음|없습니다|없어요)|(?<!이슈 )(?<!이슈)(?<!문제 )(?<!문제)재발(?:은|이)?\s*(?:아님|아닙니다|아니)"
+    r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|(?:현재|지금)\s*(?:장애|영향|문제|이슈|이상)\s*(?:없음|없습니다|없어요)|(?<!이슈 )(?<!이슈)(?<!문제 )(?<!문제)재발(?:은|이)?\s*(?:아님|아닙니다|아니)"
     r"|(?:추가\s*)?(?:조치|작업|action)\s*(?:없음|불필요|필요\s*없)|재발\s*(?:없|안\s*(?:됨|함|했))"
     r"|(?:우리가|저희가)?\s*할\s*(?:건|게|것은?|일은?)\s*없"
     # Another's failure, forwarded: "우리 계정은 해당 없음", "우리 쪽 영향 없음", "we are not affected".
@@ -93,7 +93,7 @@ _UNDECIDED = re.compile(
     # Opinions divided, or a check still to run before anyone knows: "의견 갈림", "tar tvf 해봐야 알 듯".
     # Two readings set side by side and neither known: "GPU가 모자란 건지 메모리가 모자란 건지 모르겠음".
     # ... or the record that would tell is silent: "serverless 였는지 real-time 였는지 sheet 에 없음".
-    r"|(?:건지|인지|는지|은지)\s*[^.\n]{1,40}?(?:건지|인지|는지|은지)\S*\s*[^.\n]{0,15}?(?:모름|모르겠\w*|몰라\w*|알\s*수\s*없\w*|(?:에|엔)\s*없(?:음|습니다|어요))"
+    r"|(?:건지|인지|는지|은지|할지)\s*[^.\n]{1,40}?(?:건지|인지|는지|은지|할지)\S*\s*[^.\n]{0,15}?(?:모름|모르겠\w*|몰라\w*|알\s*수\s*없\w*|(?:에|엔)\s*없(?:음|습니다|어요))"
     r"|의견(?:이)?\s*(?:갈림|갈려|갈렸|나뉨|나뉘)|해\s*봐야\s*(?:알|앎)|\bopinions? (?:are |is )?(?:split|divided)\b",
     re.IGNORECASE,
 )

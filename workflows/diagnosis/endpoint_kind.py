@@ -31,7 +31,7 @@ _SERVERLESS_ANY = re.compile(r"\bserverless\b|서버리스", re.IGNORECASE)
 _SERVERLESS_WORD = re.compile(
     r"(?<!real-time )(?<!real-time or )(?<!real-time and )(?<!real-time/)(?<!실시간/)"
     r"(?<!instance or )(?<!instances or )(?<!instance/)(?<!인스턴스/)"
-    r"(?:\bserverless\b|서버리스)(?!\s*(?:하나|one|endpoint|엔드포인트|[^\s,/]{1,6}?)?\s*(?:랑|이랑|와|과|and|or|/|,)\s*(?:an?\s+|the\s+)?"
+    r"(?:\bserverless\b|서버리스)(?!\s*(?:하나|one|endpoint|엔드포인트|[^\s,/]{1,6}?)?\s*(?:랑|이랑|와|과|and|or|/|,)\s*(?:an?\s+|the\s+)?(?:[^\s,/]{1,6}\s+)?"
     r"(?:real-?time|실시간|instance|인스턴스|코호스트|co-?host|(?:ml\.)?[a-z]\d+[a-z]*\b))",
     re.IGNORECASE,
 )

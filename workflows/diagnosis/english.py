@@ -114,7 +114,8 @@ OTHER = _words(
     # ... or a team named by its name, not ours: "The platform team's issue", "the data-science team's job"
     r"|(?<!\bour )(?<!\bmy )\b(?!our\b|my\b)[\w-]+ team's (?:issue|ticket|incident|endpoint|job|account|error|thread)s?\b"
     # ... or a team named by its name that is seeing it: "search team is seeing `POST /score ... 404`"
-    r"|(?<!\bour )(?<!\bmy )\b(?!our\b|my\b)[\w-]+ team (?:is|are|was|were) (?:seeing|getting|hitting|reporting)\b"
+    r"|(?<!\bour )(?<!\bmy )\b(?!our\b|my\b)[\w-]+ team (?:(?:is|are|was|were) (?:seeing|getting|hitting|reporting)|hit|got|saw|"
+    r"reported|ran into|sees|hits|gets)\b"
     # ... or what a team named by its name met: "검색팀에서 vLLM 쓰다가 ... 났다고".
     r"|(?<!우리)(?<!저희)(?<!우리 )(?<!저희 )(?<![\w-])[^\s\d(]{1,12}팀\s*에서(?=\s)"
     # ... or another team's channel: "search팀 채널에서 봤는데"

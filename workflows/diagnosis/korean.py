@@ -63,6 +63,8 @@ CONDITION = re.compile(r"^(?!\w*보면$)\w*(?:이면|라면|으면|다면|면)$"
 HISTORICAL = (
     r"저번|지난번|지난달|지난주|지난\s*(?:주|분기|스프린트|배포|릴리스|sprint|release)|예전에|이전에|전에는|작년|어제|어젯밤"
     r"|간밤|지난밤|그저께|엊그제|[1-4]\s*분기|과거|당시|이전\s*(?:설정|버전|배포|config|version)"
+    # ... or an earlier release or incident named: "이전 v6 롤백 건", "이전 장애".
+    r"|이전\s*(?:v\d+(?:\.\d+)*|롤백|장애|이슈|건)"
 )
 # ... and a cause's clause ("짧은 쿼리만이라 긴 입력 비용을 못 봄"): a denial after it is of what follows.
 CLAUSE_END = re.compile(r"\w(?:는데|은데|인데|지만|데도|고서|이라|라서|여서|해서|아서|어서|므로)$")

@@ -53,8 +53,9 @@ _FIRST_EN = (
     r"(?:[^(\n]{0,40}?\([^)\n]{0,100}\))?.{0,60}?"
 )
 _LATER_EN = r"\b(?:then|after that|afterwards|subsequent|later|the rest|others?|following|second)\b.{0,40}?"
-_FIRST_KO = r"첫\s*(?:번째\s*)?(?:요청|호출|추론|콜|call|request|invoke|invocation)\w*.{0,40}?"
-_LATER_KO = r"(?:이후|그\s*뒤|그\s*다음|두\s*번째|나머지|다음|부터).{0,40}?"
+# ... or the run's count: "1회차 46.9 s, 2회차 16.2 ms".
+_FIRST_KO = r"(?:첫\s*(?:번째\s*)?(?:요청|호출|추론|콜|call|request|invoke|invocation)\w*|(?<!\d)1\s*(?:회차|번째))\s*.{0,40}?"
+_LATER_KO = r"(?:이후|그\s*뒤|그\s*다음|두\s*번째|나머지|다음|부터|(?<!\d)2\s*(?:회차|번째)).{0,40}?"
 _FIRST_CALL = (
     re.compile(_FIRST_EN + _SECONDS + r".{0,80}?" + _LATER_EN + _MILLIS, re.IGNORECASE),
     re.compile(_FIRST_KO + _SECONDS + r".{0,60}?" + _LATER_KO + _MILLIS, re.IGNORECASE),
@@ -67,7 +68,9 @@ _FIRST_ONLY = (
     ),
 )
 _LATER_ONLY = re.compile(f"(?:{_LATER_EN}|{_LATER_KO}){_MILLIS}", re.IGNORECASE)
-_SAYS_FIRST = re.compile(r"first|첫", re.IGNORECASE)  # what every first-call reading needs, found cheaply
+_SAYS_FIRST = re.compile(
+    r"first|첫|1\s*(?:회차|번째)", re.IGNORECASE
+)  # what every first-call reading needs, found cheaply
 # A request log's line for one invocation and the milliseconds it took.
 _INVOCATION_MS = re.compile(r"/invocations\b.{0,40}?\b(?P<ms>\d+(?:\.\d+)?)\s*ms\b")
 # Seconds against milliseconds: a first call this slow, and calls after it this fast.
