@@ -31,6 +31,8 @@ _FIRST = re.compile(
 )
 # A row measured off the endpoint, in the writer's own process: "32 sentences, 로컬 ORT 직접 batch", "local onnxruntime".
 _LOCAL = re.compile(r"로컬|\blocal(?:ly)?\b|\bin-process\b|\bon my (?:laptop|machine)\b", re.IGNORECASE)
+# ... or what the writer believed it would take, said after the figure in Korean: "B 가 25ms 근처로 나올 줄 알았음".
+_BELIEVED = re.compile(r"줄\s*알았\w*|(?:것|거)\s*(?:으로|로)\s*(?:예상|기대)했\w*")
 # What a row was expected to take is no measurement: "기대: batch 32 면 25~30ms", "expected ~25 ms for 32".
 _EXPECTED = re.compile(r"\bexpect(?:ed|ing)?\b|\bshould (?:be|take)\b|기대|예상|목표", re.IGNORECASE)
 
@@ -44,7 +46,9 @@ def _expected(text: str) -> bool:
     not after it as an aside on a measurement ("510ms (기대치 25ms 전후)")."""
     expected = _EXPECTED.search(text)
     timed = P50.search(text) or TIME.search(text)
-    return expected is not None and (timed is None or expected.start() < timed.start())
+    return _BELIEVED.search(text) is not None or (
+        expected is not None and (timed is None or expected.start() < timed.start())
+    )
 
 
 def one_by_one(lines: list[str]) -> tuple[Row, Row] | None:

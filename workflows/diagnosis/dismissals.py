@@ -39,7 +39,7 @@ _DISMISSAL = re.compile(
     r"|\b(?:we are|we're|we were|our (?:account|endpoint|side|team) (?:is|was)) (?:not|un)\s?affected\b"
     r"|\bno (?:issue|problem|impact)s? for us\b|\bno (?:current|ongoing) impact\b|\bno impact (?:now|currently)\b|\bno impact (?:on|for) (?:us|our)\b|\bdo(?:es)?(?:n't| not) (?:affect|apply to) us\b"
     r"|(?:우리|저희)\s*(?:쪽|계정|팀|거|것|이슈|문제)\s*(?:은|는|이|가)?\s*(?:아님|아닙니다|아니에요|아니고)"
-    r"|(?:우리|저희)\s*(?:쪽|팀|서비스)?\s*(?:랑|와|하고|과)\s*(?:는\s*)?무관|\b(?:unrelated|not related) to (?:us|ours)\b"
+    r"|(?:우리|저희)\s*(?:쪽|팀|서비스)?\s*(?:랑|와|하고|과)\s*(?:는\s*)?무관|(?:우리|저희)\s*[^.\n]{0,40}?(?:쪽|엔드포인트|endpoint|서비스)\s*(?:\([^)\n]{0,40}\)\s*)?(?:랑|와|하고|과)\s*(?:는\s*)?무관|\b(?:unrelated|not related) to (?:us|ours)\b"
     r"|\b(?:their|another team's|another|a different) (?:account|team|endpoint|service)\b[^.;]{0,20}\bnot ours\b"
     # A refusal that did what it was meant to: "정책대로 막힌 거라 정상", "working as intended"; and no
     # impact on the endpoint ("엔드포인트 영향 없음").
@@ -52,7 +52,7 @@ _DISMISSAL = re.compile(
     r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
     # GitHub's and trackers' closing words: "closed as completed", "closed as answered"; a reply's "Not affected."
     r"|\bclos(?:ed|ing) as (?:an? )?(?:completed|answered|resolved|fixed|done|not planned|duplicate|question)\b|(?:^|[.;:!]\s+)not affected\b"
-    r"|\bclos(?:ing|ed?) (?:the|this|our) (?:[\w-]+ )?(?:incident|ticket|issue)\b|\b(?:posting|noting|posted) (?:this |it )?for the record\b"
+    r"|\bclos(?:ing|ed?) (?:the|this|our) (?:[\w-]+ )?(?:incident|ticket|issue)\b|\b(?:posting|noting|posted|linking|sharing) (?:\w+ ){0,3}for the record\b"
     r"|\((?:#?\d[\w./-]*,\s*)?(?:closed|resolved|done|종료|종결|완료|해결(?:됨|\s*완료)?|조치\s*완료)\)|\[(?:closed|resolved|done|종료|종결|해결(?:됨|\s*완료)?)(?:\s*/\s*(?:done|fixed|resolved|closed))?\]"
     r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을|은|는)?\s*(?:종결|종료|닫)"
     # A check's conclusion that nothing is wrong: "결론: 엔드포인트 쪽 이상 없음", "Conclusion: no issue on the endpoint".

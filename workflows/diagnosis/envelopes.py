@@ -130,11 +130,31 @@ def _trail_event(record: dict[str, Any]) -> list[Message]:
     ]
 
 
+# A CloudTrail event's top-level string fields, read one by one where a writer elided part of the event ("...") and
+# it no longer parses as JSON.
+_TRAIL_FIELD = re.compile(
+    r'"(?P<key>eventName|eventSource|eventTime|errorCode|errorMessage)"\s*:\s*"(?P<value>(?:[^"\\]|\\.)*)"'
+)
+
+
+def _trail_fields(text: Any) -> dict[str, Any]:
+    """A lookup-events entry's CloudTrailEvent: its JSON document, or the fields still readable in an elided one."""
+    if isinstance(parsed := parsed_json(text), dict):
+        return parsed
+    if not isinstance(text, str):
+        return {}
+    return {found["key"]: found["value"].replace('\\"', '"') for found in _TRAIL_FIELD.finditer(text)}
+
+
 def _cloudtrail(value: dict[str, Any]) -> Opened | None:
     events = value.get("Events")
     if isinstance(events, list) and any(isinstance(e, dict) and "CloudTrailEvent" in e for e in events):
         records = [
-            {"Username": e.get("Username"), **(parsed_json(e.get("CloudTrailEvent")) or {})}
+            {
+                "Username": e.get("Username"),
+                "eventName": e.get("EventName"),
+                **_trail_fields(e.get("CloudTrailEvent")),
+            }
             for e in events
             if isinstance(e, dict)
         ]

@@ -18,8 +18,8 @@ NEGATION_POST = (
     # "상관없이" and "관계없이" (regardless of) deny nothing.
     # Not used: "TensorRT 안 씀", "안 써요", "사용 안 함", "미사용".
     r"|안\s*(?:씀|써\w*|쓰\w*|씁니다)|사용\s*안\s*\w*|미사용|"
-    # Not put in or sent: "batch_size 는 안 넣었음", "parameters 안 보냄", "미설정".
-    r"(?:안|못)\s*(?:넣|보냈|보내|보냄|줬|주었|설정|지정)\w*|미설정|미지정|"
+    # Not put in or sent: "batch_size 는 안 넣었음", "parameters 안 보냄", "pipeline 에 batch_size 를 안 넘김", "미설정".
+    r"(?:안|못)\s*(?:넣|보냈|보내|보냄|줬|주었|설정|지정|넘기|넘김|넘겼|넘겨|전달)\w*|미설정|미지정|"
     # A separate matter ("/score 404 는 별개 문제에요").
     r"별개(?:\s*(?:문제|이슈|건))?\w*|"
     # Did not occur ("ReadTimeoutError 발생 안 함"), and the long negation -지 않다 ("발생하지 않음", "나지 않았다").

@@ -125,6 +125,19 @@ def own_copies_fit(evidence: Evidence) -> bool | None:
 
 
 def gpu_cap_shown(evidence: Evidence) -> bool:
-    """A short component's own copies need more devices than the instance's GPUs (``own_copies_fit`` False): the
-    GPU cap is shown by the record, whatever is cut from SageMaker's reason."""
-    return own_copies_fit(evidence) is False
+    """A short component's own copies need more devices than the instances' GPUs while their memory fits: the GPU cap
+    is shown by the record, whatever is cut from SageMaker's reason. Where the memory does not fit either, the
+    reason alone tells which refused the copies."""
+    row = instance(evidence.instance_type) if evidence.instance_type else None
+    if row is None or not row.gpus:
+        return False
+    instances = _instances(evidence)
+    for component in evidence.inference_components:
+        if (counts := shortfall(component)) is None:
+            continue
+        needs = fields(fields(component.get("Specification")).get("ComputeResourceRequirements"))
+        devices = _number(needs.get("NumberOfAcceleratorDevicesRequired")) or 1.0
+        memory = _number(needs.get("MinMemoryRequiredInMb"))
+        if counts[0] * devices > row.gpus * instances and counts[0] * memory <= row.memory_mb * instances:
+            return True
+    return False

@@ -53,11 +53,21 @@ def batch_columns(cells: list[str]) -> dict[int, int]:
     }
 
 
+_PERCENTILES = re.compile(r"\bp(?:50|90|95|99)\b", re.IGNORECASE)
+
+
 def header(cells: list[str]) -> dict[str, int] | None:
     """A header row's columns by kind, where the row names a latency column and holds no figure."""
     heads = {kind: i for kind, head in _HEADS.items() for i, c in enumerate(cells) if head.match(c)}
     if "latency" not in heads or any(_NUMBER_CELL.search(c) for c in cells):
         return None
+    # Beside a latency distribution's percentiles ("| n | p50 ms | p90 ms | p99 ms |"), "n" counts the samples.
+    if (
+        "batch" in heads
+        and cells[heads["batch"]].strip().lower() == "n"
+        and len(_PERCENTILES.findall(" ".join(cells))) >= 2
+    ):
+        del heads["batch"]
     return {kind: min(i for k, i in heads.items() if k == kind) for kind in heads}
 
 

@@ -198,6 +198,8 @@ _ANSWERED = re.compile(
     r"|\b(?:second|next|later|subsequent|following) (?:calls?|requests?|invocations?|invokes?|tries|attempts?)\b"
     r"[^.\n]{0,20}?\b(?:worked|succeeded|returned|fine|ok|were fine|are fine|went through)\b"
     # ... or the same call run again answered: "re-running the same cell 30 s later returns in 180 ms".
+    # ... or the SDK's response printed, with its status: "{'ResponseMetadata': {... 'HTTPStatusCode': 200 ...}".
+    r"|['\"]HTTPStatusCode['\"]\s*:\s*200\b"
     r"|\b(?:re-?run(?:ning)?|re-?ran|retr(?:y|ying|ied)|re-?invok\w+|call(?:ing|ed)? (?:it )?again)\b[^.\n]{0,40}?"
     r"\b(?:works?|worked|succeeds?|succeeded|went through|(?:returns?|returned|answers?|answered)\s+"
     r"(?:fine|ok|normally|200|in\s+\d+(?:\.\d+)?\s*ms))\b",
