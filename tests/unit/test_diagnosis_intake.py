@@ -26,10 +26,10 @@ def test_a_log_longer_than_the_limit_is_read_from_its_tail_with_a_note(tmp_path:
 
 
 def test_a_stream_longer_than_the_limit_keeps_its_tail() -> None:
-    stream = io.BytesIO(b"x" * (3 * READ_BYTES) + b"\n" + FAILURE)
-    pasted = read_pasted(stream, name="stdin")
+    data = b"x" * (5 * READ_BYTES) + b"\n" + FAILURE
+    pasted = read_pasted(io.BytesIO(data), name="stdin")
     assert pasted.text == FAILURE.decode()
-    assert f"stdin is {3 * READ_BYTES / (1 << 20):.1f} MiB" in pasted.notes[0]
+    assert f"stdin is {len(data) / (1 << 20):.1f} MiB" in pasted.notes[0]
 
 
 @pytest.mark.parametrize(

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-# 512 KiB is ~5,000 log lines, read and matched in about 3 s on a shared 2-core machine, start-up included
-# (bench/diagnosis_large_input.py); 1 MiB took 7.5-8.7 s there once the readings had grown, too close to the
-# 10 s an answer is held to.
-READ_BYTES = 1 << 19
+# 256 KiB is ~2,300 log lines (a failure's lines, and hours of a worker's retries after them). Read and matched, start-up
+# included, on a shared 2-core machine (bench/diagnosis_large_input.py): 512 KiB took about 3 s when the readings
+# were few, and 8.5-10.4 s once they had grown, past the 10 s an answer is held to; 1 MiB took 7.5-8.7 s even earlier.
+READ_BYTES = 1 << 18
 _SNIFF_BYTES = 8192
 _CHUNK = 1 << 20
 

@@ -71,6 +71,7 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
     contradiction 0") or in its row of a table whose other columns are the labels, all in one label; None
     where no quantized model's counts are shown."""
     items = [item for item in evidence.items if item.source in ("text", "logs") and not item.whole]
+    texts = [item.text for item in items]
     for index, item in enumerate(items):
         if "|" in item.text:
             continue
@@ -84,8 +85,12 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
         # ... or a classifier's labels only, the quantized model named a few lines above ("quantize_dynamic(...)",
         # then "예측 결과: neutral 500 / entailment 0 / contradiction 0").
         labels_only = found and all(_CLASS_LABEL.fullmatch(m["label"]) for m in found)
-        above = _named_above([i.text for i in items], index)
-        if labels_only and _one_label(counts) and sum(counts) >= MIN_TABLE_ROWS and above:
+        if (
+            labels_only
+            and _one_label(counts)
+            and sum(counts) >= MIN_TABLE_ROWS
+            and _named_above(texts, index)
+        ):
             return True
         # A dict of its label counts ("int8  acc=0.318  label dist: {'neutral': 500}"): one label, or all in one.
         # ... its model named on its line or in the cell that printed it ("In [22]: evaluate(session_int8, ...)").
