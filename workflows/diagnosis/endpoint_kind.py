@@ -12,6 +12,7 @@ from typing import Any
 
 from workflows.diagnosis.evidence import Evidence
 from workflows.diagnosis.mentions import asserted, spoken_of
+from workflows.diagnosis.shapes import objects
 
 # Co-hosting as people write it: "multi-container Direct", "cohost endpoint", "container 2개", "two containers".
 _COHOST_MARK = re.compile(
@@ -74,13 +75,8 @@ def serverless_named(evidence: Evidence) -> bool:
     return any(_SERVERLESS_NAME.search(name) for name in names) or asserted(_SERVERLESS_FIELD, evidence)
 
 
-def records(value: Any) -> list[dict[str, Any]]:
-    """The objects of a list field; anything else a pasted record holds there (text, a number) is no record."""
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
-
-
 def endpoint_variants(evidence: Evidence) -> list[dict[str, Any]]:
-    return records((evidence.endpoint or {}).get("ProductionVariants"))
+    return objects((evidence.endpoint or {}).get("ProductionVariants"))
 
 
 def serverless(evidence: Evidence) -> bool | None:
@@ -92,7 +88,7 @@ def serverless(evidence: Evidence) -> bool | None:
         for v in endpoint_variants(evidence)
     ):
         return True
-    config_variants = records((evidence.endpoint_config or {}).get("ProductionVariants"))
+    config_variants = objects((evidence.endpoint_config or {}).get("ProductionVariants"))
     if any(v.get("ServerlessConfig") for v in config_variants):
         return True
     # Serverless runs one container on no instance of the account's: an instance type, an instance

@@ -24,7 +24,6 @@ from workflows.diagnosis.endpoint_kind import (
     co_hosted,
     endpoint_variants,
     first_call_engine_spoken_of,
-    records,
     serverless,
 )
 from workflows.diagnosis.evidence import Evidence
@@ -121,7 +120,7 @@ def gpu_instance(evidence: Evidence) -> FactValue:
 
 def _pools(evidence: Evidence) -> list[str]:
     variants = objects((evidence.endpoint_config or {}).get("ProductionVariants")) or [{}]
-    pools = sorted(records(variants[0].get("InstancePools")), key=lambda p: _number(p.get("Priority")))
+    pools = sorted(objects(variants[0].get("InstancePools")), key=lambda p: _number(p.get("Priority")))
     return [str(pool.get("InstanceType")) for pool in pools]
 
 
@@ -259,7 +258,7 @@ _MIN_INSTANCES_ZERO = re.compile(
 def min_instances_zero(evidence: Evidence) -> FactValue:
     """A variant allows zero instances (ManagedInstanceScaling MinInstanceCount 0), in a pasted
     record or written down; False where a record shows a higher minimum."""
-    variants = endpoint_variants(evidence) + records(
+    variants = endpoint_variants(evidence) + objects(
         (evidence.endpoint_config or {}).get("ProductionVariants")
     )
     minimums = [
@@ -291,7 +290,7 @@ def cold_start_shown(evidence: Evidence) -> FactValue:
 
 def instance_shown(evidence: Evidence) -> FactValue:
     """The paste shows the endpoint's instance type, which tells its GPUs and memory."""
-    variants = endpoint_variants(evidence) + records(
+    variants = endpoint_variants(evidence) + objects(
         (evidence.endpoint_config or {}).get("ProductionVariants")
     )
     return bool(evidence.instance_type or any(v.get("InstanceType") for v in variants))

@@ -88,6 +88,14 @@ def _instances(evidence: Evidence) -> int:
     return 1
 
 
+def _needs(component: dict[str, Any]) -> tuple[float, float]:
+    """A copy's devices (at least one, the minimum SageMaker takes) and memory in MB, from the component's record."""
+    needs = fields(fields(component.get("Specification")).get("ComputeResourceRequirements"))
+    return _number(needs.get("NumberOfAcceleratorDevicesRequired")) or 1.0, _number(
+        needs.get("MinMemoryRequiredInMb")
+    )
+
+
 def own_copies_fit(evidence: Evidence) -> bool | None:
     """True where a short component's copies fit the instance's GPUs and memory by themselves, False where
     they do not; None where no short component or no instance type is shown. With no instance type shown, a
@@ -104,9 +112,7 @@ def own_copies_fit(evidence: Evidence) -> bool | None:
         if counts is None or (counts[1] == 0 and row.gpus == 1):
             continue
         desired = counts[0]
-        needs = fields(fields(component.get("Specification")).get("ComputeResourceRequirements"))
-        devices = _number(needs.get("NumberOfAcceleratorDevicesRequired")) or 1.0
-        memory = _number(needs.get("MinMemoryRequiredInMb"))
+        devices, memory = _needs(component)
         # More copies placed than the instances' GPUs hold at a device each: the copies do not take a device each
         # as supposed (the spec is not shown, or other instances serve), so the GPUs are not shown to be the cap.
         if counts[1] * devices > row.gpus * _instances(evidence):
@@ -135,9 +141,7 @@ def gpu_cap_shown(evidence: Evidence) -> bool:
     for component in evidence.inference_components:
         if (counts := shortfall(component)) is None:
             continue
-        needs = fields(fields(component.get("Specification")).get("ComputeResourceRequirements"))
-        devices = _number(needs.get("NumberOfAcceleratorDevicesRequired")) or 1.0
-        memory = _number(needs.get("MinMemoryRequiredInMb"))
+        devices, memory = _needs(component)
         if counts[0] * devices > row.gpus * instances and counts[0] * memory <= row.memory_mb * instances:
             return True
     return False
