@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from workflows.diagnosis.polarity import polarity
 from workflows.diagnosis.report_columns import NUMBER as _NUMBER
-from workflows.diagnosis.report_columns import aligned_cells, batch_columns, header, with_units
+from workflows.diagnosis.report_columns import aligned_cells, batch_columns, batch_heads, header, with_units
 from workflows.diagnosis.tables import pipe_cells
 
 P50 = re.compile(rf"\bp50\b\W{{0,3}}(?P<value>{_NUMBER})\s*(?P<unit>ms|s)?\b", re.IGNORECASE)
@@ -67,7 +67,7 @@ _TOKENS = (
     re.compile(r"(\d+)\s*-?\s*(?:tok(?:en)?s?\b|토큰)", re.IGNORECASE),
     # A length after its word, never a latency ("max 33,407 ms" is the slowest call, not a padding).
     re.compile(
-        r"\b(?:pad(?:ded|ding)?|fixed|고정|패딩|max(?:_length)?|seq(?:_?len(?:gth)?)?)\s*(?:to\s+|=\s*|:\s*)?(\d{2,4})\b"
+        r"\b(?:pad(?:ded|ding)?|fixed|고정|패딩|max(?:_length)?|seq(?:_?len(?:gth)?)?)\s*(?:to\s+|[=:-]\s*)?(\d{2,4})\b"
         r"(?![,.]\d|\s*(?:ms|s|sec)\b)",
         re.I,
     ),
@@ -201,17 +201,16 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
     width = 0  # the columns of a table aligned by spaces, whose header set ``columns``
     context = ""  # the label of the block the lines are in, with its lines that give no figure
     head = ""  # the length column's name in the table being read: "tokens(avg)" says its lengths are averages
-    per_batch: dict[int, int] = {}  # a piped header's latency column for each batch it names: "| b=8 p50 |"
+    per_batch: dict[int, int] = {}  # a header's latency column for each batch it names: "| b=8 p50 |"
+    per_batch_piped = False  # ... in a piped table, or in one aligned by spaces
     variants: list[str] = []  # a spaced header's run labels, a figure under each
     for line in lines:
         piped = line.count("|") >= 2
         cells = pipe_cells(line) if piped else with_units(line.split())
-        if piped and len(batches := batch_columns(cells)) >= 2:
-            per_batch, columns = batches, {}
+        if batches := _batch_header(line, cells, piped):
+            per_batch, per_batch_piped, columns = batches, piped, {}
             continue
-        if piped and per_batch and len(cells) > max(per_batch.values()):
-            # One row per batch column, each told by the row's first cell ("| 512 고정 (pad to max) | ... |").
-            texts = [f"{cells[0]} b={batch} p50 {cells[i]}" for batch, i in per_batch.items()]
+        if per_batch and piped == per_batch_piped and (texts := _per_batch(line, cells, piped, per_batch)):
             found += [row for text in texts if (row := _row(text, {}, [], defined, context))]
             continue
         per_batch = per_batch if piped else {}
@@ -263,6 +262,26 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
     return tuple(found)
 
 
+def _batch_header(line: str, cells: list[str], piped: bool) -> dict[int, int]:
+    """A header's latency columns that each name their batch, two or more: batch -> column."""
+    batches = batch_columns(cells) if piped else {batch: i for i, batch in enumerate(batch_heads(line))}
+    return batches if len(batches) >= 2 else {}
+
+
+def _per_batch(line: str, cells: list[str], piped: bool, per_batch: dict[int, int]) -> list[str]:
+    """A row under such a header as one text per batch column, each told by the row's first cell ("| 512 고정 (pad to
+    max) | ... |"). A table aligned by spaces gives its times in its columns' order, told by the words before them
+    ("자연문장 (평균 59토큰)  23.2ms  23.9ms  330/s" under "샘플 세트  b=1 p50  b=8 p50  b=8 처리량")."""
+    if piped:
+        fits = len(cells) > max(per_batch.values())
+        return [f"{cells[0]} b={batch} p50 {cells[i]}" for batch, i in per_batch.items()] if fits else []
+    times = list(TIME.finditer(line))
+    if len(times) < len(per_batch):
+        return []
+    said = line[: times[0].start()].strip()
+    return [f"{said} b={batch} p50 {times[i].group()}" for batch, i in per_batch.items()]
+
+
 def _run_labels(line: str) -> list[str]:
     """A header's run labels ("natural(59tok)   fixed 512"), split where the kind changes; none unless both kinds."""
     marks = sorted(
@@ -305,10 +324,22 @@ def _before_after(line: str, defined: dict[str, str], context: str) -> list[Row]
     ]
 
 
+_RUNS_APART = re.compile(r"\s(?:/|vs\.?|against)\s")
+
+
 def _measurements(line: str) -> list[str]:
     """A line's parts, one per p50 it gives ("단건 p50 20 ms, 리스트 b=8 p50 158 ms" is two rows), or one per
     sentence where its sentences each time something ("... 보냈더니 510ms. 단건은 약 16ms.")."""
     ends = [m.end() for m in P50.finditer(line)]
+    # ... or one per run set side by side, the samples' own against a padded one ("b=8 natural 23.9 ms p50 /
+    # fixed-512 102.8 ms").
+    runs = [part for part in _RUNS_APART.split(line) if part.strip()]
+    if len(ends) < 2 and len(runs) >= 2 and all(TIME.search(part) for part in runs):
+        fixed = [bool(_FIXED.search(part)) for part in runs]
+        if any(fixed) and any(
+            _NATURAL.search(part) and not pad for part, pad in zip(runs, fixed, strict=True)
+        ):
+            return runs
     if len(ends) < 2:
         sentences = [part for part in re.split(r"(?<=[.!?])\s+", line) if part.strip()]
         timed = [part for part in sentences if TIME.search(part)]

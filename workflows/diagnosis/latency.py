@@ -52,7 +52,8 @@ _FIRST_EN = (
     r"\bfirst\s+(?:[\w=-]+\s+){0,3}?[`'\"]?(?:call|request|invocation|invoke\w*|inference|predict\w*|curl)s?\b"
     r"(?:[^(\n]{0,40}?\([^)\n]{0,100}\))?.{0,60}?"
 )
-_LATER_EN = r"\b(?:then|after that|afterwards|subsequent|later|the rest|others?|following|second)\b.{0,40}?"
+# ... "every request after is 18-25 ms": the calls after it.
+_LATER_EN = r"\b(?:then|after(?: that|wards)?|subsequent|later|the rest|others?|following|second)\b.{0,40}?"
 # ... or the run's count: "1회차 46.9 s, 2회차 16.2 ms".
 _FIRST_KO = r"(?:첫\s*(?:번째\s*)?(?:요청|호출|추론|콜|call|request|invoke|invocation)\w*|(?<!\d)1\s*(?:회차|번째))\s*.{0,40}?"
 _LATER_KO = r"(?:이후|그\s*뒤|그\s*다음|두\s*번째|나머지|다음|부터|(?<!\d)2\s*(?:회차|번째)).{0,40}?"

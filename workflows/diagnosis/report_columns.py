@@ -53,6 +53,14 @@ def batch_columns(cells: list[str]) -> dict[int, int]:
     }
 
 
+def batch_heads(line: str) -> list[int]:
+    """A space-aligned header's latency columns that each name their batch, in order ("샘플 세트  b=1 p50  b=8 p50")."""
+    named = re.sub(
+        r"\b(?:b|bs|batch)\s*[=:]?\s*\d+", "", line, flags=re.IGNORECASE
+    )  # "b=8 처리량" names one too
+    return [] if _NUMBER_CELL.search(named) else [int(m.group(1)) for m in _BATCH_LATENCY.finditer(line)]
+
+
 _PERCENTILES = re.compile(r"\bp(?:50|90|95|99)\b", re.IGNORECASE)
 
 
