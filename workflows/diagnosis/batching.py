@@ -50,7 +50,7 @@ DEFINITION = re.compile(
 _SUM = re.compile(r"\bx\s*(\d+)\s*\(sum\)|\bsum of (\d+)\b", re.IGNORECASE)
 _SINGLE = re.compile(
     r"\"inputs\"\s*:\s*\"|\b(?:one|a single|single) (?:premise|text|input|pair|sentence|request body|call|request)\b"
-    r"|단건",
+    r"|^\s*single\b(?=\s*[:=]?\s*\d)|단건",  # "single 16 ms × 32": a single call's time, leading the row
     re.IGNORECASE,
 )
 _BATCH_PARAM = re.compile(r"\bbatch_size\b")
@@ -79,7 +79,9 @@ _TOKENS = (
 )
 _PADDED = re.compile(r"\bpad(?:ded|ding)?\b|\bfixed\b|고정|패딩", re.IGNORECASE)
 _NATURAL = re.compile(
-    r"\bnatural\b|\bsamples?\b|\bavg\b|\baverage\b|\bmean\b|평균|실제|샘플|~\s*\d", re.IGNORECASE
+    # ... a length given as the set's median ("median 59 tokens"), not a median latency.
+    r"\bnatural\b|\bsamples?\b|\bavg\b|\baverage\b|\bmean\b|\bmedian\s+\d{1,4}\s*-?\s*tok|평균|실제|샘플|~\s*\d",
+    re.IGNORECASE,
 )
 _FIXED = re.compile(
     r"\bpad|\bfixed\b|\bmax(?:_length|_len)?\s*[:=]?\s*\d{2,4}\b(?![,.]\d|\s*(?:ms|s|sec)\b)|고정|패딩", re.I
@@ -324,6 +326,7 @@ def _before_after(line: str, defined: dict[str, str], context: str) -> list[Row]
     ]
 
 
+_SINGLE_ASIDE = re.compile(r"\(\s*((?:single|one call|a single call|단건|1건)\b[^()]*)\)", re.IGNORECASE)
 _RUNS_APART = re.compile(r"\s(?:/|vs\.?|against)\s")
 
 
@@ -340,6 +343,10 @@ def _measurements(line: str) -> list[str]:
             _NATURAL.search(part) and not pad for part, pad in zip(runs, fixed, strict=True)
         ):
             return runs
+    # ... or an aside that times one call beside the list's time ("latency 510 ms  (single 16 ms × 32 ≈ 512)").
+    aside = _SINGLE_ASIDE.search(line)
+    if len(ends) < 2 and aside and TIME.search(aside.group(1)) and TIME.search(line[: aside.start()]):
+        return [line[: aside.start()] + line[aside.end() :], aside.group(1)]
     if len(ends) < 2:
         sentences = [part for part in re.split(r"(?<=[.!?])\s+", line) if part.strip()]
         timed = [part for part in sentences if TIME.search(part)]

@@ -50,6 +50,8 @@ _DISMISSAL = re.compile(
     r"|\b(?:we|i) (?:were|was|are|am) only (?:cc'?d|cced|copied)\b"
     # A ticket closed as solved: what it shows is a matter settled, not one to diagnose now.
     r"|\bStatus:\s*(?:Closed|Resolved|Done)\b|\bResolution:\s*(?:Fixed|Done|Resolved)\b"
+    # ... or titled so by its key: "INC-2310 resolved ✅", "OPS-88: closed".
+    r"|^\s*[A-Z][A-Z0-9]{1,9}-\d+\b[^\n.]{0,40}?\b(?:resolved|closed)\b"
     # GitHub's and trackers' closing words: "closed as completed", "closed as answered"; a reply's "Not affected."
     r"|\bclos(?:ed|ing) as (?:an? )?(?:completed|answered|resolved|fixed|done|not planned|duplicate|question)\b|(?:^|[.;:!]\s+)not affected\b"
     r"|\bclos(?:ing|ed?) (?:the|this|our) (?:[\w-]+ )?(?:incident|ticket|issue)\b|\b(?:posting|noting|posted|linking|sharing) (?:\w+ ){0,3}for the record\b"

@@ -70,6 +70,8 @@ HYPOTHETICAL_PRE = _words(
 HYPOTHETICAL_POST = _words(
     "is possible", "possible", "suspected", "to be ruled out", "be ruled out", "unconfirmed", "not confirmed",
     "is unclear", "is uncertain", "questionable",
+    # A guess put after what it guesses: "LMI loads on first request, that's it probably", "..., could be that".
+    "probably", "could be that", "could be it", "might be that", "might be it", "maybe", "perhaps",
 )  # fmt: skip
 HISTORICAL = _words(
     "history of", "previous", "previously", "prior", "in the past", "last week", "last month",

@@ -43,6 +43,10 @@ BELIEF_POST = r"줄\s*알았\w*"
 # Uncertainty follows its object too: "803 여부" (whether 803), "확인 불가" (cannot be confirmed), "모르겠음", "기억 안 남"
 # (not remembered: what it follows is unknown, not denied).
 UNCERTAIN_POST = r"기억\s*(?:이\s*)?(?:안|못)\s*(?:남|나\w*)|여부\w*|확인\s*(?:불가|못\s*함|못\s*했\w*|안\s*됨)|미확인|불명|모르겠\w*|모름|알\s*수\s*없\w*"
+# A condition on what may occur follows it: "did not pass the ping health check 가 나오면" (if it appears), "803 뜨면",
+# "쿼터에 걸리면". What a -면 clause did ("b=8 로 돌리면 171ms") and what comes after a step ("로드되고 나면") are no such
+# condition.
+OCCURS_IF_POST = r"(?:나오|뜨|(?<!고 )(?<!고)나|보이|찍히|생기|발생하|발생되|터지|실패하|걸리)면"
 # A purpose follows what is to be brought about: "batch_size 항상 넣도록 수정" (changed so that it is always sent).
 # ... and what is to be prevented follows it as a noun: "ReadTimeoutError 예방 차원에서", "OOM 방지용으로".
 # ... and what must be done follows it as -어야 ("batch_size 파라미터를 넣어야 배치가 적용됨": it is to be sent, not sent).

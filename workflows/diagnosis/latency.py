@@ -48,18 +48,23 @@ _LINE_UNIT = re.compile(r"\((?P<unit>ms|s)\)|\b(?P<bare>ms)\b", re.IGNORECASE)
 _SECONDS = r"(?P<cold>\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds|초)(?![a-z])"
 _MILLIS = r"(?P<warm>\d+(?:\.\d+)?)\s*(?:[~–-]\s*\d+(?:\.\d+)?\s*)?ms\b"
 # ... the words between may hold an aside in parentheses: "first call to the LMI endpoint (djl-inference lmi, ...) took 41s".
+# ... or a row labelled so: "b=1 first: 47.7 s   이후 15-17 ms".
 _FIRST_EN = (
-    r"\bfirst\s+(?:[\w=-]+\s+){0,3}?[`'\"]?(?:call|request|invocation|invoke\w*|inference|predict\w*|curl)s?\b"
+    r"(?:\bfirst\s+(?:[\w=-]+\s+){0,3}?[`'\"/]?(?:call|request|invocation|invoke\w*|inference|predict\w*|curl)s?\b"
+    r"|\bfirst\s*:)"
     r"(?:[^(\n]{0,40}?\([^)\n]{0,100}\))?.{0,60}?"
 )
-# ... "every request after is 18-25 ms": the calls after it.
-_LATER_EN = r"\b(?:then|after(?: that|wards)?|subsequent|later|the rest|others?|following|second)\b.{0,40}?"
+# ... "every request after is 18-25 ms", "Next 500 calls p50 28 ms": the calls after it.
+_LATER_EN = (
+    r"\b(?:then|after(?: that|wards)?|subsequent|later|the rest|others?|following|second|next)\b.{0,40}?"
+)
 # ... or the run's count: "1회차 46.9 s, 2회차 16.2 ms".
 _FIRST_KO = r"(?:첫\s*(?:번째\s*)?(?:요청|호출|추론|콜|call|request|invoke|invocation)\w*|(?<!\d)1\s*(?:회차|번째))\s*.{0,40}?"
 _LATER_KO = r"(?:이후|그\s*뒤|그\s*다음|두\s*번째|나머지|다음|부터|(?<!\d)2\s*(?:회차|번째)).{0,40}?"
+# ... the two languages mixed in one line ("b=1 first: 47.7 s   이후 15-17 ms").
 _FIRST_CALL = (
-    re.compile(_FIRST_EN + _SECONDS + r".{0,80}?" + _LATER_EN + _MILLIS, re.IGNORECASE),
-    re.compile(_FIRST_KO + _SECONDS + r".{0,60}?" + _LATER_KO + _MILLIS, re.IGNORECASE),
+    re.compile(_FIRST_EN + _SECONDS + r".{0,80}?" + f"(?:{_LATER_EN}|{_LATER_KO})" + _MILLIS, re.IGNORECASE),
+    re.compile(_FIRST_KO + _SECONDS + r".{0,60}?" + f"(?:{_LATER_KO}|{_LATER_EN})" + _MILLIS, re.IGNORECASE),
 )
 # The same said in two lines of a thread: "첫 요청이 41초 걸림" ... "아 그 뒤로는 전부 28~33ms 맞아요".
 _FIRST_ONLY = (
@@ -194,8 +199,7 @@ def runs(lines: list[str]) -> list[Run]:
             found.append(Run(values, line.strip()))
             continue
         spaced = {}
-        if run := _line_run(line, matches):
-            found.append(run)
+        found += _line_runs(line, matches)
     if len(listed) >= 2:
         found.append(Run(dict(listed), " / ".join(listed_lines)))
     return found
@@ -212,17 +216,20 @@ def _metric_row(line: str) -> str:
     return line
 
 
-def _line_run(line: str, matches: list[re.Match[str]]) -> Run | None:
-    """A line's run: two percentiles or more, named before their values or labelled after them."""
+def _line_runs(line: str, matches: list[re.Match[str]]) -> list[Run]:
+    """A line's runs: two percentiles or more, named before their values or labelled after them. A percentile named
+    again starts the next run ("p50 19.8ms / p99 1611ms. 워밍업 20회로 다시 돌리니 p99 20.4ms." is two)."""
     labelled = list(_LABELLED_VALUE.finditer(line))
     if len(matches) < 2 and len(labelled) < 2:
-        return None
+        return []
     line_unit = _line_unit(line)
-    percentiles = {
-        int(m.group("q")): _ms(m.group("value"), m.group("unit") or m.group("declared") or line_unit)
-        for m in (matches if len(matches) >= 2 else labelled)
-    }
-    return Run(percentiles, line.strip())
+    groups: list[dict[int, float]] = [{}]
+    for m in matches if len(matches) >= 2 else labelled:
+        q = int(m.group("q"))
+        if q in groups[-1]:
+            groups.append({})
+        groups[-1][q] = _ms(m.group("value"), m.group("unit") or m.group("declared") or line_unit)
+    return [Run(percentiles, line.strip()) for percentiles in groups if percentiles]
 
 
 def worst_tail(lines: list[str]) -> tuple[Run, tuple[float, float, float]] | None:
@@ -239,16 +246,18 @@ def tail_gone_after_warmup(lines: list[str]) -> tuple[str, str] | None:
     """A p99 past a second and, on a later line that warmed up longer, a p99 a tenth of it or less: the first
     measured workers that were still loading. The two lines, or None."""
     p99s = [
-        (line, _ms(m["value"], m["unit"] or m["declared"] or _line_unit(line)))
+        (line, m.end(), _ms(m["value"], m["unit"] or m["declared"] or _line_unit(line)))
         for line in lines
         for m in _PERCENTILE.finditer(line)
         if m["q"] == "99"
     ]
-    for index, (line, cold) in enumerate(p99s):
+    for index, (line, at, cold) in enumerate(p99s):
         if cold < MIN_TAIL_MS:
             continue
-        for later, warm in p99s[index + 1 :]:
-            if later != line and _WARMED.search(later) and warm * TAIL_RATIO <= cold:
+        for later, later_at, warm in p99s[index + 1 :]:
+            # ... later on the same line too, where the words between say the warm-up ("... 워밍업 20회로 다시 돌리니 p99").
+            warmed = _WARMED.search(later) if later != line else _WARMED.search(line, at, later_at)
+            if warmed and warm * TAIL_RATIO <= cold:
                 return line, later
     return None
 

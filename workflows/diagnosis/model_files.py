@@ -66,7 +66,8 @@ def quantized_file_not_named(evidence: Evidence) -> bool | None:
     texts = [item.text for item in evidence.items if not item.whole] + evidence.commands
     calls = [m for text in texts for m in _LOADER_CALL.finditer(text)]
     loaded = any(_LOADED_STANDARD.search(text) for text in texts)
-    if not (calls or loaded) or any("file_name" in m["args"] for m in calls):
+    # ... a file_name of None names none ("from_pretrained('out/', file_name=None)").
+    if not (calls or loaded) or any(re.search(r"\bfile_name\b(?!\s*=\s*None\b)", m["args"]) for m in calls):
         return None
     both = any(_QUANTIZED_FILE.search(t) for t in texts) and any(_STANDARD_FILE.search(t) for t in texts)
     return True if both else None

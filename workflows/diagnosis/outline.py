@@ -53,9 +53,17 @@ def headings(lines: list[str]) -> list[str]:
     last = ""  # the last non-blank line outside a fence
     quoted = ""  # inside a quote a label introduced: the heading its lines sit under
     for index, line in enumerate(lines):
+        # A "> " quote sits under the line right before it, whatever that line ends with ("옆 팀 채널에서 본 건데 참고하세요").
+        introduced = bool(_QUOTE.match(line) and index and lines[index - 1].strip() and last)
         quoting = _QUOTE.match(line) or (_QUOTED_LINE.match(line) and _INTRODUCES.search(last))
-        if fence is None and quoting and (quoted or last.endswith(":") or _INTRODUCES.search(last)):
-            quoted = quoted or " / ".join([text for _, text in markdown] + [last])
+        if (
+            fence is None
+            and quoting
+            and (quoted or last.endswith(":") or _INTRODUCES.search(last) or introduced)
+        ):
+            # ... under what that line sits under too, where it is an outline's item ("1. 지난달 이슈 / - ... 막혔던 건은").
+            chain = [text for _, _, text in outline] if outline and outline[-1][2] == last else [last]
+            quoted = quoted or " / ".join([text for _, text in markdown] + chain)
             parents[index] = quoted
             continue
         quoted = ""

@@ -96,7 +96,7 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
         # ... its model named on its line or in the cell that printed it ("In [22]: evaluate(session_int8, ...)").
         printed_by = " ".join(i.text for i in items[max(0, index - 3) : index + 1])
         for shown in _DICT.finditer(item.text) if _PRECISION.search(printed_by) else ():
-            pairs = _DICT_PAIR.findall(shown.group())
+            pairs = [(m[1] or m[3], m[2] or m[4]) for m in _DICT_PAIR.finditer(shown.group())]
             if pairs and all(re.fullmatch(r"\d+", value.strip()) for _, value in pairs):
                 entries = [int(value) for _, value in pairs]
                 if (len(entries) == 1 and entries[0] >= MIN_TABLE_ROWS) or _one_label(entries):
@@ -185,8 +185,12 @@ def _row_under_labels(lines: list[str]) -> bool:
 
 
 _VALUE_COUNTS = re.compile(r"\.value_counts\(")
-_DICT = re.compile(r"\{[^{}]*\}")
-_DICT_PAIR = re.compile(r"['\"]([^'\"]+)['\"]\s*:\s*([^,}]+)")
+# A dict of counts, or Counter.most_common()'s list of pairs ("[('neutral', 500)]").
+_DICT = re.compile(r"\{[^{}]*\}|\[\s*\(\s*['\"][^\]]*\)\s*\]")
+# ... its keys quoted ("{'neutral': 500}") or bare, as a summary writes them ("{neutral: 500}"), or a pair's.
+_DICT_PAIR = re.compile(
+    r"['\"]([^'\"]+)['\"]\s*[:,]\s*([^,})]+)|(?<![\w'\"])([A-Za-z_][\w-]*)\s*:\s*([^,}]+)"
+)
 _COUNT_ROW = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?(?P<label>[A-Za-z_][\w-]*)\s+(?P<count>\d[\d,]*)\s*$")
 
 

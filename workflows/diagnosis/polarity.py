@@ -100,6 +100,7 @@ _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (re.compile(rf"(?:{ko.FEAR_POST})(?![\w])"), "hypothetical"),
     (re.compile(rf"(?:{ko.BELIEF_POST})(?![\w])"), "hypothetical"),
     (re.compile(rf"(?:{ko.POSSIBLE_POST})(?![\w])"), "hypothetical"),
+    (re.compile(rf"(?:{ko.OCCURS_IF_POST})(?![\w])"), "hypothetical"),
     (re.compile(rf"(?:{ko.PURPOSE_POST})(?![\w])"), "hypothetical"),
     (_KNOWN_RE, "hypothetical"),
     # The retrospective -던 after a past stem ("났던 건", "실패했던 건"): what had happened before, recalled.
@@ -177,6 +178,20 @@ def _backward(end: int, words: set[int], commas: set[int]) -> int:
     return first
 
 
+# A clause with nothing of its own before a hedge: "..., that's it probably", "..., could be that".
+_EMPTY_WORD = re.compile(
+    r"(?:that|that's|thats|it|it's|its|this|i|think|guess|so|yeah|which|is|was)", re.IGNORECASE
+)
+
+
+def _hedged_clause(tokens: list[_Token], first: int, end: int, commas: set[int]) -> int:
+    """Where a guess put after what it guesses reaches back to: past its own comma, to the clause before, where the
+    guess's clause holds nothing but the guess ("LMI loads on first request, that's it probably")."""
+    if first > 0 and first - 1 in commas and all(_EMPTY_WORD.fullmatch(t.text) for t in tokens[first:end]):
+        return max((c + 1 for c in commas if c < first - 1), default=0)
+    return first
+
+
 def _clause(index: int, count: int, commas: set[int]) -> tuple[int, int]:
     """The clause around token ``index``, between the commas before and after it: a time word dates its own
     clause ("Priya set it up yesterday, I can't see the config" dates the setup, not what follows)."""
@@ -239,6 +254,8 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
             glued = end < len(tokens) and tokens[end].start < match.start()  # "OOM인가요", "실패했었음"
             # The word the trigger is glued to takes no place in the window.
             first = _backward(end, words, commas)
+            if kind == "hypothetical":
+                first = _hedged_clause(tokens, first, end, commas)
             end += glued
             if ko.COPULA_NEGATION.match(match.group()):
                 first = _complement(tokens, first, end)

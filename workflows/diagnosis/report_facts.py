@@ -113,6 +113,11 @@ _START_NOW = re.compile(
     re.IGNORECASE,
 )
 _CLOCK = re.compile(r"^(?:(?P<h>\d+):)?(?P<m>\d{1,3}):\d{2}(?:\.\d+)?$")
+_TOP_ROW = re.compile(
+    r"^\s*\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+\S+\s+\S+\s+\S+\s+[RSDZTI]\s+[\d.]+\s+[\d.]+\s+"
+    r"(?P<time>[\d:.]+)\s+(?:python\S*|olive)\b",
+    re.IGNORECASE,
+)
 OPTIMIZER_BOUND_MIN = 15.0
 
 
@@ -136,6 +141,13 @@ def _minutes_shown(lines: list[str]) -> float:
             shown.append(
                 (int(span["h2"]) * 60 + int(span["m2"]) - int(span["h1"]) * 60 - int(span["m1"])) % 1440
             )
+    # ... or top's row alone, its header cut ("top -b -n1 -p 48211 | tail -1"): PID USER PR NI VIRT RES SHR S %CPU %MEM
+    # TIME+ COMMAND, "48211 ubuntu  20  0  31.2g  27.0g  12m R  99.8 43.1  19:03.77 python".
+    shown += [
+        int(clock["h"] or 0) * 60 + int(clock["m"])
+        for line in lines
+        if (top := _TOP_ROW.match(line)) and (clock := _CLOCK.match(top["time"]))
+    ]
     # ... or top's column written inline: "top: python olive run ...  99.8% CPU  TIME+ 19:04.77".
     for line in lines:
         inline = re.search(r"\bTIME\+\s+(\S+)", line)
