@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 
-from workflows.diagnosis.batching import DEFINITION, P50, TIME, Row, passes_batch_size, rows
+from workflows.diagnosis.batching import DEFINITION, NATURAL, P50, TIME, Row, passes_batch_size, rows
 
+_LENGTH_SAID = re.compile(r"(\d{1,4})\s*-?\s*(?:tok(?:en)?s?\b|토큰)", re.IGNORECASE)
 LINEAR_SHARE = 0.8  # a list's latency over N single calls' at which it ran one by one
 MIN_LIST = 4
 BATCHED_FASTER = 5.0  # a list without batch_size over the same list with it, at which it was looped
@@ -38,6 +39,10 @@ _EXPECTED = re.compile(r"\bexpect(?:ed|ing)?\b|\bshould (?:be|take)\b|기대|예
 
 
 def _same_length(a: Row, b: Row) -> bool:
+    """Whether two rows ran inputs of one length, as far as they say: a row on production's inputs, their length not
+    given, is not comparable with one whose length is ("~40 tokens" against "production export, lengths not recorded")."""
+    if (a.tokens is None) != (b.tokens is None) and (a.production or b.production):
+        return False
     return a.tokens is None or b.tokens is None or a.tokens == b.tokens
 
 
@@ -101,10 +106,12 @@ def one_by_one(lines: list[str]) -> tuple[Row, Row] | None:
 def hidden_by_samples(lines: list[str]) -> tuple[Row, Row] | None:
     """A row on natural-length samples and one at a padded length, the same batch, the padded one slower."""
     found = rows(lines)
+    # A length the paste gives as its samples' ("벤치 샘플: 평균 59 토큰 문장") tells a row at that length as theirs.
+    samples = {int(n) for line in lines if NATURAL.search(line) for n in _LENGTH_SAID.findall(line)}
     pairs = [
         (short, long)
         for short in found
-        if short.natural and not short.fixed and not short.production
+        if (short.natural or short.tokens in samples) and not short.fixed and not short.production
         for long in found
         if (long.fixed or long.production)
         and (long.batch == short.batch or (long.production and long.batch is None))

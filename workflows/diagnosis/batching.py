@@ -78,7 +78,8 @@ _TOKENS = (
     re.compile(r"\b(?:token|토큰)\s*(?:length|len|길이|수)\s*[:=]?\s*(\d{1,4})\b", re.IGNORECASE),
 )
 _PADDED = re.compile(r"\bpad(?:ded|ding)?\b|\bfixed\b|고정|패딩", re.IGNORECASE)
-_NATURAL = re.compile(
+# Words that tell a row ran the samples' own lengths, not a padded length.
+NATURAL = re.compile(
     # ... a length given as the set's median ("median 59 tokens"), not a median latency.
     r"\bnatural\b|\bsamples?\b|\bavg\b|\baverage\b|\bmean\b|\bmedian\s+\d{1,4}\s*-?\s*tok|평균|실제|샘플|~\s*\d",
     re.IGNORECASE,
@@ -178,7 +179,7 @@ def _row(
         batch if batch is not None else _first(_BATCH, context),
         tokens if tokens is not None else _first(_TOKENS, context),
         passes_batch_size(text_and_body),
-        bool(_NATURAL.search(label)),
+        bool(NATURAL.search(label)),
         # A row that states no length of its own takes its block label's padding ("Re-run, padded to 512 tokens:").
         bool(_FIXED.search(own) or (tokens is None and _PADDED.search(context.split("\n")[0]))),
         bool(_PRODUCTION.search(label)),
@@ -287,7 +288,7 @@ def _per_batch(line: str, cells: list[str], piped: bool, per_batch: dict[int, in
 def _run_labels(line: str) -> list[str]:
     """A header's run labels ("natural(59tok)   fixed 512"), split where the kind changes; none unless both kinds."""
     marks = sorted(
-        [(m.start(), 0) for m in _NATURAL.finditer(line)] + [(m.start(), 1) for m in _FIXED.finditer(line)]
+        [(m.start(), 0) for m in NATURAL.finditer(line)] + [(m.start(), 1) for m in _FIXED.finditer(line)]
     )
     starts = [at for i, (at, kind) in enumerate(marks) if i == 0 or kind != marks[i - 1][1]]
     if ":" in line or len({kind for _, kind in marks}) < 2:
@@ -302,7 +303,7 @@ def _sharing(row: Row, first: Row) -> Row:
         row = replace(row, batch=first.batch)
     if _first(_TOKENS, row.text) is None and first.tokens is not None:
         row = replace(row, tokens=first.tokens)
-    if not (_NATURAL.search(row.text) or _FIXED.search(row.text)):
+    if not (NATURAL.search(row.text) or _FIXED.search(row.text)):
         row = replace(row, natural=first.natural, fixed=first.fixed)
     return row
 
@@ -340,7 +341,7 @@ def _measurements(line: str) -> list[str]:
     if len(ends) < 2 and len(runs) >= 2 and all(TIME.search(part) for part in runs):
         fixed = [bool(_FIXED.search(part)) for part in runs]
         if any(fixed) and any(
-            _NATURAL.search(part) and not pad for part, pad in zip(runs, fixed, strict=True)
+            NATURAL.search(part) and not pad for part, pad in zip(runs, fixed, strict=True)
         ):
             return runs
     # ... or an aside that times one call beside the list's time ("latency 510 ms  (single 16 ms × 32 ≈ 512)").

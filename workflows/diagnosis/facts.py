@@ -64,7 +64,8 @@ FactValue = bool | str | None
 
 # Text markers of an engine, anywhere in the evidence (log lines name their server).
 _ENGINE_MARKERS = {
-    "tensorrt": re.compile(r"tensorrt|trtexec|\btrt_engine|\bmodel\.plan\b", re.IGNORECASE),
+    # ... or onnxruntime's TensorRT provider as people shorten it ("TRT EP", "trt-ep").
+    "tensorrt": re.compile(r"tensorrt|trtexec|\btrt_engine|\bmodel\.plan\b|\bTRT[ _-]?EP\b", re.IGNORECASE),
     # ... DJL Serving's own lines too: its Python engine's process ("PyProcess"), its start-up ("Initialize BOTH server").
     "lmi": re.compile(
         r"\bdjl(?:_python)?\b|ai\.djl|djl-inference|djl[ _-]serving|\bLMI\b|\bPyProcess\b|Initialize BOTH server"

@@ -31,9 +31,8 @@ HYPOTHETICAL_PRE = r"혹시|만약|만일|아마"
 # -ㄹ까 is written into its stem's last syllable ("나올까", "될까", "날까"): every syllable whose final is ㄹ.
 _RIEUL_FINAL = "".join(chr(0xAC00 + 28 * block + 8) for block in range(399))
 # "-인지" takes a particle where the whether-clause is an argument: "ping 실패인지 worker died 인지에 따라 다름".
-QUESTION_POST = (
-    rf"(?:인가요|나요|까요|ㄹ까|[{_RIEUL_FINAL}]까|(?:인|는|건)지(?:에|를|가|는|도)?|건가|는가)\??"
-)
+# ... and the plain past question: "LMI 로 했던 거였나 TRT EP 버전이었나" (was it ... or ...?).
+QUESTION_POST = rf"(?:인가요|나요|까요|ㄹ까|[{_RIEUL_FINAL}]까|(?:인|는|건)지(?:에|를|가|는|도)?|건가|는가|(?:였|었|았|했|됐)나)\??"
 # What may happen follows it as -ㄹ 수 있다 ("... 에러가 날 수 있습니다", "뜰 수도 있음").
 POSSIBLE_POST = rf"[{_RIEUL_FINAL}]\s*수\s*(?:도\s*)?있\w*"
 # Fear of what may happen follows it too: "ResourceLimitExceeded 가 날까봐" (for fear it occurs), "... 걱정".

@@ -80,7 +80,8 @@ _FRAMING = re.compile(
     + r"|^\s*\|(?:\s*@\w+\s*\|)+\s*$|^\s*\|[-:| ]+\|\s*$"
     # A Logs Insights query, commented or not: what was searched for ("| parse @message /Worker died/").
     r"|^\s*(?:#\s*)?\|\s*(?:fields|filter|parse|stats|sort|limit|display|dedup|pattern|unmask)\s"
-    r"|^\s*(?:#\s*)?(?:fields|filter|parse|stats)\s+@\w+"
+    # ... after its label ("쿼리: fields @timestamp, @message | filter ...", "Query: filter @message like /OOM/").
+    r"|^\s*(?:#\s*)?(?:[^\s:|]{1,20}\s*:\s*)?(?:fields|filter|parse|stats)\s+@\w+"
 )
 _TIME_ONLY = re.compile(
     r"^\s*(?:#\s*)?(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d (?:UTC|GMT) \d{4}"

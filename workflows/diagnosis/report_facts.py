@@ -169,7 +169,23 @@ def optimizer_unfinished(evidence: Evidence) -> bool | None:
     name = name or "onnxruntime.transformers.optimizer"
     if any((f := _PASS_FINISHED.search(line)) and f["name"] == name for line in lines[index:]):
         return None
-    return True if _minutes_shown(lines) >= OPTIMIZER_BOUND_MIN else None
+    return True if max(_minutes_shown(lines), _minutes_since(lines, index)) >= OPTIMIZER_BOUND_MIN else None
+
+
+# A clock time of the day, not a duration's ("TIME+ 19:03.77") nor a date's part.
+_CLOCK_OF_DAY = re.compile(r"(?<![\d:.])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?::[0-5]\d)?(?![\d.]|:\d)")
+
+
+def _minutes_since(lines: list[str], index: int) -> float:
+    """The minutes from the pass's start, as its log line dates it, to the latest time of day a line after it gives
+    ("Running pass ...OrtTransformersOptimization" at 13:03:40, then "top at 13:22")."""
+    began = _CLOCK_OF_DAY.search(lines[index])
+    later = [m for line in lines[index + 1 :] for m in _CLOCK_OF_DAY.finditer(line)]
+    if began is None or not later:
+        return 0.0
+    start = int(began["h"]) * 60 + int(began["m"])
+    # A time before the start is another event's, not a later look.
+    return max((max(0, int(m["h"]) * 60 + int(m["m"]) - start) for m in later), default=0.0)
 
 
 def report_details(evidence: Evidence, values: dict[str, bool | str | None]) -> dict[str, dict[str, str]]:

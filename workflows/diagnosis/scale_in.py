@@ -42,7 +42,7 @@ _EVENTS = re.compile(r"[,;.]\s+(?=\d{1,2}:\d\d\b)")
 _TO_ZERO = re.compile(
     r"(?:->|→|⇒|=>)\s*0\b"
     # ... or a count named at zero in a poll's line ("14:13:30  copies 0  instances 1", "instances: 0").
-    r"|\b(?:copies|CurrentCopyCount|CopyCount|instances|CurrentInstanceCount|InstanceCount)\s*"
+    r"|\b(?:copies|CurrentCopyCount|CopyCount|instances|CurrentInstanceCount|InstanceCount|(?:instance|copy) count)\s*"
     r"(?:[:=]|hit|reached|went to|dropped to|fell to)?\s*0(?![\d.])",
     re.IGNORECASE,
 )
