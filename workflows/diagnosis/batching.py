@@ -20,7 +20,10 @@ from workflows.diagnosis.report_columns import aligned_cells, batch_columns, bat
 from workflows.diagnosis.tables import pipe_cells
 
 P50 = re.compile(rf"\bp50\b\W{{0,3}}(?P<value>{_NUMBER})\s*(?P<unit>ms|s)?\b", re.IGNORECASE)
-TIME = re.compile(rf"(?<![\w.])(?P<value>{_NUMBER})\s*(?P<unit>ms|s|sec|초)(?![\w/])", re.IGNORECASE)
+# ... a time per request too ("510 ms/request"), not a rate ("330/s").
+TIME = re.compile(
+    rf"(?<![\w.])(?P<value>{_NUMBER})\s*(?P<unit>ms|s|sec|초)(?!\w|/(?!req(?:uest)?\b))", re.IGNORECASE
+)
 _BATCH = (
     re.compile(r"\"batch_size\"\s*:\s*(\d+)"),
     re.compile(r"\b(?:b|bs|batch(?:[ _-]?size)?)\s*[=:]\s*(\d+)\b", re.IGNORECASE),
@@ -204,13 +207,15 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
     width = 0  # the columns of a table aligned by spaces, whose header set ``columns``
     context = ""  # the label of the block the lines are in, with its lines that give no figure
     head = ""  # the length column's name in the table being read: "tokens(avg)" says its lengths are averages
-    per_batch: dict[int, int] = {}  # a header's latency column for each batch it names: "| b=8 p50 |"
+    per_batch: dict[
+        int, str
+    ] = {}  # a header's latency columns and what each ran: "| b=8 p50 |", "| p50 (512 tok) |"
     per_batch_piped = False  # ... in a piped table, or in one aligned by spaces
     variants: list[str] = []  # a spaced header's run labels, a figure under each
     for line in lines:
         piped = line.count("|") >= 2
         cells = pipe_cells(line) if piped else with_units(line.split())
-        if batches := _batch_header(line, cells, piped):
+        if batches := _batch_header(line, cells, piped, context):
             per_batch, per_batch_piped, columns = batches, piped, {}
             continue
         if per_batch and piped == per_batch_piped and (texts := _per_batch(line, cells, piped, per_batch)):
@@ -265,24 +270,47 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
     return tuple(found)
 
 
-def _batch_header(line: str, cells: list[str], piped: bool) -> dict[int, int]:
-    """A header's latency columns that each name their batch, two or more: batch -> column."""
-    batches = batch_columns(cells) if piped else {batch: i for i, batch in enumerate(batch_heads(line))}
-    return batches if len(batches) >= 2 else {}
+def _batch_header(line: str, cells: list[str], piped: bool, context: str) -> dict[int, str]:
+    """A header's latency columns, two or more, that each name their batch ("| b=1 p50 | b=8 p50 |"), or, under a
+    batch column, their input length ("| batch | p50 (59 tok) | p50 (512 tok) |"): column -> what its figures ran.
+    The longest length ran padded where the block's label pads ("재측정 (padding=\"max_length\", max_length=512):")."""
+    if not piped:
+        heads = batch_heads(line)
+        return {i: f"b={batch}" for i, batch in enumerate(heads)} if len(heads) >= 2 else {}
+    if len(batches := batch_columns(cells)) >= 2:
+        return {i: f"b={batch}" for batch, i in batches.items()}
+    lengths = {
+        i: int(m["n"]) for i, cell in enumerate(cells) if (m := _LENGTH_LATENCY.fullmatch(cell.strip()))
+    }
+    if len(lengths) < 2 or not cells or not _BATCH_HEAD.fullmatch(cells[0].strip()):
+        return {}
+    padded = max(lengths.values()) if _PADDED.search(context) else None
+    return {i: f"{'padded ' if n == padded else ''}{n} tok" for i, n in lengths.items()}
 
 
-def _per_batch(line: str, cells: list[str], piped: bool, per_batch: dict[int, int]) -> list[str]:
-    """A row under such a header as one text per batch column, each told by the row's first cell ("| 512 고정 (pad to
-    max) | ... |"). A table aligned by spaces gives its times in its columns' order, told by the words before them
-    ("자연문장 (평균 59토큰)  23.2ms  23.9ms  330/s" under "샘플 세트  b=1 p50  b=8 p50  b=8 처리량")."""
+def _per_batch(line: str, cells: list[str], piped: bool, per_batch: dict[int, str]) -> list[str]:
+    """A row under such a header as one text per column, each told by the row's first cell ("| 512 고정 (pad to
+    max) | ... |"), or, under a length header, batched as the first cell says ("| 8 | 23.9 ms | 102.8 ms |"). A table
+    aligned by spaces gives its times in its columns' order, told by the words before them ("자연문장 (평균 59토큰)
+    23.2ms  23.9ms  330/s" under "샘플 세트  b=1 p50  b=8 p50  b=8 처리량")."""
     if piped:
-        fits = len(cells) > max(per_batch.values())
-        return [f"{cells[0]} b={batch} p50 {cells[i]}" for batch, i in per_batch.items()] if fits else []
+        if len(cells) <= max(per_batch):
+            return []
+        by_length = not next(iter(per_batch.values())).startswith("b=")
+        lead = f"b={cells[0]}" if by_length and cells[0].strip().isdigit() else cells[0]
+        return [f"{lead} {ran} p50 {cells[i]}" for i, ran in per_batch.items()]
     times = list(TIME.finditer(line))
     if len(times) < len(per_batch):
         return []
     said = line[: times[0].start()].strip()
-    return [f"{said} b={batch} p50 {times[i].group()}" for batch, i in per_batch.items()]
+    return [f"{said} {ran} p50 {times[i].group()}" for i, ran in per_batch.items()]
+
+
+# A latency column named for the input length it ran ("p50 (512 tok)"), under a batch column ("batch", "b", "bs").
+_LENGTH_LATENCY = re.compile(
+    r"(?:p50|median|latency)\s*\(?\s*(?P<n>\d{2,4})\s*-?\s*(?:tok\w*|토큰)\s*\)?", re.I
+)
+_BATCH_HEAD = re.compile(r"b|bs|batch(?:[ _-]?size)?|배치", re.IGNORECASE)
 
 
 def _run_labels(line: str) -> list[str]:

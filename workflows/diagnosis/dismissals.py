@@ -22,7 +22,10 @@ from workflows.diagnosis.mentions import asserted, reading_of
 # Nothing broken, no outage: no failure that breaks something, which a benchmark's method or a slow scale-in never is.
 _NOTHING_BROKEN = re.compile(
     r"\bnot an? (?:real|actual|genuine) (?:outage|incident|failure|issue|problem|alert)\b"
-    r"|\bno (?:real|actual) (?:outage|incident|failure|issue|problem|impact)\b|\bnothing (?:is )?broken\b",
+    r"|\bno (?:real|actual) (?:outage|incident|failure|issue|problem|impact)\b|\bnothing (?:is )?broken\b"
+    # A refusal that did what it was meant to: "정책대로 막힌 거라 정상", "working as intended". Of a slow scale-in, a
+    # benchmark's method, it is what the failure is ("정책은 의도대로 동작은 함. 근데 ... 27분 billed").
+    r"|(?:정책|의도|설계)\s*대로\s*(?:막힌|막혔|차단|거부|동작)\w*|\bworking as intended\b",
     re.IGNORECASE,
 )
 _DISMISSAL = re.compile(
@@ -41,9 +44,7 @@ _DISMISSAL = re.compile(
     r"|(?:우리|저희)\s*(?:쪽|계정|팀|거|것|이슈|문제)\s*(?:은|는|이|가)?\s*(?:아님|아닙니다|아니에요|아니고)"
     r"|(?:우리|저희)\s*(?:쪽|팀|서비스)?\s*(?:랑|와|하고|과)\s*(?:는\s*)?무관|(?:우리|저희)\s*[^.\n]{0,40}?(?:쪽|엔드포인트|endpoint|서비스)\s*(?:\([^)\n]{0,40}\)\s*)?(?:랑|와|하고|과)\s*(?:는\s*)?무관|\b(?:unrelated|not related) to (?:us|ours)\b"
     r"|\b(?:their|another team's|another|a different) (?:account|team|endpoint|service)\b[^.;]{0,20}\bnot ours\b"
-    # A refusal that did what it was meant to: "정책대로 막힌 거라 정상", "working as intended"; and no
-    # impact on the endpoint ("엔드포인트 영향 없음").
-    r"|(?:정책|의도|설계)\s*대로\s*(?:막힌|막혔|차단|거부|동작)\w*|\bworking as intended\b"
+    # No impact on the endpoint ("엔드포인트 영향 없음").
     r"|(?:엔드포인트|서비스|SageMaker|세이지메이커)\s*(?:쪽)?\s*(?:은|는|엔|에는|에)?\s*영향\s*(?:없음|없습니다|없어요)"
     # Another team's mail that only copied us: "우리 쪽은 CC 만 된 것", "we were only cc'd".
     r"|(?:우리|저희)\s*(?:쪽|팀)?\s*(?:은|는)?\s*(?:CC|cc|참조)\s*(?:로|만|에)\s*(?:만\s*)?(?:된|됐|들어|걸려)\w*"
@@ -53,7 +54,8 @@ _DISMISSAL = re.compile(
     # ... or titled so by its key: "INC-2310 resolved ✅", "OPS-88: closed".
     r"|^\s*[A-Z][A-Z0-9]{1,9}-\d+\b[^\n.]{0,40}?\b(?:resolved|closed)\b"
     # GitHub's and trackers' closing words: "closed as completed", "closed as answered"; a reply's "Not affected."
-    r"|\bclos(?:ed|ing) as (?:an? )?(?:completed|answered|resolved|fixed|done|not planned|duplicate|question)\b|(?:^|[.;:!]\s+)not affected\b"
+    # ("closed as not planned" leaves the limitation standing: the failure is the user's still.)
+    r"|\bclos(?:ed|ing) as (?:an? )?(?:completed|answered|resolved|fixed|done|duplicate|question)\b|(?:^|[.;:!]\s+)not affected\b"
     r"|\bclos(?:ing|ed?) (?:the|this|our) (?:[\w-]+ )?(?:incident|ticket|issue)\b|\b(?:posting|noting|posted|linking|sharing) (?:\w+ ){0,3}for the record\b"
     r"|\((?:#?\d[\w./-]*,\s*)?(?:closed|resolved|done|종료|종결|완료|해결(?:됨|\s*완료)?|조치\s*완료)\)|\[(?:closed|resolved|done|종료|종결|해결(?:됨|\s*완료)?)(?:\s*/\s*(?:done|fixed|resolved|closed))?\]"
     r"|상태\s*:\s*(?:종료|종결|해결|완료)|티켓\s*(?:을|은|는)?\s*(?:종결|종료|닫)"
@@ -124,17 +126,20 @@ def _superseded(evidence: Evidence) -> str:
     return ""
 
 
-def dismissal(evidence: Evidence, *, silent: bool = False) -> str:
+def dismissal(evidence: Evidence, *, silent: bool = False, recurs: bool = False) -> str:
     """A person's line that calls what the paste shows no failure, or the incident tool's word that its alert
     resolved or closed (an alert mail's subject says it as "[RESOLVED]") where no person asks about or denies
     a dismissal, or empty. For a ``silent`` failure, one no error reveals (a benchmark's method, a slow scale-in),
     "nothing is broken" and "no real outage" are what the paste says of it, no dismissal."""
     phrases = (_DISMISSAL,) if silent else (_DISMISSAL, _NOTHING_BROKEN)
-    if said := next((found for phrase in phrases if (found := _said(evidence, phrase))), ""):
+    said = next((found for phrase in phrases if (found := _said(evidence, phrase))), "")
+    if said and not (recurs and _RESOLVED_MAIL.match(said)):
         return said
     if any(_said(evidence, phrase, ("negated", "hypothetical")) for phrase in phrases):
         return ""  # "Is this a false alarm?", "Not a false alarm": a person keeps the failure open
-    return evidence.settled or _resolved_mail(evidence) or _superseded(evidence)
+    # An alert that resolved went back under its threshold; a failure that ends by itself (``recurs``: a slow scale-in
+    # reaches zero) recurs all the same.
+    return evidence.settled or ("" if recurs else _resolved_mail(evidence)) or _superseded(evidence)
 
 
 def _resolved_mail(evidence: Evidence) -> str:

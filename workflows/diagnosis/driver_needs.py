@@ -95,8 +95,9 @@ def triton_release_unknown(evidence: Evidence) -> bool | None:
 
 
 # The image's CUDA as a person states it: "Triton 26.05 (CUDA 13.2)", "cu128 image", "CUDA 13 기반 이미지".
+# ... its minor version may be left open: "CUDA 13.x".
 _CUDA_STATED = re.compile(
-    r"\bCUDA\s*(?P<major>1\d)(?:\.(?P<minor>\d))?(?![\d.])|\bcu(?P<packed>1\d\d)\b", re.IGNORECASE
+    r"\bCUDA\s*(?P<major>1\d)(?:\.(?P<minor>\d|x))?(?![\d.])|\bcu(?P<packed>1\d\d)\b", re.IGNORECASE
 )
 
 
@@ -121,7 +122,8 @@ def stated_cuda_beyond_defaults(evidence: Evidence) -> bool | None:
             continue
         for m in _CUDA_STATED.finditer(item.text):
             packed = m["packed"]
-            stated = (int(packed[:2]), int(packed[2])) if packed else (int(m["major"]), int(m["minor"] or 0))
+            minor = int(m["minor"]) if (m["minor"] or "").isdigit() else 0
+            stated = (int(packed[:2]), int(packed[2])) if packed else (int(m["major"]), minor)
             # CUDA's minor version compatibility runs a 12.x image on any 12.x driver: the major decides.
             if stated[0] > _newest_default_cuda()[0] and reading_of(item, m).polarity != "negated":
                 return True

@@ -22,6 +22,8 @@ _CONFUSIONS = (
     ("l", "I"),
     ("1", "l"),
     ("1", "I"),
+    ("1", "i"),  # "p1ng", "endpo1nt"
+    ("l", "i"),  # "contalner", "prlmary"
     ("rn", "m"),
     ("0", "O"),
     ("0", "o"),

@@ -228,7 +228,8 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
     pseudo += [(m.start(), m.end()) for m in _REASON_PHRASE.finditer(sentence)]
     words = {i for i, t in enumerate(tokens) if _TERMINATOR_RE.fullmatch(masked[t.start : t.end])}
     words |= {i for i, t in enumerate(tokens) if ko.CONJUNCTION.fullmatch(t.text)}
-    commas = {i for i, t in enumerate(tokens) if masked[t.end : t.end + 1] == ","}
+    # ... a comma after a closing bracket or quote too: "(CUDA 13.x), InferenceAmiVersion 미지정".
+    commas = {i for i, t in enumerate(tokens) if re.match(r"[)\]\"'’”]{0,2},", masked[t.end : t.end + 3])}
     commas |= {
         i for i, t in enumerate(tokens) if ko.CLAUSE_END.search(t.text) and not ko.SEARCHED.match(t.text)
     }

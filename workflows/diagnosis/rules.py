@@ -96,6 +96,11 @@ class Rule(BaseModel):
         description="Entries this failure brings about (CUDA 803 makes the ping fail): where both match, "
         "this one is the answer and they are listed as its consequences.",
     )
+    recurs: bool = Field(
+        False,
+        description="A failure that ends by itself each time it happens (a slow scale-in does reach zero): an "
+        "alert that resolved does not settle it.",
+    )
 
     @field_validator("id")
     @classmethod

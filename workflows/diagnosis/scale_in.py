@@ -24,7 +24,7 @@ _TIME = re.compile(
 )
 _STOP = re.compile(
     r"\blast (?:request|invocation|call)\b|\btraffic (?:stop|stopp?ed|ends?|ended)\b|\bstops? here\b"
-    r"|\b(?:load test|load generator|load|batch|traffic|requests) (?:stops|stopped|ends|ended|done|finished)\b"
+    r"|\b(?:load test|load generator|load|batch|traffic|requests) (?:stops?|stopped|ends?|ended|done|finished)\b"
     r"|마지막\s*(?:요청|호출)|\bInvocations\s*(?:[:=]|==|->|→)?\s*0(?![\d.])"
     # ... in English words with a Korean verb: "load test 종료".
     r"|\b(?:load test|load|traffic|requests?)\s*(?:종료|중단|중지|끝)"

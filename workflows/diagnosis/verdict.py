@@ -94,7 +94,11 @@ def diagnose(evidence: Evidence, rules: RuleSet | None = None) -> Diagnosis:
     best = matches[0] if matches and matches[0].score >= MIN_CONFIDENCE else None
     causes = matcher.unexamined_causes(best, matches) if best else {}
     entry = load_catalogue().entry(best.id) if best else None
-    dismissed = dismissal(evidence, silent=entry is not None and entry.handled_by is not None)
+    dismissed = dismissal(
+        evidence,
+        silent=entry is not None and entry.handled_by is not None,
+        recurs=best is not None and best.rule.recurs,
+    )
     runner_up = next((m for m in matches[1:] if best and m.id != best.id and m.score >= MIN_CONFIDENCE), None)
     # The entries the catalogue knows to cause the best one (F10 holds copies back as F09 does): a writer who cannot
     # tell them apart leaves both open, as with a runner-up.
