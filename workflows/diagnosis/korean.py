@@ -68,6 +68,8 @@ HISTORICAL = (
     r"|간밤|지난밤|그저께|엊그제|[1-4]\s*분기|과거|당시|이전\s*(?:설정|버전|배포|config|version)"
     # ... or an earlier release or incident named: "이전 v6 롤백 건", "이전 장애".
     r"|이전\s*(?:v\d+(?:\.\d+)*|롤백|장애|이슈|건)"
+    # ... or an earlier run named by its id: "이전 run-0409 의 ResourceLimitExceeded".
+    r"|이전\s*(?:run|실행|execution)[\w-]*"
 )
 # ... and a cause's clause ("짧은 쿼리만이라 긴 입력 비용을 못 봄"): a denial after it is of what follows.
 CLAUSE_END = re.compile(r"\w(?:는데|은데|인데|지만|데도|고서|이라|라서|여서|해서|아서|어서|므로)$")

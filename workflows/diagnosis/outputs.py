@@ -118,11 +118,12 @@ def label_counts_collapsed(evidence: Evidence) -> bool | None:
             labelled = [
                 int(m["count"].replace(",", "")) for cell in row[1:] for m in _LABEL_COUNT.finditer(cell)
             ]
-            # ... or bare in one cell, in the order its header names: "| int8 | 0.331 | 0 / 1000 / 0 |".
+            # ... or bare in one cell, in the order its header names: "| int8 | 0.331 | 0 / 1000 / 0 |", the first
+            # count's label written and the rest left to the header's order ("neutral 500 / 0 / 0").
             tuples = [
-                [int(n) for n in re.split(r"\s*/\s*", cell)]
+                [int(n) for n in re.split(r"\s*/\s*", bare.group())]
                 for cell in row[1:]
-                if _COUNT_TUPLE.fullmatch(cell)
+                if (bare := _COUNT_TUPLE.fullmatch(re.sub(r"^[A-Za-z_][\w-]*\s+(?=\d)", "", cell)))
             ]
             if _one_label(counts) or _one_label(labelled) or any(_one_label(found) for found in tuples):
                 return True

@@ -37,7 +37,8 @@ WINDOW = 6
 _WORD = re.compile(r"[^\s,;:()\[\]{}]*[^\W_][^\s,;:()\[\]{}]*")
 # A code fence ends a sentence too: prose does not run on into the block, nor out of it.
 # A dash that introduces a quote ('vllm-project/vllm 이슈 - "Model architectures ..."') is an apposition, not an end.
-_SENTENCE_END = re.compile(r"[.!?。]+(?=\s|$)|[;]|\s[-–—]\s(?![\"“`])|```")
+# A question's aside in brackets after its mark belongs to it: "will we hit the 803 thing? (unsupported display ...)".
+_SENTENCE_END = re.compile(r"[.!。]+(?=\s|$)|\?+(?=\s|$)(?!\s*\([^()\n]*\)\s*$)|[;]|\s[-–—]\s(?![\"“`])|```")
 # Quoted text inside prose: double quotes, code spans, typographic quotes; single quotes only as a
 # pair around words (so "it's" and "don't" are no quotes).
 _QUOTED = re.compile(r"\"[^\"]{1,400}\"|`[^`]{1,400}`|“[^”]{1,400}”|(?<![\w'])'[^']{1,400}'(?![\w])")
@@ -107,6 +108,8 @@ _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (re.compile(r"(?:었|았|했|났|됐|였|떴|왔|봤|혔|겼|렸|졌)던(?![\w])"), "historical"),
     # What has happened before, told as experience ("전부 neutral 로 나온 적 있어서"): the past, not this time.
     (re.compile(r"(?<!\S)적\s*(?:이\s*|도\s*)?있\w*"), "historical"),
+    # What was resolved and is told as a matter closed ("... 는 쿼터 늘려서 해결된 건"): the past, not this time.
+    (re.compile(r"해결(?:된|됐던|되었던)\s*(?:건|것|거|이슈|문제)(?![가-힣])"), "historical"),
     # The past perfect -었었 ("실패했었음", "났었는데"): a state that held before and no longer does.
     (re.compile(r"(?:었|았|했|났|됐|였)었\w*"), "historical"),
     # Hearsay, told by someone else ("같이 못 깐다길래", "803 난다던데", "OOM 이라고 들었음"): another's report.
@@ -266,7 +269,7 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
             add(kind, *_clause(index_at(match.start()), len(tokens), commas), match.group())
     for first, last, trigger in _conditions(tokens, masked, words, commas):
         add("hypothetical", first, last, trigger)
-    if sentence.rstrip().endswith("?") and not _WH.search(sentence):
+    if re.search(r"\?\s*(?:\([^()\n]*\)\s*)?$", sentence) and not _WH.search(sentence):
         add("hypothetical", 0, len(tokens), "?")
     return scopes
 

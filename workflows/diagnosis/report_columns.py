@@ -15,7 +15,9 @@ _HEADS = {
     "latency": re.compile(r"^(?:p50|median|latency|mean|avg)(?:_?ms)?\b", re.IGNORECASE),
     # ... or the count of inputs a request carried ("입력 수", "건수", "# inputs", "n_inputs").
     "batch": re.compile(
-        r"^(?:b|bs|n|batch(?:[ _-]?size)?|배치|건수|입력\s*수|(?:#|n_?)\s*inputs?|inputs?\s*#)$", re.I
+        r"^(?:b|bs|n|batch(?:[ _-]?size)?|배치|건수|입력\s*수|(?:#|n_?)\s*inputs?|inputs?\s*#"
+        r"|(?:inputs?|texts?|sentences?|items?) per (?:request|call))$",  # "| inputs per request |"
+        re.I,
     ),
     # A call's number in its run ("call#", "req #"): call 1 of a shape pays its one-time cost.
     "call": re.compile(r"^(?:call|req(?:uest)?)\s*(?:#|no\.?|number)?$|^#$", re.IGNORECASE),
@@ -66,7 +68,13 @@ _PERCENTILES = re.compile(r"\bp(?:50|90|95|99)\b", re.IGNORECASE)
 
 def header(cells: list[str]) -> dict[str, int] | None:
     """A header row's columns by kind, where the row names a latency column and holds no figure."""
-    heads = {kind: i for kind, head in _HEADS.items() for i, c in enumerate(cells) if head.match(c)}
+    # Each kind's first column; a column the batch claims ("inputs per request") is no length column.
+    heads: dict[str, int] = {}
+    for kind, head in _HEADS.items():
+        taken = set(heads.values()) if kind == "length" else set()
+        found = [i for i, c in enumerate(cells) if head.match(c) and i not in taken]
+        if found:
+            heads[kind] = found[0]
     if "latency" not in heads or any(_NUMBER_CELL.search(c) for c in cells):
         return None
     # Beside a latency distribution's percentiles ("| n | p50 ms | p90 ms | p99 ms |"), "n" counts the samples.
@@ -76,7 +84,7 @@ def header(cells: list[str]) -> dict[str, int] | None:
         and len(_PERCENTILES.findall(" ".join(cells))) >= 2
     ):
         del heads["batch"]
-    return {kind: min(i for k, i in heads.items() if k == kind) for kind in heads}
+    return heads
 
 
 def aligned_cells(words: list[str], width: int) -> list[str]:

@@ -50,6 +50,10 @@ _ZERO_AT = re.compile(
     r"(?<![\d:])(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?\s*(?:에야|에서야|에|쯤)\s*(?:다\s*)?0\s*(?:으로|이|가)?\s*"
     r"(?:됐|되었|됨|떨어|내려)"
 )
+_HELD_UNTIL = re.compile(
+    r"\buntil\s+(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?\b[^.\n]{0,12}?\bthen\s+(?:(?:to|down to)\s+)?0\b",
+    re.IGNORECASE,
+)
 _COUNT_HEADER = re.compile(
     r"instance|copies|copy|ic_current|ic_desired|CopyCount|InstanceCount", re.IGNORECASE
 )
@@ -105,8 +109,9 @@ def timeline(lines: list[str]) -> ScaleIn | None:
                 then = _TIME_AFTER.search(rest, down.end())
                 if then and clock_seconds(then) > stop[0]:
                     zero = (clock_seconds(then), line.strip())
-            # ... or the time before the zero, as Korean puts it: "copy 가 14:31 에야 0 됐어요".
-            for then in _ZERO_AT.finditer(rest):
+            # ... or the time before the zero, as Korean puts it: "copy 가 14:31 에야 0 됐어요", or as the count held until
+            # then: "CurrentCopyCount stayed 1 until 14:33 UTC, then 0".
+            for then in (*_ZERO_AT.finditer(rest), *_HELD_UNTIL.finditer(rest)):
                 if clock_seconds(then) > stop[0]:
                     zero = (clock_seconds(then), line.strip())
             continue

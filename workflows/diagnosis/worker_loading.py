@@ -12,9 +12,11 @@ import re
 from workflows.diagnosis.scale_in import clock_seconds
 
 # The benchmark's start, with its time: "벤치 시작 09:00:05", "bench started at 09:00:05", "load test start 14:02".
+# ... or the measurement's, its time after a few words: "측정 시작: 엔드포인트 InService 직후 (10:00:05)".
 _BENCH_START = re.compile(
-    r"(?:벤치(?:마크)?|부하\s*테스트|bench(?:mark)?|load test)\s*(?:run\s*)?(?:시작|start(?:ed)?)\s*(?:at\s*|:\s*)?"
-    r"(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?",
+    r"(?:벤치(?:마크)?|부하\s*테스트|측정|bench(?:mark)?|load test|measurement)\s*(?:run\s*)?"
+    r"(?:시작|start(?:ed)?|kicked off|began|begun)\s*(?:automatically\s*)?"
+    r"(?:at\s*|:\s*)?(?:[^\d\n]{0,30}?\()?(?P<h>\d{1,2}):(?P<m>\d\d)(?::(?P<s>\d\d))?",
     re.IGNORECASE,
 )
 # ... or said without its time, in a log export whose lines keep their order: "Starting load test (...)".
@@ -28,6 +30,11 @@ _WORKER_LOADED = re.compile(
     r"^\s*(?:\d{4}-\d\d-\d\d[T ])?(?P<h>\d{1,2}):(?P<m>\d\d):(?P<s>\d\d)\b.{0,80}?\bW-\d+\S*.{0,80}?"
     r"\b[Mm]odel (?:[\w.-]+ )?loaded\b",
 )
+# ... or told with its time after it: 'W-9001~W-9003 "Model loaded" 가 10:00:41 까지 찍힘'.
+_WORKER_LOADED_BY = re.compile(
+    r"\bW-\d+\S*.{0,40}?\b[Mm]odel (?:[\w.-]+ )?loaded\b\W{0,3}[^\d\n]{0,12}?"
+    r"(?P<h>\d{1,2}):(?P<m>\d\d):(?P<s>\d\d)\b"
+)
 _WORKER_LOADED_SAID = re.compile(r"\bW-\d+\S*.{0,80}?\b[Mm]odel (?:[\w.-]+ )?loaded\b")
 
 
@@ -37,7 +44,12 @@ def workers_loading_in_run(lines: list[str]) -> str:
     starts = [clock_seconds(m) for line in lines if (m := _BENCH_START.search(line))]
     if starts and (
         timed := next(
-            (line for line in lines if (m := _WORKER_LOADED.search(line)) and clock_seconds(m) > min(starts)),
+            (
+                line
+                for line in lines
+                if (m := _WORKER_LOADED.search(line) or _WORKER_LOADED_BY.search(line))
+                and clock_seconds(m) > min(starts)
+            ),
             "",
         )
     ):
