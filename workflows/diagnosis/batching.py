@@ -372,6 +372,10 @@ def _measurements(line: str) -> list[str]:
             NATURAL.search(part) and not pad for part, pad in zip(runs, fixed, strict=True)
         ):
             return runs
+        # ... or batches side by side, each part naming its own ("batch 1: 17 ms / batch 32: 510 ms").
+        batches = [_first(_BATCH, part) for part in runs]
+        if None not in batches and len(set(batches)) == len(batches):
+            return runs
     # ... or an aside that times one call beside the list's time ("latency 510 ms  (single 16 ms × 32 ≈ 512)").
     aside = _SINGLE_ASIDE.search(line)
     if len(ends) < 2 and aside and TIME.search(aside.group(1)) and TIME.search(line[: aside.start()]):

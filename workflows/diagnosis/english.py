@@ -135,7 +135,7 @@ GUIDANCE = _words(
     "heads up", "reminder", "chaos test", "계획",
     # A plan's title tag and the list it keeps of what to look out for ("[Plan] ...", "Things to watch:").
     "[plan]", "things to watch", "what to watch", "watch list", "watchlist", "game day", "gameday",
-    "planned exercise",
+    "planned exercise", "plan:", "not started yet",
 )  # fmt: skip
 # ConText's terminators: a conjunction or a change of time ends a trigger's reach.
 TERMINATOR = _words(

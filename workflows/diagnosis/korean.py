@@ -80,4 +80,8 @@ CONJUNCTION = re.compile(r"그런데|근데|하지만|그러나|그래서|그리
 # by a case particle before it, with that phrase's modifiers. A phrase marked before that one is another
 # argument (the sentence's subject), outside the denial.
 COPULA_NEGATION = re.compile(r"아니|아닌|아님|아닙")
+# The existential's denial ("X 없음", there is no X) is of the phrase after a time or place set before it: in
+# "InService 시점엔 \"Loading model\" 없음" the log line is denied, not the moment.
+EXISTENTIAL_NEGATION = re.compile(r"없")
+SETTING = re.compile(r"[가-힣](?:엔|에는|에선|에서는|땐|때는)$")
 MARKED = re.compile(r"(?:[가-힣](?:이|가|은|는|을|를|도)|^(?:이|가|은|는|을|를|도))$")

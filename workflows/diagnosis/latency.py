@@ -181,11 +181,14 @@ def runs(lines: list[str]) -> list[Run]:
                 continue
         if line.count("|") >= 2:
             cells = pipe_cells(line)
-            if heads := _columns(cells, _HEADER_CELL.match):
+            # A header names its percentiles and holds no figure ("| p50 (ms) | p99 (ms) |").
+            if (heads := _columns(cells, _HEADER_CELL.match)) and not _FIGURE_WORD.search(line):
                 header = heads
                 continue
             if len(values := _values(cells, header)) >= 2:
                 found.append(Run(values, line.strip()))
+            elif not header:  # cells that name their percentiles: "p50  41 ms | p90  77 ms | p99 31,478 ms"
+                found += _line_runs(line, matches)
             continue
         header = {}
         # A table aligned by spaces: its header names two percentiles and no figure ("run warmup requests p50 p99",

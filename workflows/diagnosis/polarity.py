@@ -104,8 +104,14 @@ _KO_POST_RE: list[tuple[re.Pattern[str], Polarity]] = [
     (re.compile(rf"(?:{ko.OCCURS_IF_POST})(?![\w])"), "hypothetical"),
     (re.compile(rf"(?:{ko.PURPOSE_POST})(?![\w])"), "hypothetical"),
     (_KNOWN_RE, "hypothetical"),
-    # The retrospective -던 after a past stem ("났던 건", "실패했던 건"): what had happened before, recalled.
-    (re.compile(r"(?:었|았|했|났|됐|였|떴|왔|봤|혔|겼|렸|졌)던(?![\w])"), "historical"),
+    # The retrospective -던 after a past stem ("났던 건", "실패했던 건"): what had happened before, recalled; after any
+    # stem where it names the matter ("Worker died 나던 건", what used to occur).
+    (
+        re.compile(
+            r"(?:었|았|했|났|됐|였|떴|왔|봤|혔|겼|렸|졌)던(?![\w])|(?<=[가-힣])던\s*(?:건|것|거)(?![가-힣])"
+        ),
+        "historical",
+    ),
     # What has happened before, told as experience ("전부 neutral 로 나온 적 있어서"): the past, not this time.
     (re.compile(r"(?<!\S)적\s*(?:이\s*|도\s*)?있\w*"), "historical"),
     # What was resolved and is told as a matter closed ("... 는 쿼터 늘려서 해결된 건"): the past, not this time.
@@ -203,6 +209,16 @@ def _clause(index: int, count: int, commas: set[int]) -> tuple[int, int]:
     return first, last
 
 
+def _denied_from(tokens: list[_Token], first: int, end: int, trigger: str) -> int:
+    """Where a Korean denial's reach starts: a copula's at its complement ("A가 B가 아님"), an existential's after a
+    time or place set before what it denies ("InService 시점엔 \"Loading model\" 없음"); others at ``first``."""
+    if ko.COPULA_NEGATION.match(trigger):
+        return _complement(tokens, first, end)
+    if ko.EXISTENTIAL_NEGATION.match(trigger):
+        return max([first, *(i + 1 for i in range(first, end) if ko.SETTING.search(tokens[i].text))])
+    return first
+
+
 def _complement(tokens: list[_Token], first: int, end: int) -> int:
     """Where a Korean copula's denial starts: after the marked phrase that precedes its complement."""
     marked = [i for i in range(first, end) if ko.MARKED.search(tokens[i].text)]
@@ -261,9 +277,7 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
             if kind == "hypothetical":
                 first = _hedged_clause(tokens, first, end, commas)
             end += glued
-            if ko.COPULA_NEGATION.match(match.group()):
-                first = _complement(tokens, first, end)
-            add(kind, first, end, match.group())
+            add(kind, _denied_from(tokens, first, end, match.group()), end, match.group())
     for pattern, kind in _BOTH_RE:
         for match in found(pattern):
             add(kind, *_clause(index_at(match.start()), len(tokens), commas), match.group())

@@ -15,6 +15,8 @@ from workflows.diagnosis.call_columns import call_column_first_cold
 from workflows.diagnosis.endpoint_kind import serverless
 from workflows.diagnosis.evidence import Evidence, EvidenceItem
 from workflows.diagnosis.latency import (
+    MAX_WARM_MS,
+    MIN_COLD_S,
     cold_first_calls,
     first_call_column_cold,
     first_call_seconds,
@@ -249,6 +251,13 @@ def answered_after_timeout(evidence: Evidence) -> bool | None:
     return None
 
 
+def _timed_first_cold(lines: list[str]) -> bool:
+    """The shell's `time` around the calls, one after another: the first's "real" took seconds and a later one's
+    under a second ("real 0m41.228s", then "real 0m0.412s")."""
+    took = [int(m["m"] or 0) * 60 + float(m["s"]) for line in lines if (m := _REAL.match(line.strip()))]
+    return len(took) >= 2 and took[0] >= MIN_COLD_S and any(t * 1000 < MAX_WARM_MS for t in took[1:])
+
+
 def cold_first_call(evidence: Evidence) -> bool | None:
     """A first call took seconds and the calls after it milliseconds (``latency``), as written and affirmed;
     None where no such figures are given, or where the endpoint is serverless: there the first call's seconds
@@ -274,6 +283,7 @@ def cold_first_call(evidence: Evidence) -> bool | None:
         or numbered_first_cold([i.text for i in items])
         or first_call_column_cold([i.text for i in items])
         or call_column_first_cold([i.text for i in items])
+        or _timed_first_cold([i.text for i in items])
     ):
         return True
     first = affirmed(first_call_seconds, items)
