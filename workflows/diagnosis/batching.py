@@ -74,7 +74,7 @@ _TOKENS = (
         r"(?![,.]\d|\s*(?:ms|s|sec)\b)",
         re.I,
     ),
-    re.compile(r"\b(\d{2,4})\s*(?:(?:으)?로\s*)?(?:padding|pad|고정|패딩)"),
+    re.compile(r"\b(\d{2,4})\s*(?:(?:으)?로\s*)?(?:padding|padded|pad|fixed|고정|패딩)"),
     re.compile(
         r"\btruncat\w*\s*(?:to|at)\s*(\d{2,4})\b(?!\s*(?:ms|s|sec)\b)", re.IGNORECASE
     ),  # "truncation to 512"
@@ -321,7 +321,12 @@ def _run_labels(line: str) -> list[str]:
     starts = [at for i, (at, kind) in enumerate(marks) if i == 0 or kind != marks[i - 1][1]]
     if ":" in line or len({kind for _, kind in marks}) < 2:
         return []
+    # A label's length may lead its word: "59-tok sample   512 fixed" is "59-tok sample" and "512 fixed".
+    starts = [at - len(lead.group()) if (lead := _LEAD.search(line, 0, at)) else at for at in starts]
     return [line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line)], strict=True)]
+
+
+_LEAD = re.compile(r"(?<!\S)\d{2,4}(?:-?tok\w*)?\s+$", re.IGNORECASE)
 
 
 def _sharing(row: Row, first: Row) -> Row:
@@ -355,6 +360,12 @@ def _before_after(line: str, defined: dict[str, str], context: str) -> list[Row]
     ]
 
 
+def _own_batches(parts: list[str]) -> bool:
+    """Each part names a batch of its own, none the same."""
+    batches = [_first(_BATCH, part) for part in parts]
+    return None not in batches and len(set(batches)) == len(batches)
+
+
 _SINGLE_ASIDE = re.compile(r"\(\s*((?:single|one call|a single call|단건|1건)\b[^()]*)\)", re.IGNORECASE)
 _RUNS_APART = re.compile(r"\s(?:/|vs\.?|against)\s")
 
@@ -373,9 +384,12 @@ def _measurements(line: str) -> list[str]:
         ):
             return runs
         # ... or batches side by side, each part naming its own ("batch 1: 17 ms / batch 32: 510 ms").
-        batches = [_first(_BATCH, part) for part in runs]
-        if None not in batches and len(set(batches)) == len(batches):
+        if _own_batches(runs):
             return runs
+    # ... parted by commas too ("b=1: 16ms, b=32: 510ms").
+    listed = [part for part in re.split(r"[,;]\s+", line) if TIME.search(part)]
+    if len(ends) < 2 and len(listed) >= 2 and _own_batches(listed):
+        return listed
     # ... or an aside that times one call beside the list's time ("latency 510 ms  (single 16 ms × 32 ≈ 512)").
     aside = _SINGLE_ASIDE.search(line)
     if len(ends) < 2 and aside and TIME.search(aside.group(1)) and TIME.search(line[: aside.start()]):

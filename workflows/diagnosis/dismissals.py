@@ -33,6 +33,8 @@ _DISMISSAL = re.compile(
     r"|\bnothing (?:left |more |else )?(?:(?:for|on) (?:us|me|our side) )?to (?:fix|do)\b|\bno (?:further )?action (?:needed|required|for us|on our side)\b|\bno further action\b"
     r"|오탐|(?:실제\s*)?장애(?:는|가)?\s*(?:아님|아닙니다|아니었|아니에요|아니고)|(?:현재|지금)\s*(?:장애|영향|문제|이슈|이상)\s*(?:없음|없습니다|없어요)|(?<!이슈 )(?<!이슈)(?<!문제 )(?<!문제)재발(?:은|이)?\s*(?:아님|아닙니다|아니)"
     r"|(?:추가\s*)?(?:조치|작업|action)\s*(?:없음|불필요|필요\s*없)|재발\s*(?:없|안\s*(?:됨|함|했))"
+    # "현재 조치 필요 사항 없음" (nothing to be done now); "this doesn't apply" (to us, said of another's matter).
+    r"|조치\s*필요\s*(?:사항|한\s*(?:것|건))\s*(?:은|는)?\s*없|\b(?:this|it) (?:doesn't|does not|won't|will not) apply\b"
     r"|(?:우리가|저희가)?\s*할\s*(?:건|게|것은?|일은?)\s*없"
     # Another's failure, forwarded: "우리 계정은 해당 없음", "우리 쪽 영향 없음", "we are not affected".
     r"|(?:우리|저희)\s*(?:쪽|계정|팀|서비스|엔드포인트)?\s*(?:은|는|엔|에는)?\s*(?:해당|영향|문제)\s*(?:없|아님)"

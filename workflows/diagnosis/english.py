@@ -79,6 +79,8 @@ HISTORICAL = _words(
     "days ago", "used to", "earlier this year", "back in", "yesterday", "yesterday's", "last night",
     "last night's", "the day before", "last month's", "last week's", "last monday", "last tuesday",
     "last wednesday", "last thursday", "last friday", "last saturday", "last sunday", "last weekend",
+    # An attempt dated to a day before this one: "this replaces Tuesday's attempt on ml.m5.large which failed ...".
+    "monday's", "tuesday's", "wednesday's", "thursday's", "friday's", "saturday's", "sunday's", "earlier attempt",
 )  # fmt: skip
 # What is no longer there follows it: "the ResourceLimitExceeded we hit in Q3 is gone" (ConText's historical, read
 # backwards as its negation's post-triggers are).
@@ -106,7 +108,7 @@ OTHER = _words(
 ) + (  # what one read in someone else's thread: "I read #31877 where ...", "we've read an issue that ..."
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+read\s+(?:#\d+|issue\s+#?\d+|(?:an?|the|this|that)\s+(?:issue|thread|post|article))"
     # ... or another project's tracker: "huggingface/transformers 쪽 issue 에서", "upstream issue"
-    r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s*(?:issue|bug|이슈|버그)s?\b"
+    r"|\S+\s*쪽\s*(?:issue|이슈)|\bupstream\s*(?:issue|bug|이슈|버그)s?(?:에서는|에서|에는|에|의)?(?![\w'-])"
     # ... or an issue of another repository, by its reference: "Re: vllm-project/vllm#1234 ...", "vllm-project/vllm 이슈에서",
     # "github.com/vllm-project/vllm issue where ...".
     r"|(?<![\w/.-])(?:(?:https?://)?(?:www\.)?github\.com/)?[\w.-]+/[\w.-]+"
