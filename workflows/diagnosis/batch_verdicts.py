@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 
-from workflows.diagnosis.batching import DEFINITION, NATURAL, P50, TIME, Row, passes_batch_size, rows
+from workflows.diagnosis.batching import Row, passes_batch_size, rows
+from workflows.diagnosis.row_words import DEFINITION, NATURAL, P50, TIME
 
 _LENGTH_SAID = re.compile(r"(\d{1,4})\s*-?\s*(?:tok(?:en)?s?\b|토큰)", re.IGNORECASE)
 LINEAR_SHARE = 0.8  # a list's latency over N single calls' at which it ran one by one

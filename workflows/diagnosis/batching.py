@@ -17,83 +17,30 @@ from functools import lru_cache
 from workflows.diagnosis.polarity import polarity
 from workflows.diagnosis.report_columns import NUMBER as _NUMBER
 from workflows.diagnosis.report_columns import aligned_cells, batch_columns, batch_heads, header, with_units
+from workflows.diagnosis.row_words import (
+    BATCH,
+    BATCH_PARAM,
+    DEFINITION,
+    FIXED,
+    NATURAL,
+    P50,
+    PADDED,
+    PRODUCTION,
+    SINGLE,
+    SUM,
+    TIME,
+    TOKENS,
+    first_number,
+)
 from workflows.diagnosis.tables import pipe_cells
-
-P50 = re.compile(rf"\bp50\b\W{{0,3}}(?P<value>{_NUMBER})\s*(?P<unit>ms|s)?\b", re.IGNORECASE)
-# ... a time per request too ("510 ms/request"), not a rate ("330/s").
-TIME = re.compile(
-    rf"(?<![\w.])(?P<value>{_NUMBER})\s*(?P<unit>ms|s|sec|초)(?!\w|/(?!req(?:uest)?\b))", re.IGNORECASE
-)
-_BATCH = (
-    re.compile(r"\"batch_size\"\s*:\s*(\d+)"),
-    re.compile(r"\b(?:b|bs|batch(?:[ _-]?size)?)\s*[=:]\s*(\d+)\b", re.IGNORECASE),
-    re.compile(r"\bbatch(?:[ _-]?size)?\s+(\d+)\b|배치\s*(\d+)", re.IGNORECASE),
-    re.compile(r"\[\s*(?:\.{2,}\s*)?(\d+)\s+(?:[a-z]+|문장|개)"),
-    re.compile(
-        r"\b(\d+)\s*-?\s*(?:texts?|pairs?|inputs?|sentences?|premises?|documents?|items?|문장|개 문장)\b"
-    ),
-    re.compile(r"(?<![\d.])(\d+)\s*개\s*(?:짜리\s*)?(?:리스트|list|배치|batch|입력|문장쌍|쌍|텍스트)"),
-    # "1건 요청", "32건 리스트 요청", "list of 32"
-    re.compile(
-        r"(?<![\d.])(\d+)\s*건\s*(?:짜리\s*)?(?:요청|리스트|list|입력)|\b(?:list|batch) of (\d+)\b", re.I
-    ),
-    re.compile(r"\[[^\]]*?\bx\s*(\d+)\s*\]"),  # ["<premise>" x 32]
-    re.compile(r"\b(?:list|batch)\s*\(\s*(\d+)\s*\)", re.IGNORECASE),  # list(32)
-    # [문장 32개]
-    re.compile(r"\[\s*(?:문장|텍스트|texts?|inputs?|sentences?)\s*(\d+)\s*개?\s*\]", re.IGNORECASE),
-)
-# A request body defined once and named ("payload A: {...}", "single : {...}"), then measured by its name.
-DEFINITION = re.compile(
-    # ... a note in parentheses after the name says what it is: "payload B (list of 32): {...}".
-    r"^\s*(?:payload\s*|request\s*(?:format|body)?\s*|요청\s*(?:형식|바디)?\s*)?(?P<label>[A-Za-z][\w-]{0,15})\s*"
-    r"(?P<note>\([^)]{0,40}\))?\s*:\s*(?P<body>\{.*)$",
-    re.IGNORECASE,
-)
-# A row that sums N single calls ("single x32 (sum)"): its latency over N is one call's.
-_SUM = re.compile(r"\bx\s*(\d+)\s*\(sum\)|\bsum of (\d+)\b", re.IGNORECASE)
-_SINGLE = re.compile(
-    r"\"inputs\"\s*:\s*\"|\b(?:one|a single|single) (?:premise|text|input|pair|sentence|request body|call|request)\b"
-    r"|^\s*single\b(?=\s*[:=]?\s*\d)|단건",  # "single 16 ms × 32": a single call's time, leading the row
-    re.IGNORECASE,
-)
-_BATCH_PARAM = re.compile(r"\bbatch_size\b")
 
 
 def passes_batch_size(text: str) -> bool:
     """Whether the text says a batch_size was passed: one it says was not ("parameters 에 batch_size 안 넣었음",
     "no batch_size in the payload") or is to be ("batch_size 항상 넣도록 수정") passes none."""
-    return any(polarity(text, m.start(), m.end()).polarity == "affirmed" for m in _BATCH_PARAM.finditer(text))
+    return any(polarity(text, m.start(), m.end()).polarity == "affirmed" for m in BATCH_PARAM.finditer(text))
 
 
-_TOKENS = (
-    # A Korean particle may follow: "59토큰으로".
-    re.compile(r"(\d+)\s*-?\s*(?:tok(?:en)?s?\b|토큰)", re.IGNORECASE),
-    # A length after its word, never a latency ("max 33,407 ms" is the slowest call, not a padding).
-    re.compile(
-        r"\b(?:pad(?:ded|ding)?|fixed|고정|패딩|max(?:_length)?|seq(?:_?len(?:gth)?)?)\s*(?:to\s+|[=:-]\s*)?(\d{2,4})\b"
-        r"(?![,.]\d|\s*(?:ms|s|sec)\b)",
-        re.I,
-    ),
-    re.compile(r"\b(\d{2,4})\s*(?:(?:으)?로\s*)?(?:padding|padded|pad|fixed|고정|패딩)"),
-    re.compile(
-        r"\btruncat\w*\s*(?:to|at)\s*(\d{2,4})\b(?!\s*(?:ms|s|sec)\b)", re.IGNORECASE
-    ),  # "truncation to 512"
-    re.compile(r"\b(?:token|토큰)\s*(?:length|len|길이|수)\s*[:=]?\s*(\d{1,4})\b", re.IGNORECASE),
-)
-_PADDED = re.compile(r"\bpad(?:ded|ding)?\b|\bfixed\b|고정|패딩", re.IGNORECASE)
-# Words that tell a row ran the samples' own lengths, not a padded length.
-NATURAL = re.compile(
-    # ... a length given as the set's median ("median 59 tokens"), not a median latency.
-    r"\bnatural\b|\bsamples?\b|\bavg\b|\baverage\b|\bmean\b|\bmedian\s+\d{1,4}\s*-?\s*tok|평균|실제|샘플|~\s*\d",
-    re.IGNORECASE,
-)
-_FIXED = re.compile(
-    r"\bpad|\bfixed\b|\bmax(?:_length|_len)?\s*[:=]?\s*\d{2,4}\b(?![,.]\d|\s*(?:ms|s|sec)\b)|고정|패딩", re.I
-)
-# Real traffic's figures, set against the benchmark's: "Production, week 1:", "실제 운영:".
-_PRODUCTION = re.compile(
-    r"\bprod(?:uction)?\b|\blive traffic\b|\breal traffic\b|운영|실서비스", re.IGNORECASE
-)
 # A block's label: a line that ends with a colon and gives no figure of its own ("Benchmark (pre-launch):").
 _LABEL = re.compile(r":\s*$")
 # ... or, where no block is open, a line that leads with its label ("Benchmark (pre-launch): locust, b=8, samples").
@@ -117,13 +64,6 @@ class Row:
 
 def _ms(value: str, unit: str | None) -> float:
     return float(value) * (1.0 if (unit or "ms").lower() == "ms" else 1000.0)
-
-
-def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
-    for pattern in patterns:
-        if found := pattern.search(text):
-            return int(next(g for g in found.groups() if g))
-    return None
 
 
 def _latency(text: str) -> float | None:
@@ -164,13 +104,13 @@ def _row(
         "",
     )
     text_and_body = f"{text} {named}"
-    batch = int(cell("batch")) if cell("batch").isdigit() else _first(_BATCH, text_and_body)
-    if batch is None and _SINGLE.search(text_and_body):
+    batch = int(cell("batch")) if cell("batch").isdigit() else first_number(BATCH, text_and_body)
+    if batch is None and SINGLE.search(text_and_body):
         batch = 1
-    if batch == 1 and (summed := _SUM.search(text)):
+    if batch == 1 and (summed := SUM.search(text)):
         ms /= int(next(g for g in summed.groups() if g))
     length_cell = cell("length")
-    tokens = _first(_TOKENS, text)
+    tokens = first_number(TOKENS, text)
     if tokens is None and (number := re.search(r"\d{2,4}", length_cell)):
         tokens = int(number.group())
     # A table's row is told by its length cell and its first cell ("padded-to-512"), a line by its words.
@@ -179,13 +119,13 @@ def _row(
     return Row(
         text,
         ms,
-        batch if batch is not None else _first(_BATCH, context),
-        tokens if tokens is not None else _first(_TOKENS, context),
+        batch if batch is not None else first_number(BATCH, context),
+        tokens if tokens is not None else first_number(TOKENS, context),
         passes_batch_size(text_and_body),
         bool(NATURAL.search(label)),
         # A row that states no length of its own takes its block label's padding ("Re-run, padded to 512 tokens:").
-        bool(_FIXED.search(own) or (tokens is None and _PADDED.search(context.split("\n")[0]))),
-        bool(_PRODUCTION.search(label)),
+        bool(FIXED.search(own) or (tokens is None and PADDED.search(context.split("\n")[0]))),
+        bool(PRODUCTION.search(label)),
         cell("call").strip() == "1",
     )
 
@@ -284,7 +224,7 @@ def _batch_header(line: str, cells: list[str], piped: bool, context: str) -> dic
     }
     if len(lengths) < 2 or not cells or not _BATCH_HEAD.fullmatch(cells[0].strip()):
         return {}
-    padded = max(lengths.values()) if _PADDED.search(context) else None
+    padded = max(lengths.values()) if PADDED.search(context) else None
     return {i: f"{'padded ' if n == padded else ''}{n} tok" for i, n in lengths.items()}
 
 
@@ -316,7 +256,7 @@ _BATCH_HEAD = re.compile(r"b|bs|batch(?:[ _-]?size)?|배치", re.IGNORECASE)
 def _run_labels(line: str) -> list[str]:
     """A header's run labels ("natural(59tok)   fixed 512"), split where the kind changes; none unless both kinds."""
     marks = sorted(
-        [(m.start(), 0) for m in NATURAL.finditer(line)] + [(m.start(), 1) for m in _FIXED.finditer(line)]
+        [(m.start(), 0) for m in NATURAL.finditer(line)] + [(m.start(), 1) for m in FIXED.finditer(line)]
     )
     starts = [at for i, (at, kind) in enumerate(marks) if i == 0 or kind != marks[i - 1][1]]
     if ":" in line or len({kind for _, kind in marks}) < 2:
@@ -334,9 +274,9 @@ def _sharing(row: Row, first: Row) -> Row:
     the inputs were the samples' own or padded."""
     if row.batch is None:
         row = replace(row, batch=first.batch)
-    if _first(_TOKENS, row.text) is None and first.tokens is not None:
+    if first_number(TOKENS, row.text) is None and first.tokens is not None:
         row = replace(row, tokens=first.tokens)
-    if not (NATURAL.search(row.text) or _FIXED.search(row.text)):
+    if not (NATURAL.search(row.text) or FIXED.search(row.text)):
         row = replace(row, natural=first.natural, fixed=first.fixed)
     return row
 
@@ -362,7 +302,7 @@ def _before_after(line: str, defined: dict[str, str], context: str) -> list[Row]
 
 def _own_batches(parts: list[str]) -> bool:
     """Each part names a batch of its own, none the same."""
-    batches = [_first(_BATCH, part) for part in parts]
+    batches = [first_number(BATCH, part) for part in parts]
     return None not in batches and len(set(batches)) == len(batches)
 
 
@@ -378,7 +318,7 @@ def _measurements(line: str) -> list[str]:
     # fixed-512 102.8 ms").
     runs = [part for part in _RUNS_APART.split(line) if part.strip()]
     if len(ends) < 2 and len(runs) >= 2 and all(TIME.search(part) for part in runs):
-        fixed = [bool(_FIXED.search(part)) for part in runs]
+        fixed = [bool(FIXED.search(part)) for part in runs]
         if any(fixed) and any(
             NATURAL.search(part) and not pad for part, pad in zip(runs, fixed, strict=True)
         ):

@@ -27,11 +27,17 @@ from typing import Literal
 
 from workflows.diagnosis import english as en
 from workflows.diagnosis import korean as ko
+from workflows.diagnosis.scope_windows import (
+    Token,
+    backward,
+    clause,
+    conditions,
+    denied_from,
+    forward,
+    hedged_clause,
+)
 
 Polarity = Literal["affirmed", "negated", "hypothetical", "historical", "other"]
-
-# NegEx's scope: five words in the original; one more for ops prose's code spans ("'Worker died' lines").
-WINDOW = 6
 
 # A word holds a letter or a digit: a list's separator ("A / B", "A - B") takes no place in a window.
 _WORD = re.compile(r"[^\s,;:()\[\]{}]*[^\W_][^\s,;:()\[\]{}]*")
@@ -131,13 +137,6 @@ class Reading:
     trigger: str = ""
 
 
-@dataclass(frozen=True)
-class _Token:
-    start: int
-    end: int
-    text: str
-
-
 def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
     """The bounds of the sentence holding [start, end): punctuation ends one, never inside a quote; a quote
     whose own text ends a sentence ("에러: `ValueError: ... imported.` 혹시 ...?") ends it where it closes."""
@@ -169,72 +168,16 @@ def _mask(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _forward(tokens: list[_Token], begin: int, words: set[int], commas: set[int]) -> int:
-    """Where a scope opened at ``begin`` ends (exclusive): WINDOW words, a terminator, a clause's comma."""
-    last = begin
-    while last < len(tokens) and last - begin < WINDOW and last not in words:
-        last += 1
-        if last - 1 in commas:
-            break
-    return last
-
-
-def _backward(end: int, words: set[int], commas: set[int]) -> int:
-    """Where a scope closed at ``end`` (exclusive) starts, reaching back as ``_forward`` reaches on."""
-    first = end
-    while first > 0 and end - first < WINDOW and first - 1 not in words and first - 1 not in commas:
-        first -= 1
-    return first
-
-
-# A clause with nothing of its own before a hedge: "..., that's it probably", "..., could be that".
-_EMPTY_WORD = re.compile(
-    r"(?:that|that's|thats|it|it's|its|this|i|think|guess|so|yeah|which|is|was)", re.IGNORECASE
-)
-
-
-def _hedged_clause(tokens: list[_Token], first: int, end: int, commas: set[int]) -> int:
-    """Where a guess put after what it guesses reaches back to: past its own comma, to the clause before, where the
-    guess's clause holds nothing but the guess ("LMI loads on first request, that's it probably")."""
-    if first > 0 and first - 1 in commas and all(_EMPTY_WORD.fullmatch(t.text) for t in tokens[first:end]):
-        return max((c + 1 for c in commas if c < first - 1), default=0)
-    return first
-
-
-def _clause(index: int, count: int, commas: set[int]) -> tuple[int, int]:
-    """The clause around token ``index``, between the commas before and after it: a time word dates its own
-    clause ("Priya set it up yesterday, I can't see the config" dates the setup, not what follows)."""
-    first = max((c + 1 for c in commas if c < index), default=0)
-    last = min((c + 1 for c in commas if c >= index), default=count)
-    return first, last
-
-
-def _denied_from(tokens: list[_Token], first: int, end: int, trigger: str) -> int:
-    """Where a Korean denial's reach starts: a copula's at its complement ("A가 B가 아님"), an existential's after a
-    time or place set before what it denies ("InService 시점엔 \"Loading model\" 없음"); others at ``first``."""
-    if ko.COPULA_NEGATION.match(trigger):
-        return _complement(tokens, first, end)
-    if ko.EXISTENTIAL_NEGATION.match(trigger):
-        return max([first, *(i + 1 for i in range(first, end) if ko.SETTING.search(tokens[i].text))])
-    return first
-
-
-def _complement(tokens: list[_Token], first: int, end: int) -> int:
-    """Where a Korean copula's denial starts: after the marked phrase that precedes its complement."""
-    marked = [i for i in range(first, end) if ko.MARKED.search(tokens[i].text)]
-    return marked[-2] + 1 if len(marked) > 1 else first
-
-
-def _tokens(sentence: str) -> list[_Token]:
+def _tokens(sentence: str) -> list[Token]:
     """The sentence's words; a quoted message is one phrase in a window, as a noun phrase is."""
-    tokens: list[_Token] = []
+    tokens: list[Token] = []
     quotes = [(q.start(), q.end()) for q in _QUOTED.finditer(sentence)]
     for m in _WORD.finditer(sentence):
         inside = next((q for q in quotes if q[0] <= m.start() < q[1]), None)
         if inside and tokens and inside[0] <= tokens[-1].start:
-            tokens[-1] = _Token(tokens[-1].start, m.end(), sentence[tokens[-1].start : m.end()])
+            tokens[-1] = Token(tokens[-1].start, m.end(), sentence[tokens[-1].start : m.end()])
             continue
-        tokens.append(_Token(m.start(), m.end(), m.group()))
+        tokens.append(Token(m.start(), m.end(), m.group()))
     return tokens
 
 
@@ -267,41 +210,25 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
     for pattern, kind in _PRE_RE:
         for match in found(pattern):
             first = index_at(match.end())
-            add(kind, first, _forward(tokens, first, words, commas), match.group())
+            add(kind, first, forward(tokens, first, words, commas), match.group())
     for pattern, kind in _POST_RE + _KO_POST_RE:
         for match in found(pattern):
             end = index_at(match.start())
             glued = end < len(tokens) and tokens[end].start < match.start()  # "OOM인가요", "실패했었음"
             # The word the trigger is glued to takes no place in the window.
-            first = _backward(end, words, commas)
+            first = backward(end, words, commas)
             if kind == "hypothetical":
-                first = _hedged_clause(tokens, first, end, commas)
+                first = hedged_clause(tokens, first, end, commas)
             end += glued
-            add(kind, _denied_from(tokens, first, end, match.group()), end, match.group())
+            add(kind, denied_from(tokens, first, end, match.group()), end, match.group())
     for pattern, kind in _BOTH_RE:
         for match in found(pattern):
-            add(kind, *_clause(index_at(match.start()), len(tokens), commas), match.group())
-    for first, last, trigger in _conditions(tokens, masked, words, commas):
+            add(kind, *clause(index_at(match.start()), len(tokens), commas), match.group())
+    for first, last, trigger in conditions(tokens, masked, words, commas):
         add("hypothetical", first, last, trigger)
     if re.search(r"\?\s*(?:\([^()\n]*\)\s*)?$", sentence) and not _WH.search(sentence):
         add("hypothetical", 0, len(tokens), "?")
     return scopes
-
-
-def _conditions(
-    tokens: list[_Token], masked: str, words: set[int], commas: set[int]
-) -> list[tuple[int, int, str]]:
-    """Korean conditions' reach, in tokens: "803이면 ..." supposes the condition and what follows it, and a negative
-    condition the clause it closes too ("batch_size 를 안 주면", if it is not given); a plain -면 may state what
-    happened ("... 로 돌리면 25 ms")."""
-    found: list[tuple[int, int, str]] = []
-    for index, token in enumerate(tokens):
-        if ko.CONDITION.search(masked[token.start : token.end]):
-            found.append((index, _forward(tokens, index, words, commas), token.text))
-            before = tokens[index - 1].text if index else ""
-            if before in ("안", "못") or re.match(r"(?:없|않)", token.text):
-                found.append((_backward(index, words, commas), index, token.text))
-    return found
 
 
 def polarity(text: str, start: int, end: int, *, section: str = "", recalled: str = "") -> Reading:
