@@ -18,9 +18,8 @@ from __future__ import annotations
 import re
 
 from workflows.diagnosis.batching import Row, passes_batch_size, rows
-from workflows.diagnosis.row_words import DEFINITION, NATURAL, P50, TIME
+from workflows.diagnosis.row_words import DEFINITION, LENGTH_SAID, NATURAL, P50, TIME
 
-_LENGTH_SAID = re.compile(r"(\d{1,4})\s*-?\s*(?:tok(?:en)?s?\b|토큰)", re.IGNORECASE)
 LINEAR_SHARE = 0.8  # a list's latency over N single calls' at which it ran one by one
 MIN_LIST = 4
 BATCHED_FASTER = 5.0  # a list without batch_size over the same list with it, at which it was looped
@@ -109,7 +108,7 @@ def hidden_by_samples(lines: list[str]) -> tuple[Row, Row] | None:
     """A row on natural-length samples and one at a padded length, the same batch, the padded one slower."""
     found = rows(lines)
     # A length the paste gives as its samples' ("벤치 샘플: 평균 59 토큰 문장") tells a row at that length as theirs.
-    samples = {int(n) for line in lines if NATURAL.search(line) for n in _LENGTH_SAID.findall(line)}
+    samples = {int(n) for line in lines if NATURAL.search(line) for n in LENGTH_SAID.findall(line)}
     pairs = [
         (short, long)
         for short in found

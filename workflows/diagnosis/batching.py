@@ -147,9 +147,8 @@ def _rows(lines: tuple[str, ...]) -> tuple[Row, ...]:  # the facts and their det
     width = 0  # the columns of a table aligned by spaces, whose header set ``columns``
     context = ""  # the label of the block the lines are in, with its lines that give no figure
     head = ""  # the length column's name in the table being read: "tokens(avg)" says its lengths are averages
-    per_batch: dict[
-        int, str
-    ] = {}  # a header's latency columns and what each ran: "| b=8 p50 |", "| p50 (512 tok) |"
+    # A header's latency columns and what each ran: "| b=8 p50 |", "| p50 (512 tok) |".
+    per_batch: dict[int, str] = {}
     per_batch_piped = False  # ... in a piped table, or in one aligned by spaces
     variants: list[str] = []  # a spaced header's run labels, a figure under each
     for line in lines:

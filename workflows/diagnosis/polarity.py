@@ -44,7 +44,10 @@ _WORD = re.compile(r"[^\s,;:()\[\]{}]*[^\W_][^\s,;:()\[\]{}]*")
 # A code fence ends a sentence too: prose does not run on into the block, nor out of it.
 # A dash that introduces a quote ('vllm-project/vllm 이슈 - "Model architectures ..."') is an apposition, not an end.
 # A question's aside in brackets after its mark belongs to it: "will we hit the 803 thing? (unsupported display ...)".
-_SENTENCE_END = re.compile(r"[.!。]+(?=\s|$)|\?+(?=\s|$)(?!\s*\([^()\n]*\)\s*$)|[;]|\s[-–—]\s(?![\"“`])|```")
+_ASIDE_TO_END = r"\s*\([^()\n]*\)\s*$"
+_SENTENCE_END = re.compile(rf"[.!。]+(?=\s|$)|\?+(?=\s|$)(?!{_ASIDE_TO_END})|[;]|\s[-–—]\s(?![\"“`])|```")
+# ... so a sentence asks where it ends in its mark, or in the aside after it.
+_ASKS = re.compile(rf"\?(?:{_ASIDE_TO_END}|\s*$)")
 # Quoted text inside prose: double quotes, code spans, typographic quotes; single quotes only as a
 # pair around words (so "it's" and "don't" are no quotes).
 _QUOTED = re.compile(r"\"[^\"]{1,400}\"|`[^`]{1,400}`|“[^”]{1,400}”|(?<![\w'])'[^']{1,400}'(?![\w])")
@@ -226,7 +229,7 @@ def _scopes(sentence: str, masked: str) -> list[tuple[Polarity, int, int, str]]:
             add(kind, *clause(index_at(match.start()), len(tokens), commas), match.group())
     for first, last, trigger in conditions(tokens, masked, words, commas):
         add("hypothetical", first, last, trigger)
-    if re.search(r"\?\s*(?:\([^()\n]*\)\s*)?$", sentence) and not _WH.search(sentence):
+    if _ASKS.search(sentence) and not _WH.search(sentence):
         add("hypothetical", 0, len(tokens), "?")
     return scopes
 

@@ -57,9 +57,8 @@ def batch_columns(cells: list[str]) -> dict[int, int]:
 
 def batch_heads(line: str) -> list[int]:
     """A space-aligned header's latency columns that each name their batch, in order ("샘플 세트  b=1 p50  b=8 p50")."""
-    named = re.sub(
-        r"\b(?:b|bs|batch)\s*[=:]?\s*\d+", "", line, flags=re.IGNORECASE
-    )  # "b=8 처리량" names one too
+    # Other columns may name a batch too ("b=8 처리량"): that number is no figure.
+    named = re.sub(r"\b(?:b|bs|batch)\s*[=:]?\s*\d+", "", line, flags=re.IGNORECASE)
     return [] if _NUMBER_CELL.search(named) else [int(m.group(1)) for m in _BATCH_LATENCY.finditer(line)]
 
 

@@ -47,9 +47,10 @@ SINGLE = re.compile(
 BATCH_PARAM = re.compile(r"\bbatch_size\b")
 
 
+# A length said in tokens; a Korean particle may follow: "59토큰으로".
+LENGTH_SAID = re.compile(r"(\d+)\s*-?\s*(?:tok(?:en)?s?\b|토큰)", re.IGNORECASE)
 TOKENS = (
-    # A Korean particle may follow: "59토큰으로".
-    re.compile(r"(\d+)\s*-?\s*(?:tok(?:en)?s?\b|토큰)", re.IGNORECASE),
+    LENGTH_SAID,
     # A length after its word, never a latency ("max 33,407 ms" is the slowest call, not a padding).
     re.compile(
         r"\b(?:pad(?:ded|ding)?|fixed|고정|패딩|max(?:_length)?|seq(?:_?len(?:gth)?)?)\s*(?:to\s+|[=:-]\s*)?(\d{2,4})\b"
